@@ -1,0 +1,325 @@
+package conf
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// hadoopFiles are the files LoadHadoop reads from a Hadoop configuration directory, in the order
+// Hadoop's daemons load them: Configuration's core-site.xml, YarnConfiguration's yarn-site.xml and
+// resource-types.xml, the NodeManager's node-resources.xml, and the CapacityScheduler's
+// capacity-scheduler.xml. (The ResourceManager reads capacity-scheduler.xml into a separate
+// configuration layered over yarn-site; merged here, it keeps its own sources, and its names
+// do not clash with the others'.) The *-default.xml files inside Hadoop's jars are not read:
+// callers apply defaults themselves. hdfs-site.xml and mapred-site.xml are not read either: nothing
+// yarn-er checks lives there, and YarnConfiguration does not load them.
+var hadoopFiles = []string{
+	"core-site.xml",
+	"yarn-site.xml",
+	"resource-types.xml",
+	"node-resources.xml",
+	"capacity-scheduler.xml",
+}
+
+// HadoopFileNames returns the base names of the files LoadHadoop reads, in load order.
+func HadoopFileNames() []string { return slices.Clone(hadoopFiles) }
+
+// ErrNotConfigured is returned by LoadHadoop when no directory was given and neither
+// HADOOP_CONF_DIR nor HADOOP_HOME is set.
+var ErrNotConfigured = errors.New("no Hadoop configuration directory: set --hadoop-conf, HADOOP_CONF_DIR or HADOOP_HOME")
+
+// Property is one Hadoop configuration property.
+type Property struct {
+	// Name is the property name, trimmed as Hadoop trims it.
+	Name string
+	// Value is the value after ${var} / ${env.VAR} expansion (Raw when nothing expands). Like Raw it
+	// is untrimmed; use TrimmedValue for what Hadoop's getTrimmed, getInt and similar getters see.
+	Value string
+	// Raw is the value as written in the file.
+	Raw string
+	// Final is true when the property is marked <final>true</final>.
+	Final bool
+	// Source is the file:line of the <property> element (or the Source given to Set).
+	Source Source
+}
+
+// TrimmedValue returns Value without leading and trailing white space, as Hadoop's getTrimmed,
+// getInt, getLong and getBoolean read it.
+func (p Property) TrimmedValue() string { return strings.TrimSpace(p.Value) }
+
+// HadoopConfig is a loaded Hadoop configuration: the properties of the files of HadoopFileNames, with
+// their sources. The zero value is an empty configuration ready to use (it expands no ${env.VAR}).
+type HadoopConfig struct {
+	dir        string
+	files      []string
+	props      map[string]*Property
+	finals     map[string]Source // names made final, and where
+	warnings   []Warning
+	expandWarn []Warning
+	lookupEnv  func(string) (string, bool)
+}
+
+// Dir returns the configuration directory the files were read from.
+func (c *HadoopConfig) Dir() string {
+	if c == nil {
+		return ""
+	}
+	return c.dir
+}
+
+// Files returns the files read, in load order, as absolute paths (included files not listed).
+func (c *HadoopConfig) Files() []string {
+	if c == nil {
+		return nil
+	}
+	return append([]string(nil), c.files...)
+}
+
+// HasFile reports whether a file with this base name was read, e.g. HasFile("capacity-scheduler.xml").
+func (c *HadoopConfig) HasFile(base string) bool {
+	for _, f := range c.Files() {
+		if filepath.Base(f) == base {
+			return true
+		}
+	}
+	return false
+}
+
+// Lookup returns the property called name.
+func (c *HadoopConfig) Lookup(name string) (Property, bool) {
+	if c == nil {
+		return Property{}, false
+	}
+	p, ok := c.props[name]
+	if !ok {
+		return Property{}, false
+	}
+	return *p, true
+}
+
+// Get returns the expanded value of name, or "" when it is absent.
+func (c *HadoopConfig) Get(name string) string {
+	p, _ := c.Lookup(name)
+	return p.Value
+}
+
+// Names returns all property names, sorted.
+func (c *HadoopConfig) Names() []string {
+	if c == nil {
+		return nil
+	}
+	names := make([]string, 0, len(c.props))
+	for n := range c.props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// WithPrefix returns the properties whose name starts with prefix, sorted by name.
+func (c *HadoopConfig) WithPrefix(prefix string) []Property {
+	var out []Property
+	for _, n := range c.Names() {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, *c.props[n])
+		}
+	}
+	return out
+}
+
+// Warnings returns the problems found while loading that did not stop it: overrides of final
+// properties, properties without a name or value, unresolvable or cyclic ${var} references, ...
+func (c *HadoopConfig) Warnings() []Warning {
+	if c == nil {
+		return nil
+	}
+	out := make([]Warning, 0, len(c.warnings)+len(c.expandWarn))
+	out = append(out, c.warnings...)
+	return append(out, c.expandWarn...)
+}
+
+// Set overlays name=value (e.g. a value from the ResourceManager's /conf) from src. Like Hadoop it
+// honours final: a property made final earlier is not changed (a warning is recorded when the value
+// differs). Values are expanded (${var}, ${env.VAR}) against the whole configuration.
+func (c *HadoopConfig) Set(name, value string, src Source) {
+	c.set(xmlProp{Property: Property{Name: name, Raw: value, Source: src}, hasValue: true}, true)
+	c.expandAll()
+}
+
+// set applies one property as Hadoop's Configuration.loadProperty does: a final name keeps its value,
+// a property without value only contributes its final flag. warnDup warns when a name is set twice
+// in the same file (across files, overriding is normal).
+func (c *HadoopConfig) set(p xmlProp, warnDup bool) {
+	if c.props == nil {
+		c.props = make(map[string]*Property)
+	}
+	if c.finals == nil {
+		c.finals = make(map[string]Source)
+	}
+	if p.hasValue {
+		prev, exists := c.props[p.Name]
+		if finalSrc, final := c.finals[p.Name]; final {
+			if exists && prev.Raw != p.Raw {
+				c.warnings = append(c.warnings, Warning{
+					Source:  p.Source,
+					Message: fmt.Sprintf("Attempt to override final parameter: %s; Ignoring. (it is final at %s; fix: remove this setting, or the <final> there)", p.Name, finalSrc),
+				})
+			}
+		} else {
+			if exists && warnDup && prev.Source.File != "" && prev.Source.File == p.Source.File {
+				c.warnings = append(c.warnings, Warning{
+					Source:  p.Source,
+					Message: fmt.Sprintf("%s is set again in the same file (first at line %d); Hadoop uses this later value (fix: remove one of them)", p.Name, prev.Source.Line),
+				})
+			}
+			np := p.Property
+			np.Value = np.Raw
+			c.props[p.Name] = &np
+		}
+	}
+	if p.Final {
+		if _, already := c.finals[p.Name]; !already {
+			c.finals[p.Name] = p.Source
+		}
+		if cur, ok := c.props[p.Name]; ok {
+			cur.Final = true
+		}
+	}
+}
+
+// HadoopOptions tells LoadHadoop where to find Hadoop's configuration.
+type HadoopOptions struct {
+	// Dir is the configuration directory; "" means $HADOOP_CONF_DIR, then $HADOOP_HOME/etc/hadoop.
+	Dir string
+	// Getenv reads the environment (directory defaults and ${env.VAR}); nil means os.Getenv.
+	Getenv func(string) string
+	// Logger receives the load-time warnings; nil discards them.
+	Logger *slog.Logger
+}
+
+// LoadHadoop reads the files of HadoopFileNames present in the configuration directory, in that order,
+// as Hadoop does: later files override earlier ones except for final properties, <xi:include>s are
+// followed (relative to the including file, with <xi:fallback> when the target is missing), and
+// values are expanded like Hadoop's Configuration.get (${name}, ${env.VAR}, ${env.VAR:-default},
+// ${env.VAR-default}; at most 20 substitutions; there are no Java system properties, so ${user.name}
+// stays as written). Deprecated property names are not mapped to their replacements (Hadoop does
+// that with a built-in table). A directory that was named but does not exist is an
+// error; when nothing names a directory the error is ErrNotConfigured. Malformed XML is an *Error
+// with file:line.
+func LoadHadoop(opts HadoopOptions) (*HadoopConfig, error) {
+	getenv, lookupEnv := opts.Getenv, os.LookupEnv
+	if getenv == nil {
+		getenv = os.Getenv
+	} else {
+		// a Getenv cannot tell an empty variable from an unset one: treat empty as unset
+		lookupEnv = func(name string) (string, bool) {
+			v := getenv(name)
+			return v, v != ""
+		}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	dir, origin := opts.Dir, "--hadoop-conf"
+	if dir == "" {
+		if d := getenv("HADOOP_CONF_DIR"); d != "" {
+			dir, origin = d, "HADOOP_CONF_DIR"
+		} else if h := getenv("HADOOP_HOME"); h != "" {
+			dir, origin = filepath.Join(h, "etc", "hadoop"), "HADOOP_HOME"
+		} else {
+			return nil, ErrNotConfigured
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, &Error{Source: Source{File: dir}, Err: err, Fix: "give the Hadoop configuration directory as an absolute path"}
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &Error{Source: Source{File: abs}, Err: fmt.Errorf("Hadoop configuration directory (from %s) does not exist", origin),
+			Fix: "point --hadoop-conf (or HADOOP_CONF_DIR) at the directory holding yarn-site.xml, usually /etc/hadoop/conf or $HADOOP_HOME/etc/hadoop"}
+	case err != nil:
+		return nil, &Error{Source: Source{File: abs}, Err: err, Fix: "make the Hadoop configuration directory readable"}
+	case !fi.IsDir():
+		return nil, &Error{Source: Source{File: abs}, Err: fmt.Errorf("Hadoop configuration path (from %s) is not a directory", origin),
+			Fix: "give the directory holding yarn-site.xml, not a file"}
+	}
+
+	cfg := &HadoopConfig{dir: abs, lookupEnv: lookupEnv}
+	for _, base := range hadoopFiles {
+		path := filepath.Join(abs, base)
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, &Error{Source: Source{File: path}, Err: err, Fix: "make the file readable"}
+		}
+		inc := &fileIncluder{stack: []string{path}}
+		res, err := parseHadoopXML(path, data, inc.include)
+		if err != nil {
+			return nil, err
+		}
+		cfg.files = append(cfg.files, path)
+		cfg.warnings = append(cfg.warnings, res.warnings...)
+		for _, p := range res.props {
+			cfg.set(p, true)
+		}
+	}
+	if len(cfg.files) == 0 {
+		cfg.warnings = append(cfg.warnings, Warning{Source: Source{File: abs},
+			Message: "no Hadoop configuration files (" + strings.Join(hadoopFiles, ", ") + ") in this directory (fix: point --hadoop-conf at the directory holding yarn-site.xml)"})
+	}
+	cfg.expandAll()
+	for _, w := range cfg.Warnings() {
+		logger.Warn(w.Message, "source", w.Source.String())
+	}
+	return cfg, nil
+}
+
+// includeMaxDepth bounds nested <xi:include>s.
+const includeMaxDepth = 16
+
+// fileIncluder follows <xi:include href> to files on disk, relative to the including file.
+type fileIncluder struct {
+	stack []string // files being parsed, outermost first
+}
+
+func (fi *fileIncluder) include(href string, from Source) (xmlResult, bool, error) {
+	if strings.Contains(href, "://") && !strings.HasPrefix(href, "file://") {
+		return xmlResult{}, false, nil
+	}
+	path := strings.TrimPrefix(href, "file://")
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(from.File), path)
+	}
+	for _, f := range fi.stack {
+		if f == path {
+			return xmlResult{}, false, &Error{Source: from, Err: fmt.Errorf("include cycle: %s", strings.Join(append(fi.stack, path), " -> ")),
+				Fix: "remove the <xi:include> that leads back to a file already being read"}
+		}
+	}
+	if len(fi.stack) >= includeMaxDepth {
+		return xmlResult{}, false, &Error{Source: from, Err: fmt.Errorf("includes nested more than %d deep", includeMaxDepth), Fix: "include the files directly"}
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return xmlResult{}, false, nil
+	}
+	if err != nil {
+		return xmlResult{}, false, &Error{Source: from, Err: fmt.Errorf("include %s: %w", path, err), Fix: "make the included file readable"}
+	}
+	fi.stack = append(fi.stack, path)
+	defer func() { fi.stack = fi.stack[:len(fi.stack)-1] }()
+	res, err := parseHadoopXML(path, data, fi.include)
+	return res, true, err
+}
