@@ -49,6 +49,7 @@ containers without handing one device to two processes.`,
 	root.AddCommand(
 		newVersionCmd(a),
 		newExitCodesHelp(),
+		newTranslateCmd(a),
 	)
 	root.SuggestionsMinimumDistance = 2
 	markArgErrorsAsUsage(root)

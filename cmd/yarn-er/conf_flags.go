@@ -1,0 +1,68 @@
+package main
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-er/yarn-er/conf"
+)
+
+// flinkFlags are the flags that say where Flink's configuration is: --flink-conf and -D.
+type flinkFlags struct {
+	path    string
+	dynamic []string
+}
+
+// addFlinkFlags registers --flink-conf and -D/--dynamic on cmd.
+func addFlinkFlags(cmd *cobra.Command, f *flinkFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.path, "flink-conf", "",
+		"Flink configuration: flink-conf.yaml, config.yaml or their directory (default $FLINK_CONF_DIR, then $FLINK_HOME/conf)")
+	fl.StringArrayVarP(&f.dynamic, "dynamic", "D", nil,
+		"override a Flink option, key=value, as Flink's CLI does (repeatable)")
+	_ = cmd.MarkFlagFilename("flink-conf", "yaml", "yml")
+}
+
+// load reads Flink's configuration: the file or directory of --flink-conf, else $FLINK_CONF_DIR or
+// $FLINK_HOME/conf, with the -D overrides applied last. With nothing configured the configuration is
+// empty. Errors name the file and line or the -D flag.
+func (f *flinkFlags) load(a *app) (*conf.FlinkConfig, error) {
+	for _, item := range f.dynamic {
+		if key, _, ok := strings.Cut(item, "="); !ok || strings.TrimSpace(key) == "" {
+			return nil, usageErrorf("-D %s: want key=value, e.g. -D external-resources=gpu", item)
+		}
+	}
+	return conf.LoadFlink(conf.FlinkOptions{
+		Path:    f.path,
+		Dynamic: f.dynamic,
+		Getenv:  a.getenv,
+		Logger:  a.logger,
+	})
+}
+
+// hadoopFlags is the flag that says where Hadoop's configuration is: --hadoop-conf.
+type hadoopFlags struct {
+	dir string
+}
+
+// addHadoopFlags registers --hadoop-conf on cmd.
+func addHadoopFlags(cmd *cobra.Command, f *hadoopFlags) {
+	cmd.Flags().StringVar(&f.dir, "hadoop-conf", "",
+		"Hadoop configuration directory with yarn-site.xml, resource-types.xml, ... (default $HADOOP_CONF_DIR, then $HADOOP_HOME/etc/hadoop)")
+	_ = cmd.MarkFlagDirname("hadoop-conf")
+}
+
+// load reads Hadoop's configuration from --hadoop-conf, else $HADOOP_CONF_DIR or
+// $HADOOP_HOME/etc/hadoop. It returns nil, nil when none of these is set.
+func (f *hadoopFlags) load(a *app) (*conf.HadoopConfig, error) {
+	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: f.dir, Getenv: a.getenv, Logger: a.logger})
+	if errors.Is(err, conf.ErrNotConfigured) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return hc, nil
+}

@@ -1,0 +1,519 @@
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"github.com/yarn-er/yarn-er/conf"
+)
+
+// Flink configuration keys read by Translate.
+const (
+	// KeyExternalResources lists the enabled external resources, separated by ';'.
+	KeyExternalResources = "external-resources"
+	// ExternalResourcePrefix starts every per-resource key: external-resource.<name>.<suffix>.
+	ExternalResourcePrefix = "external-resource."
+	// Per-resource key suffixes (after external-resource.<name>.).
+	SuffixAmount              = "amount"
+	SuffixYarnConfigKey       = "yarn.config-key"
+	SuffixKubernetesConfigKey = "kubernetes.config-key"
+	SuffixDriverFactoryClass  = "driver-factory.class"
+	SuffixParamPrefix         = "param."
+
+	// KeyProcessSize is the TaskManager's total process memory, the container's memory on YARN.
+	KeyProcessSize = "taskmanager.memory.process.size"
+	// KeyFlinkSize is the TaskManager's total Flink memory (the process size without JVM metaspace
+	// and overhead).
+	KeyFlinkSize = "taskmanager.memory.flink.size"
+	// KeyCPUCores is the TaskManager's CPU cores (a double).
+	KeyCPUCores = "taskmanager.cpu.cores"
+	// KeyYarnVCores is Flink's YARN fallback for the vcores of a TaskManager container (default -1).
+	KeyYarnVCores = "yarn.containers.vcores"
+	// KeyTaskSlots is the number of slots per TaskManager (default 1), the last fallback for vcores.
+	KeyTaskSlots = "taskmanager.numberOfTaskSlots"
+
+	// noneResources is Flink's reserved value of external-resources meaning "no external resources".
+	noneResources = "none"
+)
+
+// ExternalResource is one enabled Flink external resource.
+type ExternalResource struct {
+	// Name is the resource's name in external-resources.
+	Name string `json:"name"`
+	// Amount is external-resource.<name>.amount, per TaskManager.
+	Amount int64 `json:"amount"`
+	// YarnConfigKey is external-resource.<name>.yarn.config-key, the YARN resource type; "" means the
+	// resource is not requested from YARN.
+	YarnConfigKey string `json:"yarnConfigKey"`
+	// KubernetesConfigKey is external-resource.<name>.kubernetes.config-key.
+	KubernetesConfigKey string `json:"kubernetesConfigKey"`
+	// DriverFactoryClass is external-resource.<name>.driver-factory.class.
+	DriverFactoryClass string `json:"driverFactoryClass"`
+	// Params are the external-resource.<name>.param.* values by the name after "param.", as the
+	// driver sees them; never nil.
+	Params map[string]string `json:"params"`
+	// Source is where the amount is configured.
+	Source conf.Source `json:"-"`
+}
+
+// Origin tells which configuration entry a value of the vector comes from.
+type Origin struct {
+	// Key is the Flink key, e.g. taskmanager.memory.process.size; "" for a default.
+	Key string
+	// Source is the entry's file:line or -D flag; zero for a default.
+	Source conf.Source
+}
+
+// Translation is the YARN side of a Flink configuration: the resource vector of one TaskManager
+// container and the enabled external resources.
+type Translation struct {
+	// Resource is the container's resource vector: memory-mb (left out when Flink's configuration
+	// does not give the process size), vcores, then each external resource requested from YARN by its
+	// yarn.config-key, in the order external-resources lists them.
+	Resource Vector
+	// Origins tells, for each entry of Resource, where its value comes from.
+	Origins map[string]Origin
+	// ExternalResources are the enabled external resources with a valid amount, in the order listed.
+	ExternalResources []ExternalResource
+	// Problems are the warnings and errors found, in the order found.
+	Problems []Problem
+}
+
+// Warnings returns the problems of severity warning.
+func (t *Translation) Warnings() []Problem { return Warnings(t.Problems) }
+
+// TranslateOptions tunes Translate.
+type TranslateOptions struct {
+	// ResourceTypes are the cluster's resource types (LoadResourceTypes). When they come from a
+	// configuration, each requested type they do not declare is a yarn.resource-type-undeclared
+	// warning. nil: no such check.
+	ResourceTypes *ResourceTypes
+}
+
+// Translate computes the YARN container a Flink TaskManager asks for, with Flink's semantics
+// (ExternalResourceUtils, YarnWorkerResourceSpecFactory, TaskExecutorProcessSpecContainerResource-
+// PriorityAdapter), checked against Flink's source:
+//
+//   - external-resources is split like any Flink list (';', trimmed, quoting); the exact value
+//     "none" means no resources. Flink keeps the names in a set: duplicates are merged (the first
+//     occurrence keeps its place) and empty items ("gpu;;fpga") are ignored.
+//   - external-resource.<name>.amount must be a Java long: missing or <= 0 is a warning and the
+//     resource is ignored (as Flink ignores it); anything else ("2.5", "abc", 2^63) is an error, as
+//     Flink fails on it ("Could not parse value ...").
+//   - a blank external-resource.<name>.yarn.config-key is a warning: the resource is enabled for the
+//     TaskManager but not requested from YARN. Two resources naming the same key are an error (Flink
+//     keeps one of them at random). A key that breaks Hadoop's resource name rule is a warning; one
+//     naming memory, memory-mb or vcores is an error.
+//   - a missing driver-factory.class is a warning; external-resource.<name>.* keys for names that
+//     external-resources does not list are warnings.
+//   - memory-mb is taskmanager.memory.process.size (Flink MemorySize syntax, bytes without unit) in
+//     MiB, rounded down as Flink's MemorySize.getMebiBytes does (a warning says so when it is not a
+//     whole MiB); when it is not set the entry is left out with a warning.
+//   - vcores is taskmanager.cpu.cores, else yarn.containers.vcores when > 0, else
+//     taskmanager.numberOfTaskSlots (default 1), rounded up to a whole number as Flink does on YARN
+//     (a warning says so); zero or negative is an error, as in Flink.
+//
+// Errors are returned joined (errors.Join of *conf.Error values naming file:line or -D flag, each
+// with a fix, whose Err is a *CodedError); the returned Translation is then partial but its Problems
+// hold everything found.
+func Translate(fc *conf.FlinkConfig, opts TranslateOptions) (*Translation, error) {
+	tr := &translator{fc: fc, out: &Translation{Origins: map[string]Origin{}}}
+	tr.memory()
+	tr.vcores()
+	tr.externalResources(opts.ResourceTypes)
+	if tr.out.ExternalResources == nil {
+		tr.out.ExternalResources = []ExternalResource{}
+	}
+	return tr.out, joinErrors(tr.out.Problems)
+}
+
+type translator struct {
+	fc  *conf.FlinkConfig
+	out *Translation
+}
+
+func (t *translator) add(sev Severity, code string, src conf.Source, key, fix, format string, args ...any) {
+	t.out.Problems = append(t.out.Problems, Problem{Code: code, Severity: sev, Source: src, Key: key,
+		Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// value returns key's entry and the string Flink converts typed options from.
+func (t *translator) value(key string) (conf.FlinkValue, string, bool) {
+	v, ok := t.fc.Lookup(key)
+	if !ok {
+		return v, "", false
+	}
+	return v, t.fc.FlinkString(key), true
+}
+
+// parseFailed reports a value Flink cannot convert, with Flink's wording.
+func (t *translator) parseFailed(code string, v conf.FlinkValue, text, fix string, cause error) {
+	msg := fmt.Sprintf("Could not parse value '%s' for key '%s'.", text, v.Key)
+	if cause != nil {
+		msg += " " + cause.Error()
+	}
+	t.add(SeverityError, code, v.Source, v.Key, fix, "%s", msg)
+}
+
+func (t *translator) memory() {
+	v, text, ok := t.value(KeyProcessSize)
+	if !ok {
+		extra := ""
+		if fv, has := t.fc.Lookup(KeyFlinkSize); has {
+			extra = fmt.Sprintf("; %s is set (%s), and Flink adds JVM metaspace and overhead to it, which yarn-er does not compute", KeyFlinkSize, fv.Source)
+		}
+		t.add(SeverityWarning, CodeMemoryInvalid, conf.Source{}, KeyProcessSize,
+			"set taskmanager.memory.process.size, e.g. 4096m: on YARN it is the TaskManager container's memory",
+			"%s is not set, so memory-mb is left out of the resource vector%s", KeyProcessSize, extra)
+		return
+	}
+	bytes, err := ParseMemorySize(text)
+	if err != nil {
+		t.parseFailed(CodeMemoryInvalid, v, text, "write a size such as 4096m, 4g or 4294967296 (a number without unit is bytes)", err)
+		return
+	}
+	mib := bytes >> 20
+	switch {
+	case mib == 0:
+		t.add(SeverityError, CodeMemoryInvalid, v.Source, v.Key, "give the TaskManager at least 1m, in practice 1g or more",
+			"%d bytes is less than 1 MiB: YARN refuses a container request with memory-mb 0 (\"Invalid value for resource 'memory-mb'. Value cannot be 0(zero).\")", bytes)
+		return
+	case mib > math.MaxInt32:
+		t.add(SeverityError, CodeMemoryInvalid, v.Source, v.Key, "give a realistic process size, e.g. 4g",
+			"Value '%d' for resource memory is more than the maximum for an integer.", mib)
+		return
+	}
+	if bytes%(1<<20) != 0 {
+		t.add(SeverityWarning, CodeMemoryInvalid, v.Source, v.Key, fmt.Sprintf("write a whole number of MiB, e.g. %dm", mib),
+			"%d bytes is not a whole number of MiB: Flink asks YARN for %d MiB (it rounds down)", bytes, mib)
+	}
+	t.out.Resource.Set(MemoryMB, mib)
+	t.out.Origins[MemoryMB] = Origin{Key: v.Key, Source: v.Source}
+}
+
+func (t *translator) vcores() {
+	// Flink reads yarn.containers.vcores first (as the fallback) whether or not taskmanager.cpu.cores
+	// is set, so a bad value fails either way.
+	fallback := int64(-1)
+	fbValue, fbText, hasFallback := t.value(KeyYarnVCores)
+	if hasFallback {
+		n, err := parseJavaInt(fbText)
+		if err != nil {
+			t.parseFailed(CodeCPUInvalid, fbValue, fbText, "set yarn.containers.vcores to a whole number of vcores, or remove it", err)
+			return
+		}
+		fallback = n
+	}
+	var (
+		cores  float64
+		origin Origin
+	)
+	if v, text, ok := t.value(KeyCPUCores); ok {
+		f, err := parseJavaDouble(text)
+		if err != nil {
+			t.parseFailed(CodeCPUInvalid, v, text, "set taskmanager.cpu.cores to a positive number, e.g. 4", err)
+			return
+		}
+		cores, origin = f, Origin{Key: v.Key, Source: v.Source}
+	} else if fallback > 0 {
+		cores, origin = float64(fallback), Origin{Key: fbValue.Key, Source: fbValue.Source}
+	} else {
+		slots := int64(1)
+		if v, text, ok := t.value(KeyTaskSlots); ok {
+			n, err := parseJavaInt(text)
+			if err != nil {
+				t.parseFailed(CodeCPUInvalid, v, text, "set taskmanager.numberOfTaskSlots to a positive whole number", err)
+				return
+			}
+			slots, origin = n, Origin{Key: v.Key, Source: v.Source}
+		}
+		cores = float64(slots)
+	}
+	if math.IsNaN(cores) || math.IsInf(cores, 0) {
+		t.add(SeverityError, CodeCPUInvalid, origin.Source, origin.Key, "set taskmanager.cpu.cores to a positive number, e.g. 4",
+			"%v is not a usable number of CPU cores: Flink fails on it (java.lang.NumberFormatException: Infinite or NaN)", cores)
+		return
+	}
+	if cores <= 0 {
+		t.add(SeverityError, CodeCPUInvalid, origin.Source, origin.Key,
+			"set taskmanager.cpu.cores (or yarn.containers.vcores, or taskmanager.numberOfTaskSlots) to a positive number",
+			"TaskExecutors need to be started with a positive number of CPU cores. Please configure %s accordingly.", KeyCPUCores)
+		return
+	}
+	rounded := math.Max(math.Ceil(cores), 1)
+	if rounded > math.MaxInt32 {
+		t.add(SeverityError, CodeCPUInvalid, origin.Source, origin.Key, "give a realistic number of cores",
+			"The amount of cpu cores %.0f cannot exceed Integer.MAX_VALUE: %d", rounded, math.MaxInt32)
+		return
+	}
+	if rounded != cores {
+		t.add(SeverityWarning, CodeCPUInvalid, origin.Source, origin.Key, fmt.Sprintf("set it to a whole number, e.g. %.0f", rounded),
+			"%v is not a whole number: on YARN, Flink rounds it up to %.0f vcores", cores, rounded)
+	}
+	t.out.Resource.Set(VCores, int64(rounded))
+	t.out.Origins[VCores] = origin
+}
+
+// resourceKeys is what one listed external resource configures.
+type resourceKeys struct {
+	name      string
+	amount    int64
+	amountOK  bool
+	amountSrc conf.Source
+	yarnKey   conf.FlinkValue
+	hasYarn   bool
+}
+
+func (t *translator) externalResources(types *ResourceTypes) {
+	names, listSrc := t.listedNames()
+	listed := map[string]bool{}
+	for _, n := range names {
+		listed[n] = true
+	}
+	entries := t.fc.WithPrefix(ExternalResourcePrefix)
+	t.notListed(entries, listed, listSrc)
+
+	var all []resourceKeys
+	for _, name := range names {
+		all = append(all, t.resource(name, listSrc))
+	}
+	t.duplicateKeys(all)
+
+	for _, rk := range all {
+		if !rk.amountOK {
+			continue
+		}
+		prefix := ExternalResourcePrefix + rk.name + "."
+		er := ExternalResource{
+			Name:                rk.name,
+			Amount:              rk.amount,
+			KubernetesConfigKey: t.fc.Get(prefix + SuffixKubernetesConfigKey),
+			DriverFactoryClass:  t.fc.Get(prefix + SuffixDriverFactoryClass),
+			Params:              map[string]string{},
+			Source:              rk.amountSrc,
+		}
+		for _, p := range entries {
+			if param, ok := strings.CutPrefix(p.Key, prefix+SuffixParamPrefix); ok {
+				er.Params[param] = p.Value
+			}
+		}
+		if isJavaBlank(er.DriverFactoryClass) {
+			t.add(SeverityWarning, CodeNoDriverFactory, rk.amountSrc, prefix+SuffixDriverFactoryClass,
+				fmt.Sprintf("set %s%s to %s (its plugin must be in Flink's plugins/ directory)", prefix, SuffixDriverFactoryClass, suggestedDriver(rk.name)),
+				"Could not find driver class name for %s. Please make sure %s%s is configured. Without a driver the TaskManager gets no information about its %s devices.",
+				rk.name, prefix, SuffixDriverFactoryClass, rk.name)
+		}
+		if rk.hasYarn {
+			er.YarnConfigKey = rk.yarnKey.Value
+			if t.requestable(rk, types) {
+				t.out.Resource.Set(rk.yarnKey.Value, rk.amount)
+				t.out.Origins[rk.yarnKey.Value] = Origin{Key: prefix + SuffixAmount, Source: rk.amountSrc}
+			}
+		}
+		t.out.ExternalResources = append(t.out.ExternalResources, er)
+	}
+}
+
+// listedNames returns the distinct non-empty names of external-resources in order, and the list's
+// source.
+func (t *translator) listedNames() ([]string, conf.Source) {
+	v, ok := t.fc.Lookup(KeyExternalResources)
+	if !ok || v.Value == noneResources {
+		return nil, v.Source
+	}
+	items, err := v.Items()
+	if err != nil {
+		fix := "separate names with ';' and quote a name containing ';' or a quote"
+		msg := err.Error()
+		var ce *conf.Error
+		if errors.As(err, &ce) {
+			if ce.Fix != "" {
+				fix = ce.Fix
+			}
+			if ce.Err != nil {
+				msg = ce.Err.Error()
+			}
+		}
+		t.add(SeverityError, CodeExternalResourcesInvalid, v.Source, v.Key, fix, "%s", msg)
+		return nil, v.Source
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, it := range items {
+		if it == "" || seen[it] {
+			continue
+		}
+		seen[it] = true
+		names = append(names, it)
+	}
+	return names, v.Source
+}
+
+// notListed warns about external-resource.<name>.* keys whose name external-resources does not list.
+func (t *translator) notListed(entries []conf.FlinkValue, listed map[string]bool, listSrc conf.Source) {
+	reported := map[string]bool{}
+	for _, v := range entries {
+		rest := strings.TrimPrefix(v.Key, ExternalResourcePrefix)
+		belongs := false
+		for n := range listed {
+			if strings.HasPrefix(rest, n+".") {
+				belongs = true
+				break
+			}
+		}
+		if belongs {
+			continue
+		}
+		name := guessResourceName(rest)
+		if reported[name] {
+			continue
+		}
+		reported[name] = true
+		fix := fmt.Sprintf("add %s to external-resources (names are separated by ';'), or remove the %s%s.* keys", name, ExternalResourcePrefix, name)
+		if listSrc.IsZero() {
+			fix = fmt.Sprintf("set external-resources: %s (names are separated by ';'), or remove the %s%s.* keys", name, ExternalResourcePrefix, name)
+		}
+		t.add(SeverityWarning, CodeResourceNotListed, v.Source, v.Key, fix,
+			"%s%s.* is configured but %s is not in external-resources, so Flink ignores it", ExternalResourcePrefix, name, name)
+	}
+}
+
+// guessResourceName extracts <name> from "<name>.<suffix>" for the known suffixes, else takes the
+// text before the first '.'.
+func guessResourceName(rest string) string {
+	for _, s := range []string{SuffixAmount, SuffixDriverFactoryClass, SuffixYarnConfigKey, SuffixKubernetesConfigKey} {
+		if n, ok := strings.CutSuffix(rest, "."+s); ok && n != "" {
+			return n
+		}
+	}
+	if i := strings.Index(rest, "."+SuffixParamPrefix); i > 0 {
+		return rest[:i]
+	}
+	if i := strings.IndexByte(rest, '.'); i > 0 {
+		return rest[:i]
+	}
+	return rest
+}
+
+// resource reads one listed resource's amount and yarn.config-key.
+func (t *translator) resource(name string, listSrc conf.Source) resourceKeys {
+	prefix := ExternalResourcePrefix + name + "."
+	rk := resourceKeys{name: name}
+	amountKey := prefix + SuffixAmount
+	if v, text, ok := t.value(amountKey); !ok {
+		t.add(SeverityWarning, CodeAmountInvalid, listSrc, amountKey,
+			fmt.Sprintf("set %s to a positive whole number, e.g. 1", amountKey),
+			"The amount of the %s should be configured. Will ignore that resource.", name)
+	} else if n, err := parseJavaLong(text); err != nil {
+		t.parseFailed(CodeAmountInvalid, v, text, fmt.Sprintf("set %s to a positive whole number, e.g. 1", amountKey), nil)
+	} else if n <= 0 {
+		t.add(SeverityWarning, CodeAmountInvalid, v.Source, amountKey,
+			fmt.Sprintf("set %s to a positive whole number, or remove %s from external-resources", amountKey, name),
+			"%d is not a positive amount, so Flink ignores %s (Flink logs \"The amount of the %d should be positive while finding %s. Will ignore that resource.\")",
+			n, name, n, name)
+	} else {
+		rk.amount, rk.amountOK, rk.amountSrc = n, true, v.Source
+	}
+	yarnKey := prefix + SuffixYarnConfigKey
+	if v, ok := t.fc.Lookup(yarnKey); ok && !isJavaBlank(v.Value) {
+		rk.yarnKey, rk.hasYarn = v, true
+	} else if rk.amountOK {
+		src := rk.amountSrc
+		if ok {
+			src = v.Source
+		}
+		t.add(SeverityWarning, CodeNoYarnConfigKey, src, yarnKey,
+			fmt.Sprintf("set %s to the YARN resource type, e.g. %s", yarnKey, suggestedYarnType(name)),
+			"Could not find valid %s for %s: the TaskManager is told about %s but YARN is not asked for it", yarnKey, name, name)
+	}
+	return rk
+}
+
+// suggestedYarnType guesses the YARN resource type for a resource name, for fix texts.
+func suggestedYarnType(name string) string {
+	if strings.Contains(strings.ToLower(name), "fpga") {
+		return FPGA
+	}
+	return GPU
+}
+
+// suggestedDriver names a driver factory for a resource name, for fix texts.
+func suggestedDriver(name string) string {
+	if strings.Contains(strings.ToLower(name), "gpu") {
+		return "org.apache.flink.externalresource.gpu.GPUDriverFactory (Flink's GPU driver)"
+	}
+	return "the class name of your ExternalResourceDriverFactory (Flink ships a driver for GPUs only)"
+}
+
+// duplicateKeys reports yarn.config-keys shared by several resources (an error: Flink keeps one of
+// them, picked by hash order).
+func (t *translator) duplicateKeys(all []resourceKeys) {
+	first := map[string]resourceKeys{}
+	for _, rk := range all {
+		if !rk.hasYarn {
+			continue
+		}
+		key := rk.yarnKey.Value
+		prev, dup := first[key]
+		if !dup {
+			first[key] = rk
+			continue
+		}
+		t.add(SeverityError, CodeDuplicateConfigKey, rk.yarnKey.Source, rk.yarnKey.Key,
+			fmt.Sprintf("give %s and %s different yarn.config-keys, or configure the device once", prev.name, rk.name),
+			"Duplicate config key %s occurred for external resources %s (%s) and %s: Flink would keep only one of them, picked at random",
+			key, prev.name, prev.yarnKey.Source, rk.name)
+	}
+}
+
+// requestable checks the yarn.config-key of a resource with a valid amount and reports whether it
+// goes into the vector.
+func (t *translator) requestable(rk resourceKeys, types *ResourceTypes) bool {
+	key := rk.yarnKey.Value
+	src := rk.yarnKey.Source
+	if IsReservedName(key) {
+		t.add(SeverityError, CodeYarnConfigKeyInvalid, src, rk.yarnKey.Key,
+			"set it to the resource type of the device, e.g. yarn.io/gpu",
+			"yarn.config-key %s names a mandatory YARN resource: Flink would overwrite the container's %s with the amount of %s", key, key, rk.name)
+		return false
+	}
+	if err := ValidateResourceName(key); err != nil {
+		t.add(SeverityWarning, CodeYarnConfigKeyInvalid, src, rk.yarnKey.Key,
+			"set it to a YARN resource type name such as yarn.io/gpu", "%s No cluster can declare it.", err.Error())
+	}
+	if types.FromConfig() {
+		if _, ok := types.Lookup(key); !ok {
+			t.add(SeverityWarning, CodeResourceTypeUndeclared, src, rk.yarnKey.Key,
+				fmt.Sprintf("add %s to yarn.resource-types (resource-types.xml) on the ResourceManager and offer it on the NodeManagers, or fix the key", key),
+				"resource type '%s' is not declared in yarn.resource-types: the ResourceManager drops unknown resource types from requests, so the TaskManagers would get no %s (recent Flink versions fail instead: \"External resource %s is not supported by the Yarn cluster.\")",
+				key, rk.name, key)
+		}
+	}
+	return true
+}
+
+// isJavaBlank reports whether s is empty or only whitespace as Java's Character.isWhitespace sees it
+// (Flink's StringUtils.isNullOrWhitespaceOnly).
+func isJavaBlank(s string) bool {
+	for _, r := range s {
+		if !isJavaWhitespace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// isJavaWhitespace mirrors Character.isWhitespace: Unicode space separators except the no-break
+// spaces, and the ASCII controls \t \n \v \f \r and U+001C..U+001F.
+func isJavaWhitespace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', 0x1C, 0x1D, 0x1E, 0x1F:
+		return true
+	case '\u00A0', '\u2007', '\u202F':
+		return false
+	}
+	return unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp)
+}
