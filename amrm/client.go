@@ -1,0 +1,826 @@
+package amrm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/amrm/internal/ipc"
+	"google.golang.org/protobuf/proto"
+)
+
+// Protocol names (declaringClassProtocolName and the connection context's protocol).
+const (
+	amProtocol = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB"
+	cmProtocol = "org.apache.hadoop.yarn.api.ContainerManagementProtocolPB"
+)
+
+// Config configures a Client.
+type Config struct {
+	// SchedulerAddrs are the ResourceManager scheduler addresses (yarn.resourcemanager.scheduler.address,
+	// default port 8030), several under RM HA, tried in order.
+	SchedulerAddrs []string
+	// Credentials hold the AMRMToken (kind YARN_AM_RM_TOKEN), usually from CredentialsFromEnv.
+	Credentials *Credentials
+	// Heartbeat is the interval between allocate calls in Run (default 1s).
+	Heartbeat time.Duration
+	// RetryTimeout is how long Run keeps heartbeating through connection failures (an RM restart
+	// or failover) before giving up (default 2 minutes).
+	RetryTimeout time.Duration
+	// MaxIdle closes an unused connection before the next call (default 10s).
+	MaxIdle time.Duration
+	// Dial opens TCP connections (default net.Dialer with a 10s timeout).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Logger receives progress and warnings (default discards). Tokens are never logged.
+	Logger *slog.Logger
+}
+
+// Client is an ApplicationMaster's client of the ResourceManager's ApplicationMasterProtocol:
+// register, heartbeat with absolute asks per priority, release, and unregister. Its methods are safe
+// for concurrent use; allocate calls are serialized.
+type Client struct {
+	cfg    Config
+	logger *slog.Logger
+	rpc    *ipc.Client
+
+	hb sync.Mutex // one allocate/register/unregister exchange at a time
+
+	mu          sync.Mutex
+	amrmAlias   string
+	amrmToken   Token
+	registered  bool
+	regReq      RegisterRequest
+	reg         *Registration
+	types       map[string]ResourceType
+	responseID  int32
+	progress    float32
+	asks        map[int32]*askState
+	toRelease   map[ContainerID]bool // released, not yet confirmed completed
+	sendRelease map[ContainerID]bool // to send with the next allocate
+	nmTokens    map[string]Token
+	allocates   int
+}
+
+type askState struct {
+	capability  Resource
+	nodeLabel   string
+	outstanding int
+	dirty       bool
+	version     int
+}
+
+// New returns a client; it connects on Register.
+func New(cfg Config) (*Client, error) {
+	if len(cfg.SchedulerAddrs) == 0 {
+		return nil, errors.New("amrm: no ResourceManager scheduler address (yarn.resourcemanager.scheduler.address)")
+	}
+	alias, tok, ok := cfg.Credentials.TokenByKind(KindAMRMToken)
+	if !ok {
+		return nil, fmt.Errorf("%w: the credentials hold no %s token; an ApplicationMaster started by YARN finds it in $%s",
+			ErrNoToken, KindAMRMToken, EnvTokenFile)
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = time.Second
+	}
+	if cfg.RetryTimeout <= 0 {
+		cfg.RetryTimeout = 2 * time.Minute
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Client{
+		cfg:         cfg,
+		logger:      logger,
+		amrmAlias:   alias,
+		amrmToken:   tok.clone(),
+		asks:        map[int32]*askState{},
+		toRelease:   map[ContainerID]bool{},
+		sendRelease: map[ContainerID]bool{},
+		nmTokens:    map[string]Token{},
+	}
+	rpc, err := ipc.NewClient(ipc.Config{
+		Addrs:    cfg.SchedulerAddrs,
+		Protocol: amProtocol,
+		Token:    c.currentToken,
+		MaxIdle:  cfg.MaxIdle,
+		Dial:     cfg.Dial,
+		Logger:   logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.rpc = rpc
+	return c, nil
+}
+
+func (c *Client) currentToken() (*ipc.Token, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.amrmToken
+	return &ipc.Token{Identifier: t.Identifier, Password: t.Password, Kind: t.Kind, Service: t.Service}, nil
+}
+
+// AMRMToken returns the current AMRMToken (the RM rolls it; see AllocateResponse am_rm_token).
+func (c *Client) AMRMToken() Token {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.amrmToken.clone()
+}
+
+// Credentials returns the configured credentials with the current AMRMToken in place of the
+// original one.
+func (c *Client) Credentials() *Credentials {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.cfg.Credentials.WithoutKinds()
+	out.Tokens[c.amrmAlias] = c.amrmToken.clone()
+	return out
+}
+
+// RegisterRequest is what an AM tells the ResourceManager about itself.
+type RegisterRequest struct {
+	// Host is the AM's host (shown by the RM; "" is allowed).
+	Host string
+	// RPCPort is the AM's RPC port, or -1 when it serves none.
+	RPCPort int32
+	// TrackingURL is shown by the RM's UI as the application's tracking link.
+	TrackingURL string
+}
+
+// Registration is the ResourceManager's answer to Register.
+type Registration struct {
+	// MaximumCapability is the largest container the scheduler grants.
+	MaximumCapability Resource
+	// ResourceTypes are the resource types the RM knows (memory-mb, vcores, yarn.io/gpu, ...).
+	ResourceTypes []ResourceType
+	// Queue is the queue the application runs in.
+	Queue string
+	// ContainersFromPreviousAttempts are live containers kept across attempts.
+	ContainersFromPreviousAttempts []Container
+	// ResourceProfiles are the RM's resource profiles, when enabled.
+	ResourceProfiles map[string]Resource
+}
+
+// HasResourceType reports whether the RM declared a resource type.
+func (r *Registration) HasResourceType(name string) bool {
+	return slices.ContainsFunc(r.ResourceTypes, func(t ResourceType) bool { return t.Name == name })
+}
+
+// Register registers the ApplicationMaster. It keeps the maximum capability and the resource types,
+// which later asks are checked against.
+func (c *Client) Register(ctx context.Context, req RegisterRequest) (*Registration, error) {
+	c.hb.Lock()
+	defer c.hb.Unlock()
+	c.mu.Lock()
+	c.regReq = req
+	c.mu.Unlock()
+	return c.register(ctx)
+}
+
+func (c *Client) register(ctx context.Context) (*Registration, error) {
+	c.mu.Lock()
+	req := c.regReq
+	c.mu.Unlock()
+	preq := &yarnpb.RegisterApplicationMasterRequestProto{
+		Host:        proto.String(req.Host),
+		RpcPort:     proto.Int32(req.RPCPort),
+		TrackingUrl: proto.String(req.TrackingURL),
+	}
+	resp := &yarnpb.RegisterApplicationMasterResponseProto{}
+	// Not resent on a lost connection: a second registration is refused ("already registered").
+	if err := c.rpc.Call(ctx, "registerApplicationMaster", preq, resp, ipc.CallOptions{}); err != nil {
+		return nil, convertErr(err)
+	}
+	types := map[string]ResourceType{
+		ResourceMemory: {Name: ResourceMemory, Units: "Mi", Type: "COUNTABLE"},
+		ResourceVCores: {Name: ResourceVCores, Type: "COUNTABLE"},
+	}
+	reg := &Registration{Queue: resp.GetQueue()}
+	for _, t := range resp.GetResourceTypes() {
+		rt := ResourceType{Name: t.GetName(), Units: t.GetUnits(), Type: t.GetType().String()}
+		types[rt.Name] = rt
+	}
+	for _, n := range slices.Sorted(maps.Keys(types)) {
+		reg.ResourceTypes = append(reg.ResourceTypes, types[n])
+	}
+	reg.MaximumCapability = resourceFromProto(resp.GetMaximumCapability(), types)
+	for _, p := range resp.GetContainersFromPreviousAttempts() {
+		reg.ContainersFromPreviousAttempts = append(reg.ContainersFromPreviousAttempts, containerFromProto(p, types))
+	}
+	if profs := resp.GetResourceProfiles().GetResourceProfilesMap(); len(profs) > 0 {
+		reg.ResourceProfiles = map[string]Resource{}
+		for _, p := range profs {
+			reg.ResourceProfiles[p.GetName()] = resourceFromProto(p.GetResources(), types)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.registered = true
+	c.responseID = 0
+	c.types = types
+	c.reg = reg
+	for _, t := range resp.GetNmTokensFromPreviousAttempts() {
+		c.nmTokens[nodeAddr(t.GetNodeId())] = tokenFromProto(t.GetToken())
+	}
+	c.logger.Info("amrm: registered", "queue", reg.Queue, "maximumCapability", reg.MaximumCapability.String(),
+		"resourceTypes", len(reg.ResourceTypes), "rm", c.rpc.Addr())
+	return reg, nil
+}
+
+// Ask sets the number of containers still wanted at a priority, as an absolute total (not a
+// delta): the ResourceManager replaces its outstanding count with it, then counts down as it
+// allocates. Use one priority per resource profile; allocations are matched to asks by priority.
+// The capability may only change while nothing is outstanding at that priority.
+//
+// Ask checks every resource type in capability against the registration (ErrUnknownResource: the RM
+// would silently drop it) and against the maximum capability (ErrExceedsMaximum), so nothing is sent
+// for a bad ask. The ask goes out with the next heartbeat.
+func (c *Client) Ask(priority int32, capability Resource, count int) error {
+	return c.ask(priority, capability, count, "")
+}
+
+// AskWithLabel is Ask restricted to nodes with a node label expression (e.g. "gpu").
+func (c *Client) AskWithLabel(priority int32, capability Resource, count int, nodeLabel string) error {
+	return c.ask(priority, capability, count, nodeLabel)
+}
+
+func (c *Client) ask(priority int32, capability Resource, count int, nodeLabel string) error {
+	if count < 0 || count > 1<<31-1 {
+		return fmt.Errorf("amrm: ask for %d containers at priority %d: count out of range", count, priority)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reg == nil {
+		return fmt.Errorf("%w: call Register before Ask (the asked resource types are checked against the registration)", ErrNotRegistered)
+	}
+	if err := c.checkCapability(capability); err != nil {
+		return err
+	}
+	a, ok := c.asks[priority]
+	if ok && a.outstanding > 0 && (!sameResource(a.capability, capability) || a.nodeLabel != nodeLabel) {
+		return fmt.Errorf("amrm: priority %d already asks for %d containers of %s; use one priority per resource profile",
+			priority, a.outstanding, a.capability)
+	}
+	if !ok {
+		a = &askState{}
+		c.asks[priority] = a
+	}
+	a.capability, a.nodeLabel = capability.clone(), nodeLabel
+	a.outstanding = count
+	a.dirty = true
+	a.version++
+	return nil
+}
+
+func (c *Client) checkCapability(r Resource) error {
+	if r.MemoryMB < 0 || r.VCores < 0 {
+		return fmt.Errorf("amrm: negative capability %s", r)
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Extended)) {
+		if k == ResourceMemory || k == ResourceVCores {
+			return fmt.Errorf("amrm: put %s in Resource.MemoryMB/VCores, not in Extended", k)
+		}
+		if _, ok := c.types[k]; !ok {
+			known := slices.Sorted(maps.Keys(c.types))
+			return fmt.Errorf("%w: %q is not a resource type of this ResourceManager (it knows %s); "+
+				"the RM would drop it silently. Declare it in yarn.resource-types (resource-types.xml) on the RM "+
+				"and the NodeManagers, or remove it from the ask",
+				ErrUnknownResource, k, strings.Join(known, ", "))
+		}
+		if r.Extended[k] < 0 {
+			return fmt.Errorf("amrm: negative %s=%d in the ask", k, r.Extended[k])
+		}
+	}
+	max := c.reg.MaximumCapability
+	check := func(name string, v, m int64) error {
+		if v > m {
+			return fmt.Errorf("%w: %s=%d exceeds the ResourceManager's maximum allocation %s=%d "+
+				"(yarn.scheduler.maximum-allocation-*, capped by the largest NodeManager)", ErrExceedsMaximum, name, v, name, m)
+		}
+		return nil
+	}
+	if err := check(ResourceMemory, r.MemoryMB, max.MemoryMB); err != nil {
+		return err
+	}
+	if err := check(ResourceVCores, r.VCores, max.VCores); err != nil {
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Extended)) {
+		if err := check(k, r.Extended[k], max.Extended[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sameResource(a, b Resource) bool {
+	if a.MemoryMB != b.MemoryMB || a.VCores != b.VCores {
+		return false
+	}
+	for k, v := range a.Extended {
+		if b.Extended[k] != v {
+			return false
+		}
+	}
+	for k, v := range b.Extended {
+		if a.Extended[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Outstanding returns how many containers are still wanted at a priority.
+func (c *Client) Outstanding(priority int32) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.asks[priority]; ok {
+		return a.outstanding
+	}
+	return 0
+}
+
+// Release gives containers back to the ResourceManager with the next heartbeat.
+func (c *Client) Release(ids ...ContainerID) error {
+	for _, id := range ids {
+		if _, err := containerIDProto(id); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ids {
+		c.toRelease[id] = true
+		c.sendRelease[id] = true
+	}
+	return nil
+}
+
+// SetProgress sets the progress (0 to 1) reported with each heartbeat.
+func (c *Client) SetProgress(p float32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.progress = min(max(p, 0), 1)
+}
+
+// NMToken returns the cached NMToken for a NodeManager address (host:port, as in Container.Node).
+func (c *Client) NMToken(node string) (Token, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.nmTokens[node]
+	return t.clone(), ok
+}
+
+// Container is a container the ResourceManager allocated.
+type Container struct {
+	ID ContainerID
+	// Node is the NodeManager's IPC address host:port (its NodeId), where the container is started.
+	Node string
+	// NodeHTTPAddress is the NodeManager's web address.
+	NodeHTTPAddress string
+	// Resource is what the container was granted.
+	Resource Resource
+	// Priority is the priority of the ask the container answers.
+	Priority int32
+	// AllocationRequestID is the allocation request id the RM reports (-1 when none).
+	AllocationRequestID int64
+	// ExecutionType is GUARANTEED or OPPORTUNISTIC.
+	ExecutionType string
+	// Version is the container's update version.
+	Version int32
+
+	token Token // the container token, for startContainers
+	pid   *yarnpb.ContainerIdProto
+}
+
+func containerFromProto(p *yarnpb.ContainerProto, types map[string]ResourceType) Container {
+	return Container{
+		ID:                  containerIDFromProto(p.GetId()),
+		Node:                nodeAddr(p.GetNodeId()),
+		NodeHTTPAddress:     p.GetNodeHttpAddress(),
+		Resource:            resourceFromProto(p.GetResource(), types),
+		Priority:            p.GetPriority().GetPriority(),
+		AllocationRequestID: p.GetAllocationRequestId(),
+		ExecutionType:       p.GetExecutionType().String(),
+		Version:             p.GetVersion(),
+		token:               tokenFromProto(p.GetContainerToken()),
+		pid:                 p.GetId(),
+	}
+}
+
+// ContainerState is a container's state: NEW, RUNNING or COMPLETE.
+type ContainerState string
+
+// Container states.
+const (
+	StateNew      ContainerState = "NEW"
+	StateRunning  ContainerState = "RUNNING"
+	StateComplete ContainerState = "COMPLETE"
+)
+
+// ContainerStatus is a container's state, as the RM reports completed containers or an NM reports any.
+type ContainerStatus struct {
+	ID    ContainerID
+	State ContainerState
+	// ExitStatus is the process exit code, or one of YARN's negative codes (-100 aborted/released,
+	// -101 disks failed, -102 preempted, -103/-104 over memory limits, -105 killed by the AM, ...);
+	// -1000 when not set.
+	ExitStatus  int32
+	Diagnostics string
+	Capability  Resource
+}
+
+func statusFromProto(p *yarnpb.ContainerStatusProto, types map[string]ResourceType) ContainerStatus {
+	st := ContainerState(strings.TrimPrefix(p.GetState().String(), "C_"))
+	if p.State == nil {
+		st = ""
+	}
+	return ContainerStatus{
+		ID:          containerIDFromProto(p.GetContainerId()),
+		State:       st,
+		ExitStatus:  p.GetExitStatus(),
+		Diagnostics: p.GetDiagnostics(),
+		Capability:  resourceFromProto(p.GetCapability(), types),
+	}
+}
+
+// NodeReport is a NodeManager whose state changed.
+type NodeReport struct {
+	Node          string
+	HTTPAddress   string
+	Rack          string
+	State         string
+	Used          Resource
+	Capability    Resource
+	NumContainers int32
+	HealthReport  string
+	Labels        []string
+}
+
+// Released is a container the client gave back on its own.
+type Released struct {
+	Container Container
+	// Reason says why, e.g. "missing yarn.io/gpu=1 (got 0)" or "surplus: nothing outstanding at priority 1".
+	Reason string
+}
+
+// Allocation is the outcome of one heartbeat.
+type Allocation struct {
+	// Allocated are new containers that match an outstanding ask by priority and carry every
+	// asked resource; the ask's outstanding count went down by one for each.
+	Allocated []Container
+	// Released are containers the client released itself: surplus ones (nothing outstanding at
+	// their priority) and ones missing an asked resource (re-asked).
+	Released []Released
+	// Completed are containers that finished (exited, were released, killed or lost).
+	Completed []ContainerStatus
+	// Headroom is the resource still available to the application.
+	Headroom Resource
+	// NumClusterNodes is the number of NodeManagers in the cluster.
+	NumClusterNodes int
+	// UpdatedNodes are nodes whose state changed.
+	UpdatedNodes []NodeReport
+	// Preempted are containers the RM will take back (strict and negotiable preemption).
+	Preempted []ContainerID
+	// ResponseID is the RM's response id for this heartbeat.
+	ResponseID int32
+}
+
+// Allocate sends one heartbeat: outstanding asks that changed, releases and progress. It re-registers
+// and resends every ask and release when the RM has forgotten the AM (ApplicationMasterNotRegisteredException
+// after an RM restart or failover, or an AM_RESYNC command).
+func (c *Client) Allocate(ctx context.Context) (*Allocation, error) {
+	c.hb.Lock()
+	defer c.hb.Unlock()
+	for attempt := 0; ; attempt++ {
+		alloc, err := c.allocate(ctx)
+		if err == nil || !errors.Is(err, ErrNotRegistered) || attempt > 0 {
+			return alloc, err
+		}
+		if !c.isRegistered() {
+			return nil, err
+		}
+		c.logger.Warn("amrm: the ResourceManager does not know this application master; registering again", "err", err)
+		if err := c.resync(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (c *Client) isRegistered() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.registered
+}
+
+// resync registers again and marks every ask and release for resending.
+func (c *Client) resync(ctx context.Context) error {
+	if _, err := c.register(ctx); err != nil {
+		return fmt.Errorf("amrm: register again after the ResourceManager lost the application master: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, a := range c.asks {
+		a.dirty = true
+	}
+	for id := range c.toRelease {
+		c.sendRelease[id] = true
+	}
+	return nil
+}
+
+func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
+	c.mu.Lock()
+	if !c.registered {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%w: call Register before Allocate", ErrNotRegistered)
+	}
+	req := &yarnpb.AllocateRequestProto{
+		ResponseId: proto.Int32(c.responseID),
+		Progress:   proto.Float32(c.progress),
+	}
+	sentVersions := map[int32]int{}
+	for _, p := range slices.Sorted(maps.Keys(c.asks)) {
+		a := c.asks[p]
+		if !a.dirty {
+			continue
+		}
+		cap, err := resourceProto(a.capability, c.types)
+		if err != nil {
+			c.mu.Unlock()
+			return nil, err
+		}
+		rr := &yarnpb.ResourceRequestProto{
+			Priority:      &yarnpb.PriorityProto{Priority: proto.Int32(p)},
+			ResourceName:  proto.String("*"),
+			Capability:    cap,
+			NumContainers: proto.Int32(int32(a.outstanding)),
+			RelaxLocality: proto.Bool(true),
+			ExecutionTypeRequest: &yarnpb.ExecutionTypeRequestProto{
+				ExecutionType: yarnpb.ExecutionTypeProto_GUARANTEED.Enum(),
+			},
+		}
+		if a.nodeLabel != "" {
+			rr.NodeLabelExpression = proto.String(a.nodeLabel)
+		}
+		req.Ask = append(req.Ask, rr)
+		sentVersions[p] = a.version
+	}
+	var sentReleases []ContainerID
+	for _, id := range slices.Sorted(maps.Keys(c.sendRelease)) {
+		pid, err := containerIDProto(id)
+		if err != nil {
+			continue
+		}
+		req.Release = append(req.Release, pid)
+		sentReleases = append(sentReleases, id)
+	}
+	c.mu.Unlock()
+
+	resp := &yarnpb.AllocateResponseProto{}
+	// Safe to resend: the RM answers a repeated responseId with its last response.
+	if err := c.rpc.Call(ctx, "allocate", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+		return nil, convertErr(err)
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.allocates++
+	for p, v := range sentVersions {
+		if a := c.asks[p]; a != nil && a.version == v {
+			a.dirty = false
+		}
+	}
+	for _, id := range sentReleases {
+		delete(c.sendRelease, id)
+	}
+	c.responseID = resp.GetResponseId()
+	for _, t := range resp.GetNmTokens() {
+		node := nodeAddr(t.GetNodeId())
+		c.nmTokens[node] = tokenFromProto(t.GetToken())
+		c.logger.Debug("amrm: NMToken received", "node", node)
+	}
+	if t := resp.GetAmRmToken(); t != nil {
+		nt := tokenFromProto(t)
+		if nt.Kind == "" {
+			nt.Kind = KindAMRMToken
+		}
+		if nt.Service == "" {
+			nt.Service = c.amrmToken.Service
+		}
+		c.amrmToken = nt
+		c.logger.Info("amrm: AMRMToken rolled by the ResourceManager; new connections use the new token")
+	}
+	// AMCommand's proto2 default is AM_RESYNC: only a present field is a command.
+	if resp.AMCommand != nil {
+		switch resp.GetAMCommand() {
+		case yarnpb.AMCommandProto_AM_SHUTDOWN:
+			return nil, ErrShutdown
+		case yarnpb.AMCommandProto_AM_RESYNC:
+			return nil, fmt.Errorf("%w: the ResourceManager sent AM_RESYNC", ErrNotRegistered)
+		}
+	}
+
+	out := &Allocation{
+		Headroom:        resourceFromProto(resp.GetLimit(), c.types),
+		NumClusterNodes: int(resp.GetNumClusterNodes()),
+		ResponseID:      resp.GetResponseId(),
+	}
+	for _, s := range resp.GetCompletedContainerStatuses() {
+		st := statusFromProto(s, c.types)
+		delete(c.toRelease, st.ID)
+		delete(c.sendRelease, st.ID)
+		out.Completed = append(out.Completed, st)
+	}
+	for _, p := range resp.GetAllocatedContainers() {
+		ct := containerFromProto(p, c.types)
+		a := c.asks[ct.Priority]
+		var reason string
+		switch {
+		case a == nil || a.outstanding == 0:
+			reason = fmt.Sprintf("surplus: nothing outstanding at priority %d", ct.Priority)
+		default:
+			reason = missingResources(a.capability, ct.Resource)
+			if reason != "" {
+				// The RM counted this container against the ask: resend the total to get a replacement.
+				a.dirty = true
+			}
+		}
+		if reason != "" {
+			c.logger.Warn("amrm: releasing container", "container", string(ct.ID), "node", ct.Node, "reason", reason)
+			c.toRelease[ct.ID] = true
+			c.sendRelease[ct.ID] = true
+			out.Released = append(out.Released, Released{Container: ct, Reason: reason})
+			continue
+		}
+		a.outstanding--
+		out.Allocated = append(out.Allocated, ct)
+	}
+	for _, n := range resp.GetUpdatedNodes() {
+		out.UpdatedNodes = append(out.UpdatedNodes, NodeReport{
+			Node: nodeAddr(n.GetNodeId()), HTTPAddress: n.GetHttpAddress(), Rack: n.GetRackName(),
+			State: strings.TrimPrefix(n.GetNodeState().String(), "NS_"), Used: resourceFromProto(n.GetUsed(), c.types),
+			Capability: resourceFromProto(n.GetCapability(), c.types), NumContainers: n.GetNumContainers(),
+			HealthReport: n.GetHealthReport(), Labels: n.GetNodeLabels(),
+		})
+	}
+	if pm := resp.GetPreempt(); pm != nil {
+		for _, pc := range pm.GetStrictContract().GetContainer() {
+			out.Preempted = append(out.Preempted, containerIDFromProto(pc.GetId()))
+		}
+		for _, pc := range pm.GetContract().GetContainer() {
+			out.Preempted = append(out.Preempted, containerIDFromProto(pc.GetId()))
+		}
+	}
+	if len(out.Allocated)+len(out.Released)+len(out.Completed) > 0 {
+		c.logger.Debug("amrm: heartbeat", "responseId", out.ResponseID, "allocated", len(out.Allocated),
+			"released", len(out.Released), "completed", len(out.Completed))
+	}
+	return out, nil
+}
+
+// missingResources says which asked extended resources a container lacks ("" when none).
+func missingResources(asked, got Resource) string {
+	var miss []string
+	for _, k := range slices.Sorted(maps.Keys(asked.Extended)) {
+		if v := asked.Extended[k]; v > 0 && got.Extended[k] < v {
+			miss = append(miss, fmt.Sprintf("%s=%d (got %d)", k, v, got.Extended[k]))
+		}
+	}
+	if len(miss) == 0 {
+		return ""
+	}
+	return "missing " + strings.Join(miss, ", ")
+}
+
+// Run heartbeats every Config.Heartbeat and hands each Allocation to fn until fn returns done or an
+// error, or ctx ends. Connection failures (an RM restart or failover) are retried for up to
+// Config.RetryTimeout. fn runs between heartbeats: start containers from other goroutines (see
+// NMClient) so heartbeats stay on time; fn may call Ask and Release.
+func (c *Client) Run(ctx context.Context, fn func(*Allocation) (done bool, err error)) error {
+	lastOK := time.Now()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+		}
+		alloc, err := c.Allocate(ctx)
+		if err != nil {
+			if errors.Is(err, ErrConnection) && ctx.Err() == nil && time.Since(lastOK) < c.cfg.RetryTimeout {
+				c.logger.Warn("amrm: heartbeat failed; retrying", "err", err)
+				timer.Reset(c.cfg.Heartbeat)
+				continue
+			}
+			return err
+		}
+		lastOK = time.Now()
+		done, err := fn(alloc)
+		if err != nil || done {
+			return err
+		}
+		timer.Reset(c.cfg.Heartbeat)
+	}
+}
+
+// FinalStatus is the application's final status, reported by Unregister.
+type FinalStatus int
+
+// Final statuses (FinalApplicationStatus).
+const (
+	StatusUndefined FinalStatus = iota
+	StatusSucceeded
+	StatusFailed
+	StatusKilled
+	StatusEnded
+)
+
+// String returns the status as YARN spells it.
+func (s FinalStatus) String() string {
+	switch s {
+	case StatusUndefined:
+		return "UNDEFINED"
+	case StatusSucceeded:
+		return "SUCCEEDED"
+	case StatusFailed:
+		return "FAILED"
+	case StatusKilled:
+		return "KILLED"
+	case StatusEnded:
+		return "ENDED"
+	}
+	return fmt.Sprintf("FinalStatus(%d)", int(s))
+}
+
+// Unregister tells the ResourceManager the application finished, repeating the call until the RM
+// confirms (it may answer "not yet" while it stores the final state).
+func (c *Client) Unregister(ctx context.Context, status FinalStatus, diagnostics, trackingURL string) error {
+	c.hb.Lock()
+	defer c.hb.Unlock()
+	if !c.isRegistered() {
+		return fmt.Errorf("%w: Unregister before Register", ErrNotRegistered)
+	}
+	req := &yarnpb.FinishApplicationMasterRequestProto{
+		Diagnostics:            proto.String(diagnostics),
+		TrackingUrl:            proto.String(trackingURL),
+		FinalApplicationStatus: yarnpb.FinalApplicationStatusProto(status).Enum(),
+	}
+	resynced := false
+	for {
+		resp := &yarnpb.FinishApplicationMasterResponseProto{}
+		err := c.rpc.Call(ctx, "finishApplicationMaster", req, resp, ipc.CallOptions{Idempotent: true})
+		if err != nil {
+			err = convertErr(err)
+			if errors.Is(err, ErrNotRegistered) && !resynced {
+				resynced = true
+				c.logger.Warn("amrm: the ResourceManager does not know this application master; registering again to unregister")
+				if err := c.resync(ctx); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
+		}
+		if resp.GetIsUnregistered() {
+			c.mu.Lock()
+			c.registered = false
+			c.mu.Unlock()
+			c.logger.Info("amrm: unregistered", "finalStatus", status.String())
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// Stats are counters for diagnostics and tests.
+type Stats struct {
+	// Allocates is the number of successful allocate calls.
+	Allocates int
+	// Connections is the number of connections opened to the ResourceManager.
+	Connections int
+}
+
+// Stats returns the client's counters.
+func (c *Client) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Stats{Allocates: c.allocates, Connections: c.rpc.Dials()}
+}
+
+// Close closes the connection to the ResourceManager. It does not unregister.
+func (c *Client) Close() error { return c.rpc.Close() }

@@ -1,0 +1,448 @@
+package amrm
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
+	"google.golang.org/protobuf/proto"
+)
+
+var gpu1 = Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{ResourceGPU: 1}}
+
+func registered(t *testing.T, rm *fakeRM, mod func(*Config)) *Client {
+	t.Helper()
+	c := rm.client(t, mod)
+	_, err := c.Register(context.Background(), RegisterRequest{Host: "am-host", RPCPort: -1, TrackingURL: "http://am"})
+	require.NoError(t, err)
+	return c
+}
+
+func TestNewNeedsAMRMToken(t *testing.T) {
+	_, err := New(Config{SchedulerAddrs: []string{"rm:8030"}, Credentials: NewCredentials()})
+	require.ErrorIs(t, err, ErrNoToken)
+	assert.ErrorContains(t, err, EnvTokenFile)
+	_, err = New(Config{Credentials: NewCredentials()})
+	assert.ErrorContains(t, err, "scheduler.address")
+}
+
+func TestRegisterKeepsCapabilityAndTypes(t *testing.T) {
+	rm := newFakeRM(t)
+	c := rm.client(t, nil)
+	reg, err := c.Register(context.Background(), RegisterRequest{Host: "am-host", RPCPort: -1, TrackingURL: "http://am"})
+	require.NoError(t, err)
+	assert.Equal(t, Resource{MemoryMB: 8192, VCores: 8, Extended: map[string]int64{ResourceGPU: 4}}, reg.MaximumCapability)
+	assert.True(t, reg.HasResourceType(ResourceGPU))
+	assert.False(t, reg.HasResourceType(ResourceFPGA))
+	assert.Equal(t, []ResourceType{
+		{Name: ResourceMemory, Units: "Mi", Type: "COUNTABLE"},
+		{Name: ResourceVCores, Units: "", Type: "COUNTABLE"},
+		{Name: ResourceGPU, Units: "", Type: "COUNTABLE"},
+	}, reg.ResourceTypes)
+	assert.Equal(t, "default", reg.Queue)
+	_, ok := c.NMToken("old-nm:1")
+	assert.True(t, ok, "NMTokens from previous attempts are cached")
+
+	calls := rm.srv.MethodCalls("registerApplicationMaster")
+	require.Len(t, calls, 1)
+	req := &yarnpb.RegisterApplicationMasterRequestProto{}
+	require.NoError(t, calls[0].Decode(req))
+	assert.Equal(t, "am-host", req.GetHost())
+	assert.Equal(t, int32(-1), req.GetRpcPort())
+	assert.Equal(t, "http://am", req.GetTrackingUrl())
+	assert.Equal(t, amrmTok.Identifier, rm.srv.Logins()[0], "authenticated with the AMRMToken")
+
+	// Registering twice is the RM's InvalidApplicationMasterRequestException, typed.
+	_, err = c.Register(context.Background(), RegisterRequest{})
+	require.ErrorIs(t, err, ErrInvalidRequest)
+	var re *RemoteError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, exInvalidAMRequest, re.Class)
+	assert.Contains(t, re.Message, "already registered")
+	assert.Equal(t, "registerApplicationMaster", re.Method)
+}
+
+func TestAskChecksBeforeSending(t *testing.T) {
+	rm := newFakeRM(t)
+	c := rm.client(t, nil)
+	require.ErrorIs(t, c.Ask(1, gpu1, 1), ErrNotRegistered, "types are unknown before Register")
+	_, err := c.Register(context.Background(), RegisterRequest{RPCPort: -1})
+	require.NoError(t, err)
+
+	err = c.Ask(1, Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{"yarn.io/nonexistent": 1}}, 1)
+	require.ErrorIs(t, err, ErrUnknownResource)
+	assert.ErrorContains(t, err, `"yarn.io/nonexistent"`)
+	assert.ErrorContains(t, err, "memory-mb, vcores, yarn.io/gpu")
+	assert.ErrorContains(t, err, "yarn.resource-types")
+
+	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{ResourceGPU: 5}}, 1), ErrExceedsMaximum)
+	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 9000, VCores: 1}, 1), ErrExceedsMaximum)
+	assert.Error(t, c.Ask(1, Resource{MemoryMB: 1, VCores: 1, Extended: map[string]int64{ResourceMemory: 1}}, 1))
+	assert.Error(t, c.Ask(1, gpu1, -1))
+
+	// Nothing bad reaches the RM.
+	_, err = c.Allocate(context.Background())
+	require.NoError(t, err)
+	reqs := rm.allocRequests()
+	require.Len(t, reqs, 1)
+	assert.Empty(t, reqs[0].GetAsk())
+}
+
+func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		switch n {
+		case 0, 1:
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1"), rm.container(1, 1, "nm2")}
+			resp.NmTokens = []*yarnpb.NMTokenProto{{NodeId: &yarnpb.NodeIdProto{Host: proto.String("nm1"), Port: proto.Int32(45454)},
+				Token: Token{Identifier: []byte("nmtok-1"), Password: []byte("x"), Kind: KindNMToken}.proto()}}
+		case 2:
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1")} // one too many
+		}
+		return nil
+	}
+	c := registered(t, rm, nil)
+	require.NoError(t, c.Ask(1, gpu1, 4))
+	assert.Equal(t, 4, c.Outstanding(1))
+
+	var got []Container
+	for i := 0; i < 4; i++ {
+		a, err := c.Allocate(context.Background())
+		require.NoError(t, err)
+		got = append(got, a.Allocated...)
+		if i == 2 {
+			require.Len(t, a.Released, 1)
+			assert.Contains(t, a.Released[0].Reason, "surplus")
+		}
+	}
+	require.Len(t, got, 4)
+	for _, ct := range got {
+		assert.Equal(t, int32(1), ct.Priority)
+		assert.Equal(t, int64(1), ct.Resource.Extended[ResourceGPU])
+		assert.Contains(t, []string{"nm1:45454", "nm2:45454"}, ct.Node)
+	}
+	assert.Equal(t, ContainerID("container_1700000000000_0001_01_000002"), got[0].ID)
+	assert.Equal(t, 0, c.Outstanding(1))
+
+	reqs := rm.allocRequests()
+	require.Len(t, reqs, 4)
+	for i, r := range reqs {
+		assert.Equal(t, int32(i), r.GetResponseId(), "echoes the last response id, starting at 0")
+	}
+	// The ask goes out once, as the absolute total, and is not repeated while unchanged.
+	require.Len(t, reqs[0].GetAsk(), 1)
+	ask := reqs[0].GetAsk()[0]
+	assert.Equal(t, int32(4), ask.GetNumContainers())
+	assert.Equal(t, "*", ask.GetResourceName())
+	assert.Equal(t, int32(1), ask.GetPriority().GetPriority())
+	assert.True(t, ask.GetRelaxLocality())
+	assert.Equal(t, yarnpb.ExecutionTypeProto_GUARANTEED, ask.GetExecutionTypeRequest().GetExecutionType())
+	require.Len(t, ask.GetCapability().GetResourceValueMap(), 1)
+	assert.Equal(t, ResourceGPU, ask.GetCapability().GetResourceValueMap()[0].GetKey())
+	assert.Equal(t, int64(1), ask.GetCapability().GetResourceValueMap()[0].GetValue())
+	assert.Empty(t, reqs[1].GetAsk())
+	assert.Empty(t, reqs[2].GetAsk())
+	// The surplus container is released with the next heartbeat.
+	require.Len(t, reqs[3].GetRelease(), 1)
+	assert.Equal(t, int64(6), reqs[3].GetRelease()[0].GetId())
+
+	_, ok := c.NMToken("nm1:45454")
+	assert.True(t, ok)
+	_, ok = c.NMToken("nm2:45454")
+	assert.False(t, ok)
+
+	// Lowering the total sends the new absolute value.
+	require.NoError(t, c.Ask(1, gpu1, 0))
+	require.NoError(t, c.Ask(2, Resource{MemoryMB: 512, VCores: 1}, 3))
+	_, err := c.Allocate(context.Background())
+	require.NoError(t, err)
+	reqs = rm.allocRequests()
+	require.Len(t, reqs[4].GetAsk(), 2)
+	assert.Equal(t, int32(0), reqs[4].GetAsk()[0].GetNumContainers())
+	assert.Equal(t, int32(3), reqs[4].GetAsk()[1].GetNumContainers())
+}
+
+func TestOnePriorityPerProfile(t *testing.T) {
+	rm := newFakeRM(t)
+	c := registered(t, rm, nil)
+	require.NoError(t, c.Ask(1, gpu1, 2))
+	err := c.Ask(1, Resource{MemoryMB: 2048, VCores: 1}, 2)
+	assert.ErrorContains(t, err, "one priority per resource profile")
+	require.NoError(t, c.Ask(1, gpu1, 5), "same profile, new total")
+}
+
+func TestContainerMissingAskedResourceIsReleasedAndReasked(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		switch n {
+		case 0:
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 0, "nm1")} // GPU dropped
+		case 2:
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm2")}
+		}
+		return nil
+	}
+	c := registered(t, rm, nil)
+	require.NoError(t, c.Ask(1, gpu1, 1))
+	a, err := c.Allocate(context.Background())
+	require.NoError(t, err)
+	assert.Empty(t, a.Allocated)
+	require.Len(t, a.Released, 1)
+	assert.Equal(t, "missing yarn.io/gpu=1 (got 0)", a.Released[0].Reason)
+	assert.Equal(t, 1, c.Outstanding(1))
+
+	_, err = c.Allocate(context.Background())
+	require.NoError(t, err)
+	reqs := rm.allocRequests()
+	require.Len(t, reqs[1].GetRelease(), 1, "the bad container goes back")
+	require.Len(t, reqs[1].GetAsk(), 1, "and the total is asked again")
+	assert.Equal(t, int32(1), reqs[1].GetAsk()[0].GetNumContainers())
+
+	a, err = c.Allocate(context.Background())
+	require.NoError(t, err)
+	require.Len(t, a.Allocated, 1)
+	assert.Equal(t, 0, c.Outstanding(1))
+}
+
+func TestWrongResponseIDIsTypedError(t *testing.T) {
+	rm := newFakeRM(t)
+	c := registered(t, rm, nil)
+	_, err := c.Allocate(context.Background())
+	require.NoError(t, err)
+	rm.mu.Lock()
+	rm.lastID = 7 // the RM moved on without this client
+	rm.mu.Unlock()
+	_, err = c.Allocate(context.Background())
+	require.ErrorIs(t, err, ErrInvalidRequest)
+	var re *RemoteError
+	require.ErrorAs(t, err, &re)
+	assert.Contains(t, re.Message, "expect responseId to be 7 but get 1")
+	assert.Contains(t, err.Error(), "InvalidApplicationMasterRequestException: Invalid responseId")
+}
+
+func TestReregisterAfterRMRestart(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		if n == 0 {
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1")}
+		}
+		return nil
+	}
+	c := registered(t, rm, nil)
+	require.NoError(t, c.Ask(1, gpu1, 3))
+	require.NoError(t, c.Ask(2, Resource{MemoryMB: 512, VCores: 1}, 0))
+	a, err := c.Allocate(context.Background())
+	require.NoError(t, err)
+	require.Len(t, a.Allocated, 1)
+	require.NoError(t, c.Release(a.Allocated[0].ID))
+	_, err = c.Allocate(context.Background())
+	require.NoError(t, err)
+
+	rm.restart()
+	_, err = c.Allocate(context.Background())
+	require.NoError(t, err)
+
+	rm.mu.Lock()
+	assert.Equal(t, 2, rm.registers)
+	rm.mu.Unlock()
+	reqs := rm.allocRequests()
+	require.Len(t, reqs, 3)
+	last := reqs[2]
+	assert.Equal(t, int32(0), last.GetResponseId(), "response ids start over after re-registering")
+	require.Len(t, last.GetAsk(), 2, "every ask is sent again")
+	assert.Equal(t, int32(2), last.GetAsk()[0].GetNumContainers(), "with the outstanding total")
+	require.Len(t, last.GetRelease(), 1, "unconfirmed releases are sent again")
+	assert.Equal(t, 2, rm.srv.Connections(), "reconnected with SASL")
+}
+
+func TestAMCommands(t *testing.T) {
+	t.Run("resync", func(t *testing.T) {
+		rm := newFakeRM(t)
+		rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+			if n == 0 {
+				resp.AMCommand = yarnpb.AMCommandProto_AM_RESYNC.Enum()
+				rm.registered = false
+			}
+			return nil
+		}
+		c := registered(t, rm, nil)
+		_, err := c.Allocate(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, 2, rm.registers)
+	})
+	t.Run("shutdown", func(t *testing.T) {
+		rm := newFakeRM(t)
+		rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+			resp.AMCommand = yarnpb.AMCommandProto_AM_SHUTDOWN.Enum()
+			return nil
+		}
+		c := registered(t, rm, nil)
+		_, err := c.Allocate(context.Background())
+		assert.ErrorIs(t, err, ErrShutdown)
+	})
+}
+
+func TestAMRMTokenRoll(t *testing.T) {
+	rm := newFakeRM(t)
+	newTok := Token{Identifier: []byte("amrm-id-2"), Password: []byte("amrm-pw-2"), Kind: KindAMRMToken}
+	rm.srv.AddToken(newTok.Identifier, newTok.Password)
+	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		if n == 0 {
+			resp.AmRmToken = newTok.proto()
+		}
+		return nil
+	}
+	c := registered(t, rm, nil)
+	_, err := c.Allocate(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, newTok.Identifier, c.AMRMToken().Identifier)
+	_, tok, _ := c.Credentials().TokenByKind(KindAMRMToken)
+	assert.Equal(t, newTok.Password, tok.Password)
+
+	// The RM forgets the old key and drops the connection: the client reconnects with the new token.
+	rm.srv.RemoveToken(amrmTok.Identifier)
+	rm.srv.DropConnections()
+	_, err = c.Allocate(context.Background())
+	require.NoError(t, err)
+	logins := rm.srv.Logins()
+	require.Len(t, logins, 2)
+	assert.Equal(t, newTok.Identifier, logins[1])
+}
+
+func TestCompletedContainerStatuses(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		ct := rm.container(1, 1, "nm1")
+		resp.CompletedContainerStatuses = []*yarnpb.ContainerStatusProto{
+			{ContainerId: ct.Id, State: yarnpb.ContainerStateProto_C_COMPLETE.Enum(), ExitStatus: proto.Int32(0), Diagnostics: proto.String("")},
+			{ContainerId: rm.container(1, 1, "nm1").Id, State: yarnpb.ContainerStateProto_C_COMPLETE.Enum(), ExitStatus: proto.Int32(-105), Diagnostics: proto.String("Container killed by the ApplicationMaster.")},
+		}
+		resp.Limit = &yarnpb.ResourceProto{Memory: proto.Int64(4096), VirtualCores: proto.Int32(4)}
+		resp.UpdatedNodes = []*yarnpb.NodeReportProto{{NodeId: &yarnpb.NodeIdProto{Host: proto.String("nm3"), Port: proto.Int32(1)}, NodeState: yarnpb.NodeStateProto_NS_LOST.Enum()}}
+		resp.Preempt = &yarnpb.PreemptionMessageProto{StrictContract: &yarnpb.StrictPreemptionContractProto{Container: []*yarnpb.PreemptionContainerProto{{Id: ct.Id}}}}
+		return nil
+	}
+	c := registered(t, rm, nil)
+	a, err := c.Allocate(context.Background())
+	require.NoError(t, err)
+	require.Len(t, a.Completed, 2)
+	assert.Equal(t, ContainerStatus{ID: "container_1700000000000_0001_01_000002", State: StateComplete, ExitStatus: 0}, a.Completed[0])
+	assert.Equal(t, int32(-105), a.Completed[1].ExitStatus)
+	assert.Contains(t, a.Completed[1].Diagnostics, "killed")
+	assert.Equal(t, Resource{MemoryMB: 4096, VCores: 4}, a.Headroom)
+	assert.Equal(t, 2, a.NumClusterNodes)
+	require.Len(t, a.UpdatedNodes, 1)
+	assert.Equal(t, "LOST", a.UpdatedNodes[0].State)
+	assert.Equal(t, []ContainerID{"container_1700000000000_0001_01_000002"}, a.Preempted)
+}
+
+func TestUnregister(t *testing.T) {
+	t.Run("loops until the RM confirms", func(t *testing.T) {
+		rm := newFakeRM(t)
+		rm.unregisterAfter = 3
+		c := registered(t, rm, nil)
+		require.NoError(t, c.Unregister(context.Background(), StatusSucceeded, "all done", "http://history"))
+		rm.mu.Lock()
+		defer rm.mu.Unlock()
+		assert.Equal(t, 3, rm.finishCalls)
+		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_SUCCEEDED, rm.finishRequests[0].GetFinalApplicationStatus())
+		assert.Equal(t, "all done", rm.finishRequests[0].GetDiagnostics())
+		assert.Equal(t, "http://history", rm.finishRequests[0].GetTrackingUrl())
+	})
+	t.Run("registers again after an RM restart", func(t *testing.T) {
+		rm := newFakeRM(t)
+		c := registered(t, rm, nil)
+		rm.restart()
+		require.NoError(t, c.Unregister(context.Background(), StatusFailed, "", ""))
+		assert.Equal(t, 2, rm.registers)
+		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_FAILED, rm.finishRequests[0].GetFinalApplicationStatus())
+	})
+	t.Run("context ends the loop", func(t *testing.T) {
+		rm := newFakeRM(t)
+		rm.unregisterAfter = 1 << 30
+		c := registered(t, rm, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
+		defer cancel()
+		assert.ErrorIs(t, c.Unregister(ctx, StatusSucceeded, "", ""), context.DeadlineExceeded)
+	})
+}
+
+func TestRun(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		if n < 4 {
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1")}
+		}
+		return nil
+	}
+	c := registered(t, rm, func(cfg *Config) { cfg.Heartbeat = 5 * time.Millisecond })
+	require.NoError(t, c.Ask(1, gpu1, 4))
+	var got []Container
+	err := c.Run(context.Background(), func(a *Allocation) (bool, error) {
+		got = append(got, a.Allocated...)
+		return len(got) == 4, nil
+	})
+	require.NoError(t, err)
+	assert.Len(t, got, 4)
+	assert.Equal(t, 4, c.Stats().Allocates)
+
+	boom := errors.New("boom")
+	assert.ErrorIs(t, c.Run(context.Background(), func(*Allocation) (bool, error) { return false, boom }), boom)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, c.Run(ctx, func(*Allocation) (bool, error) { return false, nil }), context.DeadlineExceeded)
+}
+
+func TestRunRetriesConnectionFailures(t *testing.T) {
+	rm := newFakeRM(t)
+	var failDials atomic.Int32
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if failDials.Add(-1) >= 0 {
+			return nil, errors.New("connection refused (test)")
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
+	c := registered(t, rm, func(cfg *Config) {
+		cfg.Dial = dial
+		cfg.Heartbeat = 5 * time.Millisecond
+	})
+	rm.srv.DropConnections() // an RM restart that keeps the attempt registered (work-preserving)
+	failDials.Store(3)
+	n := 0
+	err := c.Run(context.Background(), func(*Allocation) (bool, error) { n++; return n == 2, nil })
+	require.NoError(t, err)
+	assert.LessOrEqual(t, failDials.Load(), int32(0), "the failing dials were all tried")
+
+	// Past RetryTimeout the error comes back.
+	c.cfg.RetryTimeout = 50 * time.Millisecond
+	rm.srv.DropConnections()
+	failDials.Store(1 << 30)
+	err = c.Run(context.Background(), func(*Allocation) (bool, error) { return false, nil })
+	require.ErrorIs(t, err, ErrConnection)
+	assert.ErrorContains(t, err, "connection refused (test)")
+
+	c3 := rm.client(t, func(cfg *Config) {
+		cfg.Dial = func(context.Context, string, string) (net.Conn, error) { return nil, errors.New("refused") }
+	})
+	_, err = c3.Register(context.Background(), RegisterRequest{})
+	assert.ErrorIs(t, err, ErrConnection)
+}
+
+func TestAttemptNotFoundEndsRun(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.script = func(int, *yarnpb.AllocateRequestProto, *yarnpb.AllocateResponseProto) error {
+		return errNotFound
+	}
+	c := registered(t, rm, func(cfg *Config) { cfg.Heartbeat = time.Millisecond })
+	err := c.Run(context.Background(), func(*Allocation) (bool, error) { return false, nil })
+	assert.ErrorIs(t, err, ErrAttemptNotFound)
+	assert.NotErrorIs(t, err, ErrNotRegistered)
+}

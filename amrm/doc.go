@@ -1,0 +1,34 @@
+// Package amrm is a YARN ApplicationMaster's native Hadoop IPC client: the
+// ApplicationMasterProtocol to the ResourceManager's scheduler (register, allocate, unregister) and
+// the ContainerManagementProtocol to NodeManagers (start, stop, status). It is the only way to get
+// containers with extended resources such as yarn.io/gpu: the ResourceManager's REST API cannot
+// allocate containers beyond the AM.
+//
+// Authentication is SASL TOKEN/DIGEST-MD5 with qop auth: the AMRMToken from the container's token
+// file ($HADOOP_TOKEN_FILE_LOCATION, read with CredentialsFromEnv) for the ResourceManager, and the
+// NMTokens the ResourceManager hands out for NodeManagers. Clusters with hadoop.rpc.protection
+// integrity or privacy are refused with ErrUnsupportedQOP.
+//
+// A typical ApplicationMaster:
+//
+//	creds, err := amrm.CredentialsFromEnv()
+//	rm, err := amrm.New(amrm.Config{SchedulerAddrs: []string{"rm:8030"}, Credentials: creds})
+//	reg, err := rm.Register(ctx, amrm.RegisterRequest{RPCPort: -1})
+//	err = rm.Ask(1, amrm.Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{amrm.ResourceGPU: 1}}, 4)
+//	nm, err := amrm.NewNMClient(amrm.NMConfig{Tokens: rm})
+//	err = rm.Run(ctx, func(a *amrm.Allocation) (bool, error) {
+//		for _, c := range a.Allocated {
+//			_ = nm.StartContainer(ctx, c, amrm.NewLaunchContext("./worker"))
+//		}
+//		return allDone(a.Completed), nil
+//	})
+//	err = rm.Unregister(ctx, amrm.StatusSucceeded, "", "")
+//
+// Asks are absolute totals per priority (one priority per resource profile). Every allocated
+// container is checked for the asked extended resources; one that lacks them is released and asked
+// for again. After a ResourceManager restart or failover the client registers again and resends its
+// asks and releases. Remote exceptions are *RemoteError values keeping the Java class and message,
+// matching the package's sentinels (ErrNotRegistered, ...) with errors.Is.
+//
+// The package imports no other yarn-er package.
+package amrm

@@ -1,0 +1,260 @@
+package ipc
+
+import (
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// maxDigestChallenge bounds a DIGEST-MD5 challenge (RFC 2831 says less than 2048 bytes).
+const maxDigestChallenge = 64 << 10
+
+// DigestChallenge is a parsed DIGEST-MD5 challenge (RFC 2831 section 2.1.1).
+type DigestChallenge struct {
+	Realms    []string
+	Nonce     string
+	QOP       []string // offered qop values; "auth" when the server sent none
+	Charset   string
+	Algorithm string
+	Ciphers   []string
+	MaxBuf    string
+	Stale     bool
+}
+
+// ParseDigestChallenge parses a DIGEST-MD5 challenge.
+func ParseDigestChallenge(b []byte) (*DigestChallenge, error) {
+	if len(b) > maxDigestChallenge {
+		return nil, fmt.Errorf("DIGEST-MD5 challenge of %d bytes is too long", len(b))
+	}
+	dirs, err := ParseDigestDirectives(string(b))
+	if err != nil {
+		return nil, err
+	}
+	c := &DigestChallenge{}
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		k := strings.ToLower(d.Key)
+		if k != "realm" && seen[k] {
+			return nil, fmt.Errorf("DIGEST-MD5 challenge repeats %q", d.Key)
+		}
+		seen[k] = true
+		switch k {
+		case "realm":
+			c.Realms = append(c.Realms, d.Value)
+		case "nonce":
+			c.Nonce = d.Value
+		case "qop":
+			c.QOP = splitList(d.Value)
+		case "charset":
+			c.Charset = d.Value
+		case "algorithm":
+			c.Algorithm = d.Value
+		case "cipher":
+			c.Ciphers = splitList(d.Value)
+		case "maxbuf":
+			c.MaxBuf = d.Value
+		case "stale":
+			c.Stale = strings.EqualFold(d.Value, "true")
+		}
+	}
+	if c.Nonce == "" {
+		return nil, errors.New("DIGEST-MD5 challenge has no nonce")
+	}
+	if !strings.EqualFold(c.Algorithm, "md5-sess") {
+		return nil, fmt.Errorf("DIGEST-MD5 challenge has algorithm %q, want md5-sess", c.Algorithm)
+	}
+	if c.Charset != "" && !strings.EqualFold(c.Charset, "utf-8") {
+		return nil, fmt.Errorf("DIGEST-MD5 challenge has charset %q, want utf-8", c.Charset)
+	}
+	if len(c.QOP) == 0 {
+		c.QOP = []string{"auth"}
+	}
+	return c, nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DigestDirective is one key=value pair of a DIGEST-MD5 challenge or response.
+type DigestDirective struct {
+	Key, Value string
+}
+
+// ParseDigestDirectives splits "k1=v1,k2="quoted \"v2\"",..." into directives. Empty list
+// elements and linear white space around them are allowed (RFC 2831's #rule).
+func ParseDigestDirectives(s string) ([]DigestDirective, error) {
+	var out []DigestDirective
+	i := 0
+	skipSpace := func() {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+			i++
+		}
+	}
+	for {
+		skipSpace()
+		if i == len(s) {
+			return out, nil
+		}
+		if s[i] == ',' {
+			i++
+			continue
+		}
+		start := i
+		for i < len(s) && s[i] != '=' && s[i] != ',' && s[i] != ' ' && s[i] != '\t' && s[i] != '"' {
+			i++
+		}
+		key := s[start:i]
+		if key == "" {
+			return nil, fmt.Errorf("DIGEST-MD5: expected a directive name at offset %d", start)
+		}
+		skipSpace()
+		if i == len(s) || s[i] != '=' {
+			return nil, fmt.Errorf("DIGEST-MD5: directive %q has no value", key)
+		}
+		i++
+		skipSpace()
+		var val strings.Builder
+		if i < len(s) && s[i] == '"' {
+			i++
+			closed := false
+			for i < len(s) {
+				c := s[i]
+				if c == '\\' && i+1 < len(s) {
+					val.WriteByte(s[i+1])
+					i += 2
+					continue
+				}
+				if c == '"' {
+					i++
+					closed = true
+					break
+				}
+				val.WriteByte(c)
+				i++
+			}
+			if !closed {
+				return nil, fmt.Errorf("DIGEST-MD5: unterminated quoted value of %q", key)
+			}
+		} else {
+			start := i
+			for i < len(s) && s[i] != ',' && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n' {
+				i++
+			}
+			val.WriteString(s[start:i])
+		}
+		out = append(out, DigestDirective{Key: key, Value: val.String()})
+		skipSpace()
+		if i < len(s) && s[i] != ',' {
+			return nil, fmt.Errorf("DIGEST-MD5: expected ',' after %q at offset %d", key, i)
+		}
+	}
+}
+
+// digestMD5 is the client side of one DIGEST-MD5 authentication with a Hadoop token.
+type digestMD5 struct {
+	username  string // base64(identifier)
+	password  string // base64(password)
+	digestURI string // protocol + "/" + serverId
+	cnonce    string
+	// from the last response
+	realm, nonce, qop string
+	response          string
+}
+
+func newDigestMD5(tok *Token, protocol, serverID string) *digestMD5 {
+	return &digestMD5{
+		username:  base64.StdEncoding.EncodeToString(tok.Identifier),
+		password:  base64.StdEncoding.EncodeToString(tok.Password),
+		digestURI: protocol + "/" + serverID,
+	}
+}
+
+// respond computes the digest-response to a challenge, with qop=auth.
+func (d *digestMD5) respond(challenge []byte) ([]byte, error) {
+	ch, err := ParseDigestChallenge(challenge)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(ch.QOP, "auth") {
+		return nil, fmt.Errorf("%w: the server offers qop %s (hadoop.rpc.protection=integrity or privacy); "+
+			"yarn-er supports only qop auth (hadoop.rpc.protection=authentication)",
+			ErrUnsupportedQOP, strings.Join(ch.QOP, ","))
+	}
+	if d.cnonce == "" {
+		var rb [16]byte
+		if _, err := rand.Read(rb[:]); err != nil {
+			return nil, err
+		}
+		d.cnonce = hex.EncodeToString(rb[:])
+	}
+	if len(ch.Realms) > 0 {
+		d.realm = ch.Realms[0]
+	}
+	d.nonce, d.qop = ch.Nonce, "auth"
+	d.response = digestResponseValue(d.username, d.realm, d.password, d.nonce, d.cnonce, "00000001", d.qop,
+		"AUTHENTICATE:"+d.digestURI)
+	var b strings.Builder
+	if ch.Charset != "" {
+		b.WriteString("charset=utf-8,")
+	}
+	fmt.Fprintf(&b, "username=%s,", quoteDigest(d.username))
+	if len(ch.Realms) > 0 {
+		fmt.Fprintf(&b, "realm=%s,", quoteDigest(d.realm))
+	}
+	fmt.Fprintf(&b, "nonce=%s,nc=00000001,cnonce=%s,digest-uri=%s,maxbuf=65536,response=%s,qop=auth",
+		quoteDigest(d.nonce), quoteDigest(d.cnonce), quoteDigest(d.digestURI), d.response)
+	return []byte(b.String()), nil
+}
+
+// verify checks the server's "rspauth=<hex>" final message.
+func (d *digestMD5) verify(token []byte) error {
+	if d.response == "" {
+		return errors.New("DIGEST-MD5: success before the client responded")
+	}
+	dirs, err := ParseDigestDirectives(string(token))
+	if err != nil {
+		return err
+	}
+	for _, dir := range dirs {
+		if strings.EqualFold(dir.Key, "rspauth") {
+			want := digestResponseValue(d.username, d.realm, d.password, d.nonce, d.cnonce, "00000001", d.qop,
+				":"+d.digestURI)
+			if subtle.ConstantTimeCompare([]byte(strings.ToLower(dir.Value)), []byte(want)) != 1 {
+				return errors.New("DIGEST-MD5: the server's rspauth does not match: it does not know the token's secret")
+			}
+			return nil
+		}
+	}
+	return errors.New("DIGEST-MD5: the server's final message has no rspauth")
+}
+
+// digestResponseValue computes RFC 2831's response-value for md5-sess without authzid:
+// HEX(MD5(HEX(MD5(A1)) ":" nonce ":" nc ":" cnonce ":" qop ":" HEX(MD5(A2)))), where
+// A1 = MD5(username ":" realm ":" password) ":" nonce ":" cnonce.
+func digestResponseValue(username, realm, password, nonce, cnonce, nc, qop, a2 string) string {
+	urp := md5.Sum([]byte(username + ":" + realm + ":" + password))
+	a1 := append(urp[:], []byte(":"+nonce+":"+cnonce)...)
+	ha1 := md5.Sum(a1)
+	ha2 := md5.Sum([]byte(a2))
+	kd := md5.Sum([]byte(hex.EncodeToString(ha1[:]) + ":" + nonce + ":" + nc + ":" + cnonce + ":" + qop + ":" +
+		hex.EncodeToString(ha2[:])))
+	return hex.EncodeToString(kd[:])
+}
+
+func quoteDigest(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}

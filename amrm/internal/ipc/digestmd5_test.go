@@ -1,0 +1,95 @@
+package ipc
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// RFC 2831 section 4's example: the IMAP exchange with user chris.
+func TestDigestResponseRFC2831(t *testing.T) {
+	got := digestResponseValue("chris", "elwood.innosoft.com", "secret", "OA6MG9tEQGm2hh", "OA6MHXh6VqTrRk",
+		"00000001", "auth", "AUTHENTICATE:imap/elwood.innosoft.com")
+	assert.Equal(t, "d388dad90d4bbd760a152321f2143af7", got)
+	rsp := digestResponseValue("chris", "elwood.innosoft.com", "secret", "OA6MG9tEQGm2hh", "OA6MHXh6VqTrRk",
+		"00000001", "auth", ":imap/elwood.innosoft.com")
+	assert.Equal(t, "ea40f60335c427b5527b84dbabcdfffd", rsp)
+}
+
+func TestDigestRespondAndVerify(t *testing.T) {
+	tok := &Token{Identifier: []byte{1, 2, 3}, Password: []byte("pw"), Kind: "YARN_AM_RM_TOKEN"}
+	d := newDigestMD5(tok, "", "default")
+	d.cnonce = "fixedcnonce"
+	resp, err := d.respond([]byte(`realm="default",nonce="abc",qop="auth",charset=utf-8,algorithm=md5-sess`))
+	require.NoError(t, err)
+	want := `charset=utf-8,username="AQID",realm="default",nonce="abc",nc=00000001,cnonce="fixedcnonce",` +
+		`digest-uri="/default",maxbuf=65536,response=` +
+		digestResponseValue("AQID", "default", "cHc=", "abc", "fixedcnonce", "00000001", "auth", "AUTHENTICATE:/default") +
+		`,qop=auth`
+	assert.Equal(t, want, string(resp))
+
+	good := "rspauth=" + digestResponseValue("AQID", "default", "cHc=", "abc", "fixedcnonce", "00000001", "auth", ":/default")
+	assert.NoError(t, d.verify([]byte(good)))
+	assert.ErrorContains(t, d.verify([]byte("rspauth=00000000000000000000000000000000")), "does not match")
+	assert.ErrorContains(t, d.verify([]byte("nothing=1")), "no rspauth")
+}
+
+func TestDigestRespondQOP(t *testing.T) {
+	tok := &Token{Identifier: []byte{1}, Password: []byte{2}}
+	for _, qop := range []string{"auth-int", "auth-conf", "auth-int,auth-conf"} {
+		t.Run(qop, func(t *testing.T) {
+			_, err := newDigestMD5(tok, "", "default").respond([]byte(`nonce="n",qop="` + qop + `",algorithm=md5-sess`))
+			require.ErrorIs(t, err, ErrUnsupportedQOP)
+			assert.Contains(t, err.Error(), "hadoop.rpc.protection")
+			assert.Contains(t, err.Error(), qop)
+		})
+	}
+	// auth among others is fine.
+	_, err := newDigestMD5(tok, "", "default").respond([]byte(`nonce="n",qop="auth-conf,auth-int,auth",algorithm=md5-sess`))
+	assert.NoError(t, err)
+}
+
+func TestParseDigestChallenge(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    *DigestChallenge
+		wantErr string
+	}{
+		{
+			name: "hadoop",
+			in:   `realm="default",nonce="sHEq+8sVq0FBqSvqGl7pG/Nvt3FfJ+hQbC38tJ/v",qop="auth",charset=utf-8,algorithm=md5-sess`,
+			want: &DigestChallenge{Realms: []string{"default"}, Nonce: "sHEq+8sVq0FBqSvqGl7pG/Nvt3FfJ+hQbC38tJ/v", QOP: []string{"auth"}, Charset: "utf-8", Algorithm: "md5-sess"},
+		},
+		{
+			name: "spaces, empty elements, escapes, defaults",
+			in:   ` , realm = "a\"b" ,, nonce="x\\y",algorithm=MD5-SESS, maxbuf=1024, cipher="rc4,3des", stale=true `,
+			want: &DigestChallenge{Realms: []string{`a"b`}, Nonce: `x\y`, QOP: []string{"auth"}, Algorithm: "MD5-SESS", MaxBuf: "1024", Ciphers: []string{"rc4", "3des"}, Stale: true},
+		},
+		{
+			name: "two realms",
+			in:   `realm="r1",realm="r2",nonce="n",algorithm=md5-sess,qop="auth-int, auth"`,
+			want: &DigestChallenge{Realms: []string{"r1", "r2"}, Nonce: "n", QOP: []string{"auth-int", "auth"}, Algorithm: "md5-sess"},
+		},
+		{name: "no nonce", in: `realm="r",algorithm=md5-sess`, wantErr: "no nonce"},
+		{name: "wrong algorithm", in: `nonce="n",algorithm=md5`, wantErr: "want md5-sess"},
+		{name: "wrong charset", in: `nonce="n",algorithm=md5-sess,charset=latin1`, wantErr: "want utf-8"},
+		{name: "repeated nonce", in: `nonce="n",nonce="m",algorithm=md5-sess`, wantErr: "repeats"},
+		{name: "unterminated", in: `nonce="n`, wantErr: "unterminated"},
+		{name: "no value", in: `nonce`, wantErr: "no value"},
+		{name: "garbage after value", in: `nonce="n"x`, wantErr: "expected ','"},
+		{name: "no name", in: `="n"`, wantErr: "expected a directive name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseDigestChallenge([]byte(tt.in))
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}

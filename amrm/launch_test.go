@@ -1,0 +1,89 @@
+package amrm
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestLocalResourceURLLikeHadoop(t *testing.T) {
+	// Hadoop 3.5.0 URL.fromURI: file:///tmp/a%20b/x -> scheme "file" port -1 file "/tmp/a b/x";
+	// hdfs://nn:8020/user/x -> scheme "hdfs" host "nn" port 8020 file "/user/x".
+	p, err := LocalResource{URL: "file:///tmp/a%20b/x", Size: 1, Timestamp: 2}.proto()
+	require.NoError(t, err)
+	assert.Equal(t, "file", p.GetResource().GetScheme())
+	assert.Nil(t, p.GetResource().Host)
+	assert.Equal(t, int32(-1), p.GetResource().GetPort())
+	assert.Equal(t, "/tmp/a b/x", p.GetResource().GetFile())
+	assert.Equal(t, "FILE", p.GetType().String())
+	assert.Equal(t, "APPLICATION", p.GetVisibility().String())
+
+	p, err = LocalResource{URL: "hdfs://nn:8020/user/x", Size: 10, Timestamp: 20, Type: Archive, Visibility: VisibilityPublic}.proto()
+	require.NoError(t, err)
+	assert.Equal(t, "hdfs", p.GetResource().GetScheme())
+	assert.Equal(t, "nn", p.GetResource().GetHost())
+	assert.Equal(t, int32(8020), p.GetResource().GetPort())
+	assert.Equal(t, "/user/x", p.GetResource().GetFile())
+	assert.Equal(t, int64(10), p.GetSize())
+	assert.Equal(t, int64(20), p.GetTimestamp())
+	assert.Equal(t, "ARCHIVE", p.GetType().String())
+	assert.Equal(t, "PUBLIC", p.GetVisibility().String())
+
+	for _, bad := range []LocalResource{
+		{URL: "relative/path", Size: 1, Timestamp: 1},
+		{URL: "hdfs://nn:8020/x", Size: -1, Timestamp: 1},
+		{URL: "hdfs://nn:8020/x", Size: 1},
+		{URL: "hdfs://nn:99999/x", Size: 1, Timestamp: 1},
+		{URL: "::", Size: 1, Timestamp: 1},
+	} {
+		_, err := bad.proto()
+		assert.Error(t, err, bad.URL)
+	}
+}
+
+func TestFileResource(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "am bin")
+	require.NoError(t, os.WriteFile(p, []byte("12345"), 0o755))
+	mt := time.UnixMilli(1700000000123)
+	require.NoError(t, os.Chtimes(p, mt, mt))
+	r, err := FileResource(p)
+	require.NoError(t, err)
+	assert.Equal(t, int64(5), r.Size)
+	assert.Equal(t, int64(1700000000123), r.Timestamp)
+	pp, err := r.proto()
+	require.NoError(t, err)
+	assert.Equal(t, p, pp.GetResource().GetFile())
+	_, err = FileResource(filepath.Dir(p))
+	assert.Error(t, err)
+}
+
+func TestLaunchContextFiltersAMRMToken(t *testing.T) {
+	creds := javaCredentials(t)
+	creds.AddToken("hdfs", Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
+	lc := NewLaunchContext("./worker", "1>", "<LOG_DIR>/stdout").
+		WithEnv("B", "2").WithEnv("A", "1").
+		WithLocalResource("worker", LocalResource{URL: "file:///w", Size: 3, Timestamp: 4}).
+		WithCredentials(creds)
+	p, err := lc.proto()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"./worker", "1>", "<LOG_DIR>/stdout"}, p.GetCommand())
+	require.Len(t, p.GetEnvironment(), 2)
+	assert.Equal(t, "A", p.GetEnvironment()[0].GetKey(), "sorted, deterministic")
+	require.Len(t, p.GetLocalResources(), 1)
+	assert.Equal(t, "worker", p.GetLocalResources()[0].GetKey())
+
+	got, err := ParseCredentials(p.GetTokens())
+	require.NoError(t, err)
+	assert.Equal(t, FormatWritable, got.Format)
+	_, _, hasAMRM := got.TokenByKind(KindAMRMToken)
+	assert.False(t, hasAMRM, "the AMRMToken never reaches a container")
+	assert.Contains(t, got.Tokens, "hdfs")
+	assert.Contains(t, creds.Tokens, "amrm-alias", "the caller's credentials are untouched")
+
+	_, err = NewLaunchContext().proto()
+	assert.Error(t, err)
+}

@@ -1,0 +1,189 @@
+package amrm
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/amrm/internal/ipc/ipctest"
+	"google.golang.org/protobuf/proto"
+)
+
+type tokenMap map[string]Token
+
+func (m tokenMap) NMToken(node string) (Token, bool) { t, ok := m[node]; return t, ok }
+
+type fakeNM struct {
+	srv    *ipctest.Server
+	mu     sync.Mutex
+	starts []*yarnpb.StartContainersRequestProto
+	fail   string // exception class to report in failed_requests
+	drop   bool   // drop the connection instead of answering
+}
+
+var nmTok = Token{Identifier: []byte("nm-id"), Password: []byte("nm-pw"), Kind: KindNMToken}
+
+func newFakeNM(t *testing.T) *fakeNM {
+	nm := &fakeNM{}
+	nm.srv = ipctest.NewServer(t, nm.handle)
+	nm.srv.AddToken(nmTok.Identifier, nmTok.Password)
+	return nm
+}
+
+func (nm *fakeNM) handle(c *ipctest.Call) (proto.Message, error) {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	if c.Protocol != cmProtocol {
+		return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchProtocolException", Message: c.Protocol}
+	}
+	switch c.Method {
+	case "startContainers":
+		req := &yarnpb.StartContainersRequestProto{}
+		if err := c.Decode(req); err != nil {
+			return nil, err
+		}
+		nm.starts = append(nm.starts, req)
+		if nm.drop {
+			nm.srv.DropConnections()
+			return nil, &ipctest.Exception{Class: "x", Message: "never delivered"}
+		}
+		resp := &yarnpb.StartContainersResponseProto{}
+		for _, r := range req.GetStartContainerRequest() {
+			var id yarnpb.ContainerIdProto
+			// The container id travels inside the container token's identifier in Hadoop; the fake
+			// encodes it as text in the token's service for simplicity.
+			p, err := containerIDProto(ContainerID(r.GetContainerToken().GetService()))
+			if err != nil {
+				return nil, err
+			}
+			proto.Merge(&id, p)
+			if nm.fail != "" {
+				resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
+					ContainerId: &id,
+					Exception: &yarnpb.SerializedExceptionProto{ClassName: proto.String(nm.fail),
+						Message: proto.String("Container " + r.GetContainerToken().GetService() + " has already been started")},
+				})
+				continue
+			}
+			resp.SucceededRequests = append(resp.SucceededRequests, &id)
+		}
+		return resp, nil
+	case "stopContainers":
+		req := &yarnpb.StopContainersRequestProto{}
+		if err := c.Decode(req); err != nil {
+			return nil, err
+		}
+		return &yarnpb.StopContainersResponseProto{SucceededRequests: req.GetContainerId()}, nil
+	case "getContainerStatuses":
+		req := &yarnpb.GetContainerStatusesRequestProto{}
+		if err := c.Decode(req); err != nil {
+			return nil, err
+		}
+		resp := &yarnpb.GetContainerStatusesResponseProto{}
+		for _, id := range req.GetContainerId() {
+			resp.Status = append(resp.Status, &yarnpb.ContainerStatusProto{ContainerId: id, State: yarnpb.ContainerStateProto_C_RUNNING.Enum()})
+		}
+		return resp, nil
+	}
+	return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: c.Method}
+}
+
+func (nm *fakeNM) startRequests() []*yarnpb.StartContainersRequestProto {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	return append([]*yarnpb.StartContainersRequestProto(nil), nm.starts...)
+}
+
+func testContainer(t *testing.T, node string) Container {
+	id := ContainerID("container_e03_1700000000000_0001_01_000002")
+	pid, err := containerIDProto(id)
+	require.NoError(t, err)
+	return Container{ID: id, Node: node, Priority: 1, pid: pid,
+		token: Token{Identifier: []byte("container-token-identifier"), Password: []byte("ctpw"), Kind: KindContainerToken, Service: string(id)}}
+}
+
+func TestStartContainer(t *testing.T) {
+	nm := newFakeNM(t)
+	nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: nmTok}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = nmc.Close() })
+
+	creds := NewCredentials()
+	creds.AddToken("amrm", amrmTok)
+	creds.AddToken("hdfs", Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN"})
+	ct := testContainer(t, nm.srv.Addr)
+	lc := NewLaunchContext("sleep", "1").WithEnv("X", "1").WithCredentials(creds).
+		WithLocalResource("am", LocalResource{URL: "file:///bin/am", Size: 10, Timestamp: 1700000000000})
+	require.NoError(t, nmc.StartContainer(context.Background(), ct, lc))
+
+	assert.Equal(t, nmTok.Identifier, nm.srv.Logins()[0], "authenticated with the node's NMToken")
+	starts := nm.startRequests()
+	require.Len(t, starts, 1)
+	r := starts[0].GetStartContainerRequest()[0]
+	assert.Equal(t, ct.token.proto(), r.GetContainerToken(), "the container token passes through unchanged")
+	clc := r.GetContainerLaunchContext()
+	assert.Equal(t, []string{"sleep", "1"}, clc.GetCommand())
+	got, err := ParseCredentials(clc.GetTokens())
+	require.NoError(t, err)
+	assert.Contains(t, got.Tokens, "hdfs")
+	assert.NotContains(t, got.Tokens, "amrm", "no AMRMToken for containers")
+
+	// Status and stop by node and id.
+	st, err := nmc.ContainerStatus(context.Background(), nm.srv.Addr, ct.ID)
+	require.NoError(t, err)
+	assert.Equal(t, StateRunning, st.State)
+	assert.Equal(t, ct.ID, st.ID)
+	require.NoError(t, nmc.StopContainer(context.Background(), nm.srv.Addr, ct.ID))
+	assert.Equal(t, 1, nm.srv.Connections(), "one connection per NodeManager")
+}
+
+func TestStartContainerFailures(t *testing.T) {
+	t.Run("failed request is a ContainerError", func(t *testing.T) {
+		nm := newFakeNM(t)
+		nm.fail = "org.apache.hadoop.yarn.exceptions.YarnException"
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: nmTok}})
+		require.NoError(t, err)
+		ct := testContainer(t, nm.srv.Addr)
+		err = nmc.StartContainer(context.Background(), ct, NewLaunchContext("true"))
+		var ce *ContainerError
+		require.ErrorAs(t, err, &ce)
+		assert.Equal(t, ct.ID, ce.ID)
+		var re *RemoteError
+		require.ErrorAs(t, err, &re)
+		assert.Equal(t, "org.apache.hadoop.yarn.exceptions.YarnException", re.Class)
+		assert.Contains(t, err.Error(), "has already been started")
+	})
+	t.Run("no NMToken", func(t *testing.T) {
+		nm := newFakeNM(t)
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{}})
+		require.NoError(t, err)
+		err = nmc.StartContainer(context.Background(), testContainer(t, nm.srv.Addr), NewLaunchContext("true"))
+		require.ErrorIs(t, err, ErrNoToken)
+		assert.ErrorContains(t, err, nm.srv.Addr)
+	})
+	t.Run("wrong NMToken", func(t *testing.T) {
+		nm := newFakeNM(t)
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: {Identifier: []byte("other"), Password: []byte("x"), Kind: KindNMToken}}})
+		require.NoError(t, err)
+		err = nmc.StartContainer(context.Background(), testContainer(t, nm.srv.Addr), NewLaunchContext("true"))
+		assert.ErrorIs(t, err, ErrInvalidToken)
+		assert.ErrorIs(t, err, ErrAuthentication)
+	})
+	t.Run("never resent after a lost connection", func(t *testing.T) {
+		nm := newFakeNM(t)
+		nm.drop = true
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: nmTok}})
+		require.NoError(t, err)
+		err = nmc.StartContainer(context.Background(), testContainer(t, nm.srv.Addr), NewLaunchContext("true"))
+		require.ErrorIs(t, err, ErrConnection)
+		assert.Len(t, nm.startRequests(), 1)
+	})
+	t.Run("container not from Allocate", func(t *testing.T) {
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{}})
+		require.NoError(t, err)
+		assert.Error(t, nmc.StartContainer(context.Background(), Container{ID: "container_1_0001_01_000001"}, NewLaunchContext("true")))
+	})
+}
