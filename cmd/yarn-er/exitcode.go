@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // Exit codes, a public contract (see `yarn-er help exit-codes`).
@@ -57,6 +59,8 @@ func exitCode(err error) int {
 		return exitFindings
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
+	case errors.Is(err, yarn.ErrUnauthorized), errors.Is(err, yarn.ErrForbidden), errors.Is(err, yarn.ErrAuthentication):
+		return exitAuth
 	}
 	return exitError
 }

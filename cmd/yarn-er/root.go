@@ -49,6 +49,7 @@ containers without handing one device to two processes.`,
 	root.AddCommand(
 		newVersionCmd(a),
 		newExitCodesHelp(),
+		newClusterCmd(a),
 		newTranslateCmd(a),
 	)
 	root.SuggestionsMinimumDistance = 2

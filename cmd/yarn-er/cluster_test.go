@@ -1,0 +1,264 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+// capturesDir holds the RM answers captured from the real mini-YARN (see its README.md).
+var capturesDir = filepath.Join("..", "..", "yarn", "testdata", "captures", "3.5.0")
+
+// clusterRM is a fake ResourceManager for the cluster commands: "METHOD /path" → status and body.
+type clusterRM struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	route map[string]func(w http.ResponseWriter, r *http.Request)
+	seen  []*url.URL
+}
+
+func newClusterRM(t *testing.T) *clusterRM {
+	rm := &clusterRM{route: map[string]func(http.ResponseWriter, *http.Request){}}
+	rm.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rm.mu.Lock()
+		rm.seen = append(rm.seen, r.URL)
+		h := rm.route[r.Method+" "+r.URL.Path]
+		rm.mu.Unlock()
+		if h == nil {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		h(w, r)
+	}))
+	t.Cleanup(rm.srv.Close)
+	return rm
+}
+
+func (rm *clusterRM) serve(route string, status int, body string) {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	rm.route[route] = func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+func (rm *clusterRM) capture(t *testing.T, route, file string) {
+	body, err := os.ReadFile(filepath.Join(capturesDir, file))
+	require.NoError(t, err)
+	rm.serve(route, http.StatusOK, string(body))
+}
+
+func (rm *clusterRM) queries() []url.Values {
+	rm.mu.Lock()
+	defer rm.mu.Unlock()
+	var out []url.Values
+	for _, u := range rm.seen {
+		out = append(out, u.Query())
+	}
+	return out
+}
+
+var clusterEnv = map[string]string{"HADOOP_USER_NAME": "flink"}
+
+func TestClusterNodesJSONShape(t *testing.T) {
+	rm := newClusterRM(t)
+	rm.serve("GET /ws/v1/cluster/nodes", 200, `{"nodes":{"node":[
+	 {"rack":"/default-rack","state":"RUNNING","id":"h:p","nodeHostName":"h","nodeHTTPAddress":"h:p",
+	  "usedResource":{"memory":1024,"vCores":1,"resourceInformations":{"resourceInformation":[{"name":"memory-mb","units":"Mi","value":1024},{"name":"vcores","value":1},{"name":"yarn.io/gpu","value":1}]}},
+	  "availableResource":{"memory":7168,"vCores":7,"resourceInformations":{"resourceInformation":[{"name":"memory-mb","units":"Mi","value":7168},{"name":"vcores","value":7},{"name":"yarn.io/gpu","value":3}]}},
+	  "totalResource":{"memory":8192,"vCores":8,"resourceInformations":{"resourceInformation":[{"name":"memory-mb","units":"Mi","value":8192},{"name":"vcores","value":8},{"name":"yarn.io/gpu","value":4}]}}},
+	 {"rack":"/r2","state":"RUNNING","id":"cpu:p","nodeHostName":"cpu","nodeHTTPAddress":"cpu:p",
+	  "totalResource":{"memory":4096,"vCores":4,"resourceInformations":{"resourceInformation":[{"name":"memory-mb","units":"Mi","value":4096},{"name":"vcores","value":4},{"name":"yarn.io/gpu","value":0}]}}}]}}`)
+
+	res := runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL, "--resource", "yarn.io/gpu", "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	want := `{"nodes":[{"id":"h:p","state":"RUNNING","host":"h","rack":"/default-rack","httpAddress":"h:p",
+	  "total":{"memory-mb":8192,"vcores":8,"yarn.io/gpu":4},"used":{"memory-mb":1024,"vcores":1,"yarn.io/gpu":1},
+	  "available":{"memory-mb":7168,"vcores":7,"yarn.io/gpu":3}}]}`
+	assert.JSONEq(t, want, res.stdout)
+	assert.True(t, strings.Index(res.stdout, `"memory-mb"`) < strings.Index(res.stdout, `"vcores"`), "memory-mb, vcores, then the rest")
+	assert.Equal(t, []string{"flink"}, rm.queries()[0]["user.name"])
+
+	// Without the filter both nodes; a node without a scheduler report has null used/available.
+	res = runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL, "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	var out struct {
+		Nodes []map[string]any `json:"nodes"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Len(t, out.Nodes, 2)
+	assert.Equal(t, "cpu:p", out.Nodes[0]["id"], "sorted by id")
+	assert.Nil(t, out.Nodes[0]["used"])
+
+	res = runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL)
+	require.Equal(t, exitOK, res.code, res.stderr)
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	require.Len(t, lines, 4)
+	assert.Equal(t, []string{"NODE", "STATE", "RACK", "memory-mb", "vcores", "yarn.io/gpu"}, strings.Fields(lines[0]))
+	assert.Equal(t, []string{"cpu:p", "RUNNING", "/r2", "-/-/4096Mi", "-/-/4", "-/-/0"}, strings.Fields(lines[1]))
+	assert.Equal(t, []string{"h:p", "RUNNING", "/default-rack", "1024/7168/8192Mi", "1/7/8", "1/3/4"}, strings.Fields(lines[2]))
+	assert.Contains(t, lines[3], "used/available/total")
+
+	res = runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL, "-o", "yaml", "--resource", "nvidia.com/gpu")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	var y map[string]any
+	require.NoError(t, yaml.Unmarshal([]byte(res.stdout), &y))
+	assert.Empty(t, y["nodes"])
+}
+
+func TestClusterNodesCapturedAndStates(t *testing.T) {
+	rm := newClusterRM(t)
+	rm.capture(t, "GET /ws/v1/cluster/nodes", "nodes-busy.json")
+	res := runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL, "--state", "running,unhealthy", "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.Equal(t, []string{"RUNNING,UNHEALTHY"}, rm.queries()[0]["states"])
+	var out nodesOut
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Len(t, out.Nodes, 2)
+	for _, n := range out.Nodes {
+		assert.Equal(t, int64(4), n.Total["yarn.io/gpu"].Value)
+	}
+}
+
+func TestClusterInfoHA(t *testing.T) {
+	standby, active := newClusterRM(t), newClusterRM(t)
+	standby.serve("GET /ws/v1/cluster/info", 200, `{"clusterInfo":{"id":7,"state":"STARTED","haState":"STANDBY","hadoopVersion":"3.3.6"}}`)
+	active.capture(t, "GET /ws/v1/cluster/info", "info.json")
+	active.capture(t, "GET /ws/v1/cluster/metrics", "metrics-busy.json")
+	rms := standby.srv.URL + "," + active.srv.URL
+
+	res := runCLI(t, clusterEnv, "cluster", "info", "--rm", rms, "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	var out clusterInfoOut
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	assert.Equal(t, active.srv.URL, out.ResourceManager)
+	assert.Equal(t, "ACTIVE", out.HAState)
+	assert.Equal(t, "3.5.0", out.HadoopVersion)
+	require.Len(t, out.ResourceManagers, 2)
+	assert.Equal(t, "STANDBY", out.ResourceManagers[0].HAState)
+	require.NotNil(t, out.Metrics)
+	assert.Equal(t, int64(8), out.Metrics.Total["yarn.io/gpu"].Value)
+	assert.Equal(t, int64(2), out.Metrics.ActiveNodes)
+
+	res = runCLI(t, clusterEnv, "cluster", "info", "--rm", rms)
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "ResourceManager:")
+	assert.Contains(t, res.stdout, active.srv.URL+" (ACTIVE)")
+	assert.Contains(t, res.stdout, "STANDBY")
+	assert.Contains(t, res.stdout, "yarn.io/gpu 0/8")
+}
+
+func TestClusterQueues(t *testing.T) {
+	rm := newClusterRM(t)
+	rm.capture(t, "GET /ws/v1/cluster/scheduler", "scheduler.json")
+	res := runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL, "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	var out queuesOut
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	assert.Equal(t, "capacityScheduler", out.Scheduler)
+	require.Len(t, out.Queues, 2)
+	assert.Equal(t, "root.default", out.Queues[1].Path)
+	assert.True(t, out.Queues[1].Leaf)
+	assert.Equal(t, int64(9223372036854775807), out.Queues[1].MaximumAllocation["yarn.io/gpu"].Value, "Long.MAX_VALUE survives to the JSON output")
+	assert.Contains(t, res.stdout, `"yarn.io/gpu": 9223372036854775807`)
+
+	res = runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL)
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "Scheduler: capacityScheduler")
+	assert.Contains(t, res.stdout, "  default  RUNNING")
+	assert.Contains(t, res.stdout, "yarn.io/gpu=unbounded")
+	assert.Contains(t, res.stdout, "memory-mb=16384Mi")
+}
+
+func TestClusterApps(t *testing.T) {
+	rm := newClusterRM(t)
+	rm.capture(t, "GET /ws/v1/cluster/apps", "apps.json")
+	res := runCLI(t, clusterEnv, "cluster", "apps", "--rm", rm.srv.URL, "--state", "accepted", "--queue", "default",
+		"--owner", "yarner", "--limit", "10", "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	q := rm.queries()[0]
+	assert.Equal(t, []string{"ACCEPTED"}, q["states"])
+	assert.Equal(t, []string{"default"}, q["queue"])
+	assert.Equal(t, []string{"yarner"}, q["user"])
+	assert.Equal(t, []string{"10"}, q["limit"])
+	var out appsOut
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	require.Len(t, out.Apps, 2)
+	assert.Equal(t, "application_1796033172368_0002", out.Apps[0].ID, "newest first")
+	assert.Equal(t, int64(128), out.Apps[0].Allocated["memory-mb"].Value)
+	assert.Equal(t, "FAILED", out.Apps[1].State)
+
+	res = runCLI(t, clusterEnv, "cluster", "apps", "--rm", rm.srv.URL)
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "application_1796033172368_0001  yarn-er-true")
+
+	rm.capture(t, "GET /ws/v1/cluster/apps", "apps-empty.json")
+	res = runCLI(t, clusterEnv, "cluster", "apps", "--rm", rm.srv.URL)
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "(no applications)")
+}
+
+func TestClusterErrorsAndExitCodes(t *testing.T) {
+	rm := newClusterRM(t)
+	anon, err := os.ReadFile(filepath.Join(capturesDir, "error-401-anonymous.txt"))
+	require.NoError(t, err)
+	rm.serve("GET /ws/v1/cluster/nodes", 401, string(anon))
+	rm.serve("GET /ws/v1/cluster/scheduler", 403, `{"RemoteException":{"exception":"ForbiddenException","message":"Only admins can carry out this operation.","javaClassName":"org.apache.hadoop.yarn.webapp.ForbiddenException"}}`)
+	rm.serve("GET /ws/v1/cluster/apps", 500, `{"RemoteException":{"exception":"NullPointerException","message":"boom","javaClassName":"java.lang.NullPointerException"}}`)
+
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		code int
+		msg  string
+	}{
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL}, clusterEnv, exitAuth, "Authentication required"},
+		{[]string{"cluster", "queues", "--rm", rm.srv.URL}, clusterEnv, exitAuth, "Only admins can carry out this operation."},
+		{[]string{"cluster", "apps", "--rm", rm.srv.URL, "--rm-timeout", "5s"}, clusterEnv, exitError, "NullPointerException: boom"},
+		{[]string{"cluster", "nodes"}, clusterEnv, exitUsage, "give --rm URL, or --hadoop-conf DIR"},
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--auth", "ntlm"}, clusterEnv, exitUsage, "--auth"},
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--keytab", "k"}, clusterEnv, exitUsage, "--keytab needs --principal"},
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--tls-cert", "c"}, clusterEnv, exitUsage, "go together"},
+		{[]string{"cluster", "nodes", "--rm", "ftp://x"}, clusterEnv, exitError, "neither http nor https"},
+		{[]string{"cluster", "apps", "--rm", rm.srv.URL, "--limit", "-1"}, clusterEnv, exitUsage, "--limit"},
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--auth", "kerberos", "--krb5-conf", "/nonexistent/krb5.conf"}, clusterEnv, exitAuth, "/nonexistent/krb5.conf"},
+		{[]string{"cluster", "bogus"}, clusterEnv, exitUsage, "unknown command"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			res := runCLI(t, tc.env, tc.args...)
+			assert.Equal(t, tc.code, res.code, res.stderr)
+			assert.Contains(t, res.stderr, tc.msg)
+			assert.Empty(t, res.stdout)
+		})
+	}
+}
+
+func TestClusterSettingsFromEnvironment(t *testing.T) {
+	rm := newClusterRM(t)
+	rm.capture(t, "GET /ws/v1/cluster/nodes", "nodes.json")
+	env := map[string]string{"YARN_ER_RM": rm.srv.URL, "YARN_ER_USER": "alice", "HADOOP_USER_NAME": "bob"}
+	res := runCLI(t, env, "cluster", "nodes", "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.Equal(t, []string{"alice"}, rm.queries()[0]["user.name"], "--user (here from YARN_ER_USER) beats HADOOP_USER_NAME")
+
+	// The RM address from the Hadoop configuration.
+	dir := t.TempDir()
+	site := `<configuration><property><name>yarn.resourcemanager.webapp.address</name><value>` +
+		strings.TrimPrefix(rm.srv.URL, "http://") + `</value></property></configuration>`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "yarn-site.xml"), []byte(site), 0o600))
+	res = runCLI(t, map[string]string{"HADOOP_CONF_DIR": dir, "HADOOP_USER_NAME": "bob"}, "cluster", "nodes", "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.Equal(t, []string{"bob"}, rm.queries()[1]["user.name"])
+}

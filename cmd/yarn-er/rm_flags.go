@@ -1,0 +1,120 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// rmFlags are the flags that say how to reach the ResourceManager's REST API: --rm, --user and the
+// authentication, TLS and timeout flags. Every command that talks to the RM (cluster, preflight)
+// registers them with addRMFlags and builds its client with client.
+type rmFlags struct {
+	addrs    []string
+	user     string
+	doAs     string
+	auth     string
+	krb      yarn.KerberosOptions
+	tls      yarn.TLSOptions
+	timeout  time.Duration
+	failover time.Duration
+}
+
+// addRMFlags registers the RM flags on fs.
+func addRMFlags(cmd *cobra.Command, fs *pflag.FlagSet, f *rmFlags) {
+	fs.StringSliceVar(&f.addrs, "rm", nil,
+		"ResourceManager web address(es), http://host:8088 or host:port; several (comma-separated or repeated) for HA (default: from the Hadoop configuration)")
+	fs.StringVar(&f.user, "user", "",
+		"user for simple authentication, sent as ?user.name= (default $HADOOP_USER_NAME, then the OS user)")
+	fs.StringVar(&f.doAs, "do-as", "", "act as this user (?doAs=; needs proxy-user rights on the RM)")
+	fs.StringVar(&f.auth, "auth", "auto",
+		"authentication: auto (Kerberos when a keytab or ccache is given or hadoop.http.authentication.type=kerberos), simple or kerberos")
+	fs.StringVar(&f.krb.Principal, "principal", "", "Kerberos principal for --keytab, e.g. flink@EXAMPLE.COM")
+	fs.StringVar(&f.krb.Keytab, "keytab", "", "Kerberos keytab file to log in with")
+	fs.StringVar(&f.krb.CCache, "krb5-ccache", "", "Kerberos credential cache (default $KRB5CCNAME, then /tmp/krb5cc_<uid>)")
+	fs.StringVar(&f.krb.Krb5Conf, "krb5-conf", "", "krb5.conf (default $KRB5_CONFIG, then /etc/krb5.conf)")
+	fs.StringVar(&f.krb.ServicePrincipal, "spnego-principal", "",
+		"the RM's HTTP service principal (default HTTP/<RM host>; _HOST is replaced by the RM host)")
+	fs.StringVar(&f.tls.CAFile, "tls-ca", "", "PEM file of CAs to trust for https RMs, besides the system's")
+	fs.StringVar(&f.tls.CertFile, "tls-cert", "", "PEM client certificate for RMs that ask for one")
+	fs.StringVar(&f.tls.KeyFile, "tls-key", "", "PEM key of --tls-cert")
+	fs.BoolVar(&f.tls.InsecureSkipVerify, "insecure-skip-tls-verify", false,
+		"do not verify the RM's certificate (tests only: anyone on the path can pose as the RM)")
+	fs.DurationVar(&f.timeout, "rm-timeout", 30*time.Second, "timeout of each request to the RM")
+	fs.DurationVar(&f.failover, "rm-failover-timeout", 60*time.Second,
+		"how long to wait for an active RM while all are standby (0: do not wait)")
+	_ = cmd.RegisterFlagCompletionFunc("auth", fixedCompletion("auto", "simple", "kerberos"))
+	for _, name := range []string{"keytab", "krb5-ccache", "krb5-conf", "tls-ca", "tls-cert", "tls-key"} {
+		_ = cmd.MarkFlagFilename(name)
+	}
+}
+
+// options turns the flags into client options; hc may be nil.
+func (f *rmFlags) options(a *app, hc *conf.HadoopConfig) (yarn.Options, error) {
+	var auth yarn.AuthMethod
+	switch strings.ToLower(strings.TrimSpace(f.auth)) {
+	case "", "auto":
+		auth = yarn.AuthAuto
+	case "simple":
+		auth = yarn.AuthSimple
+	case "kerberos":
+		auth = yarn.AuthKerberos
+	default:
+		return yarn.Options{}, usageErrorf("--auth %q: want auto, simple or kerberos", f.auth)
+	}
+	if f.krb.Keytab != "" && f.krb.Principal == "" {
+		return yarn.Options{}, usageErrorf("--keytab needs --principal (e.g. --principal flink@EXAMPLE.COM)")
+	}
+	if (f.tls.CertFile == "") != (f.tls.KeyFile == "") {
+		return yarn.Options{}, usageErrorf("--tls-cert and --tls-key go together")
+	}
+	if f.timeout <= 0 {
+		return yarn.Options{}, usageErrorf("--rm-timeout %v: want a positive duration, e.g. 30s", f.timeout)
+	}
+	failover := f.failover
+	if failover <= 0 {
+		failover = -1 // yarn: negative means do not wait
+	}
+	if f.tls.InsecureSkipVerify {
+		a.logger.Warn("--insecure-skip-tls-verify: the ResourceManager's certificate is not checked")
+	}
+	return yarn.Options{
+		Addresses:  f.addrs,
+		HadoopConf: hc,
+		User:       f.user,
+		DoAs:       f.doAs,
+		Auth:       auth,
+		Kerberos:   f.krb,
+		TLS:        f.tls,
+		Timeout:    f.timeout,
+		Retry:      yarn.RetryPolicy{FailoverTimeout: failover},
+		Logger:     a.logger,
+		Getenv:     a.getenv,
+	}, nil
+}
+
+// client builds the RM client. hc is the loaded Hadoop configuration, nil when none is configured.
+// "No RM address" is a usage error that says which flag or file would give one.
+func (f *rmFlags) client(a *app, hc *conf.HadoopConfig) (*yarn.Client, error) {
+	opts, err := f.options(a, hc)
+	if err != nil {
+		return nil, err
+	}
+	c, err := yarn.NewClient(opts)
+	switch {
+	case errors.Is(err, yarn.ErrNoAddress) && hc == nil:
+		return nil, usageErrorf("no ResourceManager known: give --rm URL, or --hadoop-conf DIR (or HADOOP_CONF_DIR) with the cluster's yarn-site.xml")
+	case errors.Is(err, yarn.ErrNoAddress):
+		return nil, usageErrorf("no ResourceManager known from the Hadoop configuration in %s: %v; or give --rm URL", hc.Dir(), err)
+	case err != nil:
+		return nil, fmt.Errorf("ResourceManager client: %w", err)
+	}
+	return c, nil
+}

@@ -1,0 +1,343 @@
+package yarn
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestVariantNodes(t *testing.T) {
+	gpuNode := func(r Resources) Resources { return r }
+	for _, tc := range []struct {
+		file  string
+		check func(t *testing.T, nodes []Node)
+	}{
+		{"nodes-3.1.json", func(t *testing.T, nodes []Node) {
+			require.Len(t, nodes, 2)
+			n := nodes[0]
+			assert.True(t, n.TotalDerived, "3.1 has no totalResource")
+			assert.Equal(t, gpuNode(Resources{Memory: {8192, "Mi"}, VCores: {8, ""}, GPU: {4, ""}}), n.Total)
+			assert.Equal(t, int64(1), n.Used.Value(GPU))
+			assert.Equal(t, "/rack-a", n.Rack)
+			assert.Equal(t, time.UnixMilli(1560000000000).UTC(), n.LastHealthUpdate)
+			// The NEW node has no scheduler report: only the flat memory/vcore fields.
+			n = nodes[1]
+			assert.Equal(t, "NEW", n.State)
+			assert.True(t, n.LastHealthUpdate.IsZero())
+			assert.Equal(t, Resources{Memory: {0, "Mi"}, VCores: {0, ""}}, n.Total)
+			assert.False(t, n.Total.Has(GPU))
+		}},
+		{"nodes-jersey2-single.json", func(t *testing.T, nodes []Node) {
+			require.Len(t, nodes, 1)
+			n := nodes[0]
+			assert.Equal(t, []string{"gpu"}, n.NodeLabels)
+			assert.Empty(t, n.HealthReport)
+			assert.Equal(t, Resources{Memory: {0, "Mi"}, VCores: {0, ""}}, n.Used, "vCores from the flat field when not listed")
+			assert.Equal(t, Resources{Memory: {8192, "Mi"}, VCores: {8, ""}, GPU: {4, ""}}, n.Total)
+			assert.Equal(t, int64(4), n.Available.Value(GPU))
+		}},
+		{"nodes-bare-arrays.json", func(t *testing.T, nodes []Node) {
+			require.Len(t, nodes, 1)
+			assert.Equal(t, int64(2), nodes[0].Total.Value(FPGA))
+			assert.Equal(t, int64(1), nodes[0].Used.Value(FPGA))
+		}},
+		{"nodes-null.json", func(t *testing.T, nodes []Node) {
+			assert.Empty(t, nodes)
+		}},
+		{"nodes-2.x.json", func(t *testing.T, nodes []Node) {
+			require.Len(t, nodes, 1)
+			assert.True(t, nodes[0].TotalDerived)
+			assert.Equal(t, Resources{Memory: {8192, "Mi"}, VCores: {8, ""}}, nodes[0].Total)
+			assert.Equal(t, Resources{Memory: {3072, "Mi"}, VCores: {2, ""}}, nodes[0].Used)
+		}},
+		{"nodes-huge.json", func(t *testing.T, nodes []Node) {
+			require.Len(t, nodes, 1)
+			n := nodes[0]
+			// 2^53+1 is not a float64; a float64 decoder would give ...992.
+			assert.Equal(t, int64(9007199254740993), n.Used.Value(Memory))
+			assert.Equal(t, int64(9007199254740994), n.Total.Value(Memory))
+			assert.Equal(t, int64(math.MaxInt64), n.Available.Value(VCores))
+			assert.Equal(t, int64(math.MaxInt64), n.Total.Value(VCores))
+			assert.Equal(t, Quantity{math.MaxInt64, "k"}, n.Total["counter"], "a sum beyond int64 saturates")
+			assert.Equal(t, Quantity{8, "Gi"}, n.Total["resource1"])
+			assert.Equal(t, int64(8), n.Total.Value("nvidia.com/gpu"))
+			assert.Equal(t, []string{Memory, VCores, "counter", "nvidia.com/gpu", "resource1"}, n.Total.Names())
+		}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			body, err := os.ReadFile(filepath.Join("testdata", "variants", tc.file))
+			require.NoError(t, err)
+			rm := newFakeRM(t)
+			rm.reply("GET /ws/v1/cluster/nodes", 200, "application/json", body)
+			nodes, err := testClient(t, Options{}, rm.URL()).Nodes(context.Background(), NodesQuery{})
+			require.NoError(t, err)
+			tc.check(t, nodes)
+		})
+	}
+}
+
+func TestDecodeResource(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   string
+		want Resources
+		err  string
+	}{
+		{"null", `null`, nil, ""},
+		{"legacy only", `{"memory":1024,"vCores":2}`, Resources{Memory: {1024, "Mi"}, VCores: {2, ""}}, ""},
+		{"empty object", `{}`, Resources{}, ""},
+		{"jersey1 list", `{"memory":1,"vCores":1,"resourceInformations":{"resourceInformation":[{"name":"memory-mb","units":"Mi","value":4096},{"name":"yarn.io/gpu","units":"","value":2}]}}`,
+			Resources{Memory: {4096, "Mi"}, VCores: {1, ""}, GPU: {2, ""}}, ""},
+		{"jersey2 single object", `{"resourceInformations":{"resourceInformation":{"name":"yarn.io/gpu","value":3}}}`,
+			Resources{GPU: {3, ""}}, ""},
+		{"bare array", `{"resourceInformations":[{"name":"yarn.io/fpga","value":1}]}`, Resources{FPGA: {1, ""}}, ""},
+		{"null list", `{"memory":8,"vCores":1,"resourceInformations":null}`, Resources{Memory: {8, "Mi"}, VCores: {1, ""}}, ""},
+		{"null entries", `{"memory":8,"vCores":1,"resourceInformations":{"resourceInformation":null}}`, Resources{Memory: {8, "Mi"}, VCores: {1, ""}}, ""},
+		{"max int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":9223372036854775807}]}}`, Resources{"x": {math.MaxInt64, ""}}, ""},
+		{"min int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":-9223372036854775808}]}}`, Resources{"x": {math.MinInt64, ""}}, ""},
+		{"string number", `{"memory":"16","vCores":"2"}`, Resources{Memory: {16, "Mi"}, VCores: {2, ""}}, ""},
+		{"integral exponent", `{"memory":1.6E1,"vCores":2.0}`, Resources{Memory: {16, "Mi"}, VCores: {2, ""}}, ""},
+		{"overflow", `{"memory":9223372036854775808}`, nil, "does not fit"},
+		{"fraction", `{"memory":1.5}`, nil, "not a whole number"},
+		{"huge exponent", `{"memory":1e999999999}`, nil, "out of range"},
+		{"not a number", `{"memory":"lots"}`, nil, "not an integer"},
+		{"nameless entry", `{"resourceInformations":[{"value":1}]}`, nil, "has no name"},
+		{"array instead of object", `[1,2]`, nil, "cannot unmarshal array"},
+		{"trailing data", `{} {}`, nil, "invalid character"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DecodeResource([]byte(tc.in))
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestQuantity(t *testing.T) {
+	for _, tc := range []struct {
+		a, b Quantity
+		cmp  int
+	}{
+		{Quantity{1, "Gi"}, Quantity{1024, "Mi"}, 0},
+		{Quantity{1, "G"}, Quantity{1, "Gi"}, -1},
+		{Quantity{1000, "m"}, Quantity{1, ""}, 0},
+		{Quantity{math.MaxInt64, "Pi"}, Quantity{math.MaxInt64, "Ti"}, 1},
+		{Quantity{-1, "k"}, Quantity{0, ""}, -1},
+		{Quantity{5, ""}, Quantity{5, ""}, 0},
+	} {
+		got, err := tc.a.Cmp(tc.b)
+		require.NoError(t, err)
+		assert.Equal(t, tc.cmp, got, "%s vs %s", tc.a, tc.b)
+		back, err := tc.b.Cmp(tc.a)
+		require.NoError(t, err)
+		assert.Equal(t, -tc.cmp, back)
+	}
+	_, err := Quantity{1, "X"}.Cmp(Quantity{1, "Mi"})
+	assert.ErrorIs(t, err, ErrUnknownUnit)
+
+	v, exact, err := Quantity{3, "Gi"}.In("Mi")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3072), v)
+	assert.True(t, exact)
+	v, exact, err = Quantity{1500, "Mi"}.In("Gi")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), v)
+	assert.False(t, exact)
+	_, _, err = Quantity{math.MaxInt64, "Pi"}.In("")
+	assert.ErrorContains(t, err, "overflows")
+	_, _, err = Quantity{1, ""}.In("bogus")
+	assert.ErrorIs(t, err, ErrUnknownUnit)
+	assert.Equal(t, "4Gi", Quantity{4, "Gi"}.String())
+}
+
+func TestResourcesAdd(t *testing.T) {
+	a := Resources{Memory: {1024, "Mi"}, GPU: {1, ""}, "r": {1, "Gi"}}
+	b := Resources{Memory: {1024, "Mi"}, FPGA: {2, ""}, "r": {512, "Mi"}, "big": {math.MaxInt64, ""}}
+	sum, err := a.Add(b)
+	require.NoError(t, err)
+	assert.Equal(t, Resources{Memory: {2048, "Mi"}, GPU: {1, ""}, FPGA: {2, ""}, "r": {1, "Gi"}, "big": {math.MaxInt64, ""}}, sum,
+		"512Mi in Gi rounds toward zero as Hadoop does")
+	sat, err := Resources{"x": {math.MaxInt64, ""}}.Add(Resources{"x": {1, ""}})
+	require.NoError(t, err)
+	assert.Equal(t, int64(math.MaxInt64), sat.Value("x"))
+	neg, err := Resources{"x": {math.MinInt64, ""}}.Add(Resources{"x": {-1, ""}})
+	require.NoError(t, err)
+	assert.Equal(t, int64(math.MinInt64), neg.Value("x"))
+	_, err = Resources{"x": {1, "bogus"}}.Add(Resources{"x": {1, "Mi"}})
+	assert.ErrorIs(t, err, ErrUnknownUnit)
+	var empty Resources
+	got, err := empty.Add(nil)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	assert.Equal(t, map[string]int64{Memory: 2048, GPU: 1, FPGA: 2, "r": 1, "big": math.MaxInt64}, sum.Values())
+	assert.Equal(t, "memory-mb=2048Mi, vcores=4, yarn.io/gpu=2", formatResources(Resources{GPU: {2, ""}, VCores: {4, ""}, Memory: {2048, "Mi"}}))
+}
+
+func TestJSONHelpers(t *testing.T) {
+	var l list[string]
+	require.NoError(t, json.Unmarshal([]byte(`"a"`), &l))
+	assert.Equal(t, list[string]{"a"}, l)
+	require.NoError(t, json.Unmarshal([]byte(`["a","b"]`), &l))
+	assert.Equal(t, list[string]{"a", "b"}, l)
+	require.NoError(t, json.Unmarshal([]byte(`null`), &l))
+	assert.Nil(t, l)
+
+	var e entryList
+	require.NoError(t, json.Unmarshal([]byte(`{"entry":[{"key":"a","value":1},{"key":"b","value":"x"}]}`), &e))
+	m, err := e.stringMap()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"a": "1", "b": "x"}, m)
+	require.NoError(t, json.Unmarshal([]byte(`{"entry":{"key":"a","value":true}}`), &e))
+	m, err = e.stringMap()
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"a": "true"}, m)
+	require.NoError(t, json.Unmarshal([]byte(`{"z":"1","a":"2"}`), &e))
+	require.Len(t, e, 2)
+	assert.Equal(t, "a", e[0].Key, "plain objects are sorted by key")
+	require.NoError(t, json.Unmarshal([]byte(`{"key":"k","value":"v"}`), &e))
+	assert.Equal(t, "k", e[0].Key)
+	assert.Error(t, json.Unmarshal([]byte(`5`), &e))
+
+	var b jsonBool
+	for in, want := range map[string]bool{`true`: true, `"TRUE"`: true, `false`: false, `null`: false, `""`: false} {
+		require.NoError(t, json.Unmarshal([]byte(in), &b), in)
+		assert.Equal(t, want, bool(b), in)
+	}
+	assert.Error(t, json.Unmarshal([]byte(`"yes"`), &b))
+
+	var f jsonFloat
+	require.NoError(t, json.Unmarshal([]byte(`"12.5"`), &f))
+	assert.InDelta(t, 12.5, float64(f), 0)
+	assert.Error(t, json.Unmarshal([]byte(`"NaN"`), &f))
+
+	var s jsonString
+	require.NoError(t, json.Unmarshal([]byte(`42`), &s))
+	assert.Equal(t, "42", string(s))
+	assert.Error(t, json.Unmarshal([]byte(`{}`), &s))
+
+	type elem struct {
+		Name string `json:"name"`
+	}
+	items, err := unwrapList[elem]([]byte(`{"name":"one"}`), "x")
+	require.NoError(t, err)
+	assert.Equal(t, []elem{{Name: "one"}}, items, "an object without the wrapper key is one element")
+	items, err = unwrapList[elem]([]byte(`{"x":{"name":"a"}}`), "x")
+	require.NoError(t, err)
+	assert.Equal(t, []elem{{Name: "a"}}, items)
+	_, err = unwrapList[elem]([]byte(`"text"`), "x")
+	assert.Error(t, err)
+	_, err = unwrapList[int]([]byte(`{"other":1}`), "x")
+	assert.Error(t, err)
+}
+
+func TestDecodeScheduler(t *testing.T) {
+	fair := `{"scheduler":{"schedulerInfo":{"type":"fairScheduler","rootQueue":{"queueName":"root","maxResources":{"memory":8192,"vCores":8},
+	 "usedResources":{"memory":1024,"vCores":1},"childQueues":{"queue":{"type":"fairSchedulerLeafQueueInfo","queueName":"root.gpu",
+	 "maxResources":{"memory":4096,"vCores":4,"resourceInformations":{"resourceInformation":[{"name":"yarn.io/gpu","value":2}]}},
+	 "minResources":{"memory":0,"vCores":0}}}}}}}`
+	s, err := decodeScheduler(strings.NewReader(fair))
+	require.NoError(t, err)
+	assert.Equal(t, FairScheduler, s.Type)
+	require.Len(t, s.Queues(), 2)
+	gpu := s.Queue("root.gpu")
+	require.NotNil(t, gpu)
+	assert.True(t, gpu.Leaf)
+	assert.Equal(t, int64(2), gpu.MaxResources.Value(GPU))
+	assert.Equal(t, int64(1024), s.Root.Used.Value(Memory))
+
+	fifo := `{"scheduler":{"schedulerInfo":{"type":"fifoScheduler","capacity":1.0,"usedCapacity":0.25,"qstate":"RUNNING","numNodes":2}}}`
+	s, err = decodeScheduler(strings.NewReader(fifo))
+	require.NoError(t, err)
+	assert.Equal(t, FifoScheduler, s.Type)
+	require.NotNil(t, s.Root)
+	assert.Equal(t, "RUNNING", s.Root.State)
+	assert.InDelta(t, 25.0, s.Root.UsedCapacity, 1e-9)
+
+	_, err = decodeScheduler(strings.NewReader(`{"scheduler":null}`))
+	assert.ErrorIs(t, err, ErrUnexpectedResponse)
+
+	deep := strings.Repeat(`{"queueName":"q","queues":{"queue":`, 70) + `{}` + strings.Repeat(`}}`, 70)
+	_, err = decodeScheduler(strings.NewReader(`{"scheduler":{"schedulerInfo":` + deep + `}}`))
+	assert.ErrorContains(t, err, "deeper than")
+}
+
+func TestDecodeMalformed(t *testing.T) {
+	for name, fn := range map[string]func(string) error{
+		"info":     func(s string) error { _, err := decodeClusterInfo(strings.NewReader(s)); return err },
+		"metrics":  func(s string) error { _, err := decodeClusterMetrics(strings.NewReader(s)); return err },
+		"nodes":    func(s string) error { _, err := decodeNodes(strings.NewReader(s)); return err },
+		"apps":     func(s string) error { _, err := decodeApps(strings.NewReader(s)); return err },
+		"attempts": func(s string) error { _, err := decodeAppAttempts(strings.NewReader(s)); return err },
+		"conf":     func(s string) error { _, err := decodeRMConf(strings.NewReader(s)); return err },
+	} {
+		for _, in := range []string{`<html>`, `{"nodes":5}`, `{"apps":"x"}`, `{"clusterInfo":[1]}`, `{"clusterMetrics":{"totalMB":"x"}}`, `{"appAttempts":{"appAttempt":[1]}}`, `{"properties":7}`} {
+			err := fn(in)
+			if err != nil {
+				assert.ErrorIs(t, err, ErrUnexpectedResponse, "%s %s", name, in)
+			}
+		}
+		assert.Error(t, fn(`<html>`), name)
+	}
+}
+
+// TestStreamingMatchesWhole decodes every nodes and apps body once from memory and once through a
+// one-byte-at-a-time reader (the streaming decoder then often finds the next value outside its
+// buffer and takes the slow path): the results must be equal.
+func TestStreamingMatchesWhole(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "variants", "nodes-*.json"))
+	require.NoError(t, err)
+	for _, name := range []string{"nodes.json", "nodes-busy.json", "nodes-decommissioned.json"} {
+		files = append(files, filepath.Join("testdata", "captures", captureVersion, name))
+	}
+	files = append(files, filepath.Join("testdata", "captures", captureVersion, "apps.json"),
+		filepath.Join("testdata", "captures", captureVersion, "apps-empty.json"))
+	extra := map[string]string{
+		"single app":    `{"apps":{"app":{"id":"application_1_0001","state":"RUNNING"}}}`,
+		"bare array":    `{"apps":[{"id":"application_1_0001"}]}`,
+		"null inner":    `{"apps":{"app":null}}`,
+		"other keys":    `{"x":[1,{"y":2}],"apps":{"z":3,"app":[{"id":"a"}]},"w":null}`,
+		"list of nodes": `{"nodes":{"node":[{"id":"a:1"},{"id":"b:1"}]}}`,
+	}
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		require.NoError(t, err)
+		extra[filepath.Base(f)] = string(body)
+	}
+	for name, body := range extra {
+		t.Run(name, func(t *testing.T) {
+			if strings.Contains(body, `"apps"`) {
+				whole, err := decodeApps(strings.NewReader(body))
+				require.NoError(t, err)
+				slow, err := decodeApps(iotest.OneByteReader(strings.NewReader(body)))
+				require.NoError(t, err)
+				assert.Equal(t, whole, slow)
+				return
+			}
+			whole, err := decodeNodes(strings.NewReader(body))
+			require.NoError(t, err)
+			slow, err := decodeNodes(iotest.OneByteReader(strings.NewReader(body)))
+			require.NoError(t, err)
+			assert.Equal(t, whole, slow)
+		})
+	}
+	for _, bad := range []string{`[]`, `{"nodes":5}`, `{"nodes":{"node":[1]}}`, `{"nodes":{"node":[{}]`, `{"nodes":"x"}`} {
+		_, err := decodeNodes(strings.NewReader(bad))
+		assert.ErrorIs(t, err, ErrUnexpectedResponse, bad)
+		_, err = decodeNodes(iotest.OneByteReader(strings.NewReader(bad)))
+		assert.ErrorIs(t, err, ErrUnexpectedResponse, bad)
+	}
+}

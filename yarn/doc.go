@@ -1,0 +1,30 @@
+// Package yarn is a client for the Hadoop YARN ResourceManager REST API (/ws/v1/cluster).
+//
+// It reads the cluster (info, metrics, nodes, scheduler and queues, applications and their attempts,
+// the RM's effective configuration), creates and submits applications, and kills them. It is meant
+// for tools that must know exactly what YARN offers before asking for GPUs, FPGAs or any other
+// custom resource type, so it is strict about numbers and tolerant about JSON shapes:
+//
+//   - Every resource quantity is an int64 in the unit Hadoop reports (memory-mb in Mi, vcores and
+//     most devices unit-less). Numbers are never decoded through float64, so
+//     9223372036854775807 (Long.MAX_VALUE, Hadoop's "no limit") survives.
+//   - Hadoop 3.1 to 3.5 are understood: Jersey 1 and Jersey 2 output (a single object where a list
+//     is expected and the reverse), null wrappers such as {"apps":null}, missing fields, and a
+//     node's total resource missing in 3.1 (then total = used + available).
+//
+// The client finds the active ResourceManager of an HA pair itself. Addresses come from
+// Options.Addresses or from the Hadoop configuration (yarn.resourcemanager.webapp.address, its
+// https variant chosen by yarn.http.policy, and the per-rm-id keys under
+// yarn.resourcemanager.ha.rm-ids). A standby's 307 redirect makes the client look for the active
+// RM again; a request with a body is re-sent only because a 307 proves the standby did not act on
+// it. "No active RM right now" is retried with backoff until Options.Retry.FailoverTimeout.
+//
+// Authentication is Hadoop's simple scheme (?user.name=, the user from Options.User,
+// $HADOOP_USER_NAME or the operating-system user, never an anonymous dr.who) or Kerberos SPNEGO
+// (keytab or credential cache, with the hadoop.auth cookie kept between requests). TLS accepts a
+// custom CA and client certificates. Authorization headers, cookies and tokens never reach a log.
+//
+// Errors from the RM become *RemoteError values that keep Hadoop's exception, Java class and
+// message; test them with errors.Is against ErrNotFound, ErrForbidden, ErrUnauthorized,
+// ErrBadRequest, ErrRESTSubmissionDisabled and the other sentinels.
+package yarn

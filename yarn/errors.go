@@ -1,0 +1,210 @@
+package yarn
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"net/http"
+	"regexp"
+	"strings"
+)
+
+// Sentinel errors. Test with errors.Is; a *RemoteError matches the sentinel of its HTTP status
+// and Hadoop exception.
+var (
+	// ErrNotFound: the RM has no such application, node, attempt or endpoint (404,
+	// NotFoundException).
+	ErrNotFound = errors.New("not found")
+	// ErrForbidden: the RM refused the caller (403, ForbiddenException), for example "The default
+	// static user cannot carry out this operation." or "Only admins can carry out this operation.".
+	ErrForbidden = errors.New("forbidden")
+	// ErrRESTSubmissionDisabled: the RM answered "App submission via REST is disabled." (403); set
+	// yarn.webapp.enable-rest-app-submissions=true on the RM. It also matches ErrForbidden.
+	ErrRESTSubmissionDisabled = errors.New("application submission over REST is disabled on this ResourceManager")
+	// ErrUnauthorized: the RM did not accept the caller's identity (401, AuthorizationException),
+	// e.g. no user.name with anonymous access off, or a failed SPNEGO negotiation.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrBadRequest: the RM rejected the request (400, BadRequestException) with Hadoop's own text,
+	// such as "Requested more memory than configured max".
+	ErrBadRequest = errors.New("bad request")
+	// ErrMethodNotAllowed: the RM does not allow the HTTP method (405), e.g.
+	// yarn.resourcemanager.webapp.methods-allowed=GET,HEAD.
+	ErrMethodNotAllowed = errors.New("method not allowed")
+	// ErrServer: the RM failed (5xx) and retries did not help.
+	ErrServer = errors.New("ResourceManager error")
+	// ErrNoActiveRM: no ResourceManager was active within Options.Retry.FailoverTimeout (all
+	// standby, initializing, or answering "There is no active RM right now.").
+	ErrNoActiveRM = errors.New("no active ResourceManager")
+	// ErrUnreachable: no ResourceManager address could be connected to.
+	ErrUnreachable = errors.New("ResourceManager unreachable")
+	// ErrTimeout: a request ran past Options.Timeout (the caller's context did not end).
+	ErrTimeout = errors.New("request timed out")
+	// ErrAuthentication: the client could not authenticate at all: no user name could be
+	// determined, or Kerberos login failed (bad keytab, expired or missing credential cache).
+	ErrAuthentication = errors.New("authentication failed")
+	// ErrNoAddress: no ResourceManager address was given and none could be derived from the Hadoop
+	// configuration.
+	ErrNoAddress = errors.New("no ResourceManager address")
+	// ErrUnexpectedResponse: the RM answered with a body this client cannot decode.
+	ErrUnexpectedResponse = errors.New("unexpected response from the ResourceManager")
+)
+
+// RemoteError is an error answer of the ResourceManager. When the RM sent Hadoop's
+// {"RemoteException": {"exception", "message", "javaClassName"}} the fields keep it as is; for other
+// bodies (an HTML error page, plain text from a standby) Message holds the text.
+type RemoteError struct {
+	// StatusCode is the HTTP status.
+	StatusCode int
+	// Method and URL name the request; the URL carries no credentials.
+	Method string
+	URL    string
+	// Exception is Hadoop's short exception name, e.g. "NotFoundException".
+	Exception string
+	// JavaClassName is the full Java class, e.g. "org.apache.hadoop.yarn.webapp.NotFoundException".
+	JavaClassName string
+	// Message is Hadoop's message, verbatim.
+	Message string
+}
+
+// Error renders "METHOD URL: 404 Not Found: NotFoundException: message".
+func (e *RemoteError) Error() string {
+	var b strings.Builder
+	if e.Method != "" || e.URL != "" {
+		b.WriteString(strings.TrimSpace(e.Method + " " + e.URL))
+		b.WriteString(": ")
+	}
+	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Exception != "" {
+		b.WriteString(": " + e.Exception)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	return b.String()
+}
+
+// Is matches the sentinel errors by HTTP status and by Hadoop exception.
+func (e *RemoteError) Is(target error) bool {
+	switch target {
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound || e.Exception == "NotFoundException"
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden || e.Exception == "ForbiddenException"
+	case ErrRESTSubmissionDisabled:
+		return (e.StatusCode == http.StatusForbidden || e.Exception == "ForbiddenException") &&
+			strings.Contains(e.Message, "App submission via REST is disabled")
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized || e.Exception == "AuthorizationException" ||
+			e.Exception == "AuthenticationException"
+	case ErrBadRequest:
+		return e.StatusCode == http.StatusBadRequest || e.Exception == "BadRequestException"
+	case ErrMethodNotAllowed:
+		return e.StatusCode == http.StatusMethodNotAllowed
+	case ErrServer:
+		return e.StatusCode >= 500
+	}
+	return false
+}
+
+// remoteExceptionJSON is Hadoop's error body, {"RemoteException": {...}}, or Jetty's JSON error
+// page (Hadoop 3.5 answers a request that accepts JSON with {"servlet", "message", "url",
+// "status"} when a filter, such as authentication, refuses it).
+type remoteExceptionJSON struct {
+	RemoteException *struct {
+		Exception     jsonString `json:"exception"`
+		Message       jsonString `json:"message"`
+		JavaClassName jsonString `json:"javaClassName"`
+	} `json:"RemoteException"`
+	Message *jsonString `json:"message"`
+}
+
+// maxErrorBody is how much of an error body is read.
+const maxErrorBody = 64 << 10
+
+var (
+	htmlTitle = regexp.MustCompile(`(?is)<title>(.*?)</title>`)
+	htmlPre   = regexp.MustCompile(`(?is)<pre>(.*?)</pre>`)
+	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// DecodeRemoteError turns an error answer of the RM into a *RemoteError. body may be Hadoop's
+// RemoteException JSON, a Jetty HTML error page, or plain text; it is never an error itself.
+func DecodeRemoteError(status int, contentType string, body []byte) *RemoteError {
+	e := &RemoteError{StatusCode: status}
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		var re remoteExceptionJSON
+		err := json.Unmarshal(trimmed, &re)
+		switch {
+		case err == nil && re.RemoteException != nil:
+			e.Exception = string(re.RemoteException.Exception)
+			e.Message = string(re.RemoteException.Message)
+			e.JavaClassName = string(re.RemoteException.JavaClassName)
+			if e.Exception == "" && e.JavaClassName != "" {
+				e.Exception = e.JavaClassName[strings.LastIndexByte(e.JavaClassName, '.')+1:]
+			}
+			return e
+		case err == nil && re.Message != nil:
+			e.Message = string(*re.Message)
+			return e
+		}
+	}
+	e.Message = bodyText(contentType, trimmed)
+	return e
+}
+
+// bodyText extracts a readable one-paragraph message from a non-JSON error body.
+func bodyText(contentType string, body []byte) string {
+	s := string(body)
+	if strings.Contains(strings.ToLower(contentType), "html") || strings.HasPrefix(strings.ToLower(s), "<html") ||
+		strings.HasPrefix(strings.ToLower(s), "<!doctype") {
+		// Jetty's error page: <title>Error 401 Authentication required</title> and
+		// <pre>Authentication required</pre>; prefer the <pre> (the servlet's message).
+		if m := htmlPre.FindStringSubmatch(s); m != nil {
+			s = m[1]
+		} else if m := htmlTitle.FindStringSubmatch(s); m != nil {
+			s = m[1]
+		} else {
+			s = htmlTag.ReplaceAllString(s, " ")
+		}
+		s = html.UnescapeString(htmlTag.ReplaceAllString(s, ""))
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	const maxLen = 1000
+	if len(s) > maxLen {
+		s = s[:maxLen] + "…"
+	}
+	return s
+}
+
+// RequestError is a request that failed without an answer from the RM (connection refused, reset,
+// timeout, TLS failure) or whose answer could not be read.
+type RequestError struct {
+	Method string
+	URL    string // without credentials
+	Err    error
+}
+
+// Error renders "METHOD URL: cause".
+func (e *RequestError) Error() string { return e.Method + " " + e.URL + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// timeoutError is a per-request deadline that expired while the caller's context was still live.
+type timeoutError struct{ err error }
+
+func (e *timeoutError) Error() string {
+	return "request timed out (raise the client timeout): " + e.err.Error()
+}
+func (e *timeoutError) Unwrap() []error { return []error{ErrTimeout, e.err} }
+
+// unexpected wraps a decoding failure as ErrUnexpectedResponse (once) with what was being read.
+func unexpected(what string, err error) error {
+	if errors.Is(err, ErrUnexpectedResponse) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return fmt.Errorf("%s: %w: %w", what, ErrUnexpectedResponse, err)
+}

@@ -1,0 +1,108 @@
+package yarn
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Seed corpora live in testdata/fuzz/<FuzzName>/ (from the captures and the hand-written
+// variants); f.Add adds a few edge cases on top.
+
+// encodeResource renders Resources as a Hadoop ResourceInfo (the inverse of DecodeResource).
+func encodeResource(r Resources) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"resourceInformations":{"resourceInformation":[`)
+	for i, n := range r.Names() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(n)
+		units, _ := json.Marshal(r[n].Units)
+		fmt.Fprintf(&b, `{"name":%s,"units":%s,"value":%d}`, name, units, r[n].Value)
+	}
+	b.WriteString(`]}}`)
+	return b.Bytes()
+}
+
+func FuzzDecodeResource(f *testing.F) {
+	f.Add([]byte(`{"memory":9223372036854775807,"vCores":-1}`))
+	f.Add([]byte(`{"resourceInformations":{"resourceInformation":{"name":"yarn.io/gpu","value":"4","units":"Gi"}}}`))
+	f.Add([]byte(`{"memory":1e3,"resourceInformations":[{"name":"a","value":2.0E1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := DecodeResource(data)
+		if err != nil {
+			return
+		}
+		for name := range r {
+			if name == "" {
+				t.Fatalf("decoded an empty resource name from %q", data)
+			}
+		}
+		// Whatever decodes must survive a round trip exactly: no float64 anywhere.
+		if !utf8.ValidString(strings.Join(r.Names(), "")) {
+			return // JSON encoding would replace invalid UTF-8
+		}
+		back, err := DecodeResource(encodeResource(r))
+		if err != nil {
+			t.Fatalf("re-decoding %v: %v", r, err)
+		}
+		if len(back) != len(r) {
+			t.Fatalf("round trip changed %v into %v", r, back)
+		}
+		for n, q := range r {
+			if back[n] != q {
+				t.Fatalf("round trip changed %s from %v to %v", n, q, back[n])
+			}
+		}
+	})
+}
+
+func FuzzDecodeRemoteError(f *testing.F) {
+	f.Add(404, "application/json", []byte(`{"RemoteException":{"exception":"NotFoundException","message":"m","javaClassName":"a.b.NotFoundException"}}`))
+	f.Add(403, "text/plain", []byte("App submission via REST is disabled."))
+	f.Add(401, "text/html", []byte(`<html><title>Error 401 x</title><pre>y</pre></html>`))
+	f.Add(500, "", []byte(`{"message":null}`))
+	f.Fuzz(func(t *testing.T, status int, contentType string, body []byte) {
+		e := DecodeRemoteError(status, contentType, body)
+		if e == nil || e.StatusCode != status {
+			t.Fatalf("status %d not kept: %+v", status, e)
+		}
+		_ = e.Error()
+		if status == http.StatusNotFound && !errors.Is(e, ErrNotFound) {
+			t.Fatalf("404 is not ErrNotFound")
+		}
+		if status >= 500 && !errors.Is(e, ErrServer) {
+			t.Fatalf("%d is not ErrServer", status)
+		}
+		if errors.Is(e, ErrRESTSubmissionDisabled) && !errors.Is(e, ErrForbidden) {
+			t.Fatalf("submission disabled without forbidden: %+v", e)
+		}
+		if !strings.HasPrefix(strings.TrimSpace(string(body)), "{") && len(e.Message) > 1000+len("…") {
+			t.Fatalf("message of %d bytes not truncated", len(e.Message))
+		}
+	})
+}
+
+func FuzzDecodeNodes(f *testing.F) {
+	f.Add([]byte(`{"nodes":{"node":{"id":"h:1","usedResource":{"memory":1},"availableResource":{"memory":9223372036854775807}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		nodes, err := decodeNodes(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrUnexpectedResponse) {
+				t.Fatalf("decode error is not ErrUnexpectedResponse: %v", err)
+			}
+			return
+		}
+		for _, n := range nodes {
+			if n.TotalDerived && n.Total == nil {
+				t.Fatalf("derived total missing on %+v", n)
+			}
+		}
+	})
+}

@@ -1,0 +1,164 @@
+package yarn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Node is a NodeManager as the RM reports it (/ws/v1/cluster/nodes).
+type Node struct {
+	// ID is "host:port" of the NodeManager's RPC address.
+	ID string
+	// State is NEW, RUNNING, UNHEALTHY, DECOMMISSIONING, DECOMMISSIONED, LOST, REBOOTED or SHUTDOWN.
+	State            string
+	Host             string
+	Rack             string
+	HTTPAddress      string
+	Version          string
+	HealthReport     string
+	LastHealthUpdate time.Time
+	NumContainers    int64
+	NodeLabels       []string
+	// Total, Used and Available are every resource of the node (memory-mb, vcores and each
+	// extended type the RM knows). Used and Available are nil when the scheduler has no report of
+	// the node (a node that is not RUNNING).
+	Total, Used, Available Resources
+	// TotalDerived is set when the RM did not send totalResource (Hadoop 3.1) and Total is
+	// Used + Available.
+	TotalDerived bool
+}
+
+// NodesQuery filters /ws/v1/cluster/nodes.
+type NodesQuery struct {
+	// States keeps nodes in these states (RUNNING, UNHEALTHY, ...). Empty: the RM's default,
+	// which is every state but DECOMMISSIONED in most versions.
+	States []string
+}
+
+type nodeJSON struct {
+	Rack                  jsonString        `json:"rack"`
+	State                 jsonString        `json:"state"`
+	ID                    jsonString        `json:"id"`
+	NodeHostName          jsonString        `json:"nodeHostName"`
+	NodeHTTPAddress       jsonString        `json:"nodeHTTPAddress"`
+	LastHealthUpdate      jsonInt64         `json:"lastHealthUpdate"`
+	Version               jsonString        `json:"version"`
+	HealthReport          jsonString        `json:"healthReport"`
+	NumContainers         jsonInt64         `json:"numContainers"`
+	UsedMemoryMB          *jsonInt64        `json:"usedMemoryMB"`
+	AvailMemoryMB         *jsonInt64        `json:"availMemoryMB"`
+	UsedVirtualCores      *jsonInt64        `json:"usedVirtualCores"`
+	AvailableVirtualCores *jsonInt64        `json:"availableVirtualCores"`
+	NodeLabels            list[string]      `json:"nodeLabels"`
+	UsedResource          *resourceInfoJSON `json:"usedResource"`
+	AvailableResource     *resourceInfoJSON `json:"availableResource"`
+	TotalResource         *resourceInfoJSON `json:"totalResource"`
+}
+
+func (n *nodeJSON) node() (Node, error) {
+	out := Node{
+		ID:               string(n.ID),
+		State:            string(n.State),
+		Host:             string(n.NodeHostName),
+		Rack:             string(n.Rack),
+		HTTPAddress:      string(n.NodeHTTPAddress),
+		Version:          string(n.Version),
+		HealthReport:     string(n.HealthReport),
+		LastHealthUpdate: millis(n.LastHealthUpdate),
+		NumContainers:    int64(n.NumContainers),
+		NodeLabels:       []string(n.NodeLabels),
+	}
+	var err error
+	if out.Used, err = n.UsedResource.resources(); err != nil {
+		return Node{}, fmt.Errorf("node %s usedResource: %w", out.ID, err)
+	}
+	if out.Available, err = n.AvailableResource.resources(); err != nil {
+		return Node{}, fmt.Errorf("node %s availableResource: %w", out.ID, err)
+	}
+	if out.Total, err = n.TotalResource.resources(); err != nil {
+		return Node{}, fmt.Errorf("node %s totalResource: %w", out.ID, err)
+	}
+	// Before 3.0 there are no resource objects: memory and vcores come from the flat fields.
+	if out.Used == nil && n.UsedMemoryMB != nil && n.UsedVirtualCores != nil {
+		out.Used = Resources{Memory: {Value: int64(*n.UsedMemoryMB), Units: "Mi"}, VCores: {Value: int64(*n.UsedVirtualCores)}}
+	}
+	if out.Available == nil && n.AvailMemoryMB != nil && n.AvailableVirtualCores != nil {
+		out.Available = Resources{Memory: {Value: int64(*n.AvailMemoryMB), Units: "Mi"}, VCores: {Value: int64(*n.AvailableVirtualCores)}}
+	}
+	if out.Total == nil && (out.Used != nil || out.Available != nil) {
+		if out.Total, err = out.Used.Add(out.Available); err != nil {
+			return Node{}, fmt.Errorf("%w: node %s: total = used + available: %w", ErrUnexpectedResponse, out.ID, err)
+		}
+		out.TotalDerived = true
+	}
+	return out, nil
+}
+
+// decodeNodes decodes a /ws/v1/cluster/nodes body, streaming the list.
+func decodeNodes(r io.Reader) ([]Node, error) {
+	var out []Node
+	err := streamList(r, "nodes", "node", func(nj *nodeJSON) error {
+		n, err := nj.node()
+		if err != nil {
+			return err
+		}
+		out = append(out, n)
+		return nil
+	})
+	if err != nil {
+		return nil, unexpected("nodes", err)
+	}
+	return out, nil
+}
+
+// Nodes returns the cluster's NodeManagers.
+func (c *Client) Nodes(ctx context.Context, q NodesQuery) ([]Node, error) {
+	query := url.Values{}
+	if len(q.States) > 0 {
+		query.Set("states", strings.ToUpper(strings.Join(q.States, ",")))
+	}
+	var nodes []Node
+	err := c.do(ctx, call{method: http.MethodGet, path: pathNodes, query: query}, func(_ rmAddress, r *rawResponse) error {
+		var err error
+		nodes, err = decodeNodes(r.Body)
+		return err
+	})
+	return nodes, err
+}
+
+// Node returns one NodeManager by its ID ("host:port"); ErrNotFound when the RM does not know it.
+func (c *Client) Node(ctx context.Context, id string) (*Node, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, fmt.Errorf("node id is empty")
+	}
+	var node *Node
+	p := pathNodes + "/" + url.PathEscape(id)
+	err := c.do(ctx, call{method: http.MethodGet, path: p}, func(_ rmAddress, r *rawResponse) error {
+		var v struct {
+			Node json.RawMessage `json:"node"`
+		}
+		if err := decodeJSON(r.Body, &v); err != nil {
+			return fmt.Errorf("node %s: %w", id, err)
+		}
+		if isNull(v.Node) {
+			return fmt.Errorf("node %s: %w: no node object", id, ErrUnexpectedResponse)
+		}
+		var nj nodeJSON
+		if err := json.Unmarshal(v.Node, &nj); err != nil {
+			return fmt.Errorf("node %s: %w: %w", id, ErrUnexpectedResponse, err)
+		}
+		n, err := nj.node()
+		if err != nil {
+			return err
+		}
+		node = &n
+		return nil
+	})
+	return node, err
+}

@@ -1,0 +1,158 @@
+package yarn
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	krb5client "github.com/jcmturner/gokrb5/v8/client"
+
+	"github.com/yarn-er/yarn-er/conf"
+)
+
+// Options configure a Client. The zero value of every field means its documented default.
+type Options struct {
+	// Addresses are the ResourceManager web addresses, "http://host:8088", "https://host:8090" or
+	// "host:port" (scheme from yarn.http.policy in HadoopConf, else http). With more than one, the
+	// client finds the active RM of an HA set. Empty: derived from HadoopConf.
+	Addresses []string
+
+	// HadoopConf is the client's Hadoop configuration (yarn-site.xml, core-site.xml). It supplies
+	// the RM addresses when Addresses is empty (yarn.resourcemanager.webapp.address or
+	// .webapp.https.address per yarn.http.policy; with yarn.resourcemanager.ha.enabled the per-id
+	// keys for every id in yarn.resourcemanager.ha.rm-ids) and, with Auth = AuthAuto, the
+	// authentication scheme (hadoop.http.authentication.type). May be nil.
+	HadoopConf *conf.HadoopConfig
+
+	// User is the user name sent as ?user.name= with simple authentication. Empty: $HADOOP_USER_NAME,
+	// then the operating-system user. The client never falls back to an anonymous dr.who.
+	User string
+	// DoAs, when set, is sent as ?doAs= to act as another user (proxy users, Hadoop 3.3+).
+	DoAs string
+
+	// Auth selects the authentication scheme. AuthAuto (the zero value) uses Kerberos when
+	// Kerberos.Keytab or Kerberos.CCache is set or HadoopConf says
+	// hadoop.http.authentication.type=kerberos, simple otherwise.
+	Auth AuthMethod
+	// Kerberos configures SPNEGO when Kerberos is used.
+	Kerberos KerberosOptions
+
+	// TLS configures https connections.
+	TLS TLSOptions
+
+	// Timeout bounds each HTTP request attempt, reading the response included. Default 30s.
+	Timeout time.Duration
+	// ProbeTimeout bounds each probe of an RM's /ws/v1/cluster/info while looking for the active
+	// RM. Default 5s.
+	ProbeTimeout time.Duration
+	// Retry is the retry policy.
+	Retry RetryPolicy
+
+	// Logger receives debug records of requests (never credentials). Default: discard.
+	Logger *slog.Logger
+	// Transport, when set, replaces the client's own HTTP transport (tests inject one). The TLS
+	// options then do not apply; SPNEGO still wraps it.
+	Transport http.RoundTripper
+	// Getenv reads environment variables ($HADOOP_USER_NAME, $KRB5CCNAME, $KRB5_CONFIG). Default
+	// os.Getenv.
+	Getenv func(string) string
+}
+
+// AuthMethod is an HTTP authentication scheme of the RM.
+type AuthMethod string
+
+// Authentication schemes.
+const (
+	// AuthAuto picks Kerberos or simple from the options and the Hadoop configuration.
+	AuthAuto AuthMethod = ""
+	// AuthSimple is Hadoop's pseudo authentication: ?user.name=<user> on every request.
+	AuthSimple AuthMethod = "simple"
+	// AuthKerberos is SPNEGO with a Kerberos ticket (Authorization: Negotiate).
+	AuthKerberos AuthMethod = "kerberos"
+)
+
+// KerberosOptions configure SPNEGO.
+type KerberosOptions struct {
+	// Principal is the client principal, "user@REALM" (or "user", with the default realm of
+	// krb5.conf). Required with Keytab.
+	Principal string
+	// Keytab is a keytab file to log in with. A keytab client can log in again when its ticket
+	// expires; prefer it for long-running processes.
+	Keytab string
+	// CCache is a credential cache file (from kinit). Empty, without Keytab: $KRB5CCNAME (FILE:
+	// caches only), then /tmp/krb5cc_<uid>.
+	CCache string
+	// Krb5Conf is the krb5.conf path. Empty: $KRB5_CONFIG, then /etc/krb5.conf.
+	Krb5Conf string
+	// ServicePrincipal is the RM's HTTP service principal; "_HOST" is replaced by the host of the RM
+	// being addressed and an "@REALM" suffix is dropped. Empty:
+	// yarn.resourcemanager.webapp.spnego-principal from HadoopConf, else "HTTP/<RM host>".
+	ServicePrincipal string
+	// DisablePAFXFAST turns off PA-FX-FAST pre-authentication, which Active Directory KDCs often
+	// need.
+	DisablePAFXFAST bool
+	// Client, when set, is a ready gokrb5 client (for programs that manage their own Kerberos
+	// login); the fields above except ServicePrincipal are then ignored.
+	Client *krb5client.Client
+
+	// negotiator replaces gokrb5 in tests.
+	negotiator negotiator
+}
+
+// TLSOptions configure https.
+type TLSOptions struct {
+	// CAFile is a PEM bundle of CAs trusted in addition to the system pool.
+	CAFile string
+	// CertFile and KeyFile are a PEM client certificate and key, for RMs that ask for one.
+	CertFile string
+	KeyFile  string
+	// InsecureSkipVerify turns off server certificate verification. Only for tests: anyone on the
+	// network path can then impersonate the RM.
+	InsecureSkipVerify bool
+}
+
+// RetryPolicy says how failed requests are retried. Only requests that cannot have taken effect
+// are retried: GET and HEAD after connection errors and 5xx answers, any method after a refused
+// connection or a standby's 307 (the request did not reach an active RM).
+type RetryPolicy struct {
+	// MaxAttempts is how many times one request is tried. Default 4; 1 turns retries off.
+	MaxAttempts int
+	// InitialBackoff is the first wait; it doubles up to MaxBackoff, with jitter. Defaults 200ms, 5s.
+	InitialBackoff time.Duration
+	MaxBackoff     time.Duration
+	// FailoverTimeout is how long the client keeps looking for an active RM while every RM is
+	// standby or says "There is no active RM right now.". Default 60s; negative: do not wait.
+	FailoverTimeout time.Duration
+}
+
+// Defaults.
+const (
+	defaultTimeout         = 30 * time.Second
+	defaultProbeTimeout    = 5 * time.Second
+	defaultMaxAttempts     = 4
+	defaultInitialBackoff  = 200 * time.Millisecond
+	defaultMaxBackoff      = 5 * time.Second
+	defaultFailoverTimeout = 60 * time.Second
+)
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = defaultMaxAttempts
+	}
+	if p.InitialBackoff <= 0 {
+		p.InitialBackoff = defaultInitialBackoff
+	}
+	if p.MaxBackoff <= 0 {
+		p.MaxBackoff = defaultMaxBackoff
+	}
+	if p.MaxBackoff < p.InitialBackoff {
+		p.MaxBackoff = p.InitialBackoff
+	}
+	switch {
+	case p.FailoverTimeout == 0:
+		p.FailoverTimeout = defaultFailoverTimeout
+	case p.FailoverTimeout < 0:
+		p.FailoverTimeout = 0
+	}
+	return p
+}

@@ -1,0 +1,354 @@
+package yarn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests replay JSON captured from the real mini-YARN (Hadoop 3.5.0, see
+// testdata/captures/README.md) through a fake RM and check every decoded field that matters.
+
+func TestReplayClusterInfo(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("GET /ws/v1/cluster/info", "info.json")
+	c := testClient(t, Options{}, rm.URL())
+
+	info, err := c.ClusterInfo(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "ACTIVE", info.HAState)
+	assert.Equal(t, "STARTED", info.State)
+	assert.Equal(t, "3.5.0", info.HadoopVersion)
+	assert.Equal(t, "3.5.0", info.ResourceManagerVersion)
+	assert.Equal(t, int64(1796033172368), info.ID)
+	assert.Equal(t, int64(1796033172368), info.StartedOn.UnixMilli())
+	assert.Equal(t, rm.URL(), info.RMAddress)
+	assert.Contains(t, info.RMStateStoreName, "NullRMStateStore")
+
+	reqs := rm.requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, []string{"yarner"}, reqs[0].Query["user.name"], "simple auth sends user.name")
+	assert.Equal(t, "application/json", reqs[0].Header.Get("Accept"))
+}
+
+func TestReplayMetrics(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("GET /ws/v1/cluster/metrics", "metrics-busy.json")
+	c := testClient(t, Options{}, rm.URL())
+
+	m, err := c.Metrics(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), m.ActiveNodes)
+	assert.Equal(t, int64(32768), m.TotalMB)
+	assert.Equal(t, int64(64), m.TotalVirtualCores)
+	assert.Equal(t, int64(128), m.AllocatedMB)
+	assert.Equal(t, int64(1), m.AppsRunning)
+	assert.Equal(t, Resources{
+		Memory: {Value: 32768, Units: "Mi"}, VCores: {Value: 64}, GPU: {Value: 8}, FPGA: {Value: 4},
+	}, m.TotalClusterResourcesAcrossPartition)
+	assert.Equal(t, int64(128), m.TotalUsedResourcesAcrossPartition.Value(Memory))
+	assert.Equal(t, int64(0), m.TotalReservedResourcesAcrossPartition.Value(GPU))
+}
+
+func TestReplayNodes(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("GET /ws/v1/cluster/nodes", "nodes-busy.json")
+	c := testClient(t, Options{}, rm.URL())
+
+	nodes, err := c.Nodes(context.Background(), NodesQuery{States: []string{"running"}})
+	require.NoError(t, err)
+	require.Len(t, nodes, 2)
+	for _, n := range nodes {
+		assert.Equal(t, "RUNNING", n.State)
+		assert.Equal(t, "/default-rack", n.Rack)
+		assert.Equal(t, "localhost", n.Host)
+		assert.Equal(t, "3.5.0", n.Version)
+		assert.False(t, n.TotalDerived)
+		assert.Equal(t, Resources{
+			Memory: {Value: 16384, Units: "Mi"}, VCores: {Value: 32}, GPU: {Value: 4}, FPGA: {Value: 2},
+		}, n.Total, n.ID)
+		sum, err := n.Used.Add(n.Available)
+		require.NoError(t, err)
+		assert.Equal(t, n.Total, sum, "used + available = total on %s", n.ID)
+	}
+	// One node runs the AM (128 MB, 1 vcore).
+	used := nodes[0].Used.Value(Memory) + nodes[1].Used.Value(Memory)
+	assert.Equal(t, int64(128), used)
+	assert.Equal(t, []string{"RUNNING"}, rm.requests()[0].Query["states"], "states are sent upper-case")
+}
+
+func TestReplayEmptyNodes(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("GET /ws/v1/cluster/nodes", "nodes-decommissioned.json") // {"nodes":{}}
+	c := testClient(t, Options{}, rm.URL())
+	nodes, err := c.Nodes(context.Background(), NodesQuery{States: []string{"DECOMMISSIONED"}})
+	require.NoError(t, err)
+	assert.Empty(t, nodes)
+}
+
+func TestReplayNode(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("GET /ws/v1/cluster/nodes/localhost:40189", "node.json")
+	rm.capture("GET /ws/v1/cluster/nodes/nope:1", "error-404-node.json")
+	c := testClient(t, Options{}, rm.URL())
+
+	n, err := c.Node(context.Background(), "localhost:40189")
+	require.NoError(t, err)
+	assert.Equal(t, "localhost:40189", n.ID)
+	assert.Equal(t, int64(4), n.Total.Value(GPU))
+	assert.Equal(t, int64(2), n.Available.Value(FPGA))
+
+	_, err = c.Node(context.Background(), "nope:1")
+	require.ErrorIs(t, err, ErrNotFound)
+	var re *RemoteError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "NotFoundException", re.Exception)
+	assert.Equal(t, "org.apache.hadoop.yarn.webapp.NotFoundException", re.JavaClassName)
+	assert.Equal(t, "nodeId, nope:1, is not found", re.Message)
+}
+
+func TestReplayScheduler(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("GET /ws/v1/cluster/scheduler", "scheduler.json")
+	c := testClient(t, Options{}, rm.URL())
+
+	s, err := c.Scheduler(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, CapacityScheduler, s.Type)
+	// The scheduler's maximumAllocation holds the configured maximum of the extended types:
+	// Long.MAX_VALUE, which must survive decoding exactly.
+	assert.Equal(t, int64(math.MaxInt64), s.MaximumAllocation.Value(GPU))
+	assert.Equal(t, int64(16384), s.MaximumAllocation.Value(Memory))
+
+	qs := s.Queues()
+	require.Len(t, qs, 2)
+	assert.Equal(t, "root", qs[0].Path)
+	assert.False(t, qs[0].Leaf)
+	def := s.Queue("default")
+	require.NotNil(t, def)
+	assert.Equal(t, "root.default", def.Path)
+	assert.True(t, def.Leaf)
+	assert.Equal(t, "RUNNING", def.State)
+	assert.InDelta(t, 100.0, def.Capacity, 1e-9)
+	assert.InDelta(t, 100.0, def.AbsoluteMaxCapacity, 1e-9)
+	assert.Equal(t, int64(32), def.MaximumAllocation.Value(VCores))
+	assert.Equal(t, int64(8), def.MaxEffectiveCapacity.Value(GPU))
+	assert.NotNil(t, def.Used)
+	assert.Same(t, def, s.Queue("root.default"))
+}
+
+func TestReplayApps(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("GET /ws/v1/cluster/apps", "apps.json")
+	c := testClient(t, Options{}, rm.URL())
+
+	apps, err := c.Apps(context.Background(), AppsQuery{States: []string{"accepted", "RUNNING"}, Limit: 5})
+	require.NoError(t, err)
+	require.Len(t, apps, 2)
+	byID := map[string]App{}
+	for _, a := range apps {
+		byID[a.ID] = a
+	}
+	done := byID["application_1796033172368_0001"]
+	assert.Equal(t, StateFailed, done.State)
+	assert.Equal(t, FinalFailed, done.FinalStatus)
+	assert.Equal(t, "yarner", done.User)
+	assert.Equal(t, "root.default", done.Queue)
+	assert.Equal(t, []string{"capture", "yarn-er"}, done.ApplicationTags)
+	assert.Contains(t, done.Diagnostics, "exited with  exitCode: 0")
+	assert.Contains(t, done.ResourceSeconds, Memory)
+	sleeping := byID["application_1796033172368_0002"]
+	assert.Equal(t, StateAccepted, sleeping.State)
+	assert.Equal(t, int64(128), sleeping.AllocatedMB)
+	assert.Equal(t, int64(128), sleeping.Allocated.Value(Memory))
+	assert.Equal(t, int64(0), sleeping.Allocated.Value(GPU))
+	q := rm.requests()[0].Query
+	assert.Equal(t, []string{"ACCEPTED,RUNNING"}, q["states"])
+	assert.Equal(t, []string{"5"}, q["limit"])
+}
+
+func TestReplayEmptyApps(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("GET /ws/v1/cluster/apps", "apps-empty.json") // {"apps":{}} on 3.5
+	c := testClient(t, Options{}, rm.URL())
+	apps, err := c.Apps(context.Background(), AppsQuery{})
+	require.NoError(t, err)
+	assert.Empty(t, apps)
+}
+
+func TestReplayAppAttemptsAndState(t *testing.T) {
+	rm := newFakeRM(t)
+	const id = "application_1796033172368_0001"
+	rm.capture("GET /ws/v1/cluster/apps/"+id, "app-true-finished.json")
+	rm.capture("GET /ws/v1/cluster/apps/"+id+"/appattempts", "appattempts-true.json")
+	rm.capture("GET /ws/v1/cluster/apps/"+id+"/state", "app-true-state.json")
+	rm.capture("GET /ws/v1/cluster/apps/application_1_0001", "error-404-app.json")
+	c := testClient(t, Options{}, rm.URL())
+	ctx := context.Background()
+
+	app, err := c.App(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, StateFailed, app.State)
+	assert.True(t, app.FinishedTime.After(app.StartedTime))
+
+	attempts, err := c.AppAttempts(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, attempts, 1)
+	assert.Equal(t, int64(1), attempts[0].ID)
+	assert.Equal(t, "appattempt_1796033172368_0001_000001", attempts[0].AppAttemptID)
+	assert.Equal(t, "FAILED", attempts[0].State)
+	assert.Equal(t, "container_1796033172368_0001_01_000001", attempts[0].ContainerID)
+
+	state, err := c.AppState(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, StateFailed, state)
+
+	_, err = c.App(ctx, "application_1_0001")
+	assert.ErrorIs(t, err, ErrNotFound)
+	assert.Contains(t, err.Error(), "app with id: application_1_0001 not found")
+
+	_, err = c.App(ctx, "bogus")
+	require.Error(t, err, "an id that is not an application id is refused before any request")
+	assert.Len(t, rm.requests(), 4)
+}
+
+func TestReplayNewApplication(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("POST /ws/v1/cluster/apps/new-application", "new-application.json")
+	c := testClient(t, Options{}, rm.URL())
+
+	na, err := c.NewApplication(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "application_1796033172368_0001", na.ID)
+	assert.Equal(t, Resources{Memory: {Value: 16384, Units: "Mi"}, VCores: {Value: 32}, GPU: {Value: 4}, FPGA: {Value: 2}},
+		na.MaximumResourceCapability)
+	require.Len(t, na.ResourceInformation, 4)
+	gpu := na.ResourceInformation[2]
+	assert.Equal(t, GPU, gpu.Name)
+	assert.Equal(t, "COUNTABLE", gpu.ResourceType)
+	assert.Equal(t, int64(math.MaxInt64), gpu.MaximumAllocation)
+}
+
+func TestReplaySubmitAndKill(t *testing.T) {
+	rm := newFakeRM(t)
+	const id = "application_1796033172368_0002"
+	rm.capture("POST /ws/v1/cluster/apps", "submit-sleep.txt")
+	c := testClient(t, Options{}, rm.URL())
+	ctx := context.Background()
+
+	err := c.SubmitApplication(ctx, ApplicationSubmissionContext{
+		ApplicationID: id, ApplicationName: "sleep", Queue: "default",
+		AMContainerSpec: ContainerLaunchContext{Commands: []string{"sleep 600"}, Environment: map[string]string{"B": "2", "A": "1"}},
+		Resource:        AMResource{MemoryMB: 128, VCores: 1},
+		MaxAppAttempts:  1,
+	})
+	require.NoError(t, err)
+	sent := rm.requests()[0]
+	assert.Equal(t, "application/json", sent.Header.Get("Content-Type"))
+	var body map[string]any
+	require.NoError(t, json.Unmarshal(sent.Body, &body))
+	assert.Equal(t, id, body["application-id"])
+	spec := body["am-container-spec"].(map[string]any)
+	assert.Equal(t, map[string]any{"command": []any{"sleep 600"}}, spec["commands"])
+	assert.Equal(t, map[string]any{"entry": []any{
+		map[string]any{"key": "A", "value": "1"}, map[string]any{"key": "B", "value": "2"},
+	}}, spec["environment"])
+
+	for _, tc := range []struct {
+		capture    string
+		state      string
+		inProgress bool
+	}{
+		{"kill-accepted.json", StateKilled, true},
+		{"kill-done.json", StateKilled, false},
+		{"kill-finished.json", StateFailed, false},
+	} {
+		rm.capture("PUT /ws/v1/cluster/apps/"+id+"/state", tc.capture)
+		state, inProgress, err := c.KillApplication(ctx, id)
+		require.NoError(t, err, tc.capture)
+		assert.Equal(t, tc.state, state, tc.capture)
+		assert.Equal(t, tc.inProgress, inProgress, tc.capture)
+	}
+	last := rm.requests()[len(rm.requests())-1]
+	assert.JSONEq(t, `{"state":"KILLED"}`, string(last.Body))
+}
+
+func TestReplayErrors(t *testing.T) {
+	for _, tc := range []struct {
+		capture   string
+		route     string
+		sentinels []error
+		exception string
+		message   string
+	}{
+		{"error-403-new-application-disabled.json", "POST /ws/v1/cluster/apps/new-application",
+			[]error{ErrRESTSubmissionDisabled, ErrForbidden}, "", "App submission via REST is disabled."},
+		{"error-403-submit-disabled.json", "POST /ws/v1/cluster/apps",
+			[]error{ErrRESTSubmissionDisabled, ErrForbidden}, "", "App submission via REST is disabled."},
+		{"error-submit-too-much-memory.json", "POST /ws/v1/cluster/apps",
+			[]error{ErrBadRequest}, "BadRequestException", "Requested more memory than configured max"},
+		{"error-401-anonymous.txt", "POST /ws/v1/cluster/apps",
+			[]error{ErrUnauthorized}, "", "Authentication required"},
+		{"error-400-appid.json", "POST /ws/v1/cluster/apps",
+			[]error{ErrBadRequest}, "BadRequestException", "Invalid ApplicationId prefix: bogus. The valid ApplicationId should start with prefix application"},
+	} {
+		t.Run(tc.capture, func(t *testing.T) {
+			rm := newFakeRM(t)
+			rm.capture(tc.route, tc.capture)
+			c := testClient(t, Options{}, rm.URL())
+			var err error
+			if tc.route == "POST /ws/v1/cluster/apps/new-application" {
+				_, err = c.NewApplication(context.Background())
+			} else {
+				err = c.SubmitApplication(context.Background(), ApplicationSubmissionContext{
+					ApplicationID:   "application_1796033172368_0003",
+					AMContainerSpec: ContainerLaunchContext{Commands: []string{"/bin/true"}},
+					Resource:        AMResource{MemoryMB: 1 << 20, VCores: 1},
+				})
+			}
+			require.Error(t, err)
+			for _, s := range tc.sentinels {
+				assert.ErrorIs(t, err, s)
+			}
+			assert.NotErrorIs(t, err, ErrNotFound)
+			var re *RemoteError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, tc.exception, re.Exception)
+			assert.Equal(t, tc.message, re.Message)
+			assert.Equal(t, http.MethodPost, re.Method)
+			assert.Equal(t, 1, len(rm.requests()), "a refused POST is not retried")
+			assert.False(t, errors.Is(err, ErrServer))
+		})
+	}
+}
+
+func TestReplayConf(t *testing.T) {
+	rm := newFakeRM(t)
+	rm.capture("GET /conf", "conf.json")
+	c := testClient(t, Options{}, rm.URL())
+
+	rc, err := c.Conf(context.Background())
+	require.NoError(t, err)
+	assert.Greater(t, len(rc.Properties), 500)
+	p, ok := rc.Lookup("yarn.resource-types")
+	require.True(t, ok)
+	assert.Equal(t, "yarn.io/gpu,yarn.io/fpga", p.Value)
+	assert.Equal(t, "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler",
+		rc.Get("yarn.resourcemanager.scheduler.class"))
+	assert.Equal(t, "true", rc.Get("yarn.webapp.enable-rest-app-submissions"))
+	assert.Equal(t, "", rc.Get("no.such.property"))
+	assert.Equal(t, []string{"json"}, rm.requests()[0].Query["format"])
+
+	single := newFakeRM(t)
+	single.capture("GET /conf", "conf-name.json")
+	rc, err = testClient(t, Options{}, single.URL()).Conf(context.Background())
+	require.NoError(t, err)
+	require.Len(t, rc.Properties, 1)
+	assert.Equal(t, "yarn.io/gpu,yarn.io/fpga", rc.Get("yarn.resource-types"))
+}

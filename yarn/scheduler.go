@@ -1,0 +1,260 @@
+package yarn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// Scheduler types as /ws/v1/cluster/scheduler names them.
+const (
+	CapacityScheduler = "capacityScheduler"
+	FairScheduler     = "fairScheduler"
+	FifoScheduler     = "fifoScheduler"
+)
+
+// Scheduler is /ws/v1/cluster/scheduler, normalised across the Capacity, Fair and FIFO schedulers.
+type Scheduler struct {
+	// Type is CapacityScheduler, FairScheduler, FifoScheduler or what the RM said.
+	Type string
+	// MaximumAllocation is the scheduler's largest container (CapacityScheduler 3.3+), nil when not
+	// reported.
+	MaximumAllocation Resources
+	// Root is the root queue; for the FIFO scheduler a single queue named "default".
+	Root *Queue
+}
+
+// Queue is one scheduler queue. Capacities are percentages (0-100), the only floats in this
+// package: they are ratios, not resource quantities.
+type Queue struct {
+	Name string
+	// Path is the full queue path ("root.default"); built from the names when the RM omits it.
+	Path  string
+	State string
+	// Leaf is set for queues that take applications.
+	Leaf bool
+
+	Capacity, UsedCapacity, MaxCapacity                         float64
+	AbsoluteCapacity, AbsoluteUsedCapacity, AbsoluteMaxCapacity float64
+
+	NumApplications int64
+
+	// Used is resourcesUsed (CapacityScheduler) or usedResources (FairScheduler).
+	Used Resources
+	// MaximumAllocation is the largest container the queue allows (CapacityScheduler 3.3+).
+	MaximumAllocation Resources
+	// MinEffectiveCapacity and MaxEffectiveCapacity are the CapacityScheduler's effective
+	// resources of the queue.
+	MinEffectiveCapacity, MaxEffectiveCapacity Resources
+	// MinResources and MaxResources are the FairScheduler's configured queue limits.
+	MinResources, MaxResources Resources
+
+	Children []*Queue
+}
+
+// Queues returns every queue of the tree, depth first, the root first.
+func (s *Scheduler) Queues() []*Queue {
+	if s == nil || s.Root == nil {
+		return nil
+	}
+	var out []*Queue
+	var walk func(q *Queue)
+	walk = func(q *Queue) {
+		out = append(out, q)
+		for _, c := range q.Children {
+			walk(c)
+		}
+	}
+	walk(s.Root)
+	return out
+}
+
+// Queue returns the queue with the given name or path, nil when there is none.
+func (s *Scheduler) Queue(nameOrPath string) *Queue {
+	for _, q := range s.Queues() {
+		if q.Path == nameOrPath {
+			return q
+		}
+	}
+	for _, q := range s.Queues() {
+		if q.Name == nameOrPath {
+			return q
+		}
+	}
+	return nil
+}
+
+// queueJSON covers the fields of CapacitySchedulerQueueInfo, CapacitySchedulerInfo (the root),
+// FairSchedulerQueueInfo and FifoSchedulerInfo that Queue keeps.
+type queueJSON struct {
+	Type                 jsonString        `json:"type"`
+	QueueName            jsonString        `json:"queueName"`
+	QueuePath            jsonString        `json:"queuePath"`
+	State                jsonString        `json:"state"`
+	QState               jsonString        `json:"qstate"`
+	Capacity             jsonFloat         `json:"capacity"`
+	UsedCapacity         jsonFloat         `json:"usedCapacity"`
+	MaxCapacity          jsonFloat         `json:"maxCapacity"`
+	AbsoluteCapacity     jsonFloat         `json:"absoluteCapacity"`
+	AbsoluteUsedCapacity jsonFloat         `json:"absoluteUsedCapacity"`
+	AbsoluteMaxCapacity  jsonFloat         `json:"absoluteMaxCapacity"`
+	NumApplications      jsonInt64         `json:"numApplications"`
+	ResourcesUsed        *resourceInfoJSON `json:"resourcesUsed"`
+	UsedResources        *resourceInfoJSON `json:"usedResources"`
+	MaximumAllocation    *resourceInfoJSON `json:"maximumAllocation"`
+	MinEffectiveCapacity *resourceInfoJSON `json:"minEffectiveCapacity"`
+	MaxEffectiveCapacity *resourceInfoJSON `json:"maxEffectiveCapacity"`
+	MinResources         *resourceInfoJSON `json:"minResources"`
+	MaxResources         *resourceInfoJSON `json:"maxResources"`
+	Queues               queueList         `json:"queues"`
+	ChildQueues          queueList         `json:"childQueues"`
+	RootQueue            *queueJSON        `json:"rootQueue"`
+}
+
+type queueList []queueJSON
+
+// UnmarshalJSON implements json.Unmarshaler for {"queue": [...]}, {"queue": {...}}, null and a
+// bare array.
+func (l *queueList) UnmarshalJSON(b []byte) error {
+	items, err := unwrapList[queueJSON](b, "queue")
+	if err != nil {
+		return fmt.Errorf("queues: %w", err)
+	}
+	*l = items
+	return nil
+}
+
+const maxQueueDepth = 64
+
+func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
+	if depth > maxQueueDepth {
+		return nil, fmt.Errorf("queue tree deeper than %d levels", maxQueueDepth)
+	}
+	out := &Queue{
+		Name:                 string(q.QueueName),
+		Path:                 string(q.QueuePath),
+		State:                string(q.State),
+		Capacity:             float64(q.Capacity),
+		UsedCapacity:         float64(q.UsedCapacity),
+		MaxCapacity:          float64(q.MaxCapacity),
+		AbsoluteCapacity:     float64(q.AbsoluteCapacity),
+		AbsoluteUsedCapacity: float64(q.AbsoluteUsedCapacity),
+		AbsoluteMaxCapacity:  float64(q.AbsoluteMaxCapacity),
+		NumApplications:      int64(q.NumApplications),
+	}
+	if out.State == "" {
+		out.State = string(q.QState)
+	}
+	if out.Path == "" {
+		out.Path = out.Name
+		if parentPath != "" && out.Name != "" {
+			out.Path = parentPath + "." + out.Name
+		}
+	}
+	fields := []struct {
+		name string
+		dst  *Resources
+		src  *resourceInfoJSON
+	}{
+		{"resourcesUsed", &out.Used, q.ResourcesUsed},
+		{"maximumAllocation", &out.MaximumAllocation, q.MaximumAllocation},
+		{"minEffectiveCapacity", &out.MinEffectiveCapacity, q.MinEffectiveCapacity},
+		{"maxEffectiveCapacity", &out.MaxEffectiveCapacity, q.MaxEffectiveCapacity},
+		{"minResources", &out.MinResources, q.MinResources},
+		{"maxResources", &out.MaxResources, q.MaxResources},
+	}
+	for _, f := range fields {
+		r, err := f.src.resources()
+		if err != nil {
+			return nil, fmt.Errorf("queue %s %s: %w", out.Path, f.name, err)
+		}
+		*f.dst = r
+	}
+	if out.Used == nil {
+		r, err := q.UsedResources.resources()
+		if err != nil {
+			return nil, fmt.Errorf("queue %s usedResources: %w", out.Path, err)
+		}
+		out.Used = r
+	}
+	children := q.Queues
+	if len(children) == 0 {
+		children = q.ChildQueues
+	}
+	for i := range children {
+		c, err := children[i].queue(out.Path, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out.Children = append(out.Children, c)
+	}
+	switch string(q.Type) {
+	case "capacitySchedulerLeafQueueInfo", "fairSchedulerLeafQueueInfo":
+		out.Leaf = true
+	case "":
+		out.Leaf = len(out.Children) == 0
+	default:
+		out.Leaf = len(out.Children) == 0 && q.Queues == nil && q.ChildQueues == nil
+	}
+	return out, nil
+}
+
+func decodeScheduler(r io.Reader) (*Scheduler, error) {
+	var v struct {
+		Scheduler *struct {
+			SchedulerInfo json.RawMessage `json:"schedulerInfo"`
+		} `json:"scheduler"`
+	}
+	if err := decodeJSON(r, &v); err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
+	}
+	if v.Scheduler == nil || isNull(v.Scheduler.SchedulerInfo) {
+		return nil, fmt.Errorf("scheduler: %w: no scheduler.schedulerInfo object", ErrUnexpectedResponse)
+	}
+	var root queueJSON
+	if err := json.Unmarshal(v.Scheduler.SchedulerInfo, &root); err != nil {
+		return nil, unexpected("scheduler", err)
+	}
+	s := &Scheduler{Type: string(root.Type)}
+	var err error
+	if s.MaximumAllocation, err = root.MaximumAllocation.resources(); err != nil {
+		return nil, fmt.Errorf("scheduler: maximumAllocation: %w", err)
+	}
+	switch {
+	case root.RootQueue != nil: // FairScheduler
+		if s.Root, err = root.RootQueue.queue("", 0); err != nil {
+			return nil, unexpected("scheduler", err)
+		}
+	case s.Type == FifoScheduler:
+		s.Root = &Queue{
+			Name: "default", Path: "default", Leaf: true, State: string(root.QState),
+			Capacity: float64(root.Capacity) * 100, UsedCapacity: float64(root.UsedCapacity) * 100,
+			MaxCapacity: 100, AbsoluteCapacity: 100, AbsoluteMaxCapacity: 100,
+			AbsoluteUsedCapacity: float64(root.UsedCapacity) * 100,
+		}
+	default: // CapacityScheduler: the scheduler info is the root queue
+		root.MaximumAllocation = nil
+		if root.QueueName == "" {
+			root.QueueName = "root"
+		}
+		if s.Root, err = root.queue("", 0); err != nil {
+			return nil, unexpected("scheduler", err)
+		}
+		s.Root.Leaf = false
+		s.Root.MaximumAllocation = s.MaximumAllocation
+	}
+	return s, nil
+}
+
+// Scheduler returns /ws/v1/cluster/scheduler: the scheduler type and its queue tree.
+func (c *Client) Scheduler(ctx context.Context) (*Scheduler, error) {
+	var s *Scheduler
+	err := c.do(ctx, call{method: http.MethodGet, path: pathScheduler}, func(_ rmAddress, r *rawResponse) error {
+		var err error
+		s, err = decodeScheduler(r.Body)
+		return err
+	})
+	return s, err
+}

@@ -1,0 +1,132 @@
+package yarn
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSubmissionContextJSON(t *testing.T) {
+	prio := int32(5)
+	cancel := false
+	s := ApplicationSubmissionContext{
+		ApplicationID: "application_1700000000000_0007", ApplicationName: "flink", Queue: "gpu", Priority: &prio,
+		MaxAppAttempts: 2, AttemptFailuresValidityInterval: 60000, ApplicationType: "Apache Flink",
+		KeepContainersAcrossApplicationAttempts: true, ApplicationTags: []string{"a", "b"},
+		AMContainerNodeLabelExpression: "gpu",
+		Resource:                       AMResource{MemoryMB: 2048, VCores: 2},
+		LogAggregationContext:          &LogAggregationContext{LogIncludePattern: ".*"},
+		AMBlackListingRequests:         &AMBlackListingRequests{Enabled: true, DisableFailureThreshold: 0.5},
+		CancelTokensWhenComplete:       &cancel,
+		AMContainerSpec: ContainerLaunchContext{
+			LocalResources: map[string]LocalResource{"flink.jar": {
+				Resource: "hdfs://nn:8020/user/flink/flink.jar", Type: "FILE", Visibility: "APPLICATION",
+				Size: 43004, Timestamp: 1405452071209,
+			}},
+			Environment:     map[string]string{"CLASSPATH": "{{CLASSPATH}}<CPS>./*"},
+			Commands:        []string{"{{JAVA_HOME}}/bin/java -Xmx1g Main 1><LOG_DIR>/AM.stdout 2><LOG_DIR>/AM.stderr"},
+			ServiceData:     map[string][]byte{"svc": []byte("hello")},
+			Credentials:     &Credentials{Tokens: map[string]string{"hdfs": "HAAEa2VyYg"}, Secrets: map[string][]byte{"key": []byte("secret")}},
+			ApplicationACLs: map[string]string{"VIEW_APP": "alice bob", "MODIFY_APP": "alice"},
+		},
+	}
+	got, err := json.Marshal(s)
+	require.NoError(t, err)
+	want := `{"application-id":"application_1700000000000_0007","application-name":"flink","queue":"gpu","priority":5,
+	 "am-container-spec":{
+	   "local-resources":{"entry":[{"key":"flink.jar","value":{"resource":"hdfs://nn:8020/user/flink/flink.jar","type":"FILE","visibility":"APPLICATION","size":43004,"timestamp":1405452071209}}]},
+	   "environment":{"entry":[{"key":"CLASSPATH","value":"{{CLASSPATH}}<CPS>./*"}]},
+	   "commands":{"command":["{{JAVA_HOME}}/bin/java -Xmx1g Main 1><LOG_DIR>/AM.stdout 2><LOG_DIR>/AM.stderr"]},
+	   "service-data":{"entry":[{"key":"svc","value":"aGVsbG8="}]},
+	   "credentials":{"tokens":{"entry":[{"key":"hdfs","value":"HAAEa2VyYg"}]},"secrets":{"entry":[{"key":"key","value":"c2VjcmV0"}]}},
+	   "application-acls":{"entry":[{"key":"MODIFY_APP","value":"alice"},{"key":"VIEW_APP","value":"alice bob"}]}},
+	 "unmanaged-AM":false,"max-app-attempts":2,"resource":{"memory":2048,"vCores":2},"application-type":"Apache Flink",
+	 "keep-containers-across-application-attempts":true,"application-tags":{"tag":["a","b"]},
+	 "am-container-node-label-expression":"gpu","log-aggregation-context":{"log-include-pattern":".*"},
+	 "attempt-failures-validity-interval":60000,
+	 "am-black-listing-requests":{"am-black-listing-enabled":true,"disable-failure-threshold":0.5},
+	 "cancel-tokens-when-complete":false}`
+	assert.JSONEq(t, want, string(got))
+
+	minimal, err := json.Marshal(ApplicationSubmissionContext{ApplicationID: "application_1_0001",
+		AMContainerSpec: ContainerLaunchContext{Commands: []string{"true"}}, Resource: AMResource{MemoryMB: 128, VCores: 1}})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"application-id":"application_1_0001","am-container-spec":{"commands":{"command":["true"]}},
+	 "unmanaged-AM":false,"resource":{"memory":128,"vCores":1},"keep-containers-across-application-attempts":false}`, string(minimal))
+}
+
+func TestSubmissionValidation(t *testing.T) {
+	rm := newFakeRM(t)
+	c := testClient(t, Options{}, rm.URL())
+	for _, tc := range []struct {
+		s    ApplicationSubmissionContext
+		want string
+	}{
+		{ApplicationSubmissionContext{ApplicationID: "app_1"}, "want application_<cluster timestamp>_<sequence>"},
+		{ApplicationSubmissionContext{ApplicationID: "application_1_0001"}, "no command"},
+		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"}},
+			Resource: AMResource{MemoryMB: -1}}, "negative AM resource"},
+		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"},
+			LocalResources: map[string]LocalResource{"f": {}}}}, `local resource "f" has no URL`},
+	} {
+		err := c.SubmitApplication(context.Background(), tc.s)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	assert.Empty(t, rm.requests(), "invalid submissions never reach the RM")
+	_, _, err := c.KillApplication(context.Background(), "nope")
+	assert.Error(t, err)
+	_, err = c.AppState(context.Background(), "nope")
+	assert.Error(t, err)
+	_, err = c.AppAttempts(context.Background(), "nope")
+	assert.Error(t, err)
+	_, err = c.Node(context.Background(), " ")
+	assert.Error(t, err)
+	assert.Empty(t, rm.requests())
+}
+
+func TestWaitApp(t *testing.T) {
+	rm := newFakeRM(t)
+	const id = "application_1796033172368_0002"
+	sleeping := loadCapture(t, "app-sleep.json").body
+	killed := loadCapture(t, "app-killed.json").body
+	var polls atomic.Int32
+	rm.handle("GET /ws/v1/cluster/apps/"+id, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if polls.Add(1) < 3 {
+			_, _ = w.Write(sleeping)
+			return
+		}
+		_, _ = w.Write(killed)
+	})
+	c := testClient(t, Options{}, rm.URL())
+	app, err := c.WaitApp(context.Background(), id, time.Millisecond, nil)
+	require.NoError(t, err)
+	assert.Equal(t, StateKilled, app.State)
+	assert.Equal(t, FinalKilled, app.FinalStatus)
+	assert.Equal(t, int32(3), polls.Load())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = c.WaitApp(ctx, id, time.Millisecond, func(*App) bool { return false })
+	assert.ErrorIs(t, err, context.Canceled)
+
+	assert.True(t, Terminal("finished"))
+	assert.False(t, Terminal(StateRunning))
+}
+
+func TestAppsQueryValues(t *testing.T) {
+	q := AppsQuery{States: []string{"running"}, Queue: "q", User: "u", ApplicationTypes: []string{"Apache Flink", "MAPREDUCE"},
+		ApplicationTags: []string{"t1", "t2"}, Limit: 3, StartedTimeBegin: time.UnixMilli(1700000000000)}
+	assert.Equal(t, map[string][]string{
+		"states": {"RUNNING"}, "queue": {"q"}, "user": {"u"}, "applicationTypes": {"Apache Flink,MAPREDUCE"},
+		"applicationTags": {"t1,t2"}, "limit": {"3"}, "startedTimeBegin": {"1700000000000"},
+	}, map[string][]string(q.values()))
+	assert.Empty(t, AppsQuery{}.values())
+}
