@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -61,6 +62,9 @@ func exitCode(err error) int {
 		return exitInterrupted
 	case errors.Is(err, yarn.ErrUnauthorized), errors.Is(err, yarn.ErrForbidden), errors.Is(err, yarn.ErrAuthentication):
 		return exitAuth
+	case errors.Is(err, discovery.ErrInsufficientDevices), errors.Is(err, discovery.ErrNoDevices),
+		errors.Is(err, discovery.ErrLockTimeout):
+		return exitNoDevices
 	}
 	return exitError
 }

@@ -12,7 +12,13 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Main(ctx, os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.Getenv)
+	args := os.Args[1:]
+	if isDiscoverArgv0(os.Args[0]) {
+		// Started as Flink's discovery script (a symlink named nvidia-gpu-discovery.sh or
+		// yarn-er-discover): behave exactly like `yarn-er discover`.
+		args = append([]string{"discover"}, args...)
+	}
+	code := Main(ctx, args, Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.Getenv)
 	stop()
 	os.Exit(code)
 }

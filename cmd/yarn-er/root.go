@@ -49,6 +49,8 @@ containers without handing one device to two processes.`,
 	root.AddCommand(
 		newVersionCmd(a),
 		newExitCodesHelp(),
+		newDiscoverCmd(a),
+		newExecCmd(a),
 		newClusterCmd(a),
 		newTranslateCmd(a),
 	)

@@ -1,0 +1,707 @@
+//go:build unix
+
+package discovery
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	mrand "math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// DefaultLockTimeout bounds the wait for the coordination lock: below Flink's 10 s script timeout.
+const DefaultLockTimeout = 8 * time.Second
+
+// CoordinatorOptions configure a Coordinator.
+type CoordinatorOptions struct {
+	// Path names the coordination files: Path.lock (the lock, never replaced), Path.ledger.<uid> (one
+	// ledger per user) and Path.dev.<device key>.lock (per-device locks of exec mode). Its directory
+	// must exist.
+	Path string
+	// Shared accepts files of other users, provided the directory is world-writable with the sticky
+	// bit (like /var/tmp). Without it, any coordination file of another user is refused.
+	Shared bool
+	// LockTimeout bounds the wait for the lock; 0 means DefaultLockTimeout.
+	LockTimeout time.Duration
+	// Proc is where owners are checked; the zero Proc reads /proc.
+	Proc *Proc
+	// ForeignTTL, when positive, lets entries of owners in another PID namespace (which cannot be
+	// checked) be reclaimed that long after they were made. 0 never reclaims them.
+	ForeignTTL time.Duration
+	// Logger receives warnings (skipped ledger lines, reclaimed devices); nil discards them.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Coordinator hands devices out so that no device is held by two processes at once. It is safe for
+// use by many processes and users at once, and one Coordinator by many goroutines (it keeps no state
+// between calls).
+type Coordinator struct {
+	dir, base string
+	opts      CoordinatorOptions
+	proc      Proc
+	uid       int
+}
+
+// NewCoordinator checks the options; it touches no file.
+func NewCoordinator(opts CoordinatorOptions) (*Coordinator, error) {
+	if opts.Path == "" {
+		return nil, errors.New("no coordination file given")
+	}
+	p := filepath.Clean(opts.Path)
+	base := filepath.Base(p)
+	if base == "." || base == "/" || base == ".." || strings.HasPrefix(base, ".") && len(base) == 1 {
+		return nil, fmt.Errorf("coordination file %q names no file", opts.Path)
+	}
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	proc := NewProc(Root{})
+	if opts.Proc != nil {
+		proc = *opts.Proc
+	}
+	return &Coordinator{dir: filepath.Dir(p), base: base, opts: opts, proc: proc, uid: os.Getuid()}, nil
+}
+
+// LockPath is the lock file's path.
+func (c *Coordinator) LockPath() string { return filepath.Join(c.dir, c.base+".lock") }
+
+// LedgerPath is the ledger file of the user uid.
+func (c *Coordinator) LedgerPath(uid int) string { return filepath.Join(c.dir, c.ledgerName(uid)) }
+
+// DeviceLockPath is the per-device lock file of a device key.
+func (c *Coordinator) DeviceLockPath(key string) string {
+	return filepath.Join(c.dir, c.devLockName(key))
+}
+
+func (c *Coordinator) ledgerName(uid int) string { return c.base + ".ledger." + strconv.Itoa(uid) }
+func (c *Coordinator) devLockName(key string) string {
+	return c.base + ".dev." + keyUnsafe.ReplaceAllString(key, "_") + ".lock"
+}
+
+// session is one critical section: the directory and the held lock.
+type session struct {
+	c         *Coordinator
+	dir       *os.File
+	dirfd     int
+	sharedDir bool
+	lock      *os.File
+}
+
+func (s *session) close() {
+	if s.lock != nil {
+		_ = s.lock.Close() // closing the last descriptor drops the flock
+	}
+	if s.dir != nil {
+		_ = s.dir.Close()
+	}
+}
+
+func (c *Coordinator) unsafe(name, reason, fix string) error {
+	return &UnsafeFileError{Path: filepath.Join(c.dir, name), Reason: reason, Fix: fix}
+}
+
+// openDir opens the coordination directory without following a symbolic link and checks it.
+func (c *Coordinator) openDir() (*session, error) {
+	fd, err := unix.Open(c.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		switch {
+		case errors.Is(err, unix.ELOOP):
+			return nil, &UnsafeFileError{Path: c.dir, Reason: "the coordination directory is a symbolic link", Fix: "name the real directory"}
+		case errors.Is(err, unix.ENOTDIR):
+			return nil, &UnsafeFileError{Path: c.dir, Reason: "is not a directory (or is a symbolic link)", Fix: "name the real directory"}
+		case errors.Is(err, unix.ENOENT):
+			return nil, fmt.Errorf("coordination directory %s does not exist (create it: mkdir -m 1777 %s for one shared by all users, or mkdir -m 0755 for one of your own)", c.dir, c.dir)
+		}
+		return nil, &os.PathError{Op: "open", Path: c.dir, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		_ = unix.Close(fd)
+		return nil, &os.PathError{Op: "fstat", Path: c.dir, Err: err}
+	}
+	worldWritable := st.Mode&0o002 != 0
+	sticky := st.Mode&unix.S_ISVTX != 0
+	if worldWritable && !sticky {
+		_ = unix.Close(fd)
+		return nil, &UnsafeFileError{Path: c.dir, Reason: "the coordination directory is world-writable without the sticky bit, so anyone could replace the lock",
+			Fix: "chmod +t " + c.dir + ", or use a directory of your own"}
+	}
+	return &session{c: c, dir: os.NewFile(uintptr(fd), c.dir), dirfd: fd, sharedDir: worldWritable && sticky}, nil
+}
+
+// openFile opens name in the directory read-only, creating it (mode perm, umask ignored) if missing.
+// It never follows a symbolic link, never blocks on a FIFO, and never opens with O_CREAT a file that
+// exists (fs.protected_regular refuses that for files of other users in sticky directories).
+func (s *session) openFile(name string, perm uint32) (*os.File, unix.Stat_t, error) {
+	return s.open(name, perm, true)
+}
+
+// open opens name like openFile; without create, a missing file is an error wrapping os.ErrNotExist.
+func (s *session) open(name string, perm uint32, create bool) (*os.File, unix.Stat_t, error) {
+	var st unix.Stat_t
+	for attempt := 0; attempt < 5; attempt++ {
+		fd, err := unix.Openat(s.dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) && create {
+			fd, err = unix.Openat(s.dirfd, name, unix.O_RDONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
+			if errors.Is(err, unix.EEXIST) {
+				continue // created by someone else meanwhile: open theirs
+			}
+			if err == nil {
+				_ = unix.Fchmod(fd, perm)
+			}
+		}
+		if err != nil {
+			if errors.Is(err, unix.ELOOP) {
+				return nil, st, s.c.unsafe(name, "is a symbolic link", "remove it; yarn-er creates its files itself")
+			}
+			return nil, st, &os.PathError{Op: "open", Path: filepath.Join(s.c.dir, name), Err: err}
+		}
+		f := os.NewFile(uintptr(fd), filepath.Join(s.c.dir, name))
+		if err := unix.Fstat(fd, &st); err != nil {
+			_ = f.Close()
+			return nil, st, &os.PathError{Op: "fstat", Path: f.Name(), Err: err}
+		}
+		if err := s.checkFile(name, &st); err != nil {
+			_ = f.Close()
+			return nil, st, err
+		}
+		return f, st, nil
+	}
+	return nil, st, fmt.Errorf("%s: created and removed repeatedly by another process", filepath.Join(s.c.dir, name))
+}
+
+// checkFile applies the ownership policy to a coordination file.
+func (s *session) checkFile(name string, st *unix.Stat_t) error {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return s.c.unsafe(name, "is not a regular file", "remove it; yarn-er creates its files itself")
+	}
+	if st.Nlink > 1 {
+		return s.c.unsafe(name, fmt.Sprintf("has %d hard links", st.Nlink), "remove it; yarn-er creates its files itself")
+	}
+	if int(st.Uid) == s.c.uid {
+		return nil
+	}
+	if !s.c.opts.Shared {
+		return s.c.unsafe(name, fmt.Sprintf("is owned by uid %d, not by this user (uid %d)", st.Uid, s.c.uid),
+			"pass --shared-coordination when users share the directory on purpose, or give each user a --coordination-file of their own")
+	}
+	if !s.sharedDir {
+		return s.c.unsafe(name, fmt.Sprintf("is owned by uid %d and its directory is not world-writable with the sticky bit", st.Uid),
+			"keep shared coordination files in a directory like /var/tmp (mode 1777)")
+	}
+	return nil
+}
+
+// lock opens the directory and takes the lock, waiting at most the lock timeout.
+func (c *Coordinator) lock(ctx context.Context) (*session, error) {
+	s, err := c.openDir()
+	if err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(c.opts.LockTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	name := c.base + ".lock"
+	wait := 500 * time.Microsecond
+	for {
+		f, st, err := s.openFile(name, 0o644)
+		if err != nil {
+			s.close()
+			return nil, err
+		}
+		for {
+			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+			if err == nil || !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+				break
+			}
+			if err := ctx.Err(); err != nil {
+				_ = f.Close()
+				s.close()
+				return nil, err
+			}
+			if time.Now().Add(wait).After(deadline) {
+				_ = f.Close()
+				s.close()
+				return nil, &LockTimeoutError{Path: c.LockPath(), Timeout: c.opts.LockTimeout}
+			}
+			time.Sleep(wait/2 + time.Duration(mrand.Int64N(int64(wait))))
+			wait = min(wait*2, 10*time.Millisecond)
+		}
+		if err != nil {
+			_ = f.Close()
+			s.close()
+			return nil, &os.PathError{Op: "flock", Path: c.LockPath(), Err: err}
+		}
+		// The lock must still be the file at the path: had someone replaced it, two processes could
+		// hold locks on two different files.
+		var now unix.Stat_t
+		if err := unix.Fstatat(s.dirfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err == nil && now.Ino == st.Ino && now.Dev == st.Dev {
+			s.lock = f
+			return s, nil
+		}
+		_ = f.Close()
+		if time.Now().After(deadline) {
+			s.close()
+			return nil, &LockTimeoutError{Path: c.LockPath(), Timeout: c.opts.LockTimeout}
+		}
+	}
+}
+
+// heldEntry is a ledger entry with the verdict on its owner.
+type heldEntry struct {
+	LedgerEntry
+	fileUID  int
+	file     string
+	liveness Liveness
+	reason   string
+	// damaged is the raw text of a damaged line that still names a device; its owner is unknown.
+	damaged string
+}
+
+// readLedgers reads every user's ledger in the directory. Entries whose owners are dead are returned
+// with that verdict; the caller drops its own and ignores others'.
+func (s *session) readLedgers() ([]heldEntry, error) {
+	if _, err := s.dir.Seek(0, 0); err != nil {
+		return nil, &os.PathError{Op: "seek", Path: s.c.dir, Err: err}
+	}
+	names, err := s.dir.Readdirnames(-1)
+	if err != nil {
+		return nil, &os.PathError{Op: "readdir", Path: s.c.dir, Err: err}
+	}
+	sort.Strings(names)
+	prefix := s.c.base + ".ledger."
+	selfNS := s.c.proc.PIDNS("self")
+	boot, _ := s.c.proc.BootID()
+	now := s.c.opts.Now()
+	var out []heldEntry
+	for _, name := range names {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue
+		}
+		uid, err := strconv.Atoi(rest)
+		if err != nil || uid < 0 {
+			if !strings.Contains(rest, ".tmp.") {
+				s.c.opts.Logger.Warn("ignoring a file that is not a ledger", "file", filepath.Join(s.c.dir, name))
+			}
+			continue
+		}
+		f, st, err := s.open(name, 0, false)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // removed since the directory was listed
+		}
+		if err != nil {
+			return nil, err
+		}
+		if int(st.Uid) != uid {
+			_ = f.Close()
+			return nil, s.c.unsafe(name, fmt.Sprintf("is the ledger of uid %d but owned by uid %d", uid, st.Uid), "remove it")
+		}
+		data, err := readAllLimited(f, 16<<20)
+		_ = f.Close()
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: filepath.Join(s.c.dir, name), Err: err}
+		}
+		entries, problems := ParseLedger(data)
+		for _, p := range problems {
+			if p.Key == "" {
+				s.c.opts.Logger.Warn("skipping a ledger line that is not yarn-er's (it is dropped at the next write)",
+					"file", filepath.Join(s.c.dir, name), "line", p.Line, "reason", p.Reason)
+				continue
+			}
+			s.c.opts.Logger.Warn("damaged ledger line: its device stays held until the line is removed by hand",
+				"file", filepath.Join(s.c.dir, name), "line", p.Line, "device", p.Key, "reason", p.Reason)
+			out = append(out, heldEntry{LedgerEntry: LedgerEntry{Key: p.Key}, fileUID: uid, file: name, liveness: Unknown,
+				reason: fmt.Sprintf("damaged line %d of %s", p.Line, name), damaged: p.Text})
+		}
+		for _, e := range entries {
+			h := heldEntry{LedgerEntry: e, fileUID: uid, file: name}
+			h.liveness, h.reason = s.c.proc.check(e.Owner, uid, boot, selfNS)
+			foreign := e.Owner.PIDNS != 0 && selfNS != 0 && e.Owner.PIDNS != selfNS
+			if foreign && h.liveness == Unknown && s.c.opts.ForeignTTL > 0 && now.Sub(e.Acquired) > s.c.opts.ForeignTTL {
+				h.liveness, h.reason = Dead, fmt.Sprintf("%s; older than the foreign TTL %s", h.reason, s.c.opts.ForeignTTL)
+			}
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+func readAllLimited(f *os.File, limit int64) ([]byte, error) {
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// writeLedger replaces this user's ledger atomically: a new file in the same directory, synced, renamed
+// over the old one, and the directory synced. The lock file is never touched.
+func (s *session) writeLedger(entries []LedgerEntry, damaged []string) error {
+	name := s.c.ledgerName(s.c.uid)
+	tmpPrefix := name + ".tmp."
+	if names, err := s.readdir(); err == nil {
+		for _, n := range names {
+			if strings.HasPrefix(n, tmpPrefix) {
+				_ = unix.Unlinkat(s.dirfd, n, 0) // left behind by a writer that crashed; only ours match
+			}
+		}
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := tmpPrefix + hex.EncodeToString(rnd[:])
+	fd, err := unix.Openat(s.dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return &os.PathError{Op: "create", Path: filepath.Join(s.c.dir, tmp), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(s.c.dir, tmp))
+	cleanup := func(err error) error {
+		_ = f.Close()
+		_ = unix.Unlinkat(s.dirfd, tmp, 0)
+		return err
+	}
+	if err := unix.Fchmod(fd, 0o644); err != nil {
+		return cleanup(&os.PathError{Op: "chmod", Path: f.Name(), Err: err})
+	}
+	if _, err := f.Write(formatLedger(entries, damaged)); err != nil {
+		return cleanup(err)
+	}
+	if err := f.Sync(); err != nil {
+		return cleanup(err)
+	}
+	if err := f.Close(); err != nil {
+		_ = unix.Unlinkat(s.dirfd, tmp, 0)
+		return err
+	}
+	if err := unix.Renameat(s.dirfd, tmp, s.dirfd, name); err != nil {
+		_ = unix.Unlinkat(s.dirfd, tmp, 0)
+		return &os.PathError{Op: "rename", Path: filepath.Join(s.c.dir, name), Err: err}
+	}
+	if err := unix.Fsync(s.dirfd); err != nil && !errors.Is(err, unix.EINVAL) {
+		return &os.PathError{Op: "fsync", Path: s.c.dir, Err: err}
+	}
+	return nil
+}
+
+func (s *session) readdir() ([]string, error) {
+	if _, err := s.dir.Seek(0, 0); err != nil {
+		return nil, err
+	}
+	return s.dir.Readdirnames(-1)
+}
+
+// deviceLockBusy reports whether a workload (exec mode) holds the device's lock. It takes the lock for a
+// moment and drops it; that is safe because every taker holds the coordination lock while trying.
+func (s *session) deviceLockBusy(key string) (bool, error) {
+	f, err := s.tryDeviceLock(key)
+	if err != nil {
+		return false, err
+	}
+	if f == nil {
+		return true, nil
+	}
+	return false, f.Close()
+}
+
+// tryDeviceLock takes a device's lock without waiting; nil when another process holds it.
+func (s *session) tryDeviceLock(key string) (*os.File, error) {
+	f, _, err := s.openFile(s.c.devLockName(key), 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		_ = f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, nil
+		}
+		return nil, &os.PathError{Op: "flock", Path: f.Name(), Err: err}
+	}
+	return f, nil
+}
+
+// holders indexes live (or uncheckable) ledger entries by device key.
+func (c *Coordinator) holders(entries []heldEntry) map[string]heldEntry {
+	held := map[string]heldEntry{}
+	for _, e := range entries {
+		if e.liveness == Dead {
+			continue
+		}
+		if prev, dup := held[e.Key]; dup {
+			if prev.damaged == "" && e.damaged == "" {
+				c.opts.Logger.Warn("device recorded twice in the ledgers", "device", e.Key, "owner1", prev.Owner.PID, "owner2", e.Owner.PID)
+			}
+			continue
+		}
+		held[e.Key] = e
+	}
+	return held
+}
+
+func holderString(d Device, h heldEntry) string {
+	if h.damaged != "" {
+		return fmt.Sprintf("%s: %s", d.ID, h.reason)
+	}
+	return fmt.Sprintf("%s: pid %d (%s)", d.ID, h.Owner.PID, h.liveness)
+}
+
+// Acquire hands n of candidates (taken in order) to owner and records them in this user's ledger, so
+// that they stay taken until owner ends (or releases them). Devices recorded for a live owner, or held
+// by an exec-mode workload, are skipped. Fewer than n free devices is an *InsufficientDevicesError and
+// changes nothing.
+func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Device, n int) ([]Device, error) {
+	if n <= 0 {
+		return []Device{}, nil
+	}
+	s, err := c.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	entries, err := s.readLedgers()
+	if err != nil {
+		return nil, err
+	}
+	held := c.holders(entries)
+	var picks []Device
+	var busy []string
+	for _, d := range candidates {
+		if len(picks) == n {
+			break
+		}
+		if h, ok := held[d.Key]; ok {
+			busy = append(busy, holderString(d, h))
+			continue
+		}
+		locked, err := s.deviceLockBusy(d.Key)
+		if err != nil {
+			return nil, err
+		}
+		if locked {
+			busy = append(busy, d.ID+": a running workload (exec)")
+			continue
+		}
+		picks = append(picks, d)
+	}
+	if len(picks) < n {
+		return nil, &InsufficientDevicesError{Wanted: n, Visible: len(candidates), Free: len(picks), Holders: busy}
+	}
+	var keep []LedgerEntry
+	var damaged []string
+	for _, e := range entries {
+		switch {
+		case e.fileUID != c.uid:
+		case e.damaged != "":
+			damaged = append(damaged, e.damaged)
+		case e.liveness == Dead:
+			c.opts.Logger.Info("reclaimed a device", "device", e.Key, "from", e.Owner.PID, "reason", e.reason)
+		default:
+			keep = append(keep, e.LedgerEntry)
+		}
+	}
+	at := c.opts.Now().Truncate(time.Second)
+	for _, d := range picks {
+		keep = append(keep, LedgerEntry{Key: d.Key, Owner: owner, Acquired: at})
+	}
+	if err := s.writeLedger(keep, damaged); err != nil {
+		return nil, err
+	}
+	return picks, nil
+}
+
+// Release frees every device recorded for owner in this user's ledger (and drops dead owners' entries)
+// and returns the keys released.
+func (c *Coordinator) Release(ctx context.Context, owner Owner) ([]string, error) {
+	s, err := c.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	entries, err := s.readLedgers()
+	if err != nil {
+		return nil, err
+	}
+	var keep []LedgerEntry
+	var damaged []string
+	released := []string{}
+	own := false
+	for _, e := range entries {
+		if e.fileUID != c.uid {
+			continue
+		}
+		own = true
+		switch {
+		case e.damaged != "":
+			damaged = append(damaged, e.damaged)
+		case e.Owner.same(owner):
+			released = append(released, e.Key)
+		case e.liveness == Dead:
+		default:
+			keep = append(keep, e.LedgerEntry)
+		}
+	}
+	if !own {
+		return released, nil
+	}
+	if err := s.writeLedger(keep, damaged); err != nil {
+		return nil, err
+	}
+	return released, nil
+}
+
+// Holding is a set of devices locked for a workload: the locks last as long as the files stay open in
+// this process or any process it starts or becomes (exec) with the descriptors inherited.
+type Holding struct {
+	Devices []Device
+	Files   []*os.File
+}
+
+// Close drops the locks.
+func (h *Holding) Close() error {
+	var first error
+	for _, f := range h.Files {
+		if err := f.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	h.Files = nil
+	return first
+}
+
+// WriteFileAtomic writes data to path so that readers see the old or the new content, never a part: a
+// new file in the same directory (created exclusively, never through a symbolic link, mode perm
+// regardless of the umask), synced, then renamed over path.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp."+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, perm)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fail(err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// Inherit makes the lock descriptors survive exec(2), so that a program this process becomes keeps the
+// devices locked for as long as it runs.
+func (h *Holding) Inherit() error {
+	for _, f := range h.Files {
+		if _, err := unix.FcntlInt(f.Fd(), unix.F_SETFD, 0); err != nil {
+			return &os.PathError{Op: "fcntl", Path: f.Name(), Err: err}
+		}
+	}
+	return nil
+}
+
+// Hold locks n of candidates (in order) for a workload, skipping devices recorded in a ledger for a live
+// owner and devices another workload holds. Nothing is written to the ledgers; the locks are the record.
+func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Holding, error) {
+	h := &Holding{Devices: []Device{}}
+	if n <= 0 {
+		return h, nil
+	}
+	s, err := c.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	entries, err := s.readLedgers()
+	if err != nil {
+		return nil, err
+	}
+	held := c.holders(entries)
+	var busy []string
+	for _, d := range candidates {
+		if len(h.Devices) == n {
+			break
+		}
+		if e, ok := held[d.Key]; ok {
+			busy = append(busy, holderString(d, e))
+			continue
+		}
+		f, err := s.tryDeviceLock(d.Key)
+		if err != nil {
+			_ = h.Close()
+			return nil, err
+		}
+		if f == nil {
+			busy = append(busy, d.ID+": a running workload (exec)")
+			continue
+		}
+		h.Devices = append(h.Devices, d)
+		h.Files = append(h.Files, f)
+	}
+	if len(h.Devices) < n {
+		free := len(h.Devices)
+		_ = h.Close()
+		return nil, &InsufficientDevicesError{Wanted: n, Visible: len(candidates), Free: free, Holders: busy}
+	}
+	return h, nil
+}
+
+// Entries lists every ledger entry with the verdict on its owner (for status output and tests).
+func (c *Coordinator) Entries(ctx context.Context) ([]HeldDevice, error) {
+	s, err := c.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	entries, err := s.readLedgers()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]HeldDevice, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, HeldDevice{LedgerEntry: e.LedgerEntry, UID: e.fileUID, Liveness: e.liveness.String(), Reason: e.reason})
+	}
+	return out, nil
+}
+
+// HeldDevice is a ledger entry as Entries reports it.
+type HeldDevice struct {
+	LedgerEntry
+	// UID is the user whose ledger records the entry.
+	UID int `json:"uid"`
+	// Liveness is alive, dead or unknown.
+	Liveness string `json:"liveness"`
+	// Reason explains the verdict.
+	Reason string `json:"reason"`
+}

@@ -1,0 +1,132 @@
+package discovery
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Sentinel errors; test with errors.Is.
+var (
+	// ErrBackendUnavailable says a backend cannot run here (no driver library, no sysfs tree, no tool on
+	// PATH). It is not a failure: the next backend of the chain is tried.
+	ErrBackendUnavailable = errors.New("backend unavailable")
+	// ErrNoDevices says no backend of the vendor(s) asked for found a usable device.
+	ErrNoDevices = errors.New("no devices found")
+	// ErrInsufficientDevices says fewer devices are free than were asked for.
+	ErrInsufficientDevices = errors.New("not enough devices")
+	// ErrLockTimeout says the coordination lock was not obtained in time.
+	ErrLockTimeout = errors.New("timed out waiting for the coordination lock")
+	// ErrUnsafeLedger says a coordination file or its directory breaks the safety policy (a symbolic
+	// link, a file of another user outside a shared sticky directory, a world-writable directory without
+	// the sticky bit, not a regular file).
+	ErrUnsafeLedger = errors.New("unsafe coordination file")
+)
+
+// ProbeResult is what one backend's probe said.
+type ProbeResult struct {
+	Vendor  Vendor `json:"vendor"`
+	Backend string `json:"backend"`
+	OK      bool   `json:"ok"`
+	Reason  string `json:"reason"`
+	// Devices is how many devices the backend listed, nil when it was not asked.
+	Devices *int `json:"devices"`
+}
+
+// NoDevicesError says why no device was found; it wraps ErrNoDevices.
+type NoDevicesError struct {
+	Vendor  Vendor
+	Probes  []ProbeResult
+	Skipped []SkippedDevice
+}
+
+// Error lists what every backend said.
+func (e *NoDevicesError) Error() string {
+	what := "any vendor"
+	if e.Vendor != "" {
+		what = string(e.Vendor)
+	}
+	var reasons []string
+	for _, p := range e.Probes {
+		reasons = append(reasons, fmt.Sprintf("%s/%s: %s", p.Vendor, p.Backend, p.Reason))
+	}
+	for _, sk := range e.Skipped {
+		reasons = append(reasons, fmt.Sprintf("%s skipped: %s", sk.ID, sk.Reason))
+	}
+	msg := "no devices found for " + what
+	if len(reasons) > 0 {
+		msg += " (" + strings.Join(reasons, "; ") + ")"
+	}
+	return msg
+}
+
+// Unwrap returns ErrNoDevices.
+func (e *NoDevicesError) Unwrap() error { return ErrNoDevices }
+
+// InsufficientDevicesError says how many devices were asked for and why fewer are free; it wraps
+// ErrInsufficientDevices.
+type InsufficientDevicesError struct {
+	Wanted int
+	// Visible is how many devices this process can see and open.
+	Visible int
+	// Free is how many of them are not held by another process.
+	Free int
+	// Holders describes the devices held by others ("GPU-…: pid 4242 (alive)").
+	Holders []string
+}
+
+// Error says how many were wanted, visible and free, and who holds the rest.
+func (e *InsufficientDevicesError) Error() string {
+	msg := fmt.Sprintf("not enough devices: %d wanted, %d visible", e.Wanted, e.Visible)
+	if e.Free != e.Visible {
+		msg += fmt.Sprintf(", %d free", e.Free)
+	}
+	if len(e.Holders) > 0 {
+		msg += "; held: " + strings.Join(e.Holders, ", ")
+	}
+	return msg
+}
+
+// Unwrap returns ErrInsufficientDevices.
+func (e *InsufficientDevicesError) Unwrap() error { return ErrInsufficientDevices }
+
+// LockTimeoutError names the lock that could not be taken; it wraps ErrLockTimeout.
+type LockTimeoutError struct {
+	Path    string
+	Timeout time.Duration
+}
+
+// Error names the lock and how to find its holder.
+func (e *LockTimeoutError) Error() string {
+	return fmt.Sprintf("timed out after %s waiting for the coordination lock %s (another yarn-er holds it; "+
+		"find it with `fuser -v %s`, or raise --lock-timeout)", e.Timeout, e.Path, e.Path)
+}
+
+// Unwrap returns ErrLockTimeout.
+func (e *LockTimeoutError) Unwrap() error { return ErrLockTimeout }
+
+// UnsafeFileError says which coordination file or directory breaks the policy and how to fix it; it
+// wraps ErrUnsafeLedger.
+type UnsafeFileError struct {
+	Path   string
+	Reason string
+	Fix    string
+}
+
+// Error names the file, the problem and the fix.
+func (e *UnsafeFileError) Error() string {
+	msg := e.Path + ": " + e.Reason
+	if e.Fix != "" {
+		msg += " (" + e.Fix + ")"
+	}
+	return msg
+}
+
+// Unwrap returns ErrUnsafeLedger.
+func (e *UnsafeFileError) Unwrap() error { return ErrUnsafeLedger }
+
+// unavailable returns an error wrapping ErrBackendUnavailable.
+func unavailable(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBackendUnavailable, fmt.Sprintf(format, args...))
+}
