@@ -226,13 +226,7 @@ func (q AppsQuery) values() url.Values {
 
 // Apps lists applications.
 func (c *Client) Apps(ctx context.Context, q AppsQuery) ([]App, error) {
-	var apps []App
-	err := c.do(ctx, call{method: http.MethodGet, path: pathApps, query: q.values()}, func(_ rmAddress, r *rawResponse) error {
-		var err error
-		apps, err = decodeApps(r.Body)
-		return err
-	})
-	return apps, err
+	return getDecoded(ctx, c, pathApps, q.values(), decodeApps)
 }
 
 // appIDPattern is ApplicationId's string form.
@@ -340,13 +334,7 @@ func (c *Client) AppAttempts(ctx context.Context, id string) ([]AppAttempt, erro
 	if err := checkAppID(id); err != nil {
 		return nil, err
 	}
-	var out []AppAttempt
-	err := c.do(ctx, call{method: http.MethodGet, path: pathApps + "/" + id + "/appattempts"}, func(_ rmAddress, r *rawResponse) error {
-		var err error
-		out, err = decodeAppAttempts(r.Body)
-		return err
-	})
-	return out, err
+	return getDecoded(ctx, c, pathApps+"/"+id+"/appattempts", nil, decodeAppAttempts)
 }
 
 type appStateJSON struct {

@@ -159,6 +159,17 @@ type call struct {
 	accept string
 }
 
+// getDecoded GETs path (with query) from the active RM and decodes the answer with decode.
+func getDecoded[T any](ctx context.Context, c *Client, path string, query url.Values, decode func(io.Reader) (T, error)) (T, error) {
+	var v T
+	err := c.do(ctx, call{method: http.MethodGet, path: path, query: query}, func(_ rmAddress, r *rawResponse) error {
+		var err error
+		v, err = decode(r.Body)
+		return err
+	})
+	return v, err
+}
+
 func (cl call) idempotent() bool {
 	return cl.method == http.MethodGet || cl.method == http.MethodHead
 }

@@ -183,13 +183,7 @@ func decodeClusterMetrics(r io.Reader) (*ClusterMetrics, error) {
 
 // Metrics returns /ws/v1/cluster/metrics.
 func (c *Client) Metrics(ctx context.Context) (*ClusterMetrics, error) {
-	var m *ClusterMetrics
-	err := c.do(ctx, call{method: http.MethodGet, path: pathMetrics}, func(_ rmAddress, r *rawResponse) error {
-		var err error
-		m, err = decodeClusterMetrics(r.Body)
-		return err
-	})
-	return m, err
+	return getDecoded(ctx, c, pathMetrics, nil, decodeClusterMetrics)
 }
 
 // decodeJSON decodes one JSON document from r into v. Numbers decode exactly (the package's

@@ -1,16 +1,21 @@
 // Package yarn is a client for the Hadoop YARN ResourceManager REST API (/ws/v1/cluster).
 //
-// It reads the cluster (info, metrics, nodes, scheduler and queues, applications and their attempts,
-// the RM's effective configuration), creates and submits applications, and kills them. It is meant
+// It reads the cluster (info, metrics, nodes, scheduler and queues, the scheduler overview with its
+// effective allocations, applications and their attempts, the RM's effective configuration),
+// creates and submits applications, and kills them. It is meant
 // for tools that must know exactly what YARN offers before asking for GPUs, FPGAs or any other
 // custom resource type, so it is strict about numbers and tolerant about JSON shapes:
 //
 //   - Every resource quantity is an int64 in the unit Hadoop reports (memory-mb in Mi, vcores and
 //     most devices unit-less). Numbers are never decoded through float64, so
 //     9223372036854775807 (Long.MAX_VALUE, Hadoop's "no limit") survives.
+//   - Units are converted and compared exactly with package profile (Quantity.Cmp, Quantity.In,
+//     Resources.Add), the project's single implementation of Hadoop's UnitsConversionUtil.
 //   - Hadoop 3.1 to 3.5 are understood: Jersey 1 and Jersey 2 output (a single object where a list
-//     is expected and the reverse), null wrappers such as {"apps":null}, missing fields, and a
-//     node's total resource missing in 3.1 (then total = used + available).
+//     is expected and the reverse, a root element kept or dropped), null wrappers such as
+//     {"apps":null}, missing fields, and a node's total resource missing in 3.1 (then total is
+//     used plus available). Queue trees are normalised across schedulers: every Queue has its
+//     full Path and its own Name (the FairScheduler reports the path as the name).
 //
 // The client finds the active ResourceManager of an HA pair itself. Addresses come from
 // Options.Addresses or from the Hadoop configuration (yarn.resourcemanager.webapp.address, its

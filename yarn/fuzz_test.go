@@ -106,3 +106,58 @@ func FuzzDecodeNodes(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeScheduler(f *testing.F) {
+	f.Add([]byte(`{"scheduler":{"schedulerInfo":{"type":"fairScheduler","rootQueue":{"queueName":"root","childQueues":{"queue":{"queueName":"root.a","schedulingPolicy":"DRF"}}}}}}`))
+	f.Add([]byte(`{"scheduler":{"schedulerInfo":{"type":"capacityScheduler","queues":{"queue":[{"queueName":"a","queues":null}]}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := decodeScheduler(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrUnexpectedResponse) {
+				t.Fatalf("decode error is not ErrUnexpectedResponse: %v", err)
+			}
+			return
+		}
+		n := 0
+		var count func(q *Queue)
+		count = func(q *Queue) {
+			n++
+			for _, c := range q.Children {
+				count(c)
+			}
+		}
+		if s.Root != nil {
+			count(s.Root)
+		}
+		if len(s.Queues()) != n {
+			t.Fatalf("Queues() lists %d queues of %d", len(s.Queues()), n)
+		}
+		for _, q := range s.Queues() {
+			if q.Name != "" && q.Path == "" {
+				t.Fatalf("queue %q has no path", q.Name)
+			}
+			if q.Path != "" && s.Queue(q.Path) == nil {
+				t.Fatalf("queue %q not found by its path", q.Path)
+			}
+		}
+	})
+}
+
+func FuzzDecodeSchedulerOverview(f *testing.F) {
+	f.Add([]byte(`{"scheduler":{"schedulerType":"Fifo Scheduler","schedulingResourceType":"memory-mb (unit=Mi),vcores","maximumAllocation":{"memory":8192,"vCores":4}}}`))
+	f.Add([]byte(`{"schedulerType":"x","schedulingResourceType":",, a (,b"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := decodeSchedulerOverview(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrUnexpectedResponse) {
+				t.Fatalf("decode error is not ErrUnexpectedResponse: %v", err)
+			}
+			return
+		}
+		for _, n := range o.ResourceTypes {
+			if n == "" || strings.ContainsAny(n, ", ") {
+				t.Fatalf("bad type name %q from %q", n, o.SchedulingResourceType)
+			}
+		}
+	})
+}

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/yarn-er/yarn-er/profile"
 )
 
 // Node is a NodeManager as the RM reports it (/ws/v1/cluster/nodes).
@@ -86,10 +88,10 @@ func (n *nodeJSON) node() (Node, error) {
 	}
 	// Before 3.0 there are no resource objects: memory and vcores come from the flat fields.
 	if out.Used == nil && n.UsedMemoryMB != nil && n.UsedVirtualCores != nil {
-		out.Used = Resources{Memory: {Value: int64(*n.UsedMemoryMB), Units: "Mi"}, VCores: {Value: int64(*n.UsedVirtualCores)}}
+		out.Used = Resources{Memory: {Value: int64(*n.UsedMemoryMB), Units: profile.MemoryUnits}, VCores: {Value: int64(*n.UsedVirtualCores)}}
 	}
 	if out.Available == nil && n.AvailMemoryMB != nil && n.AvailableVirtualCores != nil {
-		out.Available = Resources{Memory: {Value: int64(*n.AvailMemoryMB), Units: "Mi"}, VCores: {Value: int64(*n.AvailableVirtualCores)}}
+		out.Available = Resources{Memory: {Value: int64(*n.AvailMemoryMB), Units: profile.MemoryUnits}, VCores: {Value: int64(*n.AvailableVirtualCores)}}
 	}
 	if out.Total == nil && (out.Used != nil || out.Available != nil) {
 		if out.Total, err = out.Used.Add(out.Available); err != nil {
@@ -123,13 +125,7 @@ func (c *Client) Nodes(ctx context.Context, q NodesQuery) ([]Node, error) {
 	if len(q.States) > 0 {
 		query.Set("states", strings.ToUpper(strings.Join(q.States, ",")))
 	}
-	var nodes []Node
-	err := c.do(ctx, call{method: http.MethodGet, path: pathNodes, query: query}, func(_ rmAddress, r *rawResponse) error {
-		var err error
-		nodes, err = decodeNodes(r.Body)
-		return err
-	})
-	return nodes, err
+	return getDecoded(ctx, c, pathNodes, query, decodeNodes)
 }
 
 // Node returns one NodeManager by its ID ("host:port"); ErrNotFound when the RM does not know it.

@@ -1,29 +1,35 @@
 package yarn
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"slices"
 	"strings"
+
+	"github.com/yarn-er/yarn-er/profile"
 )
 
-// Resource names YARN always knows (org.apache.hadoop.yarn.api.records.ResourceInformation).
+// Resource names YARN always knows (org.apache.hadoop.yarn.api.records.ResourceInformation). They
+// are package profile's names, repeated here so that callers of the client need not import it.
 const (
 	// Memory is the memory resource, in Mi.
-	Memory = "memory-mb"
+	Memory = profile.MemoryMB
 	// VCores is the virtual-core resource, unit-less.
-	VCores = "vcores"
+	VCores = profile.VCores
 	// GPU is the name YARN's GPU plugin uses.
-	GPU = "yarn.io/gpu"
+	GPU = profile.GPU
 	// FPGA is the name YARN's FPGA plugin uses.
-	FPGA = "yarn.io/fpga"
+	FPGA = profile.FPGA
 )
 
 // Quantity is an amount of one resource type, in that type's unit as the RM reports it
 // (Memory in "Mi", VCores and most devices in "", others in any Hadoop unit such as "k" or "Gi").
+//
+// Unit arithmetic is package profile's (profile.Convert, profile.Compare): exact, never through a
+// float, and with Hadoop's error messages.
 type Quantity struct {
 	// Value is the amount in Units.
 	Value int64
@@ -32,91 +38,52 @@ type Quantity struct {
 }
 
 // String renders the quantity as Hadoop writes one: the value followed by its unit ("4", "8192Mi").
-func (q Quantity) String() string { return fmt.Sprintf("%d%s", q.Value, q.Units) }
+func (q Quantity) String() string { return q.asProfile().String() }
 
-// ErrUnknownUnit is returned when a quantity's unit is none of Hadoop's units.
-var ErrUnknownUnit = errors.New("unknown unit")
-
-// unitScale is the size of each Hadoop unit (UnitsConversionUtil) as an exact rational.
-var unitScale = func() map[string]*big.Rat {
-	m := map[string]*big.Rat{}
-	dec := []string{"p", "n", "u", "m", "", "k", "M", "G", "T", "P"}
-	for i, u := range dec {
-		exp := int64(3 * (i - 4))
-		r := new(big.Rat).SetInt64(1)
-		ten := new(big.Int).Exp(big.NewInt(10), big.NewInt(absInt64(exp)), nil)
-		if exp >= 0 {
-			r.SetInt(ten)
-		} else {
-			r.SetFrac(big.NewInt(1), ten)
-		}
-		m[u] = r
-	}
-	for i, u := range []string{"Ki", "Mi", "Gi", "Ti", "Pi"} {
-		m[u] = new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(10*(i+1))))
-	}
-	return m
-}()
-
-func absInt64(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
+// asProfile returns q as a profile.Quantity.
+func (q Quantity) asProfile() profile.Quantity {
+	return profile.Quantity{Value: q.Value, Unit: q.Units}
 }
 
-// rat returns the quantity as an exact rational in base units.
-func (q Quantity) rat() (*big.Rat, error) {
-	scale, ok := unitScale[q.Units]
-	if !ok {
-		return nil, fmt.Errorf("%w %q (Hadoop knows p, n, u, m, k, M, G, T, P, Ki, Mi, Gi, Ti, Pi and none)", ErrUnknownUnit, q.Units)
-	}
-	return new(big.Rat).Mul(new(big.Rat).SetInt64(q.Value), scale), nil
-}
+// ErrUnknownUnit is matched (errors.Is) by every error about a unit Hadoop does not know. It is
+// profile.ErrUnknownUnit.
+var ErrUnknownUnit = profile.ErrUnknownUnit
+
+// ErrOverflow is matched (errors.Is) by every conversion whose result does not fit an int64. It is
+// profile.ErrOverflow.
+var ErrOverflow = profile.ErrOverflow
 
 // Cmp compares q with o exactly, converting units: -1 when q < o, 0 when equal, +1 when q > o.
-// It fails only for a unit Hadoop does not know.
+// It fails only for a unit Hadoop does not know (a *profile.UnitError); two quantities in the same
+// unit compare by value whatever the unit, as the RM reported both.
 func (q Quantity) Cmp(o Quantity) (int, error) {
 	if q.Units == o.Units {
-		switch {
-		case q.Value < o.Value:
-			return -1, nil
-		case q.Value > o.Value:
-			return 1, nil
-		}
-		return 0, nil
+		return cmp.Compare(q.Value, o.Value), nil
 	}
-	a, err := q.rat()
-	if err != nil {
-		return 0, err
-	}
-	b, err := o.rat()
-	if err != nil {
-		return 0, err
-	}
-	return a.Cmp(b), nil
+	return profile.Compare(q.Units, q.Value, o.Units, o.Value)
 }
 
 // In converts q to units. Like Hadoop's UnitsConversionUtil it rounds toward zero when the result
-// is not whole; exact reports whether no rounding happened. Overflow is an error.
+// is not whole; exact reports whether no rounding happened. A result beyond int64 is an error
+// matching ErrOverflow, an unknown unit one matching ErrUnknownUnit. A quantity already in units
+// is returned as is.
 func (q Quantity) In(units string) (v int64, exact bool, err error) {
 	if q.Units == units {
 		return q.Value, true, nil
 	}
-	a, err := q.rat()
+	v, err = profile.Convert(q.Units, units, q.Value)
+	switch {
+	case errors.Is(err, profile.ErrOverflow):
+		return 0, false, fmt.Errorf("converting %s to %q overflows a 64-bit integer: %w", q, units, err)
+	case err != nil:
+		return 0, false, err
+	}
+	// Convert truncates: the result is exact when it converts back to the same amount.
+	c, err := profile.Compare(units, v, q.Units, q.Value)
 	if err != nil {
 		return 0, false, err
 	}
-	scale, ok := unitScale[units]
-	if !ok {
-		return 0, false, fmt.Errorf("%w %q", ErrUnknownUnit, units)
-	}
-	a.Quo(a, scale)
-	n := new(big.Int).Quo(a.Num(), a.Denom())
-	if !n.IsInt64() {
-		return 0, false, fmt.Errorf("converting %s to %q overflows a 64-bit integer", q, units)
-	}
-	return n.Int64(), a.IsInt(), nil
+	return v, c == 0, nil
 }
 
 // Resources maps a resource name (Memory, VCores, GPU, "nvidia.com/gpu", ...) to its quantity.
@@ -280,7 +247,7 @@ func (r *resourceInfoJSON) resources() (Resources, error) {
 		out[name] = Quantity{Value: int64(ri.Value), Units: string(ri.Units)}
 	}
 	if _, ok := out[Memory]; !ok && r.Memory != nil {
-		out[Memory] = Quantity{Value: int64(*r.Memory), Units: "Mi"}
+		out[Memory] = Quantity{Value: int64(*r.Memory), Units: profile.MemoryUnits}
 	}
 	if _, ok := out[VCores]; !ok && r.VCores != nil {
 		out[VCores] = Quantity{Value: int64(*r.VCores)}

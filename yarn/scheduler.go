@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
+	"strings"
 )
 
 // Scheduler types as /ws/v1/cluster/scheduler names them.
@@ -29,8 +29,11 @@ type Scheduler struct {
 // Queue is one scheduler queue. Capacities are percentages (0-100), the only floats in this
 // package: they are ratios, not resource quantities.
 type Queue struct {
+	// Name is the queue's own name, the last element of Path ("default"), for every scheduler
+	// (the FairScheduler reports the full path as the name; it is cut here).
 	Name string
-	// Path is the full queue path ("root.default"); built from the names when the RM omits it.
+	// Path is the full queue path ("root.default"): the CapacityScheduler's queuePath, the
+	// FairScheduler's queueName (already a full path), else built from the names.
 	Path  string
 	State string
 	// Leaf is set for queues that take applications.
@@ -39,11 +42,20 @@ type Queue struct {
 	Capacity, UsedCapacity, MaxCapacity                         float64
 	AbsoluteCapacity, AbsoluteUsedCapacity, AbsoluteMaxCapacity float64
 
+	// NumApplications is numApplications (CapacityScheduler), or numActiveApps + numPendingApps
+	// of a FairScheduler leaf queue.
 	NumApplications int64
+
+	// SchedulingPolicy is the FairScheduler queue's policy as the RM names it: "DRF" (dominant
+	// resource fairness, the only one that weighs GPUs and other resource types), "fair"
+	// (memory only), "FIFO", or a custom policy's name. Empty for the other schedulers.
+	SchedulingPolicy string
 
 	// Used is resourcesUsed (CapacityScheduler) or usedResources (FairScheduler).
 	Used Resources
-	// MaximumAllocation is the largest container the queue allows (CapacityScheduler 3.3+).
+	// MaximumAllocation is the largest container the queue allows: maximumAllocation
+	// (CapacityScheduler 3.3+, the configured limit) or maxContainerAllocation (FairScheduler,
+	// already capped by the scheduler's effective maximum).
 	MaximumAllocation Resources
 	// MinEffectiveCapacity and MaxEffectiveCapacity are the CapacityScheduler's effective
 	// resources of the queue.
@@ -101,9 +113,13 @@ type queueJSON struct {
 	AbsoluteUsedCapacity jsonFloat         `json:"absoluteUsedCapacity"`
 	AbsoluteMaxCapacity  jsonFloat         `json:"absoluteMaxCapacity"`
 	NumApplications      jsonInt64         `json:"numApplications"`
+	NumActiveApps        jsonInt64         `json:"numActiveApps"`
+	NumPendingApps       jsonInt64         `json:"numPendingApps"`
+	SchedulingPolicy     jsonString        `json:"schedulingPolicy"`
 	ResourcesUsed        *resourceInfoJSON `json:"resourcesUsed"`
 	UsedResources        *resourceInfoJSON `json:"usedResources"`
 	MaximumAllocation    *resourceInfoJSON `json:"maximumAllocation"`
+	MaxContainerAlloc    *resourceInfoJSON `json:"maxContainerAllocation"`
 	MinEffectiveCapacity *resourceInfoJSON `json:"minEffectiveCapacity"`
 	MaxEffectiveCapacity *resourceInfoJSON `json:"maxEffectiveCapacity"`
 	MinResources         *resourceInfoJSON `json:"minResources"`
@@ -143,15 +159,18 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 		AbsoluteUsedCapacity: float64(q.AbsoluteUsedCapacity),
 		AbsoluteMaxCapacity:  float64(q.AbsoluteMaxCapacity),
 		NumApplications:      int64(q.NumApplications),
+		SchedulingPolicy:     string(q.SchedulingPolicy),
 	}
 	if out.State == "" {
 		out.State = string(q.QState)
 	}
-	if out.Path == "" {
-		out.Path = out.Name
-		if parentPath != "" && out.Name != "" {
-			out.Path = parentPath + "." + out.Name
-		}
+	out.Path, out.Name = queuePath(parentPath, out.Path, out.Name)
+	if string(q.Type) == "fairSchedulerLeafQueueInfo" && out.NumApplications == 0 {
+		out.NumApplications = int64(q.NumActiveApps) + int64(q.NumPendingApps)
+	}
+	maxAlloc, maxAllocName := q.MaximumAllocation, "maximumAllocation"
+	if maxAlloc == nil {
+		maxAlloc, maxAllocName = q.MaxContainerAlloc, "maxContainerAllocation"
 	}
 	fields := []struct {
 		name string
@@ -159,7 +178,7 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 		src  *resourceInfoJSON
 	}{
 		{"resourcesUsed", &out.Used, q.ResourcesUsed},
-		{"maximumAllocation", &out.MaximumAllocation, q.MaximumAllocation},
+		{maxAllocName, &out.MaximumAllocation, maxAlloc},
 		{"minEffectiveCapacity", &out.MinEffectiveCapacity, q.MinEffectiveCapacity},
 		{"maxEffectiveCapacity", &out.MaxEffectiveCapacity, q.MaxEffectiveCapacity},
 		{"minResources", &out.MinResources, q.MinResources},
@@ -199,6 +218,26 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 		out.Leaf = len(out.Children) == 0 && q.Queues == nil && q.ChildQueues == nil
 	}
 	return out, nil
+}
+
+// queuePath returns a queue's full path and own name. path is what the RM reported as the path
+// (CapacityScheduler queuePath, possibly empty) and name its queueName: the FairScheduler's is
+// already the full path ("root.default" below "root"), the others' a single name.
+func queuePath(parentPath, path, name string) (string, string) {
+	prefix := parentPath + "."
+	full := parentPath != "" && len(name) > len(prefix) && strings.HasPrefix(name, prefix)
+	if path == "" {
+		switch {
+		case parentPath == "" || name == "" || full:
+			path = name
+		default:
+			path = prefix + name
+		}
+	}
+	if full {
+		name = name[len(prefix):]
+	}
+	return path, name
 }
 
 func decodeScheduler(r io.Reader) (*Scheduler, error) {
@@ -250,11 +289,5 @@ func decodeScheduler(r io.Reader) (*Scheduler, error) {
 
 // Scheduler returns /ws/v1/cluster/scheduler: the scheduler type and its queue tree.
 func (c *Client) Scheduler(ctx context.Context) (*Scheduler, error) {
-	var s *Scheduler
-	err := c.do(ctx, call{method: http.MethodGet, path: pathScheduler}, func(_ rmAddress, r *rawResponse) error {
-		var err error
-		s, err = decodeScheduler(r.Body)
-		return err
-	})
-	return s, err
+	return getDecoded(ctx, c, pathScheduler, nil, decodeScheduler)
 }

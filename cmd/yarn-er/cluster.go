@@ -362,6 +362,7 @@ type queueOut struct {
 	AbsoluteMaxCapacity  float64     `json:"absoluteMaxCapacity"`
 	AbsoluteUsedCapacity float64     `json:"absoluteUsedCapacity"`
 	NumApplications      int64       `json:"numApplications"`
+	SchedulingPolicy     string      `json:"schedulingPolicy,omitempty"` // FairScheduler: DRF, fair, FIFO
 	MaximumAllocation    resourceMap `json:"maximumAllocation"`
 	Used                 resourceMap `json:"used"`
 	MinEffectiveCapacity resourceMap `json:"minEffectiveCapacity"`
@@ -400,6 +401,7 @@ func newClusterQueuesCmd(a *app) *cobra.Command {
 					Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, UsedCapacity: q.UsedCapacity,
 					AbsoluteCapacity: q.AbsoluteCapacity, AbsoluteMaxCapacity: q.AbsoluteMaxCapacity,
 					AbsoluteUsedCapacity: q.AbsoluteUsedCapacity, NumApplications: q.NumApplications,
+					SchedulingPolicy:  q.SchedulingPolicy,
 					MaximumAllocation: resourceMap(q.MaximumAllocation), Used: resourceMap(q.Used),
 					MinEffectiveCapacity: resourceMap(q.MinEffectiveCapacity), MaxEffectiveCapacity: resourceMap(q.MaxEffectiveCapacity),
 					MinResources: resourceMap(q.MinResources), MaxResources: resourceMap(q.MaxResources),

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,9 +13,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // capturesDir holds the RM answers captured from the real mini-YARN (see its README.md).
@@ -180,6 +186,98 @@ func TestClusterQueues(t *testing.T) {
 	assert.Contains(t, res.stdout, "  default  RUNNING")
 	assert.Contains(t, res.stdout, "yarn.io/gpu=unbounded")
 	assert.Contains(t, res.stdout, "memory-mb=16384Mi")
+}
+
+// TestClusterQueuesFairScheduler: FairScheduler paths are the RM's queueName (not
+// "root.root.default"), names the last element, and each queue's scheduling policy is shown.
+func TestClusterQueuesFairScheduler(t *testing.T) {
+	rm := newClusterRM(t)
+	body, err := os.ReadFile(filepath.Join("..", "..", "yarn", "testdata", "variants", "scheduler-fair.json"))
+	require.NoError(t, err)
+	rm.serve("GET /ws/v1/cluster/scheduler", 200, string(body))
+	res := runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL, "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	var out queuesOut
+	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
+	assert.Equal(t, "fairScheduler", out.Scheduler)
+	var paths, names, policies []string
+	for _, q := range out.Queues {
+		paths = append(paths, q.Path)
+		names = append(names, q.Name)
+		policies = append(policies, q.SchedulingPolicy)
+	}
+	assert.Equal(t, []string{"root", "root.default", "root.gpu", "root.gpu.train"}, paths)
+	assert.Equal(t, []string{"root", "default", "gpu", "train"}, names)
+	assert.Equal(t, []string{"DRF", "fair", "DRF", "DRF"}, policies)
+	assert.Equal(t, int64(2), out.Queues[3].MaximumAllocation["yarn.io/gpu"].Value, "maxContainerAllocation")
+	assert.Equal(t, int64(3), out.Queues[1].NumApplications)
+	assert.NotContains(t, res.stdout, "root.root")
+
+	// The CapacityScheduler's queues have no policy: the key is left out.
+	rm.capture(t, "GET /ws/v1/cluster/scheduler", "scheduler.json")
+	res = runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL, "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.NotContains(t, res.stdout, "schedulingPolicy")
+
+	rm.serve("GET /ws/v1/cluster/scheduler", 200, string(body))
+	res = runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL)
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "\n    train  ")
+	assert.NotContains(t, res.stdout, "root.")
+}
+
+// TestRMFlagsWithoutRM: optionalClient reports "no RM configured" as errNoRM (and yarn's
+// ErrNoAddress), client as a usage error with the same text; other problems are unchanged.
+func TestRMFlagsWithoutRM(t *testing.T) {
+	a := newApp(Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, func(string) string { return "" })
+	parse := func(t *testing.T, args ...string) *rmFlags {
+		t.Helper()
+		var f rmFlags
+		cmd := &cobra.Command{Use: "x"}
+		addRMFlags(cmd, cmd.Flags(), &f)
+		require.NoError(t, cmd.Flags().Parse(args))
+		return &f
+	}
+	f := parse(t)
+	c, err := f.optionalClient(a, nil)
+	assert.Nil(t, c)
+	require.ErrorIs(t, err, errNoRM)
+	assert.ErrorIs(t, err, yarn.ErrNoAddress)
+	var ue *usageError
+	assert.False(t, errors.As(err, &ue), "not a usage error by itself")
+	assert.Contains(t, err.Error(), "give --rm URL")
+
+	_, uerr := f.client(a, nil)
+	require.ErrorAs(t, uerr, &ue)
+	assert.ErrorIs(t, uerr, errNoRM)
+	assert.Equal(t, err.Error(), uerr.Error())
+	assert.Equal(t, exitUsage, exitCode(uerr))
+
+	// A Hadoop configuration without an RM address: the directory and yarn's reason are named.
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "yarn-site.xml"), []byte("<configuration/>"), 0o600))
+	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: dir, Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	_, err = f.optionalClient(a, hc)
+	require.ErrorIs(t, err, errNoRM)
+	assert.ErrorIs(t, err, yarn.ErrNoAddress)
+	assert.Contains(t, err.Error(), "no ResourceManager known from the Hadoop configuration in "+dir)
+	assert.Contains(t, err.Error(), "yarn.resourcemanager.hostname")
+
+	// With --rm: a client.
+	c, err = parse(t, "--rm", "http://rm1:8088,rm2:8088").optionalClient(a, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"http://rm1:8088", "http://rm2:8088"}, c.Addresses())
+
+	// Bad flags are usage errors, not "no RM".
+	_, err = parse(t, "--auth", "ntlm").optionalClient(a, nil)
+	require.ErrorAs(t, err, &ue)
+	assert.NotErrorIs(t, err, errNoRM)
+	// A client that cannot be built is an error of its own.
+	_, err = parse(t, "--rm", "ftp://x").optionalClient(a, nil)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, errNoRM)
+	assert.False(t, errors.As(err, &ue))
 }
 
 func TestClusterApps(t *testing.T) {

@@ -14,8 +14,9 @@ import (
 )
 
 // rmFlags are the flags that say how to reach the ResourceManager's REST API: --rm, --user and the
-// authentication, TLS and timeout flags. Every command that talks to the RM (cluster, preflight)
-// registers them with addRMFlags and builds its client with client.
+// authentication, TLS and timeout flags. Every command that talks to the RM registers them with
+// addRMFlags (through clusterConn: cluster, preflight) and builds its client with client, or with
+// optionalClient when it can run without an RM (preflight).
 type rmFlags struct {
 	addrs    []string
 	user     string
@@ -100,9 +101,27 @@ func (f *rmFlags) options(a *app, hc *conf.HadoopConfig) (yarn.Options, error) {
 	}, nil
 }
 
-// client builds the RM client. hc is the loaded Hadoop configuration, nil when none is configured.
-// "No RM address" is a usage error that says which flag or file would give one.
-func (f *rmFlags) client(a *app, hc *conf.HadoopConfig) (*yarn.Client, error) {
+// errNoRM is matched (errors.Is) by optionalClient's error when neither --rm nor the Hadoop
+// configuration names a ResourceManager. The error also matches yarn.ErrNoAddress and says which
+// flag or file would give one.
+var errNoRM = errors.New("no ResourceManager known")
+
+// noRMError is optionalClient's "no RM configured": its text says how to name one; it matches
+// errNoRM and the yarn error behind it.
+type noRMError struct {
+	msg   string
+	cause error
+}
+
+func (e *noRMError) Error() string   { return e.msg }
+func (e *noRMError) Unwrap() []error { return []error{errNoRM, e.cause} }
+
+// optionalClient builds the RM client for commands that can run without a ResourceManager
+// (preflight): "no RM configured" is then an error matching errNoRM, not a usage error, and the
+// caller decides. Bad flags are usage errors; a client that cannot be built (a bad TLS file, a
+// failed Kerberos login) is an error. hc is the loaded Hadoop configuration, nil when none is
+// configured.
+func (f *rmFlags) optionalClient(a *app, hc *conf.HadoopConfig) (*yarn.Client, error) {
 	opts, err := f.options(a, hc)
 	if err != nil {
 		return nil, err
@@ -110,11 +129,23 @@ func (f *rmFlags) client(a *app, hc *conf.HadoopConfig) (*yarn.Client, error) {
 	c, err := yarn.NewClient(opts)
 	switch {
 	case errors.Is(err, yarn.ErrNoAddress) && hc == nil:
-		return nil, usageErrorf("no ResourceManager known: give --rm URL, or --hadoop-conf DIR (or HADOOP_CONF_DIR) with the cluster's yarn-site.xml")
+		return nil, &noRMError{cause: err,
+			msg: errNoRM.Error() + ": give --rm URL, or --hadoop-conf DIR (or HADOOP_CONF_DIR) with the cluster's yarn-site.xml"}
 	case errors.Is(err, yarn.ErrNoAddress):
-		return nil, usageErrorf("no ResourceManager known from the Hadoop configuration in %s: %v; or give --rm URL", hc.Dir(), err)
+		return nil, &noRMError{cause: err,
+			msg: fmt.Sprintf("%s from the Hadoop configuration in %s: %v; or give --rm URL", errNoRM, hc.Dir(), err)}
 	case err != nil:
 		return nil, fmt.Errorf("ResourceManager client: %w", err)
 	}
 	return c, nil
+}
+
+// client builds the RM client for commands that need one (cluster): "no RM address" is a usage
+// error that says which flag or file would give one.
+func (f *rmFlags) client(a *app, hc *conf.HadoopConfig) (*yarn.Client, error) {
+	c, err := f.optionalClient(a, hc)
+	if errors.Is(err, errNoRM) {
+		return nil, usageErrorf("%w", err)
+	}
+	return c, err
 }

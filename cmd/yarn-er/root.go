@@ -49,6 +49,7 @@ containers without handing one device to two processes.`,
 	root.AddCommand(
 		newVersionCmd(a),
 		newExitCodesHelp(),
+		newPreflightCmd(a),
 		newDiscoverCmd(a),
 		newExecCmd(a),
 		newClusterCmd(a),

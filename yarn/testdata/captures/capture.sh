@@ -71,6 +71,7 @@ req nodes-decommissioned.json GET "/ws/v1/cluster/nodes?states=DECOMMISSIONED&$U
 node=$(grep -o '"id":"[^"]*"' "$out/nodes.json" | head -n1 | cut -d'"' -f4)
 req node.json GET "/ws/v1/cluster/nodes/$node?$U"
 req scheduler.json GET "/ws/v1/cluster/scheduler?$U"
+req scheduler-overview.json GET "/ws/v1/cluster/scheduler-overview?$U"
 req apps-empty.json GET "/ws/v1/cluster/apps?$U"
 req conf.json GET "/conf?format=json&$U"
 req conf-name.json GET "/conf?format=json&name=yarn.resource-types&$U"

@@ -1,0 +1,121 @@
+package preflight
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// packing is how many containers of one request the RUNNING nodes hold.
+type packing struct {
+	// now sums, per node, the containers that fit in what the node has available; empty the same
+	// for the node's total (an empty cluster).
+	now, empty int64
+	// nodesFitting counts the nodes whose total holds at least one container.
+	nodesFitting int
+	// someNodeHas tells, per resource, whether some node's total has enough of it for one container.
+	someNodeHas map[string]bool
+	// maxTotal is, per resource, the largest total of any node.
+	maxTotal map[string]yarn.Quantity
+}
+
+// packCluster packs containers of req onto the nodes, each node on its own: a node holds
+// floor(min over the resources r of have_r / req_r) containers, units converted exactly. Sums
+// saturate at MaxInt64.
+func packCluster(nodes []yarn.Node, req []profile.Resource) packing {
+	p := packing{someNodeHas: map[string]bool{}, maxTotal: map[string]yarn.Quantity{}}
+	for _, n := range nodes {
+		empty := containersIn(n.Total, req)
+		now := int64(0)
+		if n.Available != nil {
+			now = containersIn(n.Available, req)
+		}
+		p.empty = satAdd(p.empty, empty)
+		p.now = satAdd(p.now, now)
+		if empty > 0 {
+			p.nodesFitting++
+		}
+		for _, res := range req {
+			q := n.Total[res.Name]
+			if quotient(q, res.Value, requestUnit(res.Name)) > 0 {
+				p.someNodeHas[res.Name] = true
+			}
+			if cur, ok := p.maxTotal[res.Name]; !ok || cmpQuantity(q, cur) > 0 {
+				p.maxTotal[res.Name] = q
+			}
+		}
+	}
+	return p
+}
+
+// largest renders, per requested resource, the largest node total, marking those below the
+// request.
+func (p packing) largest(req []profile.Resource) string {
+	parts := make([]string, 0, len(req))
+	for _, res := range req {
+		q := p.maxTotal[res.Name]
+		s := fmt.Sprintf("%s %d%s", res.Name, q.Value, q.Units)
+		if !p.someNodeHas[res.Name] {
+			s += fmt.Sprintf(" < %d asked", res.Value)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// containersIn returns how many containers of req fit in have.
+func containersIn(have yarn.Resources, req []profile.Resource) int64 {
+	n := int64(math.MaxInt64)
+	for _, res := range req {
+		if res.Value <= 0 {
+			continue
+		}
+		n = min(n, quotient(have[res.Name], res.Value, requestUnit(res.Name)))
+		if n == 0 {
+			return 0
+		}
+	}
+	if n == math.MaxInt64 {
+		return 0 // nothing asked: not a container
+	}
+	return n
+}
+
+// quotient returns floor(have / want) with want in unit wantUnit. have is converted into wantUnit
+// (truncating, which does not change the floor of the quotient); a have too large for int64 in
+// that unit saturates. An unknown unit gives 0.
+func quotient(have yarn.Quantity, want int64, wantUnit string) int64 {
+	if have.Value <= 0 || want <= 0 {
+		return 0
+	}
+	h, _, err := have.In(wantUnit)
+	if err != nil {
+		if errors.Is(err, yarn.ErrOverflow) {
+			return math.MaxInt64
+		}
+		return 0
+	}
+	return h / want
+}
+
+// cmpQuantity compares two quantities across units; unknown units compare by value.
+func cmpQuantity(a, b yarn.Quantity) int {
+	c, err := a.Cmp(b)
+	if err != nil {
+		return cmp.Compare(a.Value, b.Value)
+	}
+	return c
+}
+
+// satAdd adds non-negative int64s, saturating at MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}

@@ -1,0 +1,84 @@
+package preflight
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzParseHadoopVersion: never panics; a parsed version prints back as a prefix-compatible
+// version and compares consistently.
+func FuzzParseHadoopVersion(f *testing.F) {
+	for _, s := range []string{"3.5.0", "3.1.1.3.1.0.0-78", "3.0.0-cdh6.3.2", "2.7", "v3.2.4", "", "3", "999999999.1.1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := ParseHadoopVersion(s)
+		if err != nil {
+			return
+		}
+		if v.Major < 0 || v.Minor < 0 || v.Patch < 0 {
+			t.Fatalf("%q: negative part in %v", s, v)
+		}
+		back, err := ParseHadoopVersion(v.String())
+		if err != nil || back != v {
+			t.Fatalf("%q: %v does not round-trip: %v %v", s, v, back, err)
+		}
+		if v.Less(v) {
+			t.Fatalf("%v < itself", v)
+		}
+	})
+}
+
+// FuzzScriptArgs: splitting never yields empty or blank-containing words, and the Flink script
+// check never panics and gives every finding a message and a fix.
+func FuzzScriptArgs(f *testing.F) {
+	for _, s := range []string{"--enable-coordination-mode", "--enable-coordination", "--coordination-file", "--coordination-file=/x --a",
+		"null", "null x", " \t--enable-coordination-mode\n--coordination-file /tmp/f "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		words := SplitScriptArgs(s)
+		for _, w := range words {
+			if w == "" || strings.ContainsAny(w, " \t\n\r\f") {
+				t.Fatalf("%q: bad word %q", s, w)
+			}
+		}
+		if utf8.ValidString(s) && strings.Join(words, "") != strings.Map(func(r rune) rune {
+			if strings.ContainsRune(" \t\n\r\f", r) {
+				return -1
+			}
+			return r
+		}, s) {
+			t.Fatalf("%q: words %q lose text", s, words)
+		}
+		for _, fnd := range CheckFlinkScriptArgs(words) {
+			if fnd.Message == "" || fnd.Fix == "" {
+				t.Fatalf("%q: empty finding %+v", s, fnd)
+			}
+		}
+	})
+}
+
+// FuzzParseFairAllocations: never panics; queue paths start at root.
+func FuzzParseFairAllocations(f *testing.F) {
+	for _, s := range []string{
+		"<allocations><defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy></allocations>",
+		`<allocations><queue name="a"><queue name="b"><schedulingPolicy>fair</schedulingPolicy></queue></queue></allocations>`,
+		`<allocations><pool name="p"><schedulingPolicy>fifo</schedulingPolicy></pool></allocations>`,
+		"<configuration/>", "<allocations>", "", "<a><b></a>",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := ParseFairAllocations("fuzz.xml", data)
+		if err != nil {
+			return
+		}
+		for _, q := range a.Queues {
+			if !strings.HasPrefix(q.Path, "root") {
+				t.Fatalf("queue path %q", q.Path)
+			}
+		}
+	})
+}

@@ -1,0 +1,384 @@
+package preflight
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// Hadoop keys read by the NodeManager checks.
+const (
+	keyResourcePlugins   = "yarn.nodemanager.resource-plugins"
+	keyPluggableDevices  = "yarn.nodemanager.pluggable-device-framework.enabled"
+	keyDeviceClasses     = "yarn.nodemanager.pluggable-device-framework.device-classes"
+	keyContainerExecutor = "yarn.nodemanager.container-executor.class"
+	keyResourcesHandler  = "yarn.nodemanager.linux-container-executor.resources-handler.class"
+	keyCgroupsMount      = "yarn.nodemanager.linux-container-executor.cgroups.mount"
+	keyCgroupsMountPath  = "yarn.nodemanager.linux-container-executor.cgroups.mount-path"
+	linuxExecutor        = "org.apache.hadoop.yarn.server.nodemanager.LinuxContainerExecutor"
+	cgroupsHandler       = "org.apache.hadoop.yarn.server.nodemanager.util.CgroupsLCEResourcesHandler"
+)
+
+// noHadoop is the skip reason of the checks that need a Hadoop configuration.
+const noHadoop = "no Hadoop configuration (give --hadoop-conf, or set HADOOP_CONF_DIR or HADOOP_HOME)"
+
+// hadoopChecks reports the checks on Hadoop's configuration files (and the live RM where it
+// settles what the files cannot).
+func (r *runner) hadoopChecks() {
+	r.calculatorCheck()
+	if r.in.Hadoop == nil {
+		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources} {
+			r.c.skip(id, noHadoop)
+		}
+		// The ResourceManager's effective maximum allocation stands in for the files.
+		if r.live.effectiveMax() != nil {
+			r.maxAllocationCheck()
+		} else {
+			r.c.skip(IDMaxAllocationExceeded, noHadoop)
+		}
+		return
+	}
+	r.resourceTypesCheck()
+	r.undeclaredCheck()
+	r.maxAllocationCheck()
+	r.nmResourcesCheck()
+}
+
+// resourceTypesCheck reports yarn.resource-types-invalid.
+func (r *runner) resourceTypesCheck() {
+	for _, p := range r.typeProblems {
+		if p.Code == profile.CodeResourceTypesInvalid {
+			r.c.add(IDResourceTypesInvalid, problemStatus(p), p.Source.String(), p.Fix, "%s", message(p))
+		}
+	}
+	var declared []string
+	for _, rt := range r.types.All() {
+		if rt.Name != profile.MemoryMB && rt.Name != profile.VCores {
+			declared = append(declared, rt.Name)
+		}
+	}
+	if len(declared) == 0 {
+		r.c.pass(IDResourceTypesInvalid, "", "yarn.resource-types declares no type besides memory-mb and vcores")
+		return
+	}
+	r.c.pass(IDResourceTypesInvalid, sourceOf(r.in.Hadoop, profile.KeyResourceTypes), "yarn.resource-types declares %s", strings.Join(declared, ", "))
+}
+
+// undeclaredCheck reports yarn.resource-type-undeclared: each requested type that
+// yarn.resource-types does not declare, and NodeManager resources of undeclared types. When the
+// live RM knows a type anyway, the local files are out of date: a warning.
+func (r *runner) undeclaredCheck() {
+	known := r.live.knownTypes()
+	problems := slices.Clone(r.tr.Problems)
+	problems = append(problems, r.nodeProblems...)
+	for _, p := range problems {
+		if p.Code != profile.CodeResourceTypeUndeclared {
+			continue
+		}
+		t := p.Key
+		if v, ok := r.in.Flink.Lookup(p.Key); ok {
+			t = v.Value
+		} else if rest, ok := strings.CutPrefix(p.Key, profile.KeyNodeResourcePrefix); ok {
+			t = rest
+		}
+		if known != nil && known[t] {
+			r.c.warn(IDResourceTypeUndeclared, p.Source.String(),
+				fmt.Sprintf("update the Hadoop configuration in %s from the cluster's (resource-types.xml)", r.in.Hadoop.Dir()),
+				"%s (the ResourceManager at %s knows '%s', so only this configuration is out of date)", message(p), r.live.rm, t)
+			continue
+		}
+		r.c.fail(IDResourceTypeUndeclared, p.Source.String(), p.Fix, "%s", message(p))
+	}
+	var ok []string
+	for _, res := range r.extendedRequest() {
+		if _, found := r.types.Lookup(res.Name); found {
+			ok = append(ok, res.Name)
+		}
+	}
+	switch {
+	case len(r.extendedRequest()) == 0:
+		r.c.pass(IDResourceTypeUndeclared, "", "no resource type besides memory-mb and vcores is requested")
+	case len(ok) > 0:
+		r.c.pass(IDResourceTypeUndeclared, sourceOf(r.in.Hadoop, profile.KeyResourceTypes), "declared in yarn.resource-types: %s", strings.Join(ok, ", "))
+	}
+}
+
+// maxAllocationCheck reports yarn.max-allocation-exceeded: each requested amount above its type's
+// maximum allocation (units converted). Where the ResourceManager reports its effective maximum
+// allocation (/ws/v1/cluster/scheduler-overview, Hadoop 3.4+: the configured maximum capped by
+// the largest NodeManager, what it checks requests against), that decides; else the
+// configuration's: memory-mb and vcores against yarn.scheduler.maximum-allocation-mb/-vcores (or
+// yarn.resource-types.memory-mb/vcores.*), other types against
+// yarn.resource-types.<type>.maximum-allocation.
+func (r *runner) maxAllocationCheck() {
+	effective := r.live.effectiveMax()
+	var fine []string
+	usedLive := false
+	for _, res := range r.tr.Resource.Resources() {
+		rt, declared := r.types.Lookup(res.Name)
+		if eff, ok := effective[res.Name]; ok {
+			usedLive = true
+			if line, ok := r.maxAllocationLive(res, eff, rt, declared); ok {
+				fine = append(fine, line)
+			}
+			continue
+		}
+		if !declared {
+			continue // undeclared: yarn.resource-type-undeclared says so
+		}
+		unit := requestUnit(res.Name)
+		cmp, err := profile.Compare(unit, res.Value, rt.Units, rt.Maximum)
+		if err != nil {
+			r.c.warn(IDMaxAllocationExceeded, r.origin(res.Name), "fix the unit of the resource type", "%s: cannot compare %d with the maximum allocation %d%s: %v",
+				res.Name, res.Value, rt.Maximum, rt.Units, err)
+			continue
+		}
+		maxKey, maxSrc := maxKeyOf(rt)
+		if cmp > 0 {
+			r.c.fail(IDMaxAllocationExceeded, r.origin(res.Name),
+				fmt.Sprintf("ask for at most %s of %s per TaskManager, or raise %s on the ResourceManager", fmtAmount(rt.Maximum, rt.Units), res.Name, maxKey),
+				"%s: the TaskManager asks for %s, above the maximum allocation %s (%s%s): %s",
+				res.Name, fmtAmount(res.Value, unit), fmtAmount(rt.Maximum, rt.Units), maxKey, atSource(maxSrc), rejected)
+			continue
+		}
+		if rt.Maximum == maxInt64 {
+			fine = append(fine, fmt.Sprintf("%s %s (no maximum)", res.Name, fmtAmount(res.Value, unit)))
+		} else {
+			fine = append(fine, fmt.Sprintf("%s %s ≤ %s", res.Name, fmtAmount(res.Value, unit), fmtAmount(rt.Maximum, rt.Units)))
+		}
+	}
+	switch {
+	case len(fine) > 0 && usedLive:
+		r.c.pass(IDMaxAllocationExceeded, r.live.rm+pathOverview, "within the maximum allocations (the ResourceManager's effective ones where it reports them): %s", strings.Join(fine, ", "))
+	case len(fine) > 0:
+		r.c.pass(IDMaxAllocationExceeded, "", "within the configured maximum allocations: %s", strings.Join(fine, ", "))
+	case r.c.has(IDMaxAllocationExceeded, StatusFail, StatusWarn):
+	case r.in.Hadoop == nil:
+		r.c.skip(IDMaxAllocationExceeded, "%s, and the ResourceManager's effective maximum allocation lists no requested type", noHadoop)
+	default:
+		r.c.skip(IDMaxAllocationExceeded, "no requested resource type is declared in this configuration")
+	}
+}
+
+// rejected is what the RM answers a request above the maximum allocation.
+const rejected = "YARN rejects the request (InvalidResourceRequestException: requested resource is greater than maximum allowed allocation)"
+
+// maxAllocationLive judges one requested resource against the ResourceManager's effective maximum
+// allocation eff; rt is its type in the Hadoop configuration when declared there. It reports
+// findings itself and returns the pass line when the request is within eff. A configuration whose
+// own maximum is below the request the RM allows is out of date: a warning.
+func (r *runner) maxAllocationLive(res profile.Resource, eff yarn.Quantity, rt profile.ResourceType, declared bool) (string, bool) {
+	asked := yarn.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
+	src := r.live.rm + pathOverview
+	cmp, err := asked.Cmp(eff)
+	if err != nil {
+		r.c.warn(IDMaxAllocationExceeded, r.origin(res.Name), "check the resource type's unit on the ResourceManager",
+			"%s: cannot compare %s with the ResourceManager's effective maximum allocation %s: %v", res.Name, asked, eff, err)
+		return "", false
+	}
+	configured := yarn.Quantity{}
+	maxKey, maxSrc := "", ""
+	if declared {
+		configured = yarn.Quantity{Value: rt.Maximum, Units: rt.Units}
+		maxKey, maxSrc = maxKeyOf(rt)
+	}
+	if cmp > 0 {
+		fix := fmt.Sprintf("ask for at most %s of %s per TaskManager", fmtAmount(eff.Value, eff.Units), res.Name)
+		why := "the configured maximum capped by the largest NodeManager"
+		switch c, err := eff.Cmp(configured); {
+		case !declared:
+			key, _ := maxKeyOf(profile.ResourceType{Name: res.Name})
+			fix += fmt.Sprintf(", or raise %s on the ResourceManager, or give the NodeManagers more %s", key, res.Name)
+		case err == nil && c < 0:
+			fix += fmt.Sprintf(", or add NodeManagers with more %s: the largest one caps the configured maximum", res.Name)
+			why = fmt.Sprintf("the configured maximum, %s (%s%s), capped by the largest NodeManager", fmtAmount(configured.Value, configured.Units), maxKey, atSource(maxSrc))
+		default:
+			fix += fmt.Sprintf(", or raise %s on the ResourceManager", maxKey)
+			why = fmt.Sprintf("the configured maximum, %s%s", maxKey, atSource(maxSrc))
+		}
+		r.c.fail(IDMaxAllocationExceeded, r.origin(res.Name), fix,
+			"%s: the TaskManager asks for %s, above the ResourceManager's effective maximum allocation %s (%s%s: %s): %s",
+			res.Name, fmtAmount(asked.Value, asked.Units), fmtAmount(eff.Value, eff.Units), r.live.rm, pathOverview, why, rejected)
+		return "", false
+	}
+	if declared {
+		if c, err := asked.Cmp(configured); err == nil && c > 0 {
+			r.c.warn(IDMaxAllocationExceeded, maxSrc,
+				fmt.Sprintf("update the Hadoop configuration in %s from the cluster's", r.in.Hadoop.Dir()),
+				"%s: this configuration's maximum allocation %s (%s%s) is below the request %s, but the ResourceManager at %s allows %s (%s), so only this configuration is out of date",
+				res.Name, fmtAmount(configured.Value, configured.Units), maxKey, atSource(maxSrc), fmtAmount(asked.Value, asked.Units), r.live.rm, fmtAmount(eff.Value, eff.Units), src)
+			return "", false
+		}
+	}
+	return fmt.Sprintf("%s %s ≤ %s (effective)", res.Name, fmtAmount(asked.Value, asked.Units), fmtAmount(eff.Value, eff.Units)), true
+}
+
+const maxInt64 = 1<<63 - 1
+
+// requestUnit is the unit of an amount in Flink's request: memory-mb in Mi, everything else as a
+// plain number (Flink builds ResourceInformation without a unit; the RM converts it).
+func requestUnit(name string) string {
+	if name == profile.MemoryMB {
+		return profile.MemoryUnits
+	}
+	return ""
+}
+
+// maxKeyOf returns the key that sets a type's maximum allocation and its source.
+func maxKeyOf(rt profile.ResourceType) (string, string) {
+	switch rt.Name {
+	case profile.MemoryMB:
+		return profile.KeySchedulerMaximumMB, rt.MaximumSource.String()
+	case profile.VCores:
+		return profile.KeySchedulerMaximumVCores, rt.MaximumSource.String()
+	}
+	return profile.KeyResourceTypes + "." + rt.Name + ".maximum-allocation", rt.MaximumSource.String()
+}
+
+// atSource renders " at src" or "" (or " default" when src is empty).
+func atSource(src string) string {
+	if src == "" {
+		return ", Hadoop's default"
+	}
+	return " at " + src
+}
+
+// fmtAmount renders an amount with its unit.
+func fmtAmount(v int64, unit string) string {
+	if v == maxInt64 {
+		return "unlimited"
+	}
+	return yarn.Quantity{Value: v, Units: unit}.String()
+}
+
+// nmResourcesCheck reports yarn.nm-resources: each requested type must be offered by a
+// NodeManager (a resource plugin, a yarn.nodemanager.resource-type.<t> count, or the pluggable
+// device framework), and a GPU/FPGA plugin needs LinuxContainerExecutor and cgroups to isolate.
+func (r *runner) nmResourcesCheck() {
+	hc := r.in.Hadoop
+	for _, p := range r.nodeProblems {
+		if p.Code == profile.CodeNodeResourcesInvalid {
+			r.c.add(IDNMResources, problemStatus(p), p.Source.String(), p.Fix, "%s", message(p))
+		}
+	}
+	ext := r.extendedRequest()
+	if len(ext) == 0 {
+		r.c.pass(IDNMResources, "", "no resource type besides memory-mb and vcores is requested")
+		return
+	}
+	pluginsProp, _ := hc.Lookup(keyResourcePlugins)
+	plugins := splitHadoopList(pluginsProp.Value)
+	pluggable := hadoopBool(hc, keyPluggableDevices) &&
+		strings.TrimSpace(hc.Get(keyDeviceClasses)) != ""
+	isolationChecked := false
+	for _, res := range ext {
+		t := res.Name
+		switch {
+		case slices.Contains(plugins, t):
+			r.c.pass(IDNMResources, pluginsProp.Source.String(), "%s: offered by the NodeManager resource plugin (%s)", t, keyResourcePlugins)
+			if (t == profile.GPU || t == profile.FPGA) && !isolationChecked {
+				isolationChecked = true
+				r.isolationCheck(t, pluginsProp.Source.String())
+			}
+			continue
+		case pluggable:
+			r.c.pass(IDNMResources, sourceOf(hc, keyDeviceClasses), "%s: the pluggable device framework is on (%s); its device plugins name their resource types", t, keyDeviceClasses)
+			continue
+		}
+		if nr, ok := nodeResource(r.nodeResources, t); ok {
+			if nr.Value > 0 {
+				r.c.pass(IDNMResources, nr.Source.String(), "%s: %s%s%s per NodeManager (a plain count: scheduled, not isolated)", t, profile.KeyNodeResourcePrefix, t, fmt.Sprintf(" = %d%s", nr.Value, nr.Units))
+				continue
+			}
+			r.c.warn(IDNMResources, nr.Source.String(), fmt.Sprintf("set %s%s to the number of devices of each NodeManager", profile.KeyNodeResourcePrefix, t),
+				"%s: the NodeManager configuration offers %d, so no container gets one", t, nr.Value)
+			continue
+		}
+		if n := r.live.nodesOffering(t); n > 0 {
+			r.c.pass(IDNMResources, r.live.rm, "%s: not configured in %s, but %d RUNNING NodeManagers advertise it", t, hc.Dir(), n)
+			continue
+		}
+		fix := fmt.Sprintf("on the NodeManagers, set %s=%s (with the GPU/FPGA plugin) or %s%s=<count> in node-resources.xml", keyResourcePlugins, t, profile.KeyNodeResourcePrefix, t)
+		if t != profile.GPU && t != profile.FPGA {
+			fix = fmt.Sprintf("on the NodeManagers, set %s%s=<count> in node-resources.xml (or configure a device plugin)", profile.KeyNodeResourcePrefix, t)
+		}
+		r.c.warn(IDNMResources, r.origin(t), fix,
+			"%s: no %s entry and no %s%s count in %s: no NodeManager configured from it offers %s, so YARN's maximum for it is 0 (if this is not the NodeManagers' configuration, check theirs)",
+			t, keyResourcePlugins, profile.KeyNodeResourcePrefix, t, hc.Dir(), t)
+	}
+}
+
+// isolationCheck warns when a GPU/FPGA plugin runs without LinuxContainerExecutor and cgroups.
+func (r *runner) isolationCheck(t, src string) {
+	hc := r.in.Hadoop
+	exec := strings.TrimSpace(hc.Get(keyContainerExecutor))
+	if !strings.HasSuffix(exec, "LinuxContainerExecutor") {
+		shown := exec
+		if shown == "" {
+			shown = "DefaultContainerExecutor (Hadoop's default)"
+		}
+		r.c.warn(IDNMResources, sourceOr(hc, keyContainerExecutor, src),
+			fmt.Sprintf("set %s=%s with cgroups (container-executor.cfg: [gpu]/[fpga] module.enabled=true)", keyContainerExecutor, linuxExecutor),
+			"%s: the resource plugin runs with %s: devices are scheduled but not isolated, so any container can use every device", t, shown)
+		return
+	}
+	cgroups := strings.TrimSpace(hc.Get(keyResourcesHandler)) == cgroupsHandler ||
+		hadoopBool(hc, keyCgroupsMount) ||
+		strings.TrimSpace(hc.Get(keyCgroupsMountPath)) != ""
+	if !cgroups {
+		r.c.warn(IDNMResources, sourceOr(hc, keyContainerExecutor, src),
+			fmt.Sprintf("set %s=true (or %s to the cgroup mount, e.g. /sys/fs/cgroup)", keyCgroupsMount, keyCgroupsMountPath),
+			"%s: LinuxContainerExecutor without cgroups (%s, %s or %s): devices are not isolated", t, keyResourcesHandler, keyCgroupsMount, keyCgroupsMountPath)
+		return
+	}
+	r.c.pass(IDNMResources, sourceOf(hc, keyContainerExecutor), "%s: isolated by LinuxContainerExecutor with cgroups", t)
+}
+
+func nodeResource(list []profile.NodeResource, name string) (profile.NodeResource, bool) {
+	for _, nr := range list {
+		if nr.Name == name {
+			return nr, true
+		}
+	}
+	return profile.NodeResource{}, false
+}
+
+// splitHadoopList splits a comma list like Hadoop's getTrimmedStrings (blank items dropped).
+func splitHadoopList(v string) []string {
+	var out []string
+	for _, s := range hadoopListSep.Split(v, -1) {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+var hadoopListSep = regexp.MustCompile(`[,\n]`)
+
+// hadoopBool reads a Hadoop boolean as Configuration.getBoolean does: true only for "true" in any
+// case, blanks around it ignored.
+func hadoopBool(hc *conf.HadoopConfig, key string) bool {
+	return strings.EqualFold(strings.TrimSpace(hc.Get(key)), "true")
+}
+
+// sourceOf is the source of a Hadoop key as text, "" when absent.
+func sourceOf(hc *conf.HadoopConfig, key string) string {
+	if p, ok := hc.Lookup(key); ok {
+		return p.Source.String()
+	}
+	return ""
+}
+
+// sourceOr is the source of a Hadoop key, or fallback when the key is absent.
+func sourceOr(hc *conf.HadoopConfig, key, fallback string) string {
+	if s := sourceOf(hc, key); s != "" {
+		return s
+	}
+	return fallback
+}

@@ -1,0 +1,330 @@
+package preflight
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// goodFlink is a legacy flink-conf.yaml asking for 2 GPUs and 1 FPGA per TaskManager, like
+// examples/flink-conf.yaml.
+const goodFlink = `taskmanager.memory.process.size: 4096m
+taskmanager.numberOfTaskSlots: 4
+external-resources: gpu;fpga
+external-resource.gpu.amount: 2
+external-resource.gpu.yarn.config-key: yarn.io/gpu
+external-resource.gpu.driver-factory.class: org.apache.flink.externalresource.gpu.GPUDriverFactory
+external-resource.gpu.param.discovery-script.args: --enable-coordination-mode
+external-resource.fpga.amount: 1
+external-resource.fpga.yarn.config-key: yarn.io/fpga
+external-resource.fpga.driver-factory.class: org.apache.flink.externalresource.fpga.FPGADriverFactory
+`
+
+// flinkConf parses a legacy flink-conf.yaml text, then applies key=value overrides (a value of
+// "<unset>" is not possible: build the text instead).
+func flinkConf(t testing.TB, text string, overrides ...string) *conf.FlinkConfig {
+	t.Helper()
+	fc, err := conf.ParseFlinkLegacy("flink-conf.yaml", []byte(text))
+	require.NoError(t, err)
+	for _, o := range overrides {
+		k, v, ok := strings.Cut(o, "=")
+		require.True(t, ok, o)
+		fc.Set(k, v, conf.Source{Flag: "-D " + k})
+	}
+	return fc
+}
+
+// withoutLines removes the lines of text that start with one of the prefixes.
+func withoutLines(text string, prefixes ...string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		drop := false
+		for _, p := range prefixes {
+			if strings.HasPrefix(l, p) {
+				drop = true
+			}
+		}
+		if !drop {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// hadoopFiles maps a file name (yarn-site.xml, ...) to its properties.
+type hadoopFiles map[string]map[string]string
+
+// goodHadoop is the Hadoop configuration of docker/conf in short: gpu and fpga declared, 4 and 2
+// per NodeManager, DominantResourceCalculator, maximum allocation 16384 MB / 32 vcores.
+func goodHadoop() hadoopFiles {
+	return hadoopFiles{
+		"yarn-site.xml": {
+			"yarn.resourcemanager.scheduler.class":     "org.apache.hadoop.yarn.server.resourcemanager.scheduler.capacity.CapacityScheduler",
+			"yarn.scheduler.minimum-allocation-mb":     "64",
+			"yarn.scheduler.maximum-allocation-mb":     "16384",
+			"yarn.scheduler.maximum-allocation-vcores": "32",
+			"yarn.nodemanager.resource.memory-mb":      "16384",
+			"yarn.nodemanager.resource.cpu-vcores":     "32",
+		},
+		"resource-types.xml": {"yarn.resource-types": "yarn.io/gpu,yarn.io/fpga"},
+		"node-resources.xml": {
+			"yarn.nodemanager.resource-type.yarn.io/gpu":  "4",
+			"yarn.nodemanager.resource-type.yarn.io/fpga": "2",
+		},
+		"capacity-scheduler.xml": {
+			"yarn.scheduler.capacity.resource-calculator": DominantCalculator,
+			"yarn.scheduler.capacity.root.queues":         "default",
+		},
+	}
+}
+
+// with returns a copy of f with file's key set to value ("" deletes the key; a key of "" deletes
+// the file).
+func (f hadoopFiles) with(file, key, value string) hadoopFiles {
+	out := hadoopFiles{}
+	for n, props := range f {
+		cp := map[string]string{}
+		for k, v := range props {
+			cp[k] = v
+		}
+		out[n] = cp
+	}
+	switch {
+	case key == "":
+		delete(out, file)
+	case value == "":
+		delete(out[file], key)
+	default:
+		if out[file] == nil {
+			out[file] = map[string]string{}
+		}
+		out[file][key] = value
+	}
+	return out
+}
+
+// write writes the files into a new directory and returns it.
+func (f hadoopFiles) write(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, props := range f {
+		keys := make([]string, 0, len(props))
+		for k := range props {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var b strings.Builder
+		b.WriteString("<?xml version=\"1.0\"?>\n<configuration>\n")
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  <property><name>%s</name><value>%s</value></property>\n", k, props[k])
+		}
+		b.WriteString("</configuration>\n")
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(b.String()), 0o644))
+	}
+	return dir
+}
+
+// load writes and loads the configuration.
+func (f hadoopFiles) load(t testing.TB) *conf.HadoopConfig {
+	t.Helper()
+	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: f.write(t), Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	return hc
+}
+
+// capture reads a captured RM answer of the real mini-YARN (Hadoop 3.5.0).
+func capture(t testing.TB, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", rel))
+	require.NoError(t, err)
+	return b
+}
+
+// goodCaptures returns the answers of the good mini-YARN (docker/conf).
+func goodCaptures(t testing.TB) map[string][]byte {
+	t.Helper()
+	return map[string][]byte{
+		"/ws/v1/cluster/info":                 capture(t, "docker/captures/3.5.0/info.json"),
+		"/ws/v1/cluster/nodes":                capture(t, "docker/captures/3.5.0/nodes.json"),
+		"/ws/v1/cluster/scheduler":            capture(t, "docker/captures/3.5.0/scheduler.json"),
+		"/ws/v1/cluster/apps/new-application": capture(t, "docker/captures/3.5.0/new-application.json"),
+		"/conf":                               capture(t, "yarn/testdata/captures/3.5.0/conf.json"),
+	}
+}
+
+// misconfiguredCaptures returns the answers of the misconfigured mini-YARN
+// (docker/conf-misconfigured: DefaultResourceCalculator, no extended type).
+func misconfiguredCaptures(t testing.TB) map[string][]byte {
+	t.Helper()
+	return map[string][]byte{
+		"/ws/v1/cluster/info":                 capture(t, "docker/captures/3.5.0/misconfigured/info.json"),
+		"/ws/v1/cluster/nodes":                capture(t, "docker/captures/3.5.0/misconfigured/nodes.json"),
+		"/ws/v1/cluster/scheduler":            capture(t, "docker/captures/3.5.0/misconfigured/scheduler.json"),
+		"/ws/v1/cluster/apps/new-application": capture(t, "docker/captures/3.5.0/misconfigured/new-application.json"),
+	}
+}
+
+// fakeRM is an httptest ResourceManager answering from bodies by path; a path without a body is
+// 404, a path in status answers that status with a RemoteException.
+type fakeRM struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	bodies map[string][]byte
+	status map[string]int
+	hits   map[string]int
+}
+
+func newFakeRM(t testing.TB, bodies map[string][]byte) *fakeRM {
+	t.Helper()
+	f := &fakeRM{bodies: bodies, status: map[string]int{}, hits: map[string]int{}}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeRM) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	f.hits[r.Method+" "+r.URL.Path]++
+	body, ok := f.bodies[r.URL.Path]
+	status, forced := f.status[r.URL.Path]
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case forced:
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"RemoteException":{"exception":"AuthorizationException","message":"refused by the fake RM","javaClassName":"org.apache.hadoop.security.authorize.AuthorizationException"}}`)
+	case !ok:
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, `{"RemoteException":{"exception":"NotFoundException","message":"no %s","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`, r.URL.Path)
+	default:
+		_, _ = w.Write(body)
+	}
+}
+
+// hit returns how often "METHOD path" was asked for.
+func (f *fakeRM) hit(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.hits[key]
+}
+
+// client returns a yarn client for the fake RM, without retries.
+func (f *fakeRM) client(t testing.TB) *yarn.Client {
+	t.Helper()
+	return rmClient(t, f.srv.URL)
+}
+
+func rmClient(t testing.TB, url string) *yarn.Client {
+	t.Helper()
+	c, err := yarn.NewClient(yarn.Options{Addresses: []string{url}, User: "tester",
+		Retry: yarn.RetryPolicy{MaxAttempts: 1, FailoverTimeout: -1}, Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	return c
+}
+
+// run runs a preflight and fails the test on error.
+func run(t testing.TB, in Input) *Report {
+	t.Helper()
+	rep, err := Run(context.Background(), in)
+	require.NoError(t, err)
+	return rep
+}
+
+// entries returns the report's entries of one id.
+func (r *Report) entries(id string) []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if c.ID == id {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// statuses returns the distinct statuses of an id, in order.
+func (r *Report) statuses(id string) []Status {
+	var out []Status
+	for _, c := range r.entries(id) {
+		if len(out) == 0 || out[len(out)-1] != c.Status {
+			out = append(out, c.Status)
+		}
+	}
+	return out
+}
+
+// failing returns the ids with a fail entry, in report order, each once.
+func (r *Report) failing() []string {
+	var out []string
+	for _, c := range r.Checks {
+		if c.Status == StatusFail && (len(out) == 0 || out[len(out)-1] != c.ID) {
+			out = append(out, c.ID)
+		}
+	}
+	return out
+}
+
+// requireOne asserts that id has exactly one entry with status st, whose message contains every
+// part, and returns it.
+func requireOne(t testing.TB, rep *Report, id string, st Status, parts ...string) Check {
+	t.Helper()
+	es := rep.entries(id)
+	require.Len(t, es, 1, "entries of %s: %+v", id, es)
+	require.Equal(t, st, es[0].Status, "%s: %+v", id, es[0])
+	for _, p := range parts {
+		require.Contains(t, es[0].Message, p, "%s", id)
+	}
+	return es[0]
+}
+
+// requireOneFix is requireOne that also asserts, when fix is not empty, that the entry's fix
+// contains it.
+func requireOneFix(t testing.TB, rep *Report, id string, st Status, fix string, parts ...string) Check {
+	t.Helper()
+	e := requireOne(t, rep, id, st, parts...)
+	if fix != "" {
+		require.Contains(t, e.Fix, fix, "%s", id)
+	}
+	return e
+}
+
+// queueCase is a cluster.queue-max-allocation case: the queue (--queue) and Flink overrides of a
+// run against a fake RM, and the one entry it must give.
+type queueCase struct {
+	name   string
+	queue  string
+	flink  []string
+	status Status
+	parts  []string
+	fix    string
+}
+
+// runQueueCases runs each case against rm and checks its cluster.queue-max-allocation entry.
+func runQueueCases(t *testing.T, rm *fakeRM, cases []queueCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := run(t, Input{Flink: flinkConf(t, goodFlink, tc.flink...), Client: rm.client(t), Queue: tc.queue})
+			requireOneFix(t, rep, IDQueueMaxAllocation, tc.status, tc.fix, tc.parts...)
+		})
+	}
+}
+
+// loadDir loads the Hadoop configuration of dir.
+func loadDir(t testing.TB, dir string) *conf.HadoopConfig {
+	t.Helper()
+	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: dir, Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	return hc
+}

@@ -1,0 +1,563 @@
+package preflight
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// liveData is what the ResourceManager said.
+type liveData struct {
+	rm      string // base URL of the RM that answered (or the first configured one)
+	info    *yarn.ClusterInfo
+	infoErr error
+
+	nodes    []yarn.Node // every node the RM lists (all states but DECOMMISSIONED)
+	nodesErr error
+	sched    *yarn.Scheduler
+	schedErr error
+	rmConf   *yarn.RMConf
+	confErr  error
+	// overview is /ws/v1/cluster/scheduler-overview (Hadoop 3.4+); nil when the RM does not serve
+	// it (404 before 3.4) or it failed (overviewErr).
+	overview    *yarn.SchedulerOverview
+	overviewErr error
+
+	// known are the resource types the RM knows, and where that was learnt; nil when unknown.
+	known     map[string]bool
+	knownFrom string
+	knownErr  error
+}
+
+// gatherLive asks the RM for everything the live checks need: /info first (reachability and the
+// active RM), then /nodes, /scheduler, /scheduler-overview and /conf in parallel.
+func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewApp bool) *liveData {
+	d := &liveData{}
+	if addrs := c.Addresses(); len(addrs) > 0 {
+		d.rm = addrs[0]
+	}
+	d.info, d.infoErr = c.ClusterInfo(ctx)
+	if d.infoErr != nil {
+		log.Debug("cluster info failed", "err", d.infoErr)
+		return d
+	}
+	if d.info.RMAddress != "" {
+		d.rm = d.info.RMAddress
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { d.nodes, d.nodesErr = c.Nodes(ctx, yarn.NodesQuery{}) })
+	wg.Go(func() { d.sched, d.schedErr = c.Scheduler(ctx) })
+	wg.Go(func() { d.rmConf, d.confErr = c.Conf(ctx) })
+	wg.Go(func() { d.overview, d.overviewErr = c.SchedulerOverview(ctx) })
+	wg.Wait()
+	log.Debug("cluster read", "nodes", len(d.nodes), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
+		"overview", d.overview != nil, "overviewErr", d.overviewErr)
+	d.learnTypes(ctx, c, allowNewApp)
+	return d
+}
+
+// learnTypes finds the resource types the RM knows: every ResourceInfo lists all of them (a
+// GPU-less node shows yarn.io/gpu with value 0), so the nodes' totals, the scheduler's maximum
+// allocation and the scheduler overview tell; new-application's maximum-resource-capability is the
+// last resort (it uses up an application id).
+func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp bool) {
+	known := map[string]bool{}
+	var from []string
+	for _, n := range d.nodes {
+		for name := range n.Total {
+			known[name] = true
+		}
+	}
+	if len(known) > 0 {
+		from = append(from, "/ws/v1/cluster/nodes")
+	}
+	if d.sched != nil && d.sched.MaximumAllocation != nil {
+		for name := range d.sched.MaximumAllocation {
+			known[name] = true
+		}
+		from = append(from, "/ws/v1/cluster/scheduler")
+	}
+	if d.overview != nil && (d.overview.MaximumAllocation != nil || len(d.overview.ResourceTypes) > 0) {
+		for name := range d.overview.MaximumAllocation {
+			known[name] = true
+		}
+		for _, name := range d.overview.ResourceTypes {
+			known[name] = true
+		}
+		from = append(from, pathOverview)
+	}
+	if len(known) == 0 && allowNewApp {
+		app, err := c.NewApplication(ctx)
+		if err != nil {
+			d.knownErr = err
+			return
+		}
+		for name := range app.MaximumResourceCapability {
+			known[name] = true
+		}
+		from = append(from, "new-application (used up "+app.ID+")")
+	}
+	if len(known) == 0 {
+		d.knownErr = errors.Join(d.nodesErr, d.schedErr)
+		return
+	}
+	d.known, d.knownFrom = known, strings.Join(from, " and ")
+}
+
+// pathOverview is the RM endpoint of the effective allocations, for messages.
+const pathOverview = "/ws/v1/cluster/scheduler-overview"
+
+// effectiveMax returns the scheduler's effective maximum allocation (the configured maximum capped
+// by the largest NodeManager), which the RM checks container requests against; nil when the RM
+// does not report it (before Hadoop 3.4).
+func (d *liveData) effectiveMax() yarn.Resources {
+	if d.usable() == nil || d.overview == nil {
+		return nil
+	}
+	return d.overview.MaximumAllocation
+}
+
+// usable returns d when the RM answered, else nil.
+func (d *liveData) usable() *liveData {
+	if d == nil || d.infoErr != nil {
+		return nil
+	}
+	return d
+}
+
+// knownTypes returns the types the RM knows, nil when that is not known.
+func (d *liveData) knownTypes() map[string]bool {
+	if d.usable() == nil {
+		return nil
+	}
+	return d.known
+}
+
+// running returns the RUNNING nodes.
+func (d *liveData) running() []yarn.Node {
+	var out []yarn.Node
+	for _, n := range d.nodes {
+		if n.State == "RUNNING" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// nodesOffering counts the RUNNING nodes whose total has more than 0 of t.
+func (d *liveData) nodesOffering(t string) int {
+	if d.usable() == nil {
+		return 0
+	}
+	n := 0
+	for _, node := range d.running() {
+		if node.Total[t].Value > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// clusterChecks reports the live checks.
+func (r *runner) clusterChecks() {
+	live := r.live
+	liveIDs := []string{IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation}
+	if live == nil {
+		reason := r.in.NoClientReason
+		if reason == "" {
+			reason = "no ResourceManager known: give --rm URL, or a Hadoop configuration with yarn.resourcemanager.webapp.address"
+		}
+		for _, id := range liveIDs {
+			r.c.skip(id, "%s", reason)
+		}
+		return
+	}
+	if live.infoErr != nil {
+		r.c.fail(IDClusterReachable, live.rm, reachFix(live.infoErr), "the ResourceManager did not answer: %v", live.infoErr)
+		for _, id := range liveIDs[1:] {
+			r.c.skip(id, "the ResourceManager is not reachable (see cluster.reachable)")
+		}
+		return
+	}
+	info := live.info
+	r.c.pass(IDClusterReachable, live.rm, "ResourceManager %s answers (state %s, HA state %s)", live.rm, orUnknown(info.State), orUnknown(info.HAState))
+	r.versionCheck()
+	r.typeUnknownCheck()
+	r.fitChecks()
+	r.queueCheck()
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// reachFix says how to repair a failed connection to the RM.
+func reachFix(err error) string {
+	switch {
+	case errors.Is(err, yarn.ErrUnauthorized), errors.Is(err, yarn.ErrForbidden):
+		return "authenticate: pass --user (simple authentication) or kinit / --keytab (Kerberos), as the cluster requires"
+	case errors.Is(err, yarn.ErrAuthentication):
+		return "fix the credentials: a user name for simple authentication, or a valid Kerberos ticket or keytab"
+	case errors.Is(err, yarn.ErrNoActiveRM):
+		return "wait for a ResourceManager to become active, or check the HA setup (yarn rmadmin -getAllServiceState)"
+	case errors.Is(err, yarn.ErrTimeout):
+		return "check the network path to the ResourceManager, or raise the timeout"
+	}
+	return "check --rm (or yarn.resourcemanager.webapp.address in the Hadoop configuration) and that the ResourceManager runs"
+}
+
+// versionCheck reports cluster.version: Hadoop 3.1 is the first with GPU and FPGA support.
+func (r *runner) versionCheck() {
+	live := r.live
+	raw := live.info.HadoopVersion
+	if raw == "" {
+		raw = live.info.ResourceManagerVersion
+	}
+	v, err := ParseHadoopVersion(raw)
+	if err != nil {
+		r.c.warn(IDClusterVersion, live.rm, "check that the cluster runs Hadoop 3.1 or later", "cannot tell the Hadoop version: %v", err)
+		return
+	}
+	if v.Less(HadoopVersion{Major: 3, Minor: 1}) {
+		r.c.fail(IDClusterVersion, live.rm, "upgrade the cluster to Hadoop 3.1 or later",
+			"the cluster runs Hadoop %s: resource types need 3.0 and YARN's GPU/FPGA support 3.1, so Flink skips its external resources (\"The underlying Yarn version does not support external resources.\") or fails", raw)
+		return
+	}
+	r.c.pass(IDClusterVersion, live.rm, "Hadoop %s", raw)
+}
+
+// typeUnknownCheck reports cluster.type-unknown for each requested type the RM does not know.
+func (r *runner) typeUnknownCheck() {
+	live := r.live
+	ext := r.extendedRequest()
+	if len(ext) == 0 {
+		r.c.pass(IDTypeUnknown, live.rm, "no resource type besides memory-mb and vcores is requested")
+		return
+	}
+	if live.known == nil {
+		r.c.skip(IDTypeUnknown, "cannot tell the ResourceManager's resource types: %v", orNone(live.knownErr))
+		return
+	}
+	knownList := sortedKeys(live.known)
+	var fine []string
+	for _, res := range ext {
+		if live.known[res.Name] {
+			fine = append(fine, res.Name)
+			continue
+		}
+		r.c.fail(IDTypeUnknown, live.rm,
+			fmt.Sprintf("declare %s in yarn.resource-types (resource-types.xml) on the ResourceManager and the NodeManagers, restart them, and offer it on the NodeManagers", res.Name),
+			"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): it drops the type from requests (\"Got unknown resource type: %s; skipping\"), so TaskManagers get no %s",
+			live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name, r.resourceName(res.Name))
+	}
+	if len(fine) > 0 {
+		r.c.pass(IDTypeUnknown, live.rm, "the ResourceManager knows %s (from %s)", strings.Join(fine, ", "), live.knownFrom)
+	}
+}
+
+func orNone(err error) string {
+	if err == nil {
+		return "no node and no scheduler lists them"
+	}
+	return err.Error()
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// request returns the TaskManager container as the RM will see it: only the types it knows (it
+// drops the others, which cluster.type-unknown reports), memory and vcores rounded up to multiples
+// of the CapacityScheduler's minimum allocation when the Hadoop configuration gives it. The note
+// says what was changed.
+func (r *runner) request() (req []profile.Resource, note string) {
+	var dropped, rounded []string
+	for _, res := range r.tr.Resource.Resources() {
+		if known := r.live.knownTypes(); known != nil && !known[res.Name] {
+			dropped = append(dropped, res.Name)
+			continue
+		}
+		if res.Value <= 0 {
+			continue
+		}
+		if r.types != nil && (res.Name == profile.MemoryMB || res.Name == profile.VCores) && r.capacityScheduler() {
+			if rt, ok := r.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
+				v := (res.Value/rt.Minimum + 1) * rt.Minimum
+				rounded = append(rounded, fmt.Sprintf("%s %d → %d (a multiple of the minimum allocation %d)", res.Name, res.Value, v, rt.Minimum))
+				res.Value = v
+			}
+		}
+		req = append(req, res)
+	}
+	var notes []string
+	if len(rounded) > 0 {
+		notes = append(notes, "normalized "+strings.Join(rounded, ", "))
+	}
+	if len(dropped) > 0 {
+		notes = append(notes, "without "+strings.Join(dropped, ", ")+", which the ResourceManager does not know: see cluster.type-unknown")
+	}
+	return req, strings.Join(notes, "; ")
+}
+
+// capacityScheduler reports whether the RM runs the CapacityScheduler (live, else from the files,
+// else Hadoop 3's default).
+func (r *runner) capacityScheduler() bool {
+	if l := r.live.usable(); l != nil && l.sched != nil && kindOfType(l.sched.Type) != "" {
+		return kindOfType(l.sched.Type) == schedCapacity
+	}
+	if r.in.Hadoop != nil {
+		if p, ok := r.in.Hadoop.Lookup(keySchedulerClass); ok {
+			return kindOfClass(p.Value) == schedCapacity
+		}
+	}
+	return true
+}
+
+// formatRequest renders a request like a Hadoop Resource: <memory-mb:4096, vcores:4, ...>.
+func formatRequest(req []profile.Resource) string {
+	var v profile.Vector
+	for _, r := range req {
+		v.Set(r.Name, r.Value)
+	}
+	return v.String()
+}
+
+// fitChecks reports cluster.no-node-fits and cluster.capacity.
+func (r *runner) fitChecks() {
+	live := r.live
+	if live.nodesErr != nil {
+		r.c.skip(IDNoNodeFits, "cannot list the nodes: %v", live.nodesErr)
+		r.c.skip(IDCapacity, "cannot list the nodes: %v", live.nodesErr)
+		return
+	}
+	req, note := r.request()
+	if len(req) == 0 {
+		r.c.skip(IDNoNodeFits, "the TaskManager container could not be computed")
+		r.c.skip(IDCapacity, "the TaskManager container could not be computed")
+		return
+	}
+	shown := formatRequest(req)
+	if note != "" {
+		shown += " (" + note + ")"
+	}
+	running := live.running()
+	if len(running) == 0 {
+		fix := "start NodeManagers, or check why they are not RUNNING (yarn node -list -all)"
+		r.c.fail(IDNoNodeFits, live.rm, fix, "no RUNNING NodeManager (%d nodes in other states): no container can start", len(live.nodes))
+		r.c.fail(IDCapacity, live.rm, fix, "no RUNNING NodeManager: 0 TaskManager containers %s fit", shown)
+		return
+	}
+	fit := packCluster(running, req)
+	if fit.nodesFitting == 0 {
+		r.c.fail(IDNoNodeFits, live.rm, noFitFix(req, fit),
+			"no RUNNING node can hold one TaskManager container %s, all resources at once (%d RUNNING nodes; largest per resource: %s)",
+			shown, len(running), fit.largest(req))
+	} else {
+		r.c.pass(IDNoNodeFits, live.rm, "%d of %d RUNNING nodes can hold a TaskManager container %s", fit.nodesFitting, len(running), shown)
+	}
+
+	want := r.in.Containers
+	switch {
+	case fit.now == 0:
+		msg := fmt.Sprintf("no TaskManager container %s fits now", shown)
+		fix := "wait for running applications to finish, or free resources on the nodes"
+		if fit.empty == 0 {
+			msg += ", nor on an empty cluster"
+			fix = noFitFix(req, fit)
+		} else {
+			msg += fmt.Sprintf(" (%s on an empty cluster)", plural(int(min(fit.empty, 1<<31)), "fits", "fit"))
+		}
+		r.c.fail(IDCapacity, live.rm, fix, "%s", msg)
+	case want > 0 && fit.now < int64(want):
+		fix := fmt.Sprintf("wait for resources, ask for fewer TaskManagers, or make each smaller; %d fit on an empty cluster", fit.empty)
+		if fit.empty < int64(want) {
+			fix = fmt.Sprintf("even an empty cluster holds only %d: add NodeManagers, or ask for fewer or smaller TaskManagers", fit.empty)
+		}
+		r.c.warn(IDCapacity, live.rm, fix, "%d of the %d TaskManager containers %s fit now, %d on an empty cluster (packed per node)",
+			fit.now, want, shown, fit.empty)
+	default:
+		wanted := ""
+		if want > 0 {
+			wanted = fmt.Sprintf(", %d wanted", want)
+		}
+		r.c.pass(IDCapacity, live.rm, "%d TaskManager containers %s fit now, %d on an empty cluster (packed per node%s)", fit.now, shown, fit.empty, wanted)
+	}
+}
+
+// noFitFix names the resources no node has enough of.
+func noFitFix(req []profile.Resource, fit packing) string {
+	var short []string
+	for _, res := range req {
+		if !fit.someNodeHas[res.Name] {
+			short = append(short, res.Name)
+		}
+	}
+	if len(short) == 0 {
+		return "no node has all resources at once: make the TaskManager smaller (memory, vcores or devices) or add larger NodeManagers"
+	}
+	return "ask for less " + strings.Join(short, ", ") + " per TaskManager, or add NodeManagers that have more"
+}
+
+// targetQueue returns the queue the job goes to and where that comes from: --queue, else Flink's
+// yarn.application.queue, else default.
+func (r *runner) targetQueue() (name, from string) {
+	if r.in.Queue != "" {
+		return r.in.Queue, "--queue"
+	}
+	if v, ok := r.in.Flink.Lookup("yarn.application.queue"); ok && strings.TrimSpace(v.Value) != "" {
+		return strings.TrimSpace(v.Value), v.Source.String()
+	}
+	return "default", "the default queue"
+}
+
+// queueLimit is the largest amount of one resource a container in a queue may have, and whether
+// the scheduler's effective maximum (rather than the queue's own limit) sets it.
+type queueLimit struct {
+	yarn.Quantity
+	effective bool
+}
+
+// queueLimits returns, per resource type, what the RM checks a container of queue q against: the
+// component-wise minimum of the queue's maximum allocation and the scheduler's effective maximum
+// allocation (Hadoop's CapacityScheduler and FairScheduler getMaximumResourceCapability(queue)).
+// Either may be nil.
+func queueLimits(queueMax, effective yarn.Resources) map[string]queueLimit {
+	out := make(map[string]queueLimit, max(len(queueMax), len(effective)))
+	for name, q := range queueMax {
+		out[name] = queueLimit{Quantity: q}
+	}
+	for name, e := range effective {
+		cur, ok := out[name]
+		if !ok {
+			out[name] = queueLimit{Quantity: e, effective: true}
+			continue
+		}
+		if c, err := e.Cmp(cur.Quantity); err == nil && c < 0 {
+			out[name] = queueLimit{Quantity: e, effective: true}
+		}
+	}
+	return out
+}
+
+// queueCheck reports cluster.queue-max-allocation: the queue (--queue, else Flink's
+// yarn.application.queue, else default) must exist, take applications, and allow the container:
+// within the queue's maximum allocation and, where the RM reports it (Hadoop 3.4+), the
+// scheduler's effective maximum allocation.
+func (r *runner) queueCheck() {
+	live := r.live
+	if live.schedErr != nil {
+		r.c.skip(IDQueueMaxAllocation, "cannot read the scheduler: %v", live.schedErr)
+		return
+	}
+	name, from := r.targetQueue()
+	q := findQueue(live.sched, name)
+	if q == nil {
+		var leaves []string
+		for _, lq := range live.sched.Queues() {
+			if lq.Leaf {
+				leaves = append(leaves, lq.Path)
+			}
+		}
+		r.c.fail(IDQueueMaxAllocation, live.rm, "submit to one of the leaf queues: "+strings.Join(leaves, ", "),
+			"queue %q (from %s) does not exist: the submission fails", name, from)
+		return
+	}
+	if !q.Leaf {
+		r.c.fail(IDQueueMaxAllocation, live.rm, "submit to a leaf queue below "+q.Path,
+			"queue %s (from %s) is a parent queue, which takes no applications", q.Path, from)
+		return
+	}
+	effective := live.effectiveMax()
+	if q.MaximumAllocation == nil && effective == nil {
+		r.c.skip(IDQueueMaxAllocation, "queue %s reports no maximum allocation (%s)", q.Path, orUnknown(live.sched.Type))
+		return
+	}
+	limits := queueLimits(q.MaximumAllocation, effective)
+	req, _ := r.request()
+	var within []string
+	bad := false
+	for _, res := range req {
+		limit, ok := limits[res.Name]
+		if !ok {
+			continue
+		}
+		asked := yarn.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
+		cmp, err := asked.Cmp(limit.Quantity)
+		if err != nil {
+			r.c.warn(IDQueueMaxAllocation, live.rm, "check the queue's maximum allocation", "queue %s: cannot compare %s: %v", q.Path, res.Name, err)
+			continue
+		}
+		shownLimit := fmtAmount(limit.Value, limit.Units)
+		if cmp > 0 {
+			bad = true
+			if limit.effective {
+				r.c.fail(IDQueueMaxAllocation, live.rm,
+					fmt.Sprintf("ask for at most %s of %s per TaskManager, or add NodeManagers with more %s", shownLimit, res.Name, res.Name),
+					"queue %s (from %s): the ResourceManager allows at most %s of %s per container (its effective maximum allocation, %s: the configured maximum capped by the largest NodeManager), the TaskManager asks for %s: YARN rejects the request",
+					q.Path, from, shownLimit, res.Name, pathOverview, fmtAmount(asked.Value, asked.Units))
+				continue
+			}
+			r.c.fail(IDQueueMaxAllocation, live.rm,
+				fmt.Sprintf("ask for at most %s of %s, use another queue, or %s", shownLimit, res.Name, raiseQueueMaximum(live.sched.Type, q.Path)),
+				"queue %s (from %s) allows at most %s of %s per container, the TaskManager asks for %s: YARN rejects the request",
+				q.Path, from, shownLimit, res.Name, fmtAmount(asked.Value, asked.Units))
+			continue
+		}
+		if limit.effective {
+			shownLimit += " (effective maximum)"
+		}
+		within = append(within, fmt.Sprintf("%s %s ≤ %s", res.Name, fmtAmount(asked.Value, asked.Units), shownLimit))
+	}
+	if !bad {
+		r.c.pass(IDQueueMaxAllocation, live.rm, "queue %s (from %s) allows the container: %s", q.Path, from, strings.Join(within, ", "))
+	}
+}
+
+// raiseQueueMaximum says where a queue's maximum allocation is configured.
+func raiseQueueMaximum(schedulerType, path string) string {
+	if kindOfType(schedulerType) == schedFair {
+		return fmt.Sprintf("raise <maxContainerAllocation> of queue %s in the FairScheduler's allocation file", path)
+	}
+	return fmt.Sprintf("raise yarn.scheduler.capacity.%s.maximum-allocation-* on the ResourceManager", path)
+}
+
+// findQueue finds a queue by path (root.a.b), by path without root (a.b), or by leaf name.
+func findQueue(s *yarn.Scheduler, name string) *yarn.Queue {
+	if s == nil {
+		return nil
+	}
+	if q := s.Queue(name); q != nil {
+		return q
+	}
+	if !strings.HasPrefix(name, "root.") {
+		if q := s.Queue("root." + name); q != nil {
+			return q
+		}
+	}
+	// a.b given for root.x.a.b
+	var match *yarn.Queue
+	for _, q := range s.Queues() {
+		if strings.HasSuffix(q.Path, "."+name) {
+			if match != nil {
+				return nil // ambiguous
+			}
+			match = q
+		}
+	}
+	return match
+}

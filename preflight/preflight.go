@@ -1,0 +1,164 @@
+package preflight
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// Input is what a preflight looks at.
+type Input struct {
+	// Flink is Flink's configuration (conf.LoadFlink). Required.
+	Flink *conf.FlinkConfig
+	// Hadoop is the Hadoop configuration (conf.LoadHadoop); nil skips the yarn.* checks that need
+	// it.
+	Hadoop *conf.HadoopConfig
+	// Client talks to the ResourceManager; nil skips the live cluster.* checks.
+	Client *yarn.Client
+	// NoClientReason says why Client is nil, for the skip messages (e.g. "no ResourceManager known:
+	// give --rm ..."). Empty: a generic reason.
+	NoClientReason string
+
+	// Containers is how many TaskManager containers the job needs (--containers); 0: not given,
+	// cluster.capacity then only requires that one fits.
+	Containers int
+	// Queue is the YARN queue (--queue); "": Flink's yarn.application.queue, else "default".
+	Queue string
+	// Strict makes warnings count as failures in Report.OK.
+	Strict bool
+
+	// FlinkHome is Flink's installation directory ($FLINK_HOME), against which relative discovery
+	// script paths are resolved; "": unknown, flink.discovery-script then skips relative paths.
+	FlinkHome string
+	// FlinkHomeOrigin says where FlinkHome comes from, for messages (e.g. "$FLINK_HOME"); may be
+	// empty.
+	FlinkHomeOrigin string
+
+	// Discover describes yarn-er's own discover command, so that a discovery script that is a link
+	// to yarn-er is recognised and its arguments checked. The zero value recognises nothing.
+	Discover DiscoverCommand
+
+	// AllowNewApplication lets the live checks ask the RM for a new application id
+	// (POST new-application) to learn its resource types when neither the nodes nor the scheduler
+	// list them. Each such call uses up an application id.
+	AllowNewApplication bool
+
+	// Logger receives debug records; nil discards them.
+	Logger *slog.Logger
+}
+
+// DiscoverCommand is what preflight needs to know about `yarn-er discover`.
+type DiscoverCommand struct {
+	// Executable is the path of the yarn-er binary (os.Executable); a discovery script that
+	// resolves to it is yarn-er. A script whose resolved name is "yarn-er" is recognised too.
+	Executable string
+	// Names are the program names under which yarn-er behaves as discover (e.g.
+	// "nvidia-gpu-discovery.sh", "yarn-er-discover"); a link to yarn-er under another name runs
+	// the CLI, not discover.
+	Names []string
+	// ValidateArgs checks the words Flink passes after AMOUNT (discovery-script.args split at
+	// white space) the way discover parses them; nil: arguments of yarn-er scripts are not checked.
+	ValidateArgs func(args []string) error
+}
+
+// Run checks in and returns the report. Problems of the configuration or the cluster become
+// check entries, never errors: Run fails only when in has no Flink configuration or ctx ends.
+func Run(ctx context.Context, in Input) (*Report, error) {
+	if in.Flink == nil {
+		return nil, errors.New("preflight: no Flink configuration")
+	}
+	if in.Logger == nil {
+		in.Logger = slog.New(slog.DiscardHandler)
+	}
+	start := time.Now()
+	r := &runner{in: in, log: in.Logger, c: newCollector()}
+	r.prepare()
+	if in.Client != nil {
+		r.live = gatherLive(ctx, in.Client, r.log, in.AllowNewApplication)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	r.flinkChecks()
+	r.hadoopChecks()
+	r.clusterChecks()
+
+	rep := &Report{Checks: r.c.checks(), strict: in.Strict, liveSkip: r.live == nil || r.live.infoErr != nil}
+	for _, res := range r.extendedRequest() {
+		rep.resources = append(rep.resources, r.resourceName(res.Name))
+	}
+	if r.live != nil && isAuthError(r.live.infoErr) {
+		rep.authErr = r.live.infoErr
+	}
+	counts := rep.Counts()
+	rep.OK = counts.Fail == 0 && (!in.Strict || counts.Warn == 0)
+	r.log.Debug("preflight done", "checks", len(rep.Checks), "fail", counts.Fail, "warn", counts.Warn,
+		"elapsed", time.Since(start))
+	return rep, nil
+}
+
+// runner holds what the checks share.
+type runner struct {
+	in  Input
+	log *slog.Logger
+	c   *collector
+
+	// tr is the translation of Flink's configuration (partial when it has errors).
+	tr *profile.Translation
+	// types are the resource types of the Hadoop configuration (nil without one).
+	types *profile.ResourceTypes
+	// typeProblems and nodeProblems are what loading the types and the NodeManager resources found.
+	typeProblems, nodeProblems []profile.Problem
+	nodeResources              []profile.NodeResource
+	// live is what the ResourceManager said (nil without a client).
+	live *liveData
+}
+
+// prepare translates Flink's configuration and loads the resource types.
+func (r *runner) prepare() {
+	var opts profile.TranslateOptions
+	if r.in.Hadoop != nil {
+		r.types, r.typeProblems = profile.LoadResourceTypes(r.in.Hadoop)
+		r.nodeResources, r.nodeProblems = profile.LoadNodeResources(r.in.Hadoop, r.types)
+		opts.ResourceTypes = r.types
+	}
+	// Translate's errors are also in its Problems, which the checks report.
+	r.tr, _ = profile.Translate(r.in.Flink, opts)
+}
+
+// resourceName returns the Flink name of the external resource requested as YARN type t, or t.
+func (r *runner) resourceName(t string) string {
+	for _, er := range r.tr.ExternalResources {
+		if er.YarnConfigKey == t {
+			return er.Name
+		}
+	}
+	return t
+}
+
+// extendedRequest returns the requested resources other than memory-mb and vcores, in order.
+func (r *runner) extendedRequest() []profile.Resource {
+	var out []profile.Resource
+	for _, res := range r.tr.Resource.Resources() {
+		if res.Name != profile.MemoryMB && res.Name != profile.VCores {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// origin returns the source of a requested resource's amount as text.
+func (r *runner) origin(name string) string {
+	return r.tr.Origins[name].Source.String()
+}
+
+// isAuthError reports whether err means the RM refused the caller's identity.
+func isAuthError(err error) bool {
+	return err != nil && (errors.Is(err, yarn.ErrUnauthorized) || errors.Is(err, yarn.ErrForbidden) ||
+		errors.Is(err, yarn.ErrAuthentication))
+}

@@ -1,0 +1,355 @@
+package preflight
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/yarn-er/yarn-er/profile"
+)
+
+// Status is the outcome of one check entry.
+type Status string
+
+// Statuses, from best to worst (skip is neither: the check could not run).
+const (
+	// StatusPass: the check ran and found nothing wrong.
+	StatusPass Status = "pass"
+	// StatusWarn: something may keep the resources from the TaskManagers, or cannot be verified.
+	StatusWarn Status = "warn"
+	// StatusFail: the TaskManagers will not get their resources (or Flink or YARN will fail).
+	StatusFail Status = "fail"
+	// StatusSkip: the check could not run; the message says why.
+	StatusSkip Status = "skip"
+)
+
+// Check ids, a public contract: they never change meaning, and every one of them appears in every
+// report. Their order in IDs() is the report's order.
+const (
+	// IDResourceNotListed: external-resource.<name>.* keys for a name that external-resources does
+	// not list (a typo), or an external-resources value Flink cannot split.
+	IDResourceNotListed = profile.CodeResourceNotListed
+	// IDAmountInvalid: external-resource.<name>.amount missing, not positive or not a whole number.
+	IDAmountInvalid = profile.CodeAmountInvalid
+	// IDNoYarnConfigKey: a listed resource without a (valid) yarn.config-key: not requested on YARN.
+	IDNoYarnConfigKey = profile.CodeNoYarnConfigKey
+	// IDDuplicateConfigKey: two resources name the same YARN resource type.
+	IDDuplicateConfigKey = profile.CodeDuplicateConfigKey
+	// IDNoDriverFactory: no driver-factory.class: operators get no ExternalResourceInfo.
+	IDNoDriverFactory = profile.CodeNoDriverFactory
+	// IDDiscoveryScript: the GPU discovery script is missing or not executable under $FLINK_HOME.
+	IDDiscoveryScript = "flink.discovery-script"
+	// IDCoordinationArgs: discovery-script.args the script does not understand (e.g.
+	// --enable-coordination), so coordination is silently off or discovery fails.
+	IDCoordinationArgs = "flink.coordination-args"
+	// IDTaskManagerResources: the TaskManager container's memory or vcores cannot be computed
+	// (taskmanager.memory.process.size, taskmanager.cpu.cores, ...). An addition to the issue's list.
+	IDTaskManagerResources = "flink.taskmanager-resources"
+
+	// IDResourceTypesInvalid: yarn.resource-types and its per-type keys are wrong.
+	IDResourceTypesInvalid = profile.CodeResourceTypesInvalid
+	// IDResourceTypeUndeclared: a yarn.config-key that yarn.resource-types does not declare.
+	IDResourceTypeUndeclared = profile.CodeResourceTypeUndeclared
+	// IDCalculatorNotDominant: the scheduler ignores every resource but memory (CapacityScheduler
+	// without DominantResourceCalculator, FairScheduler without drf, FifoScheduler).
+	IDCalculatorNotDominant = "yarn.calculator-not-dominant"
+	// IDMaxAllocationExceeded: the request is above a configured maximum allocation.
+	IDMaxAllocationExceeded = "yarn.max-allocation-exceeded"
+	// IDNMResources: no NodeManager configuration offers a requested type, or a GPU/FPGA plugin
+	// runs without LinuxContainerExecutor and cgroups (no isolation).
+	IDNMResources = "yarn.nm-resources"
+
+	// IDClusterReachable: the ResourceManager answers.
+	IDClusterReachable = "cluster.reachable"
+	// IDClusterVersion: the ResourceManager runs Hadoop 3.1 or later.
+	IDClusterVersion = "cluster.version"
+	// IDTypeUnknown: the ResourceManager does not know a requested resource type.
+	IDTypeUnknown = "cluster.type-unknown"
+	// IDNoNodeFits: no RUNNING node can hold one TaskManager container, all resources at once.
+	IDNoNodeFits = "cluster.no-node-fits"
+	// IDCapacity: how many TaskManager containers fit now and on an empty cluster.
+	IDCapacity = "cluster.capacity"
+	// IDQueueMaxAllocation: the queue's maximum allocation is below the request.
+	IDQueueMaxAllocation = "cluster.queue-max-allocation"
+)
+
+// ids is the canonical order: the issue's order, grouped by area.
+var ids = [...]string{
+	IDResourceNotListed, IDAmountInvalid, IDNoYarnConfigKey, IDDuplicateConfigKey, IDNoDriverFactory,
+	IDDiscoveryScript, IDCoordinationArgs, IDTaskManagerResources,
+	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDCalculatorNotDominant, IDMaxAllocationExceeded,
+	IDNMResources,
+	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
+}
+
+// IDs returns every check id in report order.
+func IDs() []string { return slices.Clone(ids[:]) }
+
+// Area groups checks: what they look at.
+type Area string
+
+// Areas, in report order.
+const (
+	AreaFlink   Area = "flink"
+	AreaYarn    Area = "yarn"
+	AreaCluster Area = "cluster"
+)
+
+// Areas returns the areas in report order.
+func Areas() []Area { return []Area{AreaFlink, AreaYarn, AreaCluster} }
+
+// AreaOf returns the area of a check id: the text before its first '.'.
+func AreaOf(id string) Area {
+	a, _, _ := strings.Cut(id, ".")
+	return Area(a)
+}
+
+// Title is the area's heading: "Flink configuration", "Hadoop configuration", "Live cluster".
+func (a Area) Title() string {
+	switch a {
+	case AreaFlink:
+		return "Flink configuration"
+	case AreaYarn:
+		return "Hadoop configuration"
+	case AreaCluster:
+		return "Live cluster"
+	}
+	return string(a)
+}
+
+// Check is one entry of a report. Its JSON form is public:
+// {"id", "status", "message", "fix", "source"}, every key always present.
+type Check struct {
+	// ID is the check id, one of the ID* constants.
+	ID string `json:"id"`
+	// Status is pass, warn, fail or skip.
+	Status Status `json:"status"`
+	// Message says what was found (for skip: why the check could not run).
+	Message string `json:"message"`
+	// Fix says how to repair a warn or fail; "" otherwise.
+	Fix string `json:"fix"`
+	// Source is where the finding is: "file:line", "-D key", the ResourceManager URL for live
+	// checks, or "".
+	Source string `json:"source"`
+}
+
+// Report is the outcome of a preflight. Its JSON form is public: {"ok": bool, "checks": [...]}.
+type Report struct {
+	// OK is true when no check failed (with Input.Strict: and none warned).
+	OK bool `json:"ok"`
+	// Checks are the entries in report order (the order of IDs()).
+	Checks []Check `json:"checks"`
+
+	strict    bool
+	resources []string // the external resources requested from YARN, for the verdict
+	liveSkip  bool     // the live checks did not run
+	authErr   error
+}
+
+// Counts are the number of entries per status.
+type Counts struct {
+	Pass, Warn, Fail, Skip int
+}
+
+// Counts returns the number of entries per status.
+func (r *Report) Counts() Counts {
+	var c Counts
+	for _, ch := range r.Checks {
+		switch ch.Status {
+		case StatusPass:
+			c.Pass++
+		case StatusWarn:
+			c.Warn++
+		case StatusFail:
+			c.Fail++
+		case StatusSkip:
+			c.Skip++
+		}
+	}
+	return c
+}
+
+// Strict reports whether warnings count as failures for OK.
+func (r *Report) Strict() bool { return r.strict }
+
+// AuthError returns the error that kept the live checks from running when the ResourceManager
+// refused the caller's identity (yarn.ErrUnauthorized, ErrForbidden or ErrAuthentication), nil
+// otherwise. Callers may map it to their "authentication failed" exit status.
+func (r *Report) AuthError() error { return r.authErr }
+
+// Verdict is the report's one-line summary, e.g. "preflight: 2 failed, 1 warning, 12 passed —
+// TaskManagers will NOT get their gpu".
+func (r *Report) Verdict() string {
+	c := r.Counts()
+	var parts []string
+	if c.Fail > 0 {
+		parts = append(parts, fmt.Sprintf("%d failed", c.Fail))
+	}
+	if c.Warn > 0 {
+		parts = append(parts, plural(c.Warn, "warning", "warnings"))
+	}
+	parts = append(parts, fmt.Sprintf("%d passed", c.Pass))
+	if c.Skip > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped", c.Skip))
+	}
+	what := "their " + joinAnd(r.resources)
+	var tail string
+	switch {
+	case len(r.resources) == 0 && c.Fail == 0:
+		tail = "no external resource is requested from YARN: TaskManagers ask for memory and vcores only"
+	case len(r.resources) == 0:
+		tail = "fix the failures before submitting"
+	case c.Fail > 0:
+		tail = "TaskManagers will NOT get " + what
+	case r.strict && c.Warn > 0:
+		tail = "warnings count as failures (--strict): review them before submitting"
+	case r.liveSkip:
+		tail = "TaskManagers should get " + what + " as far as the files tell (live checks skipped)"
+	case c.Warn > 0:
+		tail = "TaskManagers should get " + what + "; review the warnings"
+	case c.Skip > 0:
+		tail = "TaskManagers should get " + what + " (" + plural(c.Skip, "check", "checks") + " could not run)"
+	default:
+		tail = "TaskManagers will get " + what
+	}
+	return "preflight: " + strings.Join(parts, ", ") + " — " + tail
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// joinAnd joins names as "a", "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// collector gathers the entries of every check while the checks run, then orders and condenses
+// them into a report.
+type collector struct {
+	entries map[string][]Check
+}
+
+func newCollector() *collector { return &collector{entries: map[string][]Check{}} }
+
+// add records one entry.
+func (c *collector) add(id string, st Status, source, fix, format string, args ...any) {
+	msg := format
+	if len(args) > 0 {
+		msg = fmt.Sprintf(format, args...)
+	}
+	if st == StatusPass || st == StatusSkip {
+		fix = ""
+	}
+	c.entries[id] = append(c.entries[id], Check{ID: id, Status: st, Message: msg, Fix: fix, Source: source})
+}
+
+func (c *collector) pass(id, source, format string, args ...any) {
+	c.add(id, StatusPass, source, "", format, args...)
+}
+
+func (c *collector) skip(id, format string, args ...any) {
+	c.add(id, StatusSkip, "", "", format, args...)
+}
+
+func (c *collector) fail(id, source, fix, format string, args ...any) {
+	c.add(id, StatusFail, source, fix, format, args...)
+}
+
+func (c *collector) warn(id, source, fix, format string, args ...any) {
+	c.add(id, StatusWarn, source, fix, format, args...)
+}
+
+// has reports whether id has an entry with one of the statuses.
+func (c *collector) has(id string, statuses ...Status) bool {
+	for _, e := range c.entries[id] {
+		if slices.Contains(statuses, e.Status) {
+			return true
+		}
+	}
+	return false
+}
+
+// checks returns the entries in report order. Per id: the warn and fail entries when there are
+// any (in the order found); else one pass entry whose message joins every pass message; else one
+// skip entry (the first reason). Ids that are not in IDs() (codes a newer profile package may add)
+// follow the known ids of their area, sorted.
+func (c *collector) checks() []Check {
+	order := IDs()
+	var extra []string
+	for id := range c.entries {
+		if !slices.Contains(order, id) {
+			extra = append(extra, id)
+		}
+	}
+	slices.Sort(extra)
+	var all []string
+	for _, area := range Areas() {
+		for _, id := range order {
+			if AreaOf(id) == area {
+				all = append(all, id)
+			}
+		}
+		for _, id := range extra {
+			if AreaOf(id) == area {
+				all = append(all, id)
+			}
+		}
+	}
+	for _, id := range extra {
+		if !slices.Contains(Areas(), AreaOf(id)) {
+			all = append(all, id)
+		}
+	}
+	out := make([]Check, 0, len(all))
+	for _, id := range all {
+		out = append(out, condense(id, c.entries[id])...)
+	}
+	return out
+}
+
+// condense applies the per-id rule of checks.
+func condense(id string, entries []Check) []Check {
+	var problems, passes, skips []Check
+	for _, e := range entries {
+		switch e.Status {
+		case StatusWarn, StatusFail:
+			problems = append(problems, e)
+		case StatusPass:
+			passes = append(passes, e)
+		default:
+			skips = append(skips, e)
+		}
+	}
+	switch {
+	case len(problems) > 0:
+		return problems
+	case len(passes) > 0:
+		msgs := make([]string, 0, len(passes))
+		source := passes[0].Source
+		for _, p := range passes {
+			if !slices.Contains(msgs, p.Message) {
+				msgs = append(msgs, p.Message)
+			}
+			if p.Source != source {
+				source = ""
+			}
+		}
+		for _, s := range skips {
+			msgs = append(msgs, "not checked: "+s.Message)
+		}
+		return []Check{{ID: id, Status: StatusPass, Message: strings.Join(msgs, "; "), Source: source}}
+	case len(skips) > 0:
+		return skips[:1]
+	}
+	return []Check{{ID: id, Status: StatusSkip, Message: "not run"}}
+}

@@ -1,0 +1,138 @@
+package preflight
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// Synthesised ResourceManager answers in the shapes Hadoop 3.5 sends (see docker/captures), for
+// clusters the mini-YARN cannot be: busy, uneven, with units, thousands of nodes.
+
+// rtype is a resource type as the RM lists it.
+type rtype struct{ name, units string }
+
+// stdTypes are memory-mb, vcores, yarn.io/gpu and yarn.io/fpga.
+var stdTypes = []rtype{{"memory-mb", "Mi"}, {"vcores", ""}, {"yarn.io/gpu", ""}, {"yarn.io/fpga", ""}}
+
+// synthNode is one node: its state, total and used resources by type name.
+type synthNode struct {
+	id          string
+	state       string
+	total, used map[string]int64
+}
+
+// writeResource writes one Hadoop ResourceInfo object listing every type.
+func writeResource(b *bytes.Buffer, types []rtype, values map[string]int64) {
+	fmt.Fprintf(b, `{"memory":%d,"vCores":%d,"resourceInformations":{"resourceInformation":[`, values["memory-mb"], values["vcores"])
+	for i, t := range types {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(b, `{"maximumAllocation":9223372036854775807,"minimumAllocation":0,"name":%q,"resourceType":"COUNTABLE","units":%q,"value":%d}`,
+			t.name, t.units, values[t.name])
+	}
+	b.WriteString(`]}}`)
+}
+
+// nodesBody renders /ws/v1/cluster/nodes.
+func nodesBody(types []rtype, nodes []synthNode) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"nodes":{"node":[`)
+	for i, n := range nodes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		avail := map[string]int64{}
+		for k, v := range n.total {
+			avail[k] = v - n.used[k]
+		}
+		fmt.Fprintf(&b, `{"rack":"/default-rack","state":%q,"id":%q,"nodeHostName":"host%d","nodeHTTPAddress":"host%d:8042","lastHealthUpdate":1796032834144,"version":"3.5.0","healthReport":"","numContainers":0,`,
+			n.state, n.id, i, i)
+		if n.state == "RUNNING" {
+			b.WriteString(`"usedResource":`)
+			writeResource(&b, types, n.used)
+			b.WriteString(`,"availableResource":`)
+			writeResource(&b, types, avail)
+			b.WriteByte(',')
+		}
+		b.WriteString(`"totalResource":`)
+		writeResource(&b, types, n.total)
+		b.WriteByte('}')
+	}
+	b.WriteString(`]}}`)
+	return b.Bytes()
+}
+
+// uniformNodes returns n RUNNING nodes with the same total and nothing used.
+func uniformNodes(n int, total map[string]int64) []synthNode {
+	out := make([]synthNode, n)
+	for i := range out {
+		out[i] = synthNode{id: "host" + strconv.Itoa(i) + ":45454", state: "RUNNING", total: total, used: map[string]int64{}}
+	}
+	return out
+}
+
+// infoBody renders /ws/v1/cluster/info for a Hadoop version.
+func infoBody(version string) []byte {
+	return []byte(fmt.Sprintf(`{"clusterInfo":{"id":1,"startedOn":1,"state":"STARTED","haState":"ACTIVE","resourceManagerVersion":%q,"hadoopVersion":%q}}`, version, version))
+}
+
+// synthQueue is a CapacityScheduler queue.
+type synthQueue struct {
+	name     string
+	maxAlloc map[string]int64 // nil: not reported
+	children []synthQueue
+}
+
+// schedulerBody renders /ws/v1/cluster/scheduler for a CapacityScheduler whose root has the
+// given children and maximum allocation.
+func schedulerBody(types []rtype, maxAlloc map[string]int64, children []synthQueue) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"scheduler":{"schedulerInfo":{"type":"capacityScheduler","capacity":100.0,"usedCapacity":0.0,"maxCapacity":100.0,"queueName":"root","queuePath":"root",`)
+	writeQueues(&b, types, "root", children)
+	if maxAlloc != nil {
+		b.WriteString(`,"maximumAllocation":`)
+		writeResource(&b, types, maxAlloc)
+	}
+	b.WriteString(`}}}`)
+	return b.Bytes()
+}
+
+func writeQueues(b *bytes.Buffer, types []rtype, parent string, qs []synthQueue) {
+	b.WriteString(`"queues":{"queue":[`)
+	for i, q := range qs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		path := parent + "." + q.name
+		kind := "capacitySchedulerLeafQueueInfo"
+		if len(q.children) > 0 {
+			kind = "capacitySchedulerQueueInfo"
+		}
+		fmt.Fprintf(b, `{"type":%q,"queuePath":%q,"queueName":%q,"capacity":100.0,"state":"RUNNING"`, kind, path, q.name)
+		if q.maxAlloc != nil {
+			b.WriteString(`,"maximumAllocation":`)
+			writeResource(b, types, q.maxAlloc)
+		}
+		if len(q.children) > 0 {
+			b.WriteByte(',')
+			writeQueues(b, types, path, q.children)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString(`]}`)
+}
+
+// synthCluster returns the bodies of a fake RM: Hadoop 3.5.0, the nodes, a root.default queue
+// with maximum allocation max (per type), and no /conf.
+func synthCluster(types []rtype, nodes []synthNode, max map[string]int64) map[string][]byte {
+	return map[string][]byte{
+		"/ws/v1/cluster/info":      infoBody("3.5.0"),
+		"/ws/v1/cluster/nodes":     nodesBody(types, nodes),
+		"/ws/v1/cluster/scheduler": schedulerBody(types, max, []synthQueue{{name: "default", maxAlloc: max}}),
+	}
+}
+
+// bigMax is a maximum allocation that allows everything of the standard types.
+var bigMax = map[string]int64{"memory-mb": 1 << 20, "vcores": 1 << 10, "yarn.io/gpu": 1 << 20, "yarn.io/fpga": 1 << 20}
