@@ -47,13 +47,13 @@ containers without handing one device to two processes.`,
 
 	// Each command lives in a file of its own; register it here.
 	root.AddCommand(
-		newVersionCmd(a),
-		newExitCodesHelp(),
+		newTranslateCmd(a),
 		newPreflightCmd(a),
+		newClusterCmd(a),
 		newDiscoverCmd(a),
 		newExecCmd(a),
-		newClusterCmd(a),
-		newTranslateCmd(a),
+		newVersionCmd(a),
+		newExitCodesHelp(),
 	)
 	root.SuggestionsMinimumDistance = 2
 	markArgErrorsAsUsage(root)
