@@ -1,0 +1,712 @@
+package dev.yarner.miniyarn;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.hdfs.DistributedFileSystem;
+import org.apache.hadoop.hdfs.HdfsConfiguration;
+import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.net.NetUtils;
+import org.apache.hadoop.security.UserGroupInformation;
+import org.apache.hadoop.util.ShutdownHookManager;
+import org.apache.hadoop.util.VersionInfo;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.api.records.Resource;
+import org.apache.hadoop.yarn.api.records.ResourceInformation;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.MiniYARNCluster;
+import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.util.resource.ResourceUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one ResourceManager, two NodeManagers, one NameNode and one DataNode in this JVM,
+ * configured from the Hadoop XML files of a conf directory, and publishes their addresses.
+ *
+ * <p>Usage: {@code MiniYarnHarness --conf DIR --state DIR [--node-managers N] [--watch-pid PID]}.
+ * The working directory must be the state directory: MiniYARNCluster keeps its files under
+ * {@code ./target/}. Once every daemon is up, the harness writes {@code hadoop-conf/} (a client
+ * configuration with the real ports), {@code env.sh} and, last and atomically,
+ * {@code endpoints.json} into the state directory. SIGTERM (or the end of the watched process)
+ * stops everything and removes {@code endpoints.json}.
+ */
+public final class MiniYarnHarness {
+  static {
+    // log4j.properties reads the root level from this property; set it before any logger.
+    if (System.getProperty("mini.yarn.log.level") == null) {
+      System.setProperty("mini.yarn.log.level", "INFO");
+    }
+  }
+
+  private static final Logger LOG = LoggerFactory.getLogger(MiniYarnHarness.class);
+
+  /** Files of a conf directory that the daemons read; the client conf gets a copy of each. */
+  private static final String[] CONF_FILES = {
+    "core-site.xml", "hdfs-site.xml", "yarn-site.xml", "capacity-scheduler.xml",
+    "resource-types.xml", "node-resources.xml"
+  };
+
+  private static final String ENDPOINTS = "endpoints.json";
+  private static final long READY_TIMEOUT_MS = 180_000;
+
+  private final Path confDir;
+  private final Path stateDir;
+  private final int nodeManagers;
+  private final long watchPid;
+  private final long startedAt = System.currentTimeMillis();
+  private final CountDownLatch stopRequested = new CountDownLatch(1);
+  private volatile boolean ready;
+  private boolean stopping; // guarded by this
+
+  private volatile MiniDFSCluster dfs;
+  private volatile MiniYARNCluster yarn;
+  private boolean nmWeb = true;
+
+  private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid) {
+    this.confDir = confDir;
+    this.stateDir = stateDir;
+    this.nodeManagers = nodeManagers;
+    this.watchPid = watchPid;
+  }
+
+  /**
+   * Entry point; exits 0 after a clean stop, 1 when the cluster could not start, 2 on bad usage.
+   *
+   * @param args command line, see the class comment
+   */
+  public static void main(String[] args) {
+    Path conf = null;
+    Path state = null;
+    int nms = 2;
+    long watch = -1;
+    try {
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        switch (a) {
+          case "--conf" -> conf = Path.of(args[++i]).toAbsolutePath().normalize();
+          case "--state" -> state = Path.of(args[++i]).toAbsolutePath().normalize();
+          case "--node-managers" -> nms = Integer.parseInt(args[++i]);
+          case "--watch-pid" -> watch = Long.parseLong(args[++i]);
+          default -> throw new IllegalArgumentException("unknown argument " + a);
+        }
+      }
+      if (conf == null || state == null) {
+        throw new IllegalArgumentException("--conf DIR and --state DIR are required");
+      }
+      if (!Files.isDirectory(conf)) {
+        throw new IllegalArgumentException("conf dir " + conf + " does not exist");
+      }
+      if (nms < 1) {
+        throw new IllegalArgumentException("--node-managers must be at least 1");
+      }
+    } catch (RuntimeException e) {
+      System.err.println("mini-yarn harness: " + e.getMessage());
+      System.err.println("usage: MiniYarnHarness --conf DIR --state DIR"
+          + " [--node-managers N] [--watch-pid PID]");
+      System.exit(2);
+      return;
+    }
+    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch);
+    try {
+      h.run();
+      System.exit(0);
+    } catch (Throwable t) {
+      LOG.error("mini-YARN failed: {}", t.toString(), t);
+      System.err.println("mini-yarn harness: FAILED: " + t);
+      h.shutdown();
+      System.exit(1);
+    }
+  }
+
+  private void run() throws Exception {
+    Files.createDirectories(stateDir);
+    Path cwd = Path.of("").toAbsolutePath();
+    if (!cwd.equals(stateDir)) {
+      LOG.warn("working directory {} is not the state dir {}; MiniYARNCluster writes to {}/target",
+          cwd, stateDir, cwd);
+    }
+    Files.deleteIfExists(stateDir.resolve(ENDPOINTS));
+
+    // Every Configuration created from here on (in this thread and in the threads it starts)
+    // finds the conf dir's *-site.xml, capacity-scheduler.xml, resource-types.xml and
+    // node-resources.xml on its class path, exactly as the daemons of a real cluster do.
+    ClassLoader confLoader = new URLClassLoader(
+        new URL[] {confDir.toUri().toURL()}, MiniYarnHarness.class.getClassLoader());
+    Thread.currentThread().setContextClassLoader(confLoader);
+    for (String f : CONF_FILES) {
+      URL u = confLoader.getResource(f);
+      LOG.info("conf file {}: {}", f, u == null ? "(absent)" : u);
+    }
+
+    // SIGTERM/SIGINT once ready: an orderly stop in the main thread, then exit 0. Before that
+    // (or on any other way out of the JVM) the shutdown hook stops what has been started.
+    for (String sig : new String[] {"TERM", "INT"}) {
+      try {
+        sun.misc.Signal.handle(new sun.misc.Signal(sig), s -> {
+          LOG.info("SIG{} received", sig);
+          if (ready) {
+            stopRequested.countDown();
+          } else {
+            System.exit(128 + s.getNumber());
+          }
+        });
+      } catch (IllegalArgumentException e) {
+        LOG.info("SIG{} not handled ({}): the shutdown hook stops the cluster", sig,
+            e.getMessage());
+      }
+    }
+    ShutdownHookManager.get().addShutdownHook(this::shutdown, 1000, 90, TimeUnit.SECONDS);
+
+    LOG.info("Hadoop {} ({}), Java {}, conf {}, state {}", VersionInfo.getVersion(),
+        VersionInfo.getRevision(), System.getProperty("java.version"), confDir, stateDir);
+
+    long t0 = System.nanoTime();
+    new HdfsConfiguration(); // registers hdfs-default.xml and hdfs-site.xml as defaults
+    Configuration base = new YarnConfiguration();
+    base.set("hadoop.tmp.dir", stateDir.resolve("tmp").toString());
+
+    startDfs(base);
+    long tDfs = System.nanoTime();
+    String hdfsUri = "hdfs://127.0.0.1:" + dfs.getNameNodePort();
+    base.set("fs.defaultFS", hdfsUri);
+
+    startYarn(base);
+    long tYarn = System.nanoTime();
+
+    ResourceManager rm = yarn.getResourceManager();
+    Configuration rmConf = rm.getConfig();
+    String rmWeb = hostPort(rmConf.get(YarnConfiguration.RM_WEBAPP_ADDRESS));
+    waitForRest(rmWeb);
+    long tReady = System.nanoTime();
+
+    Map<String, String> addrs = new LinkedHashMap<>();
+    addrs.put(YarnConfiguration.RM_ADDRESS, hostPort(rmConf.get(YarnConfiguration.RM_ADDRESS)));
+    addrs.put(YarnConfiguration.RM_SCHEDULER_ADDRESS,
+        hostPort(rmConf.get(YarnConfiguration.RM_SCHEDULER_ADDRESS)));
+    addrs.put(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
+        hostPort(rmConf.get(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS)));
+    addrs.put(YarnConfiguration.RM_ADMIN_ADDRESS,
+        hostPort(rmConf.get(YarnConfiguration.RM_ADMIN_ADDRESS)));
+    addrs.put(YarnConfiguration.RM_WEBAPP_ADDRESS, rmWeb);
+
+    // Publish, unless a stop began meanwhile: endpoints.json must never outlive the cluster.
+    synchronized (this) {
+      if (stopping) {
+        LOG.warn("stopped while starting: not publishing endpoints");
+        return;
+      }
+      Path hadoopConf = writeClientConf(hdfsUri, addrs);
+      writeEnv(hadoopConf, rmWeb, hdfsUri);
+      writeEndpoints(rm, addrs, hdfsUri, hadoopConf,
+          ms(tDfs - t0), ms(tYarn - tDfs), ms(tReady - t0));
+      ready = true;
+    }
+    LOG.info("mini-YARN READY in {} ms (HDFS {} ms, YARN {} ms): RM web http://{}, HDFS {}",
+        ms(tReady - t0), ms(tDfs - t0), ms(tYarn - tDfs), rmWeb, hdfsUri);
+    System.err.println("mini-yarn harness: ready, RM http://" + rmWeb + ", HDFS " + hdfsUri);
+
+    if (watchPid > 0) {
+      Thread w = new Thread(this::watch, "mini-yarn-watch-" + watchPid);
+      w.setDaemon(true);
+      w.start();
+    }
+    stopRequested.await();
+    shutdown();
+  }
+
+  private static long ms(long nanos) {
+    return TimeUnit.NANOSECONDS.toMillis(nanos);
+  }
+
+  /** Stops the cluster when the watched process (e.g. a test binary) is gone. */
+  private void watch() {
+    while (true) {
+      boolean alive = ProcessHandle.of(watchPid).map(ProcessHandle::isAlive).orElse(false);
+      if (!alive) {
+        LOG.warn("watched process {} is gone: stopping mini-YARN", watchPid);
+        stopRequested.countDown();
+        return;
+      }
+      try {
+        Thread.sleep(2000);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  private void startDfs(Configuration base) throws IOException {
+    Configuration c = new HdfsConfiguration(base);
+    Path dfsDir = stateDir.resolve("dfs");
+    c.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dfsDir.toString());
+    LOG.info("starting MiniDFSCluster (1 NameNode, 1 DataNode) in {}", dfsDir);
+    dfs = new MiniDFSCluster.Builder(c, dfsDir.toFile())
+        .numDataNodes(1)
+        .nameNodePort(0)
+        .nameNodeHttpPort(0)
+        .format(true)
+        .checkDataNodeAddrConfig(false)
+        .waitSafeMode(true)
+        .build();
+    dfs.waitClusterUp();
+    dfs.waitActive();
+    DistributedFileSystem fs = dfs.getFileSystem();
+    long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
+    while (fs.isInSafeMode()) {
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException("HDFS still in safe mode");
+      }
+      sleep(200);
+    }
+    // The directories that YARN applications expect, like on a fresh real cluster.
+    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path("/tmp");
+    fs.mkdirs(tmp);
+    fs.setPermission(tmp, new FsPermission((short) 01777));
+    fs.mkdirs(new org.apache.hadoop.fs.Path("/user/" + user));
+    LOG.info("HDFS is up: hdfs://127.0.0.1:{} (user {})", dfs.getNameNodePort(), user);
+  }
+
+  private void startYarn(Configuration base) throws Exception {
+    YarnConfiguration c = new YarnConfiguration(base);
+    // MiniYARNCluster overrides yarn.nodemanager.resource.memory-mb with this key (4096 in
+    // yarn-default.xml); unless the conf dir sets it, carry yarn.nodemanager.resource.memory-mb
+    // over so that yarn-site.xml stays the one truth.
+    String nmMem = c.get(YarnConfiguration.NM_PMEM_MB);
+    String miniKey = "yarn.minicluster." + YarnConfiguration.NM_PMEM_MB;
+    if (nmMem != null && !setOutsideDefaults(c, miniKey)) {
+      c.set(miniKey, nmMem);
+    }
+    // Node resources (node-resources.xml) and resource types are static in a JVM: load them
+    // from this configuration, not from whatever an earlier class touched.
+    ResourceUtils.resetResourceTypes(c);
+    ResourceUtils.resetNodeResources();
+
+    // Hadoop 3.4 and older (Jersey 1 + Guice): the web apps of the RM and the NMs in one JVM
+    // share one static GuiceFilter and the last one wins, so the RM's REST API answers 404.
+    // There, run the NodeManagers without their web servers.
+    nmWeb = !VersionInfo.getVersion().matches("3\\.[0-4]\\..*");
+    if (!nmWeb) {
+      LOG.warn("Hadoop {}: NodeManager web servers off (one GuiceFilter per JVM)",
+          VersionInfo.getVersion());
+    }
+    LOG.info("starting MiniYARNCluster (1 ResourceManager, {} NodeManagers)", nodeManagers);
+    yarn = new MiniYARNCluster("cluster", nodeManagers, 1, 1, nmWeb);
+    yarn.init(c);
+    yarn.start();
+
+    long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
+    while (true) {
+      int running = 0;
+      for (RMNode n : yarn.getResourceManager().getRMContext().getRMNodes().values()) {
+        if (n.getState() == NodeState.RUNNING) {
+          running++;
+        }
+      }
+      if (running >= nodeManagers) {
+        break;
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException("only " + running + " of " + nodeManagers
+            + " NodeManagers are RUNNING");
+      }
+      sleep(100);
+    }
+    Resource total = yarn.getResourceManager().getResourceScheduler().getClusterResource();
+    LOG.info("YARN is up: cluster resource {}", total);
+  }
+
+  /** Whether a key comes from somewhere else than Hadoop's *-default.xml files. */
+  private static boolean setOutsideDefaults(Configuration c, String key) {
+    String[] sources = c.getPropertySources(key);
+    if (sources == null) {
+      return false;
+    }
+    for (String src : sources) {
+      if (!src.endsWith("-default.xml")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Waits until the RM's REST API answers and lists every NodeManager as RUNNING. */
+  private void waitForRest(String rmWeb) throws IOException {
+    String user = URLEncoder.encode(UserGroupInformation.getCurrentUser().getShortUserName(),
+        StandardCharsets.UTF_8);
+    URL url = URI.create("http://" + rmWeb + "/ws/v1/cluster/nodes?states=RUNNING&user.name="
+        + user).toURL();
+    long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
+    String last = "";
+    while (System.currentTimeMillis() < deadline) {
+      try {
+        HttpURLConnection conn = (HttpURLConnection) url.openConnection();
+        conn.setRequestProperty("Accept", "application/json");
+        conn.setConnectTimeout(2000);
+        conn.setReadTimeout(5000);
+        int code = conn.getResponseCode();
+        if (code == 200) {
+          try (InputStream in = conn.getInputStream()) {
+            String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            int n = count(body, "\"state\":\"RUNNING\"");
+            if (n >= nodeManagers) {
+              return;
+            }
+            last = n + " RUNNING nodes over REST";
+          }
+        } else {
+          last = "HTTP " + code;
+        }
+        conn.disconnect();
+      } catch (IOException e) {
+        last = e.toString();
+      }
+      sleep(200);
+    }
+    throw new IOException("RM REST API at http://" + rmWeb + " not ready: " + last);
+  }
+
+  private static int count(String s, String sub) {
+    int n = 0;
+    for (int i = s.indexOf(sub); i >= 0; i = s.indexOf(sub, i + sub.length())) {
+      n++;
+    }
+    return n;
+  }
+
+  /**
+   * Writes {@code hadoop-conf/}: the conf dir's files with the real addresses, for clients
+   * ({@code yarn-er --hadoop-conf}, the Go HDFS client, {@code HADOOP_CONF_DIR}).
+   */
+  private Path writeClientConf(String hdfsUri, Map<String, String> yarnAddrs)
+      throws IOException {
+    Path out = stateDir.resolve("hadoop-conf");
+    Path tmp = stateDir.resolve("hadoop-conf.tmp");
+    deleteTree(tmp);
+    Files.createDirectories(tmp);
+
+    Map<String, String> core = readXml("core-site.xml");
+    core.put("fs.defaultFS", hdfsUri);
+    writeXml(tmp.resolve("core-site.xml"), core);
+
+    Map<String, String> hdfs = readXml("hdfs-site.xml");
+    hdfs.put("dfs.namenode.rpc-address", "127.0.0.1:" + dfs.getNameNodePort());
+    InetSocketAddress nnHttp = dfs.getNameNode().getHttpAddress();
+    hdfs.put("dfs.namenode.http-address", "127.0.0.1:" + nnHttp.getPort());
+    writeXml(tmp.resolve("hdfs-site.xml"), hdfs);
+
+    Map<String, String> yarnSite = readXml("yarn-site.xml");
+    yarnSite.put(YarnConfiguration.RM_HOSTNAME, "127.0.0.1");
+    yarnSite.putAll(yarnAddrs);
+    writeXml(tmp.resolve("yarn-site.xml"), yarnSite);
+
+    for (String f : new String[] {"capacity-scheduler.xml", "resource-types.xml",
+        "node-resources.xml"}) {
+      Path src = confDir.resolve(f);
+      if (Files.isRegularFile(src)) {
+        Files.copy(src, tmp.resolve(f), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    deleteTree(out);
+    Files.move(tmp, out, StandardCopyOption.ATOMIC_MOVE);
+    return out;
+  }
+
+  /** Properties of one file of the conf dir, sorted by name; empty when it is absent. */
+  private Map<String, String> readXml(String name) {
+    Map<String, String> m = new TreeMap<>();
+    Path p = confDir.resolve(name);
+    if (!Files.isRegularFile(p)) {
+      return m;
+    }
+    Configuration c = new Configuration(false);
+    c.addResource(new org.apache.hadoop.fs.Path(p.toUri()));
+    for (Map.Entry<String, String> e : c) {
+      m.put(e.getKey(), e.getValue());
+    }
+    return m;
+  }
+
+  private static void writeXml(Path file, Map<String, String> props) throws IOException {
+    StringBuilder b = new StringBuilder();
+    b.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    b.append("<!-- Written by the yarn-er mini-YARN harness; the addresses are this run's. -->\n");
+    b.append("<configuration>\n");
+    for (Map.Entry<String, String> e : props.entrySet()) {
+      b.append("  <property>\n    <name>").append(xml(e.getKey())).append("</name>\n")
+          .append("    <value>").append(xml(e.getValue())).append("</value>\n  </property>\n");
+    }
+    b.append("</configuration>\n");
+    Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
+  }
+
+  private static String xml(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        .replace("\"", "&quot;");
+  }
+
+  private void writeEnv(Path hadoopConf, String rmWeb, String hdfsUri) throws IOException {
+    String s = "export HADOOP_CONF_DIR=" + sh(hadoopConf.toString()) + "\n"
+        + "export YARN_CONF_DIR=" + sh(hadoopConf.toString()) + "\n"
+        + "export YARN_ER_MINIYARN_STATE=" + sh(stateDir.toString()) + "\n"
+        + "export YARN_ER_RM=" + sh("http://" + rmWeb) + "\n"
+        + "export YARN_ER_HDFS=" + sh(hdfsUri) + "\n";
+    atomicWrite(stateDir.resolve("env.sh"), s);
+  }
+
+  private static String sh(String s) {
+    return "'" + s.replace("'", "'\\''") + "'";
+  }
+
+  private void writeEndpoints(ResourceManager rm, Map<String, String> addrs, String hdfsUri,
+      Path hadoopConf, long dfsMs, long yarnMs, long readyMs) throws IOException {
+    Json j = new Json();
+    j.field("hadoopVersion", VersionInfo.getVersion());
+    j.field("rmWebAddress", "http://" + addrs.get(YarnConfiguration.RM_WEBAPP_ADDRESS));
+    j.field("rmAddress", addrs.get(YarnConfiguration.RM_ADDRESS));
+    j.field("rmSchedulerAddress", addrs.get(YarnConfiguration.RM_SCHEDULER_ADDRESS));
+    j.field("rmResourceTrackerAddress", addrs.get(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS));
+    j.field("rmAdminAddress", addrs.get(YarnConfiguration.RM_ADMIN_ADDRESS));
+    j.key("nodeManagers").append("[");
+    for (int i = 0; i < nodeManagers; i++) {
+      NodeManager nm = yarn.getNodeManager(i);
+      NodeId id = nm.getNMContext().getNodeId();
+      Json n = new Json();
+      n.field("id", id.toString());
+      n.field("address", ip(id.getHost()) + ":" + id.getPort());
+      n.field("httpAddress",
+          nmWeb ? ip(id.getHost()) + ":" + nm.getNMContext().getHttpPort() : "");
+      j.append(i == 0 ? "" : ",").append(n.end());
+    }
+    j.append("]").comma();
+    j.field("hdfsUri", hdfsUri);
+    j.field("namenodeHttpAddress", "127.0.0.1:" + dfs.getNameNode().getHttpAddress().getPort());
+    j.field("hadoopConfDir", hadoopConf.toString());
+    j.field("confSource", confDir.toString());
+    j.field("stateDir", stateDir.toString());
+    j.field("clusterLog", stateDir.resolve("cluster.log").toString());
+    j.field("user", UserGroupInformation.getCurrentUser().getShortUserName());
+    j.key("resourceTypes").append("[");
+    Set<String> types = new TreeSet<>();
+    for (ResourceInformation ri : ResourceUtils.getResourceTypesArray()) {
+      types.add(ri.getName());
+    }
+    int k = 0;
+    for (String t : types) {
+      j.append(k++ == 0 ? "" : ",").append(Json.quote(t));
+    }
+    j.append("]").comma();
+    j.key("clusterResource").append("{");
+    Resource total = rm.getResourceScheduler().getClusterResource();
+    k = 0;
+    for (ResourceInformation ri : total.getResources()) {
+      j.append(k++ == 0 ? "" : ",").append(Json.quote(ri.getName())).append(":")
+          .append(Long.toString(ri.getValue()));
+    }
+    j.append("}").comma();
+    j.number("pid", ProcessHandle.current().pid());
+    j.field("startedAt", Instant.ofEpochMilli(startedAt).toString());
+    j.number("hdfsStartMillis", dfsMs);
+    j.number("yarnStartMillis", yarnMs);
+    j.number("readyMillis", readyMs);
+    atomicWrite(stateDir.resolve(ENDPOINTS), j.end() + "\n");
+  }
+
+  /** "localhost:1234" or "0.0.0.0:1234" as "127.0.0.1:1234" (the address clients dial). */
+  private static String hostPort(String configured) {
+    InetSocketAddress a = NetUtils.createSocketAddr(configured);
+    return ip(a.getHostString()) + ":" + a.getPort();
+  }
+
+  private static String ip(String host) {
+    try {
+      InetAddress a = InetAddress.getByName(host);
+      if (a.isAnyLocalAddress() || a.isLoopbackAddress()) {
+        return "127.0.0.1";
+      }
+      return a.getHostAddress();
+    } catch (IOException e) {
+      return host;
+    }
+  }
+
+  private static void atomicWrite(Path file, String content) throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.writeString(tmp, content, StandardCharsets.UTF_8);
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static void deleteTree(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    List<Path> all = new ArrayList<>();
+    try (var s = Files.walk(p)) {
+      s.forEach(all::add);
+    }
+    for (int i = all.size() - 1; i >= 0; i--) {
+      Files.deleteIfExists(all.get(i));
+    }
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  /** Stops YARN, then HDFS; safe to call more than once and from the shutdown hook. */
+  private synchronized void shutdown() {
+    if (stopping) {
+      return;
+    }
+    stopping = true;
+    long t0 = System.nanoTime();
+    LOG.info("mini-YARN stopping");
+    try {
+      Files.deleteIfExists(stateDir.resolve(ENDPOINTS));
+      Files.deleteIfExists(stateDir.resolve("env.sh"));
+    } catch (IOException e) {
+      LOG.warn("could not remove endpoints: {}", e.toString());
+    }
+    if (yarn != null) {
+      stopNodeManagersInParallel();
+      try {
+        yarn.stop(); // the RM; the NodeManagers are stopped already (stop is idempotent)
+      } catch (RuntimeException e) {
+        LOG.warn("stopping YARN: {}", e.toString(), e);
+      }
+    }
+    if (dfs != null) {
+      try {
+        dfs.shutdown();
+      } catch (IllegalStateException e) {
+        // In the JVM's shutdown hook, MiniDFSCluster cannot unregister its own hooks; the
+        // daemons are stopped by then.
+        LOG.info("HDFS stopped during JVM shutdown ({})", e.getMessage());
+      } catch (RuntimeException e) {
+        LOG.warn("stopping HDFS: {}", e.toString(), e);
+      }
+    }
+    LOG.info("mini-YARN STOPPED in {} ms", ms(System.nanoTime() - t0));
+  }
+
+  /**
+   * Stops the NodeManagers side by side: each one waits for its containers and, when it ran
+   * applications, up to 10 s for its log handler's pending deletions; one after the other
+   * that is 10+ s per node.
+   */
+  private void stopNodeManagersInParallel() {
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < nodeManagers; i++) {
+      NodeManager nm = yarn.getNodeManager(i);
+      if (nm == null) {
+        continue;
+      }
+      Thread t = new Thread(() -> {
+        try {
+          nm.stop();
+        } catch (RuntimeException e) {
+          LOG.warn("stopping NodeManager: {}", e.toString(), e);
+        }
+      }, "mini-yarn-stop-nm-" + i);
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      try {
+        t.join(TimeUnit.MINUTES.toMillis(1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  /** A minimal JSON object writer: enough for endpoints.json, no dependency. */
+  private static final class Json {
+    private final StringBuilder b = new StringBuilder("{");
+
+    Json key(String k) {
+      b.append(quote(k)).append(':');
+      return this;
+    }
+
+    Json field(String k, String v) {
+      return key(k).append(quote(v)).comma();
+    }
+
+    Json number(String k, long v) {
+      return key(k).append(Long.toString(v)).comma();
+    }
+
+    Json append(String raw) {
+      b.append(raw);
+      return this;
+    }
+
+    Json comma() {
+      b.append(',');
+      return this;
+    }
+
+    String end() {
+      if (b.charAt(b.length() - 1) == ',') {
+        b.setLength(b.length() - 1);
+      }
+      return b.append('}').toString();
+    }
+
+    static String quote(String s) {
+      StringBuilder q = new StringBuilder("\"");
+      for (char c : s.toCharArray()) {
+        switch (c) {
+          case '"' -> q.append("\\\"");
+          case '\\' -> q.append("\\\\");
+          case '\n' -> q.append("\\n");
+          case '\r' -> q.append("\\r");
+          case '\t' -> q.append("\\t");
+          default -> {
+            if (c < 0x20) {
+              q.append(String.format("\\u%04x", (int) c));
+            } else {
+              q.append(c);
+            }
+          }
+        }
+      }
+      return q.append('"').toString();
+    }
+  }
+}

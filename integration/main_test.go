@@ -1,0 +1,131 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Environment variables that name an already running mini-YARN (started with
+// `docker/mini-yarn start`); TestMain then uses it and leaves it running.
+const (
+	envState              = "YARN_ER_MINIYARN_STATE"
+	envMisconfiguredState = "YARN_ER_MINIYARN_MISCONFIGURED_STATE"
+)
+
+// Start-up and shutdown budgets; generous for a loaded 2-core machine (a cluster is ready in
+// about 20 s on an idle one). The script has its own start timeout (MINI_YARN_START_TIMEOUT,
+// 300 s) and also builds the harness on first use.
+const (
+	startBudget = 10 * time.Minute
+	stopBudget  = 2 * time.Minute
+)
+
+var (
+	// tmpRoot holds the state dirs of the clusters this run starts.
+	tmpRoot string
+
+	mainCluster *MiniYARN
+
+	misOnce    sync.Once
+	misCluster *MiniYARN
+	misErr     error
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) (code int) {
+	ctx := context.Background()
+	root, err := RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		return 1
+	}
+	tmpRoot, err = os.MkdirTemp("", "yarn-er-integration-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		return 1
+	}
+	defer func() {
+		stopCtx, cancel := context.WithTimeout(ctx, stopBudget)
+		defer cancel()
+		for _, c := range []*MiniYARN{misCluster, mainCluster} {
+			if err := c.Stop(stopCtx); err != nil {
+				fmt.Fprintln(os.Stderr, "integration:", err)
+				code = 1
+			}
+		}
+		if code == 0 {
+			_ = os.RemoveAll(tmpRoot)
+		} else {
+			fmt.Fprintf(os.Stderr, "integration: cluster state and logs kept in %s\n", tmpRoot)
+		}
+	}()
+
+	mainCluster, err = useOrStart(ctx, os.Getenv(envState),
+		filepath.Join(root, "docker", "conf"), filepath.Join(tmpRoot, "mini-yarn"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration: no mini-YARN:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// useOrStart reuses the cluster of stateDir if it runs, or starts one from confDir in fresh.
+func useOrStart(ctx context.Context, stateDir, confDir, fresh string) (*MiniYARN, error) {
+	if stateDir != "" {
+		c, err := Reuse(ctx, stateDir)
+		if err == nil {
+			fmt.Fprintf(os.Stderr, "integration: using the running mini-YARN at %s (%s)\n",
+				stateDir, c.Endpoints.RMWebAddress)
+			return c, nil
+		}
+		fmt.Fprintf(os.Stderr, "integration: %v; starting one\n", err)
+	}
+	startCtx, cancel := context.WithTimeout(ctx, startBudget)
+	defer cancel()
+	fmt.Fprintf(os.Stderr, "integration: starting a mini-YARN from %s in %s\n", confDir, fresh)
+	return Start(startCtx, confDir, fresh, os.Stderr)
+}
+
+// cluster returns the endpoints of the run's mini-YARN, made from docker/conf: 2 RUNNING
+// NodeManagers with 16384 MB, 32 vcores, 4 yarn.io/gpu and 2 yarn.io/fpga each,
+// CapacityScheduler with DominantResourceCalculator, HDFS, REST submission with ?user.name=.
+func cluster(t testing.TB) *Endpoints {
+	t.Helper()
+	if mainCluster == nil || mainCluster.Endpoints == nil {
+		t.Fatal("no mini-YARN: TestMain did not start one")
+	}
+	return mainCluster.Endpoints
+}
+
+// misconfiguredCluster returns the endpoints of a second mini-YARN, made from
+// docker/conf-misconfigured: DefaultResourceCalculator and no extended resource type
+// (neither yarn.io/gpu nor yarn.io/fpga; Hadoop 3.3+ refuses the default calculator with
+// any). It is started on first use, once per run (or taken from
+// $YARN_ER_MINIYARN_MISCONFIGURED_STATE), and stopped at the end of the run.
+func misconfiguredCluster(t testing.TB) *Endpoints {
+	t.Helper()
+	misOnce.Do(func() {
+		root, err := RepoRoot()
+		if err != nil {
+			misErr = err
+			return
+		}
+		misCluster, misErr = useOrStart(context.Background(), os.Getenv(envMisconfiguredState),
+			filepath.Join(root, "docker", "conf-misconfigured"),
+			filepath.Join(tmpRoot, "mini-yarn-misconfigured"))
+	})
+	if misErr != nil {
+		t.Fatalf("no misconfigured mini-YARN: %v", misErr)
+	}
+	return misCluster.Endpoints
+}

@@ -1,0 +1,194 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/preflight"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// preflightFlinkHome makes a FLINK_HOME whose plugins/external-resource-gpu/ holds an executable
+// nvidia-gpu-discovery.sh and the gpu-discovery-common.sh it sources, as Flink's GPU plugin ships
+// them, so that flink.discovery-script passes.
+func preflightFlinkHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	dir := filepath.Join(home, "plugins", "external-resource-gpu")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "nvidia-gpu-discovery.sh"),
+		[]byte("#!/usr/bin/env bash\nsource \"$(dirname \"$0\")\"/gpu-discovery-common.sh\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "gpu-discovery-common.sh"), []byte("#!/usr/bin/env bash\n"), 0o755))
+	return home
+}
+
+// preflightInput loads examples/<flinkFile> (2 GPUs and 1 FPGA per TaskManager) and the cluster's
+// client configuration, with a client for its RM.
+func preflightInput(t *testing.T, ep *Endpoints, flinkFile string) preflight.Input {
+	t.Helper()
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	env := func(string) string { return "" }
+	fc, err := conf.LoadFlink(conf.FlinkOptions{Path: filepath.Join(root, "examples", flinkFile), Getenv: env})
+	require.NoError(t, err)
+	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: ep.HadoopConfDir, Getenv: env})
+	require.NoError(t, err)
+	c, err := yarn.NewClient(yarn.Options{Addresses: []string{ep.RMWebAddress}, User: ep.User, Getenv: env})
+	require.NoError(t, err)
+	return preflight.Input{Flink: fc, Hadoop: hc, Client: c, FlinkHome: preflightFlinkHome(t)}
+}
+
+func logReport(t *testing.T, rep *preflight.Report) {
+	t.Helper()
+	for _, c := range rep.Checks {
+		t.Logf("%-5s %-30s %s [%s]", c.Status, c.ID, c.Message, c.Source)
+	}
+	t.Log(rep.Verdict())
+}
+
+// TestPreflightGoodClusterPassesEveryCheck: the good mini-YARN (docker/conf) and the example Flink
+// configurations pass every check, strictly: no warning, nothing skipped.
+func TestPreflightGoodClusterPassesEveryCheck(t *testing.T) {
+	ep := cluster(t)
+	for _, file := range []string{"flink-conf.yaml", "config.yaml"} {
+		t.Run(file, func(t *testing.T) {
+			in := preflightInput(t, ep, file)
+			in.Strict = true
+			rep, err := preflight.Run(context.Background(), in)
+			require.NoError(t, err)
+			logReport(t, rep)
+			var seen []string
+			for _, c := range rep.Checks {
+				assert.Equal(t, preflight.StatusPass, c.Status, "%s: %s", c.ID, c.Message)
+				seen = append(seen, c.ID)
+			}
+			assert.Equal(t, preflight.IDs(), seen)
+			assert.True(t, rep.OK)
+			assert.Contains(t, rep.Verdict(), "TaskManagers will get their gpu and fpga")
+			// 2 NodeManagers with 4 GPUs and 2 FPGAs: 2 TaskManagers each.
+			for _, c := range rep.Checks {
+				if c.ID == preflight.IDCapacity {
+					assert.Contains(t, c.Message, "4 on an empty cluster")
+				}
+			}
+		})
+	}
+}
+
+// TestPreflightMisconfiguredCluster: the misconfigured mini-YARN (DefaultResourceCalculator, no
+// extended resource type) fails exactly yarn.resource-type-undeclared, yarn.calculator-not-dominant
+// and cluster.type-unknown, for gpu and fpga alike.
+func TestPreflightMisconfiguredCluster(t *testing.T) {
+	ep := misconfiguredCluster(t)
+	rep, err := preflight.Run(context.Background(), preflightInput(t, ep, "flink-conf.yaml"))
+	require.NoError(t, err)
+	logReport(t, rep)
+	failing := map[string][]string{}
+	for _, c := range rep.Checks {
+		if c.Status == preflight.StatusFail {
+			failing[c.ID] = append(failing[c.ID], c.Message)
+		}
+	}
+	assert.ElementsMatch(t, []string{preflight.IDResourceTypeUndeclared, preflight.IDCalculatorNotDominant, preflight.IDTypeUnknown},
+		keysOf(failing))
+	for _, id := range []string{preflight.IDResourceTypeUndeclared, preflight.IDTypeUnknown} {
+		require.Len(t, failing[id], 2, id)
+		assert.Contains(t, failing[id][0], "yarn.io/gpu", id)
+		assert.Contains(t, failing[id][1], "yarn.io/fpga", id)
+	}
+	assert.Contains(t, failing[preflight.IDCalculatorNotDominant][0], "DefaultResourceCalculator")
+	assert.False(t, rep.OK)
+	assert.Contains(t, rep.Verdict(), "will NOT get")
+}
+
+func keysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// buildYarnEr builds the yarn-er binary into dir.
+func buildYarnEr(t *testing.T, dir string) string {
+	t.Helper()
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	bin := filepath.Join(dir, "yarn-er")
+	cmd := exec.Command("go", "build", "-mod=mod", "-o", bin, "./cmd/yarn-er")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "go build yarn-er: %s", out)
+	return bin
+}
+
+// runPreflightCLI runs `yarn-er preflight -o json` with the RM taken from the Hadoop configuration
+// and the user from $HADOOP_USER_NAME, and returns the report and the exit status.
+func runPreflightCLI(t *testing.T, bin, flinkHome string, ep *Endpoints, args ...string) (map[string]any, int, string) {
+	t.Helper()
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	cmd := exec.Command(bin, append([]string{"preflight", "--flink-conf", filepath.Join(root, "examples", "flink-conf.yaml"),
+		"--hadoop-conf", ep.HadoopConfDir, "-o", "json"}, args...)...)
+	cmd.Env = append(os.Environ(), "HADOOP_USER_NAME="+ep.User, "FLINK_HOME="+flinkHome, "NO_COLOR=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	code := 0
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &out), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	return out, code, stderr.String()
+}
+
+// TestPreflightCLIExitCodes: exit 0 and ok true on the good cluster (with Flink's script, and with
+// yarn-er itself linked as the discovery script), exit 3 and ok false on the misconfigured one, the
+// RM found through the Hadoop configuration.
+func TestPreflightCLIExitCodes(t *testing.T) {
+	bin := buildYarnEr(t, t.TempDir())
+	out, code, stderr := runPreflightCLI(t, bin, preflightFlinkHome(t), cluster(t), "--strict", "--containers", "4")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, true, out["ok"])
+	checks, _ := out["checks"].([]any)
+	assert.Len(t, checks, len(preflight.IDs()))
+
+	// yarn-er linked under Flink's script name: recognised as discover, its arguments checked.
+	home := t.TempDir()
+	script := filepath.Join(home, "plugins", "external-resource-gpu", "nvidia-gpu-discovery.sh")
+	require.NoError(t, os.MkdirAll(filepath.Dir(script), 0o755))
+	require.NoError(t, os.Symlink(bin, script))
+	out, code, stderr = runPreflightCLI(t, bin, home, cluster(t), "--strict")
+	assert.Equal(t, 0, code, stderr)
+	found := false
+	for _, c := range out["checks"].([]any) {
+		m := c.(map[string]any)
+		if m["id"] == preflight.IDDiscoveryScript {
+			found = true
+			assert.Contains(t, m["message"], "yarn-er discover")
+		}
+	}
+	assert.True(t, found)
+
+	out, code, stderr = runPreflightCLI(t, bin, preflightFlinkHome(t), misconfiguredCluster(t))
+	assert.Equal(t, 3, code, stderr)
+	assert.Equal(t, false, out["ok"])
+	assert.True(t, strings.Contains(stderr, "preflight"), stderr)
+}

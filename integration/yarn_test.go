@@ -1,0 +1,243 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// Tests of package yarn (the RM REST client) against the real mini-YARN of TestMain.
+
+// rmClientFromConf is a yarn.Client for the mini-YARN, addressed through its client Hadoop
+// configuration (hadoop-conf/yarn-site.xml) as a user would, not through the known URL.
+func rmClientFromConf(t testing.TB, ep *Endpoints) *yarn.Client {
+	t.Helper()
+	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: ep.HadoopConfDir})
+	require.NoError(t, err)
+	c, err := yarn.NewClient(yarn.Options{HadoopConf: hc, User: ep.User})
+	require.NoError(t, err)
+	require.Equal(t, []string{ep.RMWebAddress}, c.Addresses(), "the address comes from yarn-site.xml")
+	return c
+}
+
+func yarnITContext(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestYarnClientClusterInfo(t *testing.T) {
+	ep := cluster(t)
+	c := rmClientFromConf(t, ep)
+	ctx := yarnITContext(t, time.Minute)
+
+	info, err := c.ClusterInfo(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "ACTIVE", info.HAState)
+	assert.Equal(t, "STARTED", info.State)
+	assert.Equal(t, ep.HadoopVersion, info.HadoopVersion)
+	assert.Equal(t, ep.RMWebAddress, info.RMAddress)
+	assert.False(t, info.StartedOn.IsZero())
+
+	m, err := c.Metrics(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(ep.NodeManagers)), m.ActiveNodes)
+	for name, v := range ep.ClusterResource {
+		assert.Equal(t, v, m.TotalClusterResourcesAcrossPartition.Value(name), name)
+	}
+
+	rc, err := c.Conf(ctx)
+	require.NoError(t, err)
+	assert.Contains(t, rc.Get("yarn.resource-types"), yarn.GPU)
+	assert.Equal(t, "true", rc.Get("yarn.webapp.enable-rest-app-submissions"))
+}
+
+func TestYarnClientNodesWithGPU(t *testing.T) {
+	ep := cluster(t)
+	c := rmClientFromConf(t, ep)
+	ctx := yarnITContext(t, time.Minute)
+
+	nodes, err := c.Nodes(ctx, yarn.NodesQuery{States: []string{"RUNNING"}})
+	require.NoError(t, err)
+	require.Len(t, nodes, len(ep.NodeManagers))
+	ids := map[string]bool{}
+	for _, nm := range ep.NodeManagers {
+		ids[nm.ID] = true
+	}
+	for _, n := range nodes {
+		assert.True(t, ids[n.ID], "node %s is one of the mini-YARN's", n.ID)
+		assert.Equal(t, "RUNNING", n.State)
+		assert.False(t, n.TotalDerived, "Hadoop 3.5 sends totalResource")
+		assert.Equal(t, yarn.Quantity{Value: 16384, Units: "Mi"}, n.Total[yarn.Memory])
+		assert.Equal(t, int64(32), n.Total.Value(yarn.VCores))
+		assert.Equal(t, int64(4), n.Total.Value(yarn.GPU))
+		assert.Equal(t, int64(2), n.Total.Value(yarn.FPGA))
+		sum, err := n.Used.Add(n.Available)
+		require.NoError(t, err)
+		assert.Equal(t, n.Total, sum, "used + available = total on %s", n.ID)
+
+		one, err := c.Node(ctx, n.ID)
+		require.NoError(t, err)
+		assert.Equal(t, n.Total, one.Total)
+	}
+	_, err = c.Node(ctx, "no-such-node:1")
+	assert.ErrorIs(t, err, yarn.ErrNotFound)
+
+	none, err := c.Nodes(ctx, yarn.NodesQuery{States: []string{"DECOMMISSIONED"}})
+	require.NoError(t, err)
+	assert.Empty(t, none)
+}
+
+func TestYarnClientQueues(t *testing.T) {
+	ep := cluster(t)
+	c := rmClientFromConf(t, ep)
+	s, err := c.Scheduler(yarnITContext(t, time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, yarn.CapacityScheduler, s.Type)
+	def := s.Queue("root.default")
+	require.NotNil(t, def)
+	assert.True(t, def.Leaf)
+	assert.Equal(t, "RUNNING", def.State)
+	assert.Equal(t, int64(16384), def.MaximumAllocation.Value(yarn.Memory))
+	assert.Contains(t, def.MaximumAllocation, yarn.GPU, "queues list the extended types")
+	assert.Equal(t, int64(2*4), def.MaxEffectiveCapacity.Value(yarn.GPU))
+}
+
+// yarnITSubmit asks for a new application and submits an AM running command.
+func yarnITSubmit(t *testing.T, c *yarn.Client, ctx context.Context, name string, command string, spec yarn.ContainerLaunchContext) string {
+	t.Helper()
+	na, err := c.NewApplication(ctx)
+	require.NoError(t, err)
+	require.Contains(t, na.MaximumResourceCapability, yarn.GPU, "new-application lists the extended types")
+	assert.GreaterOrEqual(t, na.MaximumResourceCapability.Value(yarn.GPU), int64(4))
+	spec.Commands = []string{command}
+	err = c.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
+		ApplicationID:   na.ID,
+		ApplicationName: name,
+		Queue:           "default",
+		ApplicationType: "YARN-ER-IT",
+		ApplicationTags: []string{"yarn-er-it"},
+		MaxAppAttempts:  1,
+		Resource:        yarn.AMResource{MemoryMB: 128, VCores: 1},
+		AMContainerSpec: spec,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, _, _ = c.KillApplication(context.Background(), na.ID)
+	})
+	return na.ID
+}
+
+// TestYarnClientTrivialApp submits an AM that is only /bin/true, with a local file resource, an
+// environment variable and a secret, and watches it end. An AM that never registers with the RM
+// is a failed attempt, however it exits: YARN 3.5 reports FAILED/FAILED with "exited with
+// exitCode: 0 ... Failing this attempt".
+func TestYarnClientTrivialApp(t *testing.T) {
+	ep := cluster(t)
+	c := rmClientFromConf(t, ep)
+	ctx := yarnITContext(t, 4*time.Minute)
+
+	file := filepath.Join(t.TempDir(), "payload.txt")
+	require.NoError(t, os.WriteFile(file, []byte("yarn-er\n"), 0o644))
+	fi, err := os.Stat(file)
+	require.NoError(t, err)
+	id := yarnITSubmit(t, c, ctx, "yarn-er-it-true", "/bin/true", yarn.ContainerLaunchContext{
+		LocalResources: map[string]yarn.LocalResource{"payload.txt": {
+			Resource: "file://" + file, Type: "FILE", Visibility: "APPLICATION",
+			Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli(),
+		}},
+		Environment: map[string]string{"YARN_ER_IT": "1"},
+		Credentials: &yarn.Credentials{Secrets: map[string][]byte{"yarn-er.it": []byte("not-a-real-secret")}},
+	})
+
+	app, err := c.WaitApp(ctx, id, 500*time.Millisecond, nil)
+	require.NoError(t, err)
+	assert.Equal(t, yarn.StateFailed, app.State)
+	assert.Equal(t, yarn.FinalFailed, app.FinalStatus)
+	assert.Contains(t, app.Diagnostics, "exited with  exitCode: 0")
+	assert.Contains(t, app.Diagnostics, "Failing this attempt")
+	assert.Equal(t, "YARN-ER-IT", app.ApplicationType)
+	assert.Equal(t, []string{"yarn-er-it"}, app.ApplicationTags)
+	assert.Equal(t, ep.User, app.User)
+
+	attempts, err := c.AppAttempts(ctx, id)
+	require.NoError(t, err)
+	require.Len(t, attempts, 1)
+	assert.Equal(t, "FAILED", attempts[0].State)
+	assert.True(t, strings.HasPrefix(attempts[0].ContainerID, "container_"))
+
+	state, err := c.AppState(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, yarn.StateFailed, state)
+
+	// Killing an application that has ended reports its final state.
+	state, inProgress, err := c.KillApplication(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, yarn.StateFailed, state)
+	assert.False(t, inProgress)
+
+	apps, err := c.Apps(ctx, yarn.AppsQuery{States: []string{"FAILED"}, ApplicationTypes: []string{"YARN-ER-IT"}})
+	require.NoError(t, err)
+	found := false
+	for _, a := range apps {
+		found = found || a.ID == id
+	}
+	assert.True(t, found, "%s in the FAILED apps", id)
+}
+
+func TestYarnClientKillApp(t *testing.T) {
+	ep := cluster(t)
+	c := rmClientFromConf(t, ep)
+	ctx := yarnITContext(t, 4*time.Minute)
+	id := yarnITSubmit(t, c, ctx, "yarn-er-it-sleep", "sleep 600", yarn.ContainerLaunchContext{})
+
+	// The AM container is launched but never registers: the app stays ACCEPTED.
+	app, err := c.WaitApp(ctx, id, 250*time.Millisecond, func(a *yarn.App) bool {
+		return a.State == yarn.StateAccepted && a.RunningContainers > 0 || yarn.Terminal(a.State)
+	})
+	require.NoError(t, err)
+	require.Equal(t, yarn.StateAccepted, app.State, app.Diagnostics)
+	assert.Equal(t, int64(128), app.Allocated.Value(yarn.Memory))
+
+	_, _, err = c.KillApplication(ctx, id)
+	require.NoError(t, err)
+	app, err = c.WaitApp(ctx, id, 250*time.Millisecond, nil)
+	require.NoError(t, err)
+	assert.Equal(t, yarn.StateKilled, app.State)
+	assert.Equal(t, yarn.FinalKilled, app.FinalStatus)
+	assert.Contains(t, app.Diagnostics, "was killed by user "+ep.User)
+}
+
+func TestYarnClientErrors(t *testing.T) {
+	ep := cluster(t)
+	c := rmClientFromConf(t, ep)
+	ctx := yarnITContext(t, time.Minute)
+
+	_, err := c.App(ctx, "application_1_0001")
+	require.ErrorIs(t, err, yarn.ErrNotFound)
+	assert.Contains(t, err.Error(), "app with id: application_1_0001 not found")
+
+	na, err := c.NewApplication(ctx)
+	require.NoError(t, err)
+	err = c.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
+		ApplicationID:   na.ID,
+		Resource:        yarn.AMResource{MemoryMB: 1 << 20, VCores: 1},
+		AMContainerSpec: yarn.ContainerLaunchContext{Commands: []string{"/bin/true"}},
+	})
+	require.ErrorIs(t, err, yarn.ErrBadRequest)
+	var re *yarn.RemoteError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "Requested more memory than configured max", re.Message)
+	assert.Equal(t, "org.apache.hadoop.yarn.webapp.BadRequestException", re.JavaClassName)
+}
