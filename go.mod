@@ -19,7 +19,6 @@ require (
 )
 
 require (
-	github.com/beevik/etree v1.8.1 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
