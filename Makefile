@@ -39,15 +39,8 @@ integration: harness ## integration tests against a mini-YARN that TestMain star
 test: unit integration ## unit tests, then integration tests
 
 # The demo runs yarn-er against the bundled mini-YARN, then stops it (also on failure).
-demo: build harness ## start a mini-YARN, show its environment, run yarn-er against it, stop it
-	@state=$$(mktemp -d "$${TMPDIR:-/tmp}/yarn-er-demo.XXXXXX"); \
-	  trap '$(MINI_YARN) stop --state "$$state"; rm -rf "$$state"' EXIT; \
-	  $(MINI_YARN) start --state "$$state"; \
-	  echo "# mini-YARN environment (eval \"\$$($(MINI_YARN) env --state $$state)\")"; \
-	  $(MINI_YARN) env --state "$$state"; \
-	  eval "$$($(MINI_YARN) env --state "$$state")"; \
-	  echo "\$$ $(BIN)/yarn-er translate --flink-conf examples/config.yaml --hadoop-conf \$$HADOOP_CONF_DIR"; \
-	  $(BIN)/yarn-er translate --flink-conf examples/config.yaml --hadoop-conf "$$HADOOP_CONF_DIR"
+demo: build harness ## translate, cluster nodes and preflight against the bundled mini-YARN (good and misconfigured)
+	examples/demo.sh
 
 fuzz-smoke: ## run every fuzz target for FUZZTIME (default 10s) each
 	@for pkg in $$($(GO) list ./...); do \

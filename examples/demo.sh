@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The quick-start demo (`make demo`): yarn-er against the bundled mini-YARN (real Hadoop RM,
+# NodeManagers and HDFS, started from docker/). It shows
+#   1. the YARN container Flink will ask for (translate),
+#   2. the cluster's GPUs and FPGAs (cluster nodes),
+#   3. a preflight that passes on a well-configured cluster, with yarn-er as Flink's discovery script,
+#   4. a preflight that fails on a misconfigured cluster, naming the files and lines to fix.
+# Both clusters are stopped on exit, also on failure or Ctrl-C.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=$PWD
+bin=$root/bin/yarn-er
+mini=$root/docker/mini-yarn
+[[ -x $bin ]] || { echo "demo: $bin missing; run 'make build' first" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/yarn-er-demo.XXXXXX")
+cleanup() {
+  "$mini" stop --state "$work/good" >/dev/null 2>&1 || true
+  "$mini" stop --state "$work/misconfigured" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [[ -t 1 && -z ${NO_COLOR:-} ]]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+step() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+
+step "Starting the bundled mini-YARN (docker/conf: yarn.io/gpu and yarn.io/fpga, DominantResourceCalculator)"
+"$mini" start --state "$work/good" --watch-pid $$
+eval "$("$mini" env --state "$work/good")"
+echo "HADOOP_CONF_DIR=$HADOOP_CONF_DIR  YARN_ER_RM=$YARN_ER_RM"
+
+step "1. The TaskManager container Flink's ApplicationMaster will ask YARN for"
+run "$bin" translate --flink-conf examples/flink-conf.yaml
+
+step "2. The cluster's GPUs and FPGAs, node by node"
+run "$bin" cluster nodes
+
+step "3. Preflight against the well-configured cluster"
+# A Flink installation whose GPU discovery script is yarn-er itself (argv[0] dispatch).
+flink_home=$work/flink
+mkdir -p "$flink_home/plugins/external-resource-gpu"
+ln -s "$bin" "$flink_home/plugins/external-resource-gpu/nvidia-gpu-discovery.sh"
+echo "FLINK_HOME=$flink_home (plugins/external-resource-gpu/nvidia-gpu-discovery.sh -> yarn-er)"
+FLINK_HOME=$flink_home run "$bin" preflight --flink-conf examples/flink-conf.yaml --containers 4
+
+step "4. Preflight against a misconfigured cluster (docker/conf-misconfigured: DefaultResourceCalculator, no GPU/FPGA types)"
+"$mini" start --conf docker/conf-misconfigured --state "$work/misconfigured" --watch-pid $$
+eval "$("$mini" env --state "$work/misconfigured")"
+status=0
+FLINK_HOME=$flink_home run "$bin" preflight --flink-conf examples/flink-conf.yaml || status=$?
+echo "(exit status $status: 3 means the preflight found problems, as it should here)"
+[[ $status == 3 ]]
+
+step "Done: stopping both clusters"
