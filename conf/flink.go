@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -85,12 +85,7 @@ func (c *FlinkConfig) Keys() []string {
 	if c == nil {
 		return nil
 	}
-	keys := make([]string, 0, len(c.values))
-	for k := range c.values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(c.values))
 }
 
 // WithPrefix returns the entries whose key starts with prefix, sorted by key.

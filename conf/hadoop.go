@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -115,12 +115,7 @@ func (c *HadoopConfig) Names() []string {
 	if c == nil {
 		return nil
 	}
-	names := make([]string, 0, len(c.props))
-	for n := range c.props {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(c.props))
 }
 
 // WithPrefix returns the properties whose name starts with prefix, sorted by name.

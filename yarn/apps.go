@@ -244,29 +244,9 @@ func (c *Client) App(ctx context.Context, id string) (*App, error) {
 	if err := checkAppID(id); err != nil {
 		return nil, err
 	}
-	var app *App
-	err := c.do(ctx, call{method: http.MethodGet, path: pathApps + "/" + id}, func(_ rmAddress, r *rawResponse) error {
-		var v struct {
-			App json.RawMessage `json:"app"`
-		}
-		if err := decodeJSON(r.Body, &v); err != nil {
-			return fmt.Errorf("app %s: %w", id, err)
-		}
-		if isNull(v.App) {
-			return fmt.Errorf("app %s: %w: no app object", id, ErrUnexpectedResponse)
-		}
-		var aj appJSON
-		if err := json.Unmarshal(v.App, &aj); err != nil {
-			return fmt.Errorf("app %s: %w: %w", id, ErrUnexpectedResponse, err)
-		}
-		a, err := aj.app()
-		if err != nil {
-			return err
-		}
-		app = &a
-		return nil
+	return getDecoded(ctx, c, pathApps+"/"+id, nil, func(r io.Reader) (*App, error) {
+		return decodeSingle(r, "app", id, (*appJSON).app)
 	})
-	return app, err
 }
 
 // AppAttempt is one attempt of an application's AM.

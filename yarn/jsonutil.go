@@ -520,3 +520,25 @@ func skipValue(dec *json.Decoder) error {
 	var skip json.RawMessage
 	return dec.Decode(&skip)
 }
+
+// decodeSingle decodes an answer holding one object under key, {"app": {...}}, converting its JSON
+// form J into the record T. id names the object in errors.
+func decodeSingle[J, T any](r io.Reader, key, id string, convert func(*J) (T, error)) (*T, error) {
+	var v map[string]json.RawMessage
+	if err := decodeJSON(r, &v); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", key, id, err)
+	}
+	raw := v[key]
+	if isNull(raw) {
+		return nil, fmt.Errorf("%s %s: %w: no %s object", key, id, ErrUnexpectedResponse, key)
+	}
+	var j J
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, fmt.Errorf("%s %s: %w: %w", key, id, ErrUnexpectedResponse, err)
+	}
+	t, err := convert(&j)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}

@@ -2,10 +2,8 @@ package yarn
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -133,28 +131,7 @@ func (c *Client) Node(ctx context.Context, id string) (*Node, error) {
 	if strings.TrimSpace(id) == "" {
 		return nil, fmt.Errorf("node id is empty")
 	}
-	var node *Node
-	p := pathNodes + "/" + url.PathEscape(id)
-	err := c.do(ctx, call{method: http.MethodGet, path: p}, func(_ rmAddress, r *rawResponse) error {
-		var v struct {
-			Node json.RawMessage `json:"node"`
-		}
-		if err := decodeJSON(r.Body, &v); err != nil {
-			return fmt.Errorf("node %s: %w", id, err)
-		}
-		if isNull(v.Node) {
-			return fmt.Errorf("node %s: %w: no node object", id, ErrUnexpectedResponse)
-		}
-		var nj nodeJSON
-		if err := json.Unmarshal(v.Node, &nj); err != nil {
-			return fmt.Errorf("node %s: %w: %w", id, ErrUnexpectedResponse, err)
-		}
-		n, err := nj.node()
-		if err != nil {
-			return err
-		}
-		node = &n
-		return nil
+	return getDecoded(ctx, c, pathNodes+"/"+url.PathEscape(id), nil, func(r io.Reader) (*Node, error) {
+		return decodeSingle(r, "node", id, (*nodeJSON).node)
 	})
-	return node, err
 }
