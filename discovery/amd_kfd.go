@@ -68,10 +68,7 @@ func (b amdKFD) Name() string { return "kfd" }
 func (b amdKFD) Probe(context.Context) (bool, string) {
 	entries, err := b.root.ReadDir(kfdNodesDir)
 	if err != nil {
-		if isNotExist(err) {
-			return false, b.root.Path(kfdNodesDir) + " does not exist (amdgpu/KFD driver not loaded)"
-		}
-		return false, err.Error()
+		return probeDirFailure(b.root, kfdNodesDir, "amdgpu/KFD driver", err)
 	}
 	return true, fmt.Sprintf("%s has %d node(s)", b.root.Path(kfdNodesDir), len(entries))
 }
@@ -79,10 +76,7 @@ func (b amdKFD) Probe(context.Context) (bool, string) {
 func (b amdKFD) Devices(context.Context) ([]Device, error) {
 	entries, err := b.root.ReadDir(kfdNodesDir)
 	if err != nil {
-		if isNotExist(err) {
-			return nil, unavailable("%s does not exist", b.root.Path(kfdNodesDir))
-		}
-		return nil, err
+		return nil, dirUnavailable(b.root, kfdNodesDir, err)
 	}
 	type node struct {
 		n     int

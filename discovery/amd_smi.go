@@ -58,11 +58,7 @@ type amdSMI struct {
 func (b amdSMI) Name() string { return "amd-smi" }
 
 func (b amdSMI) Probe(context.Context) (bool, string) {
-	p, err := b.runner.LookPath("amd-smi")
-	if err != nil {
-		return false, err.Error()
-	}
-	return true, "found " + p
+	return probeTool(b.runner, "amd-smi")
 }
 
 func (b amdSMI) Devices(ctx context.Context) ([]Device, error) {

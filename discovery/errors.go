@@ -130,3 +130,30 @@ func (e *UnsafeFileError) Unwrap() error { return ErrUnsafeLedger }
 func unavailable(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrBackendUnavailable, fmt.Sprintf(format, args...))
 }
+
+// probeTool is the probe of a backend that runs a tool: ready when the tool is on the search path.
+func probeTool(r Runner, name string) (bool, string) {
+	p, err := r.LookPath(name)
+	if err != nil {
+		return false, err.Error()
+	}
+	return true, "found " + p
+}
+
+// probeDirFailure is a backend probe's answer when it cannot read its directory dir: a missing
+// directory means the driver is not loaded.
+func probeDirFailure(root Root, dir, driver string, err error) (bool, string) {
+	if isNotExist(err) {
+		return false, root.Path(dir) + " does not exist (" + driver + " not loaded)"
+	}
+	return false, err.Error()
+}
+
+// dirUnavailable is a backend's Devices error when it cannot read its directory dir: a missing
+// directory makes the backend unavailable rather than failed.
+func dirUnavailable(root Root, dir string, err error) error {
+	if isNotExist(err) {
+		return unavailable("%s does not exist", root.Path(dir))
+	}
+	return err
+}

@@ -82,10 +82,7 @@ func (b intelDFL) Name() string { return "dfl" }
 func (b intelDFL) Probe(context.Context) (bool, string) {
 	names, err := sortedMatches(b.root, dflClassDir, dflRegionRE)
 	if err != nil {
-		if isNotExist(err) {
-			return false, b.root.Path(dflClassDir) + " does not exist (DFL FPGA driver not loaded)"
-		}
-		return false, err.Error()
+		return probeDirFailure(b.root, dflClassDir, "DFL FPGA driver", err)
 	}
 	return true, fmt.Sprintf("%s has %d region(s)", b.root.Path(dflClassDir), len(names))
 }
@@ -93,10 +90,7 @@ func (b intelDFL) Probe(context.Context) (bool, string) {
 func (b intelDFL) Devices(context.Context) ([]Device, error) {
 	regions, err := sortedMatches(b.root, dflClassDir, dflRegionRE)
 	if err != nil {
-		if isNotExist(err) {
-			return nil, unavailable("%s does not exist", b.root.Path(dflClassDir))
-		}
-		return nil, err
+		return nil, dirUnavailable(b.root, dflClassDir, err)
 	}
 	var devs []Device
 	for _, region := range regions {
@@ -134,10 +128,7 @@ func (b intelOPAE) Name() string { return "opae" }
 func (b intelOPAE) Probe(context.Context) (bool, string) {
 	names, err := sortedMatches(b.root, opaeClassDir, opaeDevRE)
 	if err != nil {
-		if isNotExist(err) {
-			return false, b.root.Path(opaeClassDir) + " does not exist (OPAE intel-fpga driver not loaded)"
-		}
-		return false, err.Error()
+		return probeDirFailure(b.root, opaeClassDir, "OPAE intel-fpga driver", err)
 	}
 	if len(names) == 0 {
 		return false, b.root.Path(opaeClassDir) + " has no intel-fpga-dev entry"
@@ -148,10 +139,7 @@ func (b intelOPAE) Probe(context.Context) (bool, string) {
 func (b intelOPAE) Devices(context.Context) ([]Device, error) {
 	fpgas, err := sortedMatches(b.root, opaeClassDir, opaeDevRE)
 	if err != nil {
-		if isNotExist(err) {
-			return nil, unavailable("%s does not exist", b.root.Path(opaeClassDir))
-		}
-		return nil, err
+		return nil, dirUnavailable(b.root, opaeClassDir, err)
 	}
 	var devs []Device
 	for _, fpga := range fpgas {
@@ -235,10 +223,7 @@ func (b xilinxPCI) Probe(context.Context) (bool, string) {
 func (b xilinxPCI) Devices(context.Context) ([]Device, error) {
 	fns, err := b.functions()
 	if err != nil {
-		if isNotExist(err) {
-			return nil, unavailable("%s does not exist", b.root.Path(pciDevicesDir))
-		}
-		return nil, err
+		return nil, dirUnavailable(b.root, pciDevicesDir, err)
 	}
 	var devs []Device
 	for _, fn := range fns {
@@ -362,11 +347,7 @@ type aocl struct{ runner Runner }
 func (b aocl) Name() string { return "aocl" }
 
 func (b aocl) Probe(context.Context) (bool, string) {
-	p, err := b.runner.LookPath("aocl")
-	if err != nil {
-		return false, err.Error()
-	}
-	return true, "found " + p
+	return probeTool(b.runner, "aocl")
 }
 
 func (b aocl) Devices(ctx context.Context) ([]Device, error) {

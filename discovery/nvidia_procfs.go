@@ -89,10 +89,7 @@ func (b nvidiaProcfs) Name() string { return "procfs" }
 func (b nvidiaProcfs) Probe(context.Context) (bool, string) {
 	entries, err := b.root.ReadDir(nvidiaGPUsDir)
 	if err != nil {
-		if isNotExist(err) {
-			return false, b.root.Path(nvidiaGPUsDir) + " does not exist (NVIDIA kernel driver not loaded)"
-		}
-		return false, err.Error()
+		return probeDirFailure(b.root, nvidiaGPUsDir, "NVIDIA kernel driver", err)
 	}
 	return true, fmt.Sprintf("%s lists %d GPU(s)", b.root.Path(nvidiaGPUsDir), len(entries))
 }
@@ -100,10 +97,7 @@ func (b nvidiaProcfs) Probe(context.Context) (bool, string) {
 func (b nvidiaProcfs) Devices(context.Context) ([]Device, error) {
 	entries, err := b.root.ReadDir(nvidiaGPUsDir)
 	if err != nil {
-		if isNotExist(err) {
-			return nil, unavailable("%s does not exist", b.root.Path(nvidiaGPUsDir))
-		}
-		return nil, err
+		return nil, dirUnavailable(b.root, nvidiaGPUsDir, err)
 	}
 	var devs []Device
 	for _, e := range entries {

@@ -149,11 +149,7 @@ type nvidiaSMI struct{ runner Runner }
 func (b nvidiaSMI) Name() string { return "nvidia-smi" }
 
 func (b nvidiaSMI) Probe(context.Context) (bool, string) {
-	p, err := b.runner.LookPath("nvidia-smi")
-	if err != nil {
-		return false, err.Error()
-	}
-	return true, "found " + p
+	return probeTool(b.runner, "nvidia-smi")
 }
 
 func (b nvidiaSMI) Devices(ctx context.Context) ([]Device, error) {
