@@ -436,6 +436,21 @@ func (s *session) tryDeviceLock(key string) (*os.File, error) {
 	return f, nil
 }
 
+// lockAndRead takes the coordination lock and reads every user's ledger. The caller closes the
+// session, which releases the lock.
+func (c *Coordinator) lockAndRead(ctx context.Context) (*session, []heldEntry, error) {
+	s, err := c.lock(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	entries, err := s.readLedgers()
+	if err != nil {
+		s.close()
+		return nil, nil, err
+	}
+	return s, entries, nil
+}
+
 // holders indexes live (or uncheckable) ledger entries by device key.
 func (c *Coordinator) holders(entries []heldEntry) map[string]heldEntry {
 	held := map[string]heldEntry{}
@@ -469,15 +484,11 @@ func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Dev
 	if n <= 0 {
 		return []Device{}, nil
 	}
-	s, err := c.lock(ctx)
+	s, entries, err := c.lockAndRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	entries, err := s.readLedgers()
-	if err != nil {
-		return nil, err
-	}
 	held := c.holders(entries)
 	var picks []Device
 	var busy []string
@@ -528,15 +539,11 @@ func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Dev
 // Release frees every device recorded for owner in this user's ledger (and drops dead owners' entries)
 // and returns the keys released.
 func (c *Coordinator) Release(ctx context.Context, owner Owner) ([]string, error) {
-	s, err := c.lock(ctx)
+	s, entries, err := c.lockAndRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	entries, err := s.readLedgers()
-	if err != nil {
-		return nil, err
-	}
 	var keep []LedgerEntry
 	var damaged []string
 	released := []string{}
@@ -638,15 +645,11 @@ func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Ho
 	if n <= 0 {
 		return h, nil
 	}
-	s, err := c.lock(ctx)
+	s, entries, err := c.lockAndRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	entries, err := s.readLedgers()
-	if err != nil {
-		return nil, err
-	}
 	held := c.holders(entries)
 	var busy []string
 	for _, d := range candidates {
@@ -679,15 +682,11 @@ func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Ho
 
 // Entries lists every ledger entry with the verdict on its owner (for status output and tests).
 func (c *Coordinator) Entries(ctx context.Context) ([]HeldDevice, error) {
-	s, err := c.lock(ctx)
+	s, entries, err := c.lockAndRead(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	entries, err := s.readLedgers()
-	if err != nil {
-		return nil, err
-	}
 	out := make([]HeldDevice, 0, len(entries))
 	for _, e := range entries {
 		out = append(out, HeldDevice{LedgerEntry: e.LedgerEntry, UID: e.fileUID, Liveness: e.liveness.String(), Reason: e.reason})
