@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -108,6 +109,42 @@ func (c *HadoopConfig) Lookup(name string) (Property, bool) {
 func (c *HadoopConfig) Get(name string) string {
 	p, _ := c.Lookup(name)
 	return p.Value
+}
+
+// GetBool reads name as Hadoop's Configuration.getBoolean does: "true" or "false" in any case, blanks
+// around it ignored; absent, blank or anything else is def.
+func (c *HadoopConfig) GetBool(name string, def bool) bool {
+	switch v := javaTrim(c.Get(name)); {
+	case strings.EqualFold(v, "true"):
+		return true
+	case strings.EqualFold(v, "false"):
+		return false
+	}
+	return def
+}
+
+// GetTrimmedStrings reads the list name as Hadoop's Configuration.getTrimmedStrings does; see
+// TrimmedStrings.
+func (c *HadoopConfig) GetTrimmedStrings(name string) []string {
+	return TrimmedStrings(c.Get(name))
+}
+
+// trimmedSplit is the separator of Hadoop's StringUtils.getTrimmedStrings.
+var trimmedSplit = regexp.MustCompile(`[ \t\n\x0B\f\r]*[,\n][ \t\n\x0B\f\r]*`)
+
+// TrimmedStrings splits a list value as Hadoop's StringUtils.getTrimmedStrings does: the trimmed
+// value is split at commas and newlines with the blanks around them; empty items in the middle are
+// kept, trailing empty items dropped, and a blank value is no items.
+func TrimmedStrings(v string) []string {
+	t := javaTrim(v)
+	if t == "" {
+		return nil
+	}
+	parts := trimmedSplit.Split(t, -1)
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
 }
 
 // Names returns all property names, sorted.

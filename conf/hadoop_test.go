@@ -405,3 +405,54 @@ func TestHadoopConfigSet(t *testing.T) {
 	assert.Nil(t, nilCfg.Names())
 	assert.False(t, nilCfg.HasFile("yarn-site.xml"))
 }
+
+func TestHadoopGetBool(t *testing.T) {
+	dir := hadoopDir(t, map[string]string{
+		"yarn-site.xml": props(
+			`<property><name>t</name><value>true</value></property>`,
+			`<property><name>T</name><value> TRUE </value></property>`,
+			`<property><name>f</name><value>False</value></property>`,
+			`<property><name>blank</name><value>  </value></property>`,
+			`<property><name>bad</name><value>yes</value></property>`,
+		),
+	})
+	cfg, err := LoadHadoop(HadoopOptions{Dir: dir, Getenv: envMap(nil)})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name      string
+		def, want bool
+	}{
+		{"t", false, true},
+		{"T", false, true},
+		{"f", true, false},
+		{"blank", true, true},  // Hadoop: a blank value is the default
+		{"bad", true, true},    // Hadoop: neither true nor false is the default
+		{"bad", false, false},  // ... whichever it is
+		{"absent", true, true}, // absent: the default
+		{"absent", false, false},
+	} {
+		assert.Equal(t, tc.want, cfg.GetBool(tc.name, tc.def), "GetBool(%q, %v)", tc.name, tc.def)
+	}
+}
+
+func TestTrimmedStrings(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{" \n ", nil},
+		{"yarn.io/gpu,yarn.io/fpga", []string{"yarn.io/gpu", "yarn.io/fpga"}},
+		{" a ,\n b ,", []string{"a", "b"}}, // trailing empty items dropped
+		{",a", []string{"", "a"}},          // a leading empty item is kept, as in Hadoop
+		{"a, ,b", []string{"a", "", "b"}},  // so is one in the middle
+		{"a\nb", []string{"a", "b"}},       // newlines separate too
+	} {
+		assert.Equal(t, tc.want, TrimmedStrings(tc.in), "TrimmedStrings(%q)", tc.in)
+	}
+	dir := hadoopDir(t, map[string]string{"yarn-site.xml": props(`<property><name>l</name><value> x , y </value></property>`)})
+	cfg, err := LoadHadoop(HadoopOptions{Dir: dir, Getenv: envMap(nil)})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"x", "y"}, cfg.GetTrimmedStrings("l"))
+	assert.Nil(t, cfg.GetTrimmedStrings("absent"))
+}

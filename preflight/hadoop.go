@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -272,8 +271,8 @@ func (r *runner) nmResourcesCheck() {
 		return
 	}
 	pluginsProp, _ := hc.Lookup(keyResourcePlugins)
-	plugins := splitHadoopList(pluginsProp.Value)
-	pluggable := hadoopBool(hc, keyPluggableDevices) &&
+	plugins := conf.TrimmedStrings(pluginsProp.Value)
+	pluggable := hc.GetBool(keyPluggableDevices, false) &&
 		strings.TrimSpace(hc.Get(keyDeviceClasses)) != ""
 	isolationChecked := false
 	for _, res := range ext {
@@ -328,7 +327,7 @@ func (r *runner) isolationCheck(t, src string) {
 		return
 	}
 	cgroups := strings.TrimSpace(hc.Get(keyResourcesHandler)) == cgroupsHandler ||
-		hadoopBool(hc, keyCgroupsMount) ||
+		hc.GetBool(keyCgroupsMount, false) ||
 		strings.TrimSpace(hc.Get(keyCgroupsMountPath)) != ""
 	if !cgroups {
 		r.c.warn(IDNMResources, sourceOr(hc, keyContainerExecutor, src),
@@ -346,25 +345,6 @@ func nodeResource(list []profile.NodeResource, name string) (profile.NodeResourc
 		}
 	}
 	return profile.NodeResource{}, false
-}
-
-// splitHadoopList splits a comma list like Hadoop's getTrimmedStrings (blank items dropped).
-func splitHadoopList(v string) []string {
-	var out []string
-	for _, s := range hadoopListSep.Split(v, -1) {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-var hadoopListSep = regexp.MustCompile(`[,\n]`)
-
-// hadoopBool reads a Hadoop boolean as Configuration.getBoolean does: true only for "true" in any
-// case, blanks around it ignored.
-func hadoopBool(hc *conf.HadoopConfig, key string) bool {
-	return strings.EqualFold(strings.TrimSpace(hc.Get(key)), "true")
 }
 
 // sourceOf is the source of a Hadoop key as text, "" when absent.

@@ -157,9 +157,9 @@ func FuzzSplitHadoopList(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, it := range hadoopTrimmedStrings(s) {
+		for _, it := range conf.TrimmedStrings(s) {
 			if strings.ContainsAny(it, ",\n") || (it != "" && strings.TrimFunc(it, func(r rune) bool { return strings.ContainsRune(" \t\n\v\f\r", r) }) != it) {
-				t.Fatalf("hadoopTrimmedStrings(%q) has item %q", s, it)
+				t.Fatalf("conf.TrimmedStrings(%q) has item %q", s, it)
 			}
 		}
 		for _, it := range hadoopGetStrings(s) {
@@ -229,7 +229,7 @@ func FuzzLoadResourceTypes(f *testing.F) {
 		hc := &conf.HadoopConfig{}
 		src := conf.Source{File: "resource-types.xml", Line: 1}
 		hc.Set("yarn.resource-types", list, src)
-		for _, name := range hadoopTrimmedStrings(list) {
+		for _, name := range conf.TrimmedStrings(list) {
 			hc.Set("yarn.resource-types."+name+".units", units, src)
 			hc.Set("yarn.resource-types."+name+".type", typ, src)
 			hc.Set("yarn.resource-types."+name+".minimum-allocation", minimum, src)

@@ -3,7 +3,6 @@ package profile
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -125,24 +124,6 @@ func (t *ResourceTypes) Lookup(name string) (ResourceType, bool) {
 // a non-nil configuration) rather than being the defaults.
 func (t *ResourceTypes) FromConfig() bool { return t != nil && t.fromConfig }
 
-// hadoopTrimmedSplit is the separator of Hadoop's StringUtils.getTrimmedStrings.
-var hadoopTrimmedSplit = regexp.MustCompile(`[ \t\n\x0B\f\r]*[,\n][ \t\n\x0B\f\r]*`)
-
-// hadoopTrimmedStrings splits a list value as Hadoop's Configuration.getTrimmedStrings does: the
-// trimmed value is split at commas and newlines with the blanks around them, empty items in the
-// middle are kept, trailing empty items dropped, and a blank value is no items.
-func hadoopTrimmedStrings(v string) []string {
-	t := javaTrim(v)
-	if t == "" {
-		return nil
-	}
-	parts := hadoopTrimmedSplit.Split(t, -1)
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
-
 // hadoopGetStrings splits a list value as Hadoop's older Configuration.getStrings does (a
 // StringTokenizer on ','): no trimming, empty items skipped.
 func hadoopGetStrings(v string) []string {
@@ -230,7 +211,7 @@ func (l *typeLoader) load() []ResourceType {
 	listProp, listed := l.hc.Lookup(KeyResourceTypes)
 	declared := map[string]bool{}
 	if listed {
-		names := hadoopTrimmedStrings(listProp.Value)
+		names := conf.TrimmedStrings(listProp.Value)
 		if item, found := untrimmedItem(hadoopGetStrings(listProp.Value)); found && len(names) > 0 {
 			l.warnf(listProp.Source, KeyResourceTypes, "write the list without blanks or line breaks, e.g. yarn.io/gpu,yarn.io/fpga",
 				"%q has blanks or line breaks around its names: Hadoop 3.5 trims them, but releases that read the list with getStrings (no trimming) take %q as a name and refuse to start",
@@ -318,7 +299,7 @@ func (l *typeLoader) declaredType(name string, listSrc conf.Source, seen map[str
 		ok = false
 	}
 	if p, found := l.hc.Lookup(prefix + suffixTags); found {
-		rt.Tags = hadoopTrimmedStrings(p.Value)
+		rt.Tags = conf.TrimmedStrings(p.Value)
 	}
 	if seen[name] {
 		l.errorf(listSrc, KeyResourceTypes, fmt.Sprintf("list %s once in yarn.resource-types", name),

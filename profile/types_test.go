@@ -196,11 +196,6 @@ func TestResourceTypeLimits(t *testing.T) {
 }
 
 func TestHadoopListSplitting(t *testing.T) {
-	assert.Nil(t, hadoopTrimmedStrings(""))
-	assert.Nil(t, hadoopTrimmedStrings(" \n "))
-	assert.Equal(t, []string{"a", "b"}, hadoopTrimmedStrings(" a ,\n b ,"))
-	assert.Equal(t, []string{"", "a"}, hadoopTrimmedStrings(",a"))
-	assert.Equal(t, []string{"a", "", "b"}, hadoopTrimmedStrings("a, ,b"))
 	assert.Equal(t, []string{"a", " b"}, hadoopGetStrings("a,, b,"))
 }
 

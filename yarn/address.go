@@ -125,7 +125,7 @@ func addressesFromConf(c *conf.HadoopConfig) ([]rmAddress, error) {
 	if https {
 		key, scheme, port = keyWebAppHTTPSAddr, "https", defaultWebAppTLSPort
 	}
-	if !parseConfBool(c.Get(keyHAEnabled)) {
+	if !c.GetBool(keyHAEnabled, false) {
 		a, err := confAddress(c, "", key, scheme, port)
 		if err != nil {
 			return nil, err
@@ -195,6 +195,3 @@ func confAddress(c *conf.HadoopConfig, id, key, scheme string, defPort int) (rmA
 func wildcardHost(h string) bool {
 	return h == "0.0.0.0" || h == "::" || h == "[::]"
 }
-
-// parseConfBool reads a Hadoop boolean as Configuration.getBoolean does (case-insensitive "true").
-func parseConfBool(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
