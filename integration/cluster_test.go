@@ -194,7 +194,7 @@ func TestNodesAdvertiseGPUsAndFPGAs(t *testing.T) {
 		assert.Equal(t, int64(4), total["yarn.io/gpu"], "node %s yarn.io/gpu", n.ID)
 		assert.Equal(t, int64(2), total["yarn.io/fpga"], "node %s yarn.io/fpga", n.ID)
 		assert.Equal(t, int64(16384), total["memory-mb"], "node %s memory-mb", n.ID)
-		assert.Equal(t, int64(32), total["vcores"], "node %s vcores", n.ID)
+		assert.Equal(t, int64(40), total["vcores"], "node %s vcores", n.ID)
 		assert.Equal(t, ep.HadoopVersion, n.Version, "node %s version", n.ID)
 	}
 	for _, nm := range ep.NodeManagers {
@@ -321,7 +321,7 @@ func TestRESTNewApplicationListsResourceTypes(t *testing.T) {
 
 	maxCap := app.MaximumResourceCapability.values(t)
 	assert.Equal(t, int64(16384), maxCap["memory-mb"])
-	assert.Equal(t, int64(32), maxCap["vcores"])
+	assert.Equal(t, int64(40), maxCap["vcores"])
 	// The largest NodeManager's amounts: the effective maximum. (In the first
 	// yarn.resourcemanager.work-preserving-recovery.scheduling-wait-ms after its start, 10 s by
 	// default and 0 in docker/conf, an RM reports the configured maximum, Long.MAX_VALUE.)

@@ -97,7 +97,7 @@ func useOrStart(ctx context.Context, stateDir, confDir, fresh string) (*MiniYARN
 }
 
 // cluster returns the endpoints of the run's mini-YARN, made from docker/conf: 2 RUNNING
-// NodeManagers with 16384 MB, 32 vcores, 4 yarn.io/gpu and 2 yarn.io/fpga each,
+// NodeManagers with 16384 MB, 40 vcores, 4 yarn.io/gpu and 2 yarn.io/fpga each,
 // CapacityScheduler with DominantResourceCalculator, HDFS, REST submission with ?user.name=.
 func cluster(t testing.TB) *Endpoints {
 	t.Helper()

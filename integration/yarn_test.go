@@ -80,7 +80,7 @@ func TestYarnClientNodesWithGPU(t *testing.T) {
 		assert.Equal(t, "RUNNING", n.State)
 		assert.False(t, n.TotalDerived, "Hadoop 3.5 sends totalResource")
 		assert.Equal(t, yarn.Quantity{Value: 16384, Units: "Mi"}, n.Total[yarn.Memory])
-		assert.Equal(t, int64(32), n.Total.Value(yarn.VCores))
+		assert.Equal(t, int64(40), n.Total.Value(yarn.VCores))
 		assert.Equal(t, int64(4), n.Total.Value(yarn.GPU))
 		assert.Equal(t, int64(2), n.Total.Value(yarn.FPGA))
 		sum, err := n.Used.Add(n.Available)

@@ -66,7 +66,7 @@ func withoutLines(text string, prefixes ...string) string {
 // hadoopFiles maps a file name (yarn-site.xml, ...) to its properties.
 type hadoopFiles map[string]map[string]string
 
-// goodHadoop is the Hadoop configuration of docker/conf in short: gpu and fpga declared, 4 and 2
+// goodHadoop is modelled on docker/conf as captured under docker/captures: gpu and fpga declared, 4 and 2
 // per NodeManager, DominantResourceCalculator, maximum allocation 16384 MB / 32 vcores.
 func goodHadoop() hadoopFiles {
 	return hadoopFiles{
