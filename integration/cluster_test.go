@@ -202,7 +202,7 @@ func TestNodesAdvertiseGPUsAndFPGAs(t *testing.T) {
 	}
 	assert.ElementsMatch(t, want, ids, "node ids in endpoints.json and /ws/v1/cluster/nodes")
 	assert.Equal(t, map[string]int64{
-		"memory-mb": 32768, "vcores": 64, "yarn.io/gpu": 8, "yarn.io/fpga": 4,
+		"memory-mb": 32768, "vcores": 80, "yarn.io/gpu": 8, "yarn.io/fpga": 4,
 	}, ep.ClusterResource)
 }
 
