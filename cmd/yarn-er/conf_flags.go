@@ -34,12 +34,25 @@ func (f *flinkFlags) load(a *app) (*conf.FlinkConfig, error) {
 			return nil, usageErrorf("-D %s: want key=value, e.g. -D external-resources=gpu", item)
 		}
 	}
-	return conf.LoadFlink(conf.FlinkOptions{
+	fc, err := conf.LoadFlink(conf.FlinkOptions{
 		Path:    f.path,
 		Dynamic: f.dynamic,
 		Getenv:  a.getenv,
 		Logger:  a.logger,
 	})
+	if err != nil {
+		return nil, err
+	}
+	// Nothing read and nothing given: the user forgot to say where the configuration is. Going on
+	// would check an empty configuration and report success.
+	if len(fc.Files()) == 0 && len(f.dynamic) == 0 {
+		where := "no --flink-conf given and neither FLINK_CONF_DIR nor FLINK_HOME is set"
+		if ws := fc.Warnings(); len(ws) > 0 {
+			where = ws[0].String()
+		}
+		return nil, usageErrorf("no Flink configuration found (%s): give --flink-conf with flink-conf.yaml, config.yaml or their directory, set FLINK_CONF_DIR or FLINK_HOME, or give the options with -D key=value", where)
+	}
+	return fc, nil
 }
 
 // hadoopFlags is the flag that says where Hadoop's configuration is: --hadoop-conf.

@@ -265,7 +265,15 @@ func TestTranslateTable(t *testing.T) {
 	assert.Contains(t, res.stdout, "yarn.io/fpga")
 	assert.Contains(t, res.stdout, "resource-types.xml")
 
+	// No configuration at all is a usage error: translating nothing would look like a result.
 	res = runCLI(t, nil, "translate")
+	assert.Equal(t, exitUsage, res.code)
+	assert.Empty(t, res.stdout)
+	assert.Contains(t, res.stderr, "no Flink configuration found")
+	assert.Contains(t, res.stderr, "--flink-conf")
+
+	// -D alone is a configuration.
+	res = runCLI(t, nil, "translate", "-D", "taskmanager.numberOfTaskSlots=1")
 	require.Equal(t, exitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "TaskManager container on YARN: <vcores:1>")
 	assert.Contains(t, res.stdout, "External resources: none")
