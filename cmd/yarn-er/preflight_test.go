@@ -243,12 +243,12 @@ func TestPreflightUsageAndErrors(t *testing.T) {
 	assert.Contains(t, res.stderr, "--auth")
 	res = runCLI(t, env, "preflight", "--flink-conf", filepath.Join(t.TempDir(), "nope.yaml"))
 	assert.Equal(t, exitError, res.code)
+	assert.Contains(t, res.stderr, "nope.yaml")
 	// No Flink configuration anywhere: a usage error, never a passing report of nothing.
 	res = runCLI(t, nil, "preflight")
 	assert.Equal(t, exitUsage, res.code)
 	assert.Empty(t, res.stdout)
 	assert.Contains(t, res.stderr, "no Flink configuration found")
-	assert.Contains(t, res.stderr, "nope.yaml")
 	bad := filepath.Join(t.TempDir(), "hadoop")
 	require.NoError(t, os.MkdirAll(bad, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(bad, "yarn-site.xml"), []byte("<configuration><property>"), 0o644))
