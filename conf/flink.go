@@ -170,14 +170,14 @@ func LoadFlink(opts FlinkOptions) (*FlinkConfig, error) {
 		logger = slog.New(slog.DiscardHandler)
 	}
 
-	path, named, err := resolveFlinkPath(opts.Path, getenv)
+	path, origin, err := resolveFlinkPath(opts.Path, getenv)
 	if err != nil {
 		return nil, err
 	}
 	cfg := &FlinkConfig{}
 	if path != "" {
 		var loaded *FlinkConfig
-		loaded, err = loadFlinkPath(path, named)
+		loaded, err = loadFlinkPath(path, origin)
 		if err != nil {
 			return nil, err
 		}
@@ -193,8 +193,8 @@ func LoadFlink(opts FlinkOptions) (*FlinkConfig, error) {
 }
 
 // resolveFlinkPath picks the configuration path: the named one, else $FLINK_CONF_DIR, else
-// $FLINK_HOME/conf. named reports whether the path came from the caller or FLINK_CONF_DIR (so a
-// missing one is an error); "" means nothing was configured.
+// $FLINK_HOME/conf. origin names where the path came from (--flink-conf, FLINK_CONF_DIR or
+// FLINK_HOME), for the error about a missing one; "" means nothing was configured.
 func resolveFlinkPath(p string, getenv func(string) string) (path, origin string, err error) {
 	if p != "" {
 		return p, "--flink-conf", nil

@@ -40,7 +40,7 @@ func ParseFlinkLegacy(name string, data []byte) (*FlinkConfig, error) {
 			cfg.warn(src, "file starts with a UTF-8 byte order mark, which Flink keeps as part of the first key, so Flink ignores the first setting (fix: save the file as UTF-8 without BOM)")
 		}
 		content, _, _ := strings.Cut(line, "#")
-		content = javaTrim(content)
+		content = JavaTrim(content)
 		if content == "" {
 			continue
 		}
@@ -49,7 +49,7 @@ func ParseFlinkLegacy(name string, data []byte) (*FlinkConfig, error) {
 			cfg.warn(src, "skipped: Flink ignores a line that is not \"key: value\" (fix: put a space after the ':' that ends the key, or comment the line out with '#')")
 			continue
 		}
-		key, value = javaTrim(key), javaTrim(value)
+		key, value = JavaTrim(key), JavaTrim(value)
 		if key == "" || value == "" {
 			cfg.warn(src, "skipped: Flink ignores a line whose key or value is empty (fix: give both a key and a value, or comment the line out with '#')")
 			continue

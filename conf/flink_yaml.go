@@ -356,13 +356,7 @@ func kindName(n *yaml.Node) string {
 
 // keyText returns a key as Flink builds it: the Java string of the key's value (an unquoted "0700:"
 // key is "700", "~:" is "null"). Quoted keys keep their text.
-func keyText(kn *yaml.Node) string {
-	tag := scalarTag(kn)
-	if tag == "!!null" {
-		return "null"
-	}
-	return javaString(kn.Value, tag)
-}
+func keyText(kn *yaml.Node) string { return javaString(kn.Value, scalarTag(kn)) }
 
 // joinFlinkList renders items in Flink's legacy list form: ';'-joined, each item single-quoted
 // (quotes doubled) when it contains ';' or a quote, as Flink's ConfigurationUtils does, and also when
@@ -370,7 +364,7 @@ func keyText(kn *yaml.Node) string {
 func joinFlinkList(items []string) string {
 	parts := make([]string, len(items))
 	for i, it := range items {
-		if it == "" || javaTrim(it) != it || startsWithJavaSpace(it) {
+		if it == "" || JavaTrim(it) != it || startsWithJavaSpace(it) {
 			parts[i] = "'" + strings.ReplaceAll(it, "'", "''") + "'"
 			continue
 		}
@@ -382,7 +376,7 @@ func joinFlinkList(items []string) string {
 // startsWithJavaSpace reports whether s starts with a character SplitFlinkList skips before an item.
 func startsWithJavaSpace(s string) bool {
 	r, _ := utf8.DecodeRuneInString(s)
-	return isJavaWhitespace(r)
+	return IsJavaWhitespace(r)
 }
 
 // escapeWithSingleQuote quotes s with single quotes (doubling any inside) when it contains a quote or

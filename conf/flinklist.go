@@ -85,7 +85,7 @@ func tokenizeFlinkList(s string) ([]listToken, error) {
 			toks = append(toks, listToken{kind: listDelim, text: ";", pos: pos})
 			i++
 			pos++
-		case isJavaWhitespace(r):
+		case IsJavaWhitespace(r):
 			i += w
 			pos += utf16Len(r)
 		default:
@@ -93,7 +93,7 @@ func tokenizeFlinkList(s string) ([]listToken, error) {
 			if end < 0 {
 				end = len(s) - i
 			}
-			toks = append(toks, listToken{kind: listUnquoted, text: javaTrim(s[i : i+end]), pos: pos})
+			toks = append(toks, listToken{kind: listUnquoted, text: JavaTrim(s[i : i+end]), pos: pos})
 			pos += utf16Units(s[i : i+end])
 			i += end
 		}
@@ -120,9 +120,10 @@ func consumeQuoted(s string, quote byte) (text string, n, units int, err error) 
 	return "", 0, 0, fmt.Errorf("Could not split string. Quoting was not closed properly.")
 }
 
-// isJavaWhitespace mirrors java.lang.Character.isWhitespace: Unicode space, line and paragraph
-// separators other than the no-break spaces, plus \t \n \v \f \r and U+001C..U+001F.
-func isJavaWhitespace(r rune) bool {
+// IsJavaWhitespace mirrors java.lang.Character.isWhitespace, which Flink and Hadoop use to tell blank
+// values: Unicode space, line and paragraph separators other than the no-break spaces, plus
+// \t \n \v \f \r and U+001C..U+001F.
+func IsJavaWhitespace(r rune) bool {
 	switch r {
 	case '\t', '\n', '\v', '\f', '\r', 0x1c, 0x1d, 0x1e, 0x1f:
 		return true
@@ -134,8 +135,9 @@ func isJavaWhitespace(r rune) bool {
 	return r >= 0x2000 && r <= 0x200a
 }
 
-// javaTrim mirrors java.lang.String.trim: it strips every character up to U+0020 from both ends.
-func javaTrim(s string) string {
+// JavaTrim mirrors java.lang.String.trim, with which Flink and Hadoop trim configuration values: it
+// strips every character up to U+0020 from both ends.
+func JavaTrim(s string) string {
 	start, end := 0, len(s)
 	for start < end && s[start] <= ' ' {
 		start++

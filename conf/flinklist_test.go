@@ -124,3 +124,12 @@ func TestFlinkValueItems(t *testing.T) {
 	assert.NotEmpty(t, ce.Fix)
 	assert.Contains(t, err.Error(), "flink-conf.yaml:7: external-resources: Could not split string. Quoting was not closed properly.")
 }
+
+func TestIsJavaWhitespace(t *testing.T) {
+	for _, r := range []rune{' ', '\t', '\n', '\r', '\f', '\v', 0x1C, 0x1F, '\u2003', '\u2028', '\u3000'} {
+		assert.True(t, IsJavaWhitespace(r), "%U", r)
+	}
+	for _, r := range []rune{'a', '\u00a0', '\u2007', '\u202f', 0} {
+		assert.False(t, IsJavaWhitespace(r), "%U", r)
+	}
+}

@@ -25,7 +25,7 @@ func FuzzParseFlinkLegacy(f *testing.F) {
 			if !ok || v.Key != k {
 				t.Fatalf("Lookup(%q) = %v, %v", k, v, ok)
 			}
-			if k == "" || v.Value == "" || javaTrim(k) != k || javaTrim(v.Value) != v.Value {
+			if k == "" || v.Value == "" || JavaTrim(k) != k || JavaTrim(v.Value) != v.Value {
 				t.Fatalf("key %q value %q: empty or untrimmed", k, v.Value)
 			}
 			if strings.Contains(k, "#") || strings.Contains(v.Value, "#") {
@@ -101,7 +101,7 @@ func FuzzParseHadoopXML(f *testing.F) {
 			if p.Source.Line < 1 {
 				t.Fatalf("%s has no line", p.Name)
 			}
-			cfg.set(xmlProp{Property: p, hasValue: true}, true)
+			cfg.set(xmlProp{Property: p, hasValue: true})
 		}
 		cfg.expandAll() // expansion must not panic or loop on any input
 	})

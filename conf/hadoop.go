@@ -114,7 +114,7 @@ func (c *HadoopConfig) Get(name string) string {
 // GetBool reads name as Hadoop's Configuration.getBoolean does: "true" or "false" in any case, blanks
 // around it ignored; absent, blank or anything else is def.
 func (c *HadoopConfig) GetBool(name string, def bool) bool {
-	switch v := javaTrim(c.Get(name)); {
+	switch v := JavaTrim(c.Get(name)); {
 	case strings.EqualFold(v, "true"):
 		return true
 	case strings.EqualFold(v, "false"):
@@ -136,7 +136,7 @@ var trimmedSplit = regexp.MustCompile(`[ \t\n\x0B\f\r]*[,\n][ \t\n\x0B\f\r]*`)
 // value is split at commas and newlines with the blanks around them; empty items in the middle are
 // kept, trailing empty items dropped, and a blank value is no items.
 func TrimmedStrings(v string) []string {
-	t := javaTrim(v)
+	t := JavaTrim(v)
 	if t == "" {
 		return nil
 	}
@@ -181,14 +181,14 @@ func (c *HadoopConfig) Warnings() []Warning {
 // honours final: a property made final earlier is not changed (a warning is recorded when the value
 // differs). Values are expanded (${var}, ${env.VAR}) against the whole configuration.
 func (c *HadoopConfig) Set(name, value string, src Source) {
-	c.set(xmlProp{Property: Property{Name: name, Raw: value, Source: src}, hasValue: true}, true)
+	c.set(xmlProp{Property: Property{Name: name, Raw: value, Source: src}, hasValue: true})
 	c.expandAll()
 }
 
 // set applies one property as Hadoop's Configuration.loadProperty does: a final name keeps its value,
-// a property without value only contributes its final flag. warnDup warns when a name is set twice
-// in the same file (across files, overriding is normal).
-func (c *HadoopConfig) set(p xmlProp, warnDup bool) {
+// a property without value only contributes its final flag. It warns when a name is set twice in the
+// same file (across files, overriding is normal).
+func (c *HadoopConfig) set(p xmlProp) {
 	if c.props == nil {
 		c.props = make(map[string]*Property)
 	}
@@ -205,7 +205,7 @@ func (c *HadoopConfig) set(p xmlProp, warnDup bool) {
 				})
 			}
 		} else {
-			if exists && warnDup && prev.Source.File != "" && prev.Source.File == p.Source.File {
+			if exists && prev.Source.File != "" && prev.Source.File == p.Source.File {
 				c.warnings = append(c.warnings, Warning{
 					Source:  p.Source,
 					Message: fmt.Sprintf("%s is set again in the same file (first at line %d); Hadoop uses this later value (fix: remove one of them)", p.Name, prev.Source.Line),
@@ -304,7 +304,7 @@ func LoadHadoop(opts HadoopOptions) (*HadoopConfig, error) {
 		cfg.files = append(cfg.files, path)
 		cfg.warnings = append(cfg.warnings, res.warnings...)
 		for _, p := range res.props {
-			cfg.set(p, true)
+			cfg.set(p)
 		}
 	}
 	if len(cfg.files) == 0 {

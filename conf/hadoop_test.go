@@ -317,7 +317,7 @@ func TestHadoopSubstitute(t *testing.T) {
 		"empty":         "",
 		"env.FROM_CONF": "conf",
 	} {
-		cfg.set(xmlProp{Property: Property{Name: name, Raw: raw, Source: Source{File: "core-site.xml", Line: 1}}, hasValue: true}, false)
+		cfg.set(xmlProp{Property: Property{Name: name, Raw: raw, Source: Source{File: "core-site.xml", Line: 1}}, hasValue: true})
 	}
 	env := map[string]string{"HOME_DIR": "/home/u", "EMPTY": ""}
 	cfg.lookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }

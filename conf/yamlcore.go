@@ -52,11 +52,12 @@ func coreTag(s string) string {
 
 // javaString returns the string Flink's Configuration.getString gives for a scalar of text s typed
 // tag: Java's toString of the Integer/Long/BigInteger, Double or Boolean the core schema built.
-// It returns "" for a null and s itself for a string or text it cannot type.
+// It returns "null" for a null (String.valueOf, as a null key becomes) and s itself for a string or
+// text it cannot type.
 func javaString(s, tag string) string {
 	switch tag {
 	case "!!null":
-		return ""
+		return "null"
 	case "!!bool":
 		switch s {
 		case "true", "True", "TRUE":

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/yarn-er/yarn-er/conf"
 )
 
 // ErrMemorySize is wrapped by the errors of ParseMemorySize (errors.Is).
@@ -31,7 +33,7 @@ const memoryUnitsText = "(b | bytes) / (k | kb | kibibytes) / (m | mb | mebibyte
 // m|mb|mebibytes, g|gb|gibibytes, t|tb|tebibytes (all powers of 1024). No unit means bytes. Signs,
 // fractions ("1.5g") and values over 2^63-1 bytes are errors, worded as Flink words them.
 func ParseMemorySize(text string) (int64, error) {
-	trimmed := javaTrim(text)
+	trimmed := conf.JavaTrim(text)
 	if trimmed == "" {
 		return 0, kindErrorf(ErrMemorySize, "argument is an empty- or whitespace-only string")
 	}
@@ -40,7 +42,7 @@ func ParseMemorySize(text string) (int64, error) {
 		i++
 	}
 	number := trimmed[:i]
-	unit := javaLowerASCII(javaTrim(trimmed[i:]))
+	unit := javaLowerASCII(conf.JavaTrim(trimmed[i:]))
 	if number == "" {
 		return 0, kindErrorf(ErrMemorySize, "text does not start with a number")
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/yarn-er/yarn-er/conf"
 )
 
 // This file parses numbers the way the Java code that reads them does, so that yarn-er accepts and
@@ -14,11 +16,6 @@ import (
 
 // ErrNotANumber is wrapped by the number-parsing errors of this package (errors.Is).
 var ErrNotANumber = errors.New("not a number")
-
-// javaTrim removes leading and trailing characters <= U+0020, as java.lang.String.trim does.
-func javaTrim(s string) string {
-	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
-}
 
 // parseJavaLong parses s like java.lang.Long.parseLong: an optional '+' or '-' and decimal digits,
 // nothing else (no blanks, no '_'), within int64. Java also accepts non-ASCII decimal digits; this
@@ -51,7 +48,7 @@ func numberError(s string, err error) error {
 // ignored; decimal or hexadecimal ("0x1.8p1") notation with an optional exponent and an optional
 // trailing f, F, d or D; "NaN" and "Infinity" (with an optional sign) exactly as spelled.
 func parseJavaDouble(s string) (float64, error) {
-	t := javaTrim(s)
+	t := conf.JavaTrim(s)
 	body := t
 	if strings.HasPrefix(body, "+") || strings.HasPrefix(body, "-") {
 		body = body[1:]
@@ -97,7 +94,7 @@ func isHexWithoutExponent(t string) bool {
 // parseHadoopLong parses s like Hadoop's Configuration.getLong: surrounding blanks are trimmed, a
 // "0x"/"0X" prefix (after an optional '-') means hexadecimal, otherwise Long.parseLong.
 func parseHadoopLong(s string) (int64, error) {
-	t := javaTrim(s)
+	t := conf.JavaTrim(s)
 	neg := strings.HasPrefix(t, "-")
 	u := strings.TrimPrefix(t, "-")
 	if strings.HasPrefix(u, "0x") || strings.HasPrefix(u, "0X") {
@@ -121,7 +118,7 @@ func parseHadoopInt(s string) (int64, error) {
 		return 0, err
 	}
 	if v < math.MinInt32 || v > math.MaxInt32 {
-		return 0, kindErrorf(ErrNotANumber, "For input string: %q: out of range for an int", javaTrim(s))
+		return 0, kindErrorf(ErrNotANumber, "For input string: %q: out of range for an int", conf.JavaTrim(s))
 	}
 	return v, nil
 }

@@ -72,13 +72,8 @@ func TestParseHadoopLong(t *testing.T) {
 	assert.Equal(t, int64(4096), v)
 }
 
-func TestJavaWhitespace(t *testing.T) {
-	for _, r := range []rune{' ', '\t', '\n', '\r', '\f', '\v', 0x1C, 0x1F, '\u2003', '\u2028', '\u3000'} {
-		assert.True(t, isJavaWhitespace(r), "%U", r)
-	}
-	for _, r := range []rune{'a', '\u00a0', '\u2007', '\u202f', 0} {
-		assert.False(t, isJavaWhitespace(r), "%U", r)
-	}
+// The whitespace rule itself (conf.IsJavaWhitespace) is tested in package conf.
+func TestJavaBlank(t *testing.T) {
 	assert.True(t, isJavaBlank(""))
 	assert.True(t, isJavaBlank(" \t\u3000"))
 	assert.False(t, isJavaBlank(" \u00a0"))

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/yarn-er/yarn-er/conf"
 )
@@ -103,6 +104,17 @@ func ProblemCode(err error) string {
 		return ce.Code
 	}
 	return ""
+}
+
+// problemList collects the problems a loader finds; add is how every loader of this package records
+// one.
+type problemList struct {
+	problems []Problem
+}
+
+func (l *problemList) add(sev Severity, code string, src conf.Source, key, fix, format string, args ...any) {
+	l.problems = append(l.problems, Problem{Code: code, Severity: sev, Source: src, Key: key,
+		Message: fmt.Sprintf(format, args...), Fix: fix})
 }
 
 // joinErrors returns the errors of the error-severity problems joined, or nil when there are none.

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/yarn-er/yarn-er/conf"
 )
@@ -127,17 +127,14 @@ func Translate(fc *conf.FlinkConfig, opts TranslateOptions) (*Translation, error
 	if tr.out.ExternalResources == nil {
 		tr.out.ExternalResources = []ExternalResource{}
 	}
+	tr.out.Problems = tr.problems
 	return tr.out, joinErrors(tr.out.Problems)
 }
 
 type translator struct {
+	problemList
 	fc  *conf.FlinkConfig
 	out *Translation
-}
-
-func (t *translator) add(sev Severity, code string, src conf.Source, key, fix, format string, args ...any) {
-	t.out.Problems = append(t.out.Problems, Problem{Code: code, Severity: sev, Source: src, Key: key,
-		Message: fmt.Sprintf(format, args...), Fix: fix})
 }
 
 // value returns key's entry and the string Flink converts typed options from.
@@ -269,12 +266,8 @@ type resourceKeys struct {
 
 func (t *translator) externalResources(types *ResourceTypes) {
 	names, listSrc := t.listedNames()
-	listed := map[string]bool{}
-	for _, n := range names {
-		listed[n] = true
-	}
 	entries := t.fc.WithPrefix(ExternalResourcePrefix)
-	t.notListed(entries, listed, listSrc)
+	t.notListed(entries, names, listSrc)
 
 	var all []resourceKeys
 	for _, name := range names {
@@ -353,18 +346,11 @@ func (t *translator) listedNames() ([]string, conf.Source) {
 }
 
 // notListed warns about external-resource.<name>.* keys whose name external-resources does not list.
-func (t *translator) notListed(entries []conf.FlinkValue, listed map[string]bool, listSrc conf.Source) {
+func (t *translator) notListed(entries []conf.FlinkValue, listed []string, listSrc conf.Source) {
 	reported := map[string]bool{}
 	for _, v := range entries {
 		rest := strings.TrimPrefix(v.Key, ExternalResourcePrefix)
-		belongs := false
-		for n := range listed {
-			if strings.HasPrefix(rest, n+".") {
-				belongs = true
-				break
-			}
-		}
-		if belongs {
+		if slices.ContainsFunc(listed, func(n string) bool { return strings.HasPrefix(rest, n+".") }) {
 			continue
 		}
 		name := guessResourceName(rest)
@@ -499,21 +485,9 @@ func (t *translator) requestable(rk resourceKeys, types *ResourceTypes) bool {
 // (Flink's StringUtils.isNullOrWhitespaceOnly).
 func isJavaBlank(s string) bool {
 	for _, r := range s {
-		if !isJavaWhitespace(r) {
+		if !conf.IsJavaWhitespace(r) {
 			return false
 		}
 	}
 	return true
-}
-
-// isJavaWhitespace mirrors Character.isWhitespace: Unicode space separators except the no-break
-// spaces, and the ASCII controls \t \n \v \f \r and U+001C..U+001F.
-func isJavaWhitespace(r rune) bool {
-	switch r {
-	case '\t', '\n', '\v', '\f', '\r', 0x1C, 0x1D, 0x1E, 0x1F:
-		return true
-	case '\u00A0', '\u2007', '\u202F':
-		return false
-	}
-	return unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp)
 }

@@ -67,7 +67,7 @@ type ResourceType struct {
 // declared types in the order yarn.resource-types lists them.
 type ResourceTypes struct {
 	types []ResourceType
-	// declared reports whether yarn.resource-types was read from a configuration (as opposed to
+	// fromConfig reports whether yarn.resource-types was read from a configuration (as opposed to
 	// DefaultResourceTypes, which knows nothing about the cluster).
 	fromConfig bool
 }
@@ -164,13 +164,8 @@ func LoadResourceTypes(hc *conf.HadoopConfig) (*ResourceTypes, []Problem) {
 }
 
 type typeLoader struct {
-	hc       *conf.HadoopConfig
-	problems []Problem
-}
-
-func (l *typeLoader) add(sev Severity, code string, src conf.Source, key, fix, format string, args ...any) {
-	l.problems = append(l.problems, Problem{Code: code, Severity: sev, Source: src, Key: key,
-		Message: fmt.Sprintf(format, args...), Fix: fix})
+	problemList
+	hc *conf.HadoopConfig
 }
 
 func (l *typeLoader) errorf(src conf.Source, key, fix, format string, args ...any) {
@@ -232,7 +227,7 @@ func (l *typeLoader) load() []ResourceType {
 // untrimmedItem returns the first item with blanks around it or a line break in it.
 func untrimmedItem(items []string) (string, bool) {
 	for _, it := range items {
-		if javaTrim(it) != it || strings.Contains(it, "\n") {
+		if conf.JavaTrim(it) != it || strings.Contains(it, "\n") {
 			return it, true
 		}
 	}
@@ -349,7 +344,6 @@ func (l *typeLoader) declaredType(name string, listSrc conf.Source, seen map[str
 // checkStrayKeys warns about yarn.resource-types.<r>.* keys that Hadoop ignores because <r> is not
 // declared (memory-mb and vcores take only minimum/maximum-allocation).
 func (l *typeLoader) checkStrayKeys(declared map[string]bool) {
-	reported := map[string]bool{}
 	for _, p := range l.hc.WithPrefix(resourceTypesPrefix) {
 		rest := strings.TrimPrefix(p.Name, resourceTypesPrefix)
 		var name, suffix string
@@ -359,13 +353,12 @@ func (l *typeLoader) checkStrayKeys(declared map[string]bool) {
 				break
 			}
 		}
-		if name == "" || declared[name] || reported[p.Name] {
+		if name == "" || declared[name] {
 			continue
 		}
 		if (name == MemoryMB || name == VCores) && (suffix == suffixMinimum || suffix == suffixMaximum) {
 			continue
 		}
-		reported[p.Name] = true
 		if name == MemoryMB || name == VCores {
 			l.warnf(p.Source, p.Name, "remove it: memory-mb is always in Mi and vcores has no unit",
 				"ignored by Hadoop: the unit and kind of the mandatory resource %s cannot be changed", name)
@@ -426,15 +419,9 @@ func LoadNodeResources(hc *conf.HadoopConfig, types *ResourceTypes) ([]NodeResou
 	if types == nil {
 		types, _ = LoadResourceTypes(hc)
 	}
-	var problems []Problem
-	add := func(sev Severity, code string, src conf.Source, key, fix, format string, args ...any) {
-		problems = append(problems, Problem{Code: code, Severity: sev, Source: src, Key: key,
-			Message: fmt.Sprintf(format, args...), Fix: fix})
-	}
-	detect := false
-	if p, ok := hc.Lookup(KeyDetectHardware); ok {
-		detect = strings.EqualFold(javaTrim(p.Value), "true")
-	}
+	var found problemList
+	add := found.add
+	detect := hc.GetBool(KeyDetectHardware, false)
 	mandatory := func(name, key, units string, def int64) NodeResource {
 		nr := NodeResource{Name: name, Units: units, Value: def}
 		p, ok := hc.Lookup(key)
@@ -507,7 +494,7 @@ func LoadNodeResources(hc *conf.HadoopConfig, types *ResourceTypes) ([]NodeResou
 		out = append(out, NodeResource{Name: name, Value: converted, Units: dest, Source: p.Source})
 	}
 	// WithPrefix is sorted by key, so the extra resources are sorted by name.
-	return out, problems
+	return out, found.problems
 }
 
 // parseNodeResourceValue splits a NodeManager resource value like ResourceUtils.parseResourceValue

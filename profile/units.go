@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -263,11 +264,11 @@ func Compare(unitA string, valueA int64, unitB string, valueB int64) (int, error
 		return 0, &UnitError{Unit: unitB}
 	}
 	if ai == bi {
-		return cmpInt64(valueA, valueB), nil
+		return cmp.Compare(valueA, valueB), nil
 	}
-	sa, sb := sign(valueA), sign(valueB)
+	sa, sb := cmp.Compare(valueA, 0), cmp.Compare(valueB, 0)
 	if sa != sb {
-		return cmpInt64(int64(sa), int64(sb)), nil
+		return cmp.Compare(sa, sb), nil
 	}
 	if sa == 0 {
 		return 0, nil
@@ -286,47 +287,12 @@ func Compare(unitA string, valueA int64, unitB string, valueB int64) (int, error
 	default:
 		h1, l1 := bits.Mul64(ma, r.num)
 		h2, l2 := bits.Mul64(mb, r.den)
-		switch {
-		case h1 != h2:
-			c = cmpUint64(h1, h2)
-		default:
-			c = cmpUint64(l1, l2)
-		}
+		c = cmp.Or(cmp.Compare(h1, h2), cmp.Compare(l1, l2))
 	}
 	if neg {
 		c = -c
 	}
 	return c, nil
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func sign(v int64) int {
-	switch {
-	case v < 0:
-		return -1
-	case v > 0:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Quantity is an amount with a Hadoop unit, e.g. 4 "Gi".
