@@ -125,8 +125,7 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) currentToken() (*ipc.Token, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := c.amrmToken
-	return &ipc.Token{Identifier: t.Identifier, Password: t.Password, Kind: t.Kind, Service: t.Service}, nil
+	return c.amrmToken.ipcToken(), nil
 }
 
 // AMRMToken returns the current AMRMToken (the RM rolls it; see AllocateResponse am_rm_token).
@@ -285,7 +284,8 @@ func (c *Client) checkCapability(r Resource) error {
 	if r.MemoryMB < 0 || r.VCores < 0 {
 		return fmt.Errorf("amrm: negative capability %s", r)
 	}
-	for _, k := range slices.Sorted(maps.Keys(r.Extended)) {
+	keys := slices.Sorted(maps.Keys(r.Extended))
+	for _, k := range keys {
 		if k == ResourceMemory || k == ResourceVCores {
 			return fmt.Errorf("amrm: put %s in Resource.MemoryMB/VCores, not in Extended", k)
 		}
@@ -314,7 +314,7 @@ func (c *Client) checkCapability(r Resource) error {
 	if err := check(ResourceVCores, r.VCores, max.VCores); err != nil {
 		return err
 	}
-	for _, k := range slices.Sorted(maps.Keys(r.Extended)) {
+	for _, k := range keys {
 		if err := check(k, r.Extended[k], max.Extended[k]); err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/amrm/internal/ipc"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
@@ -67,14 +68,25 @@ func tokenFromProto(p *commonpb.TokenProto) Token {
 }
 
 func (t Token) proto() *commonpb.TokenProto {
-	id, pw := t.Identifier, t.Password
-	if id == nil {
-		id = []byte{}
+	return &commonpb.TokenProto{
+		Identifier: nonNil(t.Identifier), Password: nonNil(t.Password),
+		Kind: proto.String(t.Kind), Service: proto.String(t.Service),
 	}
-	if pw == nil {
-		pw = []byte{}
+}
+
+// ipcToken is the token as the ipc package takes it.
+func (t Token) ipcToken() *ipc.Token {
+	it := ipc.Token(t)
+	return &it
+}
+
+// nonNil returns b, or an empty slice for nil: protobuf leaves a nil bytes field out (a token's
+// required identifier and password must be sent even when empty), and decoded values are never nil.
+func nonNil(b []byte) []byte {
+	if b == nil {
+		return []byte{}
 	}
-	return &commonpb.TokenProto{Identifier: id, Password: pw, Kind: proto.String(t.Kind), Service: proto.String(t.Service)}
+	return b
 }
 
 // AMRMAttempt decodes an AMRMToken's identifier and returns the application attempt it was issued
@@ -254,11 +266,7 @@ func (c *Credentials) readProto(b []byte) error {
 		c.Tokens[kv.GetAlias()] = tokenFromProto(kv.GetToken())
 	}
 	for _, kv := range p.GetSecrets() {
-		s := bytes.Clone(kv.GetSecret())
-		if s == nil {
-			s = []byte{}
-		}
-		c.Secrets[kv.GetAlias()] = s
+		c.Secrets[kv.GetAlias()] = nonNil(bytes.Clone(kv.GetSecret()))
 	}
 	return nil
 }
@@ -292,11 +300,7 @@ func (c *Credentials) Marshal(format TokenFormat) ([]byte, error) {
 			p.Tokens = append(p.Tokens, &commonpb.CredentialsKVProto{Alias: proto.String(a), Token: c.Tokens[a].proto()})
 		}
 		for _, a := range secretAliases {
-			s := c.Secrets[a]
-			if s == nil {
-				s = []byte{}
-			}
-			p.Secrets = append(p.Secrets, &commonpb.CredentialsKVProto{Alias: proto.String(a), Secret: s})
+			p.Secrets = append(p.Secrets, &commonpb.CredentialsKVProto{Alias: proto.String(a), Secret: nonNil(c.Secrets[a])})
 		}
 		body, err := proto.Marshal(&p)
 		if err != nil {
@@ -433,10 +437,7 @@ func (r *reader) bytes(what string) ([]byte, error) {
 	if n < 0 || n > len(r.b)-r.off {
 		return nil, r.fail(what, fmt.Sprintf("length %d with %d bytes left", n, len(r.b)-r.off))
 	}
-	out := bytes.Clone(r.b[r.off : r.off+n])
-	if out == nil {
-		out = []byte{}
-	}
+	out := nonNil(bytes.Clone(r.b[r.off : r.off+n]))
 	r.off += n
 	return out, nil
 }

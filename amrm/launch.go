@@ -182,11 +182,7 @@ func (lc *LaunchContext) proto() (*yarnpb.ContainerLaunchContextProto, error) {
 		p.LocalResources = append(p.LocalResources, &yarnpb.StringLocalResourceMapProto{Key: proto.String(k), Value: r})
 	}
 	for _, k := range slices.Sorted(maps.Keys(lc.ServiceData)) {
-		v := lc.ServiceData[k]
-		if v == nil {
-			v = []byte{}
-		}
-		p.ServiceData = append(p.ServiceData, &yarnpb.StringBytesMapProto{Key: proto.String(k), Value: v})
+		p.ServiceData = append(p.ServiceData, &yarnpb.StringBytesMapProto{Key: proto.String(k), Value: nonNil(lc.ServiceData[k])})
 	}
 	if lc.Credentials != nil {
 		b, err := lc.Credentials.WithoutKinds(KindAMRMToken).Marshal(FormatWritable)

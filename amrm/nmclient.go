@@ -71,7 +71,7 @@ func (n *NMClient) client(node string) (*ipc.Client, error) {
 			if !ok {
 				return nil, fmt.Errorf("%w: no NMToken for NodeManager %s (the ResourceManager sends one with the first container on each node)", ErrNoToken, node)
 			}
-			return &ipc.Token{Identifier: t.Identifier, Password: t.Password, Kind: t.Kind, Service: t.Service}, nil
+			return t.ipcToken(), nil
 		},
 		MaxIdle: n.cfg.MaxIdle,
 		Dial:    n.cfg.Dial,

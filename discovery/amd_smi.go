@@ -78,9 +78,6 @@ func (b amdSMI) Devices(ctx context.Context) ([]Device, error) {
 		if d.ID != "" && !strings.HasPrefix(d.ID, "GPU-") {
 			d.ID = "GPU-" + d.ID
 		}
-		if d.ID == "" {
-			d.ID = d.PCIBusID
-		}
 		if d.PCIBusID != "" {
 			if minor, ok := renderMinor(b.root, d.PCIBusID); ok {
 				d.Minor = intPtr(minor)

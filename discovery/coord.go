@@ -16,35 +16,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// DefaultLockTimeout bounds the wait for the coordination lock: below Flink's 10 s script timeout.
-const DefaultLockTimeout = 8 * time.Second
-
-// CoordinatorOptions configure a Coordinator.
-type CoordinatorOptions struct {
-	// Path names the coordination files: Path.lock (the lock, never replaced), Path.ledger.<uid> (one
-	// ledger per user) and Path.dev.<device key>.lock (per-device locks of exec mode). Its directory
-	// must exist.
-	Path string
-	// Shared accepts files of other users, provided the directory is world-writable with the sticky
-	// bit (like /var/tmp). Without it, any coordination file of another user is refused.
-	Shared bool
-	// LockTimeout bounds the wait for the lock; 0 means DefaultLockTimeout.
-	LockTimeout time.Duration
-	// Proc is where owners are checked; the zero Proc reads /proc.
-	Proc *Proc
-	// ForeignTTL, when positive, lets entries of owners in another PID namespace (which cannot be
-	// checked) be reclaimed that long after they were made. 0 never reclaims them.
-	ForeignTTL time.Duration
-	// Logger receives warnings (skipped ledger lines, reclaimed devices); nil discards them.
-	Logger *slog.Logger
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
-}
 
 // Coordinator hands devices out so that no device is held by two processes at once. It is safe for
 // use by many processes and users at once, and one Coordinator by many goroutines (it keeps no state
@@ -282,17 +258,15 @@ type heldEntry struct {
 // readLedgers reads every user's ledger in the directory. Entries whose owners are dead are returned
 // with that verdict; the caller drops its own and ignores others'.
 func (s *session) readLedgers() ([]heldEntry, error) {
-	if _, err := s.dir.Seek(0, 0); err != nil {
-		return nil, &os.PathError{Op: "seek", Path: s.c.dir, Err: err}
-	}
-	names, err := s.dir.Readdirnames(-1)
+	names, err := s.readdir()
 	if err != nil {
-		return nil, &os.PathError{Op: "readdir", Path: s.c.dir, Err: err}
+		return nil, err
 	}
 	sort.Strings(names)
 	prefix := s.c.base + ".ledger."
 	selfNS := s.c.proc.PIDNS("self")
 	boot, _ := s.c.proc.BootID()
+	hidepid := sync.OnceValue(s.c.proc.hidepid)
 	now := s.c.opts.Now()
 	var out []heldEntry
 	for _, name := range names {
@@ -318,7 +292,7 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 			_ = f.Close()
 			return nil, s.c.unsafe(name, fmt.Sprintf("is the ledger of uid %d but owned by uid %d", uid, st.Uid), "remove it")
 		}
-		data, err := readAllLimited(f, 16<<20)
+		data, err := io.ReadAll(io.LimitReader(f, 16<<20))
 		_ = f.Close()
 		if err != nil {
 			return nil, &os.PathError{Op: "read", Path: filepath.Join(s.c.dir, name), Err: err}
@@ -337,7 +311,7 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 		}
 		for _, e := range entries {
 			h := heldEntry{LedgerEntry: e, fileUID: uid, file: name}
-			h.liveness, h.reason = s.c.proc.check(e.Owner, uid, boot, selfNS)
+			h.liveness, h.reason = s.c.proc.check(e.Owner, uid, boot, selfNS, hidepid)
 			foreign := e.Owner.PIDNS != 0 && selfNS != 0 && e.Owner.PIDNS != selfNS
 			if foreign && h.liveness == Unknown && s.c.opts.ForeignTTL > 0 && now.Sub(e.Acquired) > s.c.opts.ForeignTTL {
 				h.liveness, h.reason = Dead, fmt.Sprintf("%s; older than the foreign TTL %s", h.reason, s.c.opts.ForeignTTL)
@@ -346,10 +320,6 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 		}
 	}
 	return out, nil
-}
-
-func readAllLimited(f *os.File, limit int64) ([]byte, error) {
-	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // writeLedger replaces this user's ledger atomically: a new file in the same directory, synced, renamed
@@ -400,11 +370,16 @@ func (s *session) writeLedger(entries []LedgerEntry, damaged []string) error {
 	return nil
 }
 
+// readdir lists the coordination directory.
 func (s *session) readdir() ([]string, error) {
 	if _, err := s.dir.Seek(0, 0); err != nil {
-		return nil, err
+		return nil, &os.PathError{Op: "seek", Path: s.c.dir, Err: err}
 	}
-	return s.dir.Readdirnames(-1)
+	names, err := s.dir.Readdirnames(-1)
+	if err != nil {
+		return nil, &os.PathError{Op: "readdir", Path: s.c.dir, Err: err}
+	}
+	return names, nil
 }
 
 // deviceLockBusy reports whether a workload (exec mode) holds the device's lock. It takes the lock for a
@@ -570,25 +545,6 @@ func (c *Coordinator) Release(ctx context.Context, owner Owner) ([]string, error
 		return nil, err
 	}
 	return released, nil
-}
-
-// Holding is a set of devices locked for a workload: the locks last as long as the files stay open in
-// this process or any process it starts or becomes (exec) with the descriptors inherited.
-type Holding struct {
-	Devices []Device
-	Files   []*os.File
-}
-
-// Close drops the locks.
-func (h *Holding) Close() error {
-	var first error
-	for _, f := range h.Files {
-		if err := f.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	h.Files = nil
-	return first
 }
 
 // WriteFileAtomic writes data to path so that readers see the old or the new content, never a part: a

@@ -5,26 +5,10 @@ package discovery
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"os"
-	"time"
 )
 
-// DefaultLockTimeout bounds the wait for the coordination lock: below Flink's 10 s script timeout.
-const DefaultLockTimeout = 8 * time.Second
-
 var errNoCoordination = errors.New("device coordination needs flock(2): it is only available on Unix systems")
-
-// CoordinatorOptions configure a Coordinator (see the Unix build for the fields' meaning).
-type CoordinatorOptions struct {
-	Path        string
-	Shared      bool
-	LockTimeout time.Duration
-	Proc        *Proc
-	ForeignTTL  time.Duration
-	Logger      *slog.Logger
-	Now         func() time.Time
-}
 
 // Coordinator is unavailable off Unix; every method fails.
 type Coordinator struct{}
@@ -44,15 +28,6 @@ func (c *Coordinator) Acquire(context.Context, Owner, []Device, int) ([]Device, 
 func (c *Coordinator) Release(context.Context, Owner) ([]string, error) {
 	return nil, errNoCoordination
 }
-
-// Holding is a set of locked devices.
-type Holding struct {
-	Devices []Device
-	Files   []*os.File
-}
-
-// Close drops the locks.
-func (h *Holding) Close() error { return nil }
 
 // WriteFileAtomic writes data to a new file next to path and renames it over path.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {

@@ -22,9 +22,6 @@ const (
 // autoOrder is the order in which "auto" tries the vendors.
 var autoOrder = []Vendor{VendorNVIDIA, VendorAMD, VendorIntelFPGA, VendorXilinx}
 
-// Vendors returns the vendors in the order that auto-detection tries them.
-func Vendors() []Vendor { return append([]Vendor(nil), autoOrder...) }
-
 // ParseVendor reads a --vendor value: auto (returned as ""), nvidia, amd, intel-fpga or xilinx.
 func ParseVendor(s string) (Vendor, error) {
 	switch v := Vendor(strings.ToLower(strings.TrimSpace(s))); v {

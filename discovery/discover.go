@@ -186,7 +186,7 @@ func postprocess(v Vendor, devs []Device, opts Options, res *Result) []Device {
 	for i := range devs {
 		devs[i].Vendor = v
 		if devs[i].ID == "" {
-			devs[i].ID = devs[i].PCIBusID
+			devs[i].ID = devs[i].PCIBusID // backends leave ID empty when they know no better identity
 		}
 		devs[i].Key = coordinationKey(devs[i])
 		count[devs[i].Key]++

@@ -92,30 +92,7 @@ func (b intelDFL) Devices(context.Context) ([]Device, error) {
 	if err != nil {
 		return nil, dirUnavailable(b.root, dflClassDir, err)
 	}
-	var devs []Device
-	for _, region := range regions {
-		rdir := path.Join(dflClassDir, region)
-		bdf := pciFromLink(b.root, rdir)
-		iface := ""
-		if m, _ := b.root.Glob(path.Join(rdir, "dfl-fme.*", "dfl-fme-region.*", "fpga_region", "region*", "compat_id")); len(m) == 1 {
-			iface, _ = b.root.ReadString(m[0])
-		}
-		ports, err := sortedMatches(b.root, rdir, dflPortRE)
-		if err != nil {
-			return nil, err
-		}
-		for _, port := range ports {
-			afu, err := b.root.ReadString(path.Join(rdir, port, "afu_id"))
-			if err != nil {
-				return nil, err
-			}
-			if crashedID(afu) || crashedID(iface) {
-				continue // the FPGA's firmware crashed; the device is unusable
-			}
-			devs = append(devs, fpgaDevice(VendorIntelFPGA, port, bdf, "Intel FPGA (DFL "+region+")", afu, iface, "/dev/"+port, b.Name()))
-		}
-	}
-	return devs, nil
+	return intelPorts(b.root, dflClassDir, regions, "dfl-fme.*/dfl-fme-region.*/fpga_region/region*/compat_id", dflPortRE, "DFL", b.Name())
 }
 
 // intelOPAE reads the out-of-tree OPAE intel-fpga driver: every intel-fpga-port is a device.
@@ -141,42 +118,44 @@ func (b intelOPAE) Devices(context.Context) ([]Device, error) {
 	if err != nil {
 		return nil, dirUnavailable(b.root, opaeClassDir, err)
 	}
+	return intelPorts(b.root, opaeClassDir, fpgas, "intel-fpga-fme.*/pr/interface_id", opaePortRE, "OPAE", b.Name())
+}
+
+// intelPorts lists the ports (entries matching portRE) of each FPGA directory below classDir as
+// devices, the interface id read from the one file matching ifaceGlob. Ports of an FPGA whose firmware
+// crashed are skipped.
+func intelPorts(root Root, classDir string, fpgas []string, ifaceGlob string, portRE *regexp.Regexp, driver, source string) ([]Device, error) {
 	var devs []Device
 	for _, fpga := range fpgas {
-		fdir := path.Join(opaeClassDir, fpga)
-		bdf := pciFromLink(b.root, fdir)
+		dir := path.Join(classDir, fpga)
+		bdf := pciFromLink(root, dir)
 		iface := ""
-		if m, _ := b.root.Glob(path.Join(fdir, "intel-fpga-fme.*", "pr", "interface_id")); len(m) == 1 {
-			iface, _ = b.root.ReadString(m[0])
+		if m, _ := root.Glob(path.Join(dir, ifaceGlob)); len(m) == 1 {
+			iface, _ = root.ReadString(m[0])
 		}
-		ports, err := sortedMatches(b.root, fdir, opaePortRE)
+		ports, err := sortedMatches(root, dir, portRE)
 		if err != nil {
 			return nil, err
 		}
 		for _, port := range ports {
-			afu, err := b.root.ReadString(path.Join(fdir, port, "afu_id"))
+			afu, err := root.ReadString(path.Join(dir, port, "afu_id"))
 			if err != nil {
 				return nil, err
 			}
 			if crashedID(afu) || crashedID(iface) {
-				continue
+				continue // the FPGA's firmware crashed; the device is unusable
 			}
-			devs = append(devs, fpgaDevice(VendorIntelFPGA, port, bdf, "Intel FPGA (OPAE "+fpga+")", afu, iface, "/dev/"+port, b.Name()))
+			fw := "afu " + afu
+			if iface != "" {
+				fw += ", interface " + iface
+			}
+			devs = append(devs, Device{
+				Vendor: VendorIntelFPGA, Kind: KindFPGA, ID: port, PCIBusID: bdf,
+				Model: "Intel FPGA (" + driver + " " + fpga + ")", Firmware: fw, DevNodes: []string{"/dev/" + port}, Source: source,
+			})
 		}
 	}
 	return devs, nil
-}
-
-func fpgaDevice(v Vendor, id, bdf, model, afu, iface, node, source string) Device {
-	fw := "afu " + afu
-	if iface != "" {
-		fw += ", interface " + iface
-	}
-	d := Device{Vendor: v, Kind: KindFPGA, ID: id, PCIBusID: bdf, Model: model, Firmware: fw, Source: source}
-	if node != "" {
-		d.DevNodes = []string{node}
-	}
-	return d
 }
 
 // xilinxPCI finds Xilinx (AMD) FPGA cards by PCI vendor 0x10ee. The user physical function (the one
@@ -368,9 +347,10 @@ func (b aocl) Devices(ctx context.Context) ([]Device, error) {
 		if bd.Board != "" {
 			model = "Intel FPGA (" + bd.Board + ")"
 		}
-		d := fpgaDevice(VendorIntelFPGA, bd.Name, bd.PCIBusID, model, "", "", "/dev/"+bd.Name, b.Name())
-		d.Firmware = ""
-		devs = append(devs, d)
+		devs = append(devs, Device{
+			Vendor: VendorIntelFPGA, Kind: KindFPGA, ID: bd.Name, PCIBusID: bd.PCIBusID, Model: model,
+			DevNodes: []string{"/dev/" + bd.Name}, Source: b.Name(),
+		})
 	}
 	return devs, nil
 }

@@ -130,12 +130,9 @@ func (b nvidiaProcfs) Devices(context.Context) ([]Device, error) {
 			PCIBusID: info.BusLocation,
 			Model:    info.Model,
 			Minor:    info.Minor,
+			DevNodes: nvidiaNodes(info.Minor),
 			Source:   b.Name(),
 		}
-		if d.ID == "" {
-			d.ID = d.PCIBusID
-		}
-		d.DevNodes = nvidiaNodes(info.Minor)
 		devs = append(devs, d)
 	}
 	// NVML and nvidia-smi number GPUs in PCI bus order; do the same.

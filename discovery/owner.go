@@ -155,12 +155,12 @@ func (l Liveness) String() string {
 // (the ledger file's owner): with hidepid, processes of other users are invisible rather than gone.
 func (p Proc) Check(o Owner, fileUID int) (Liveness, string) {
 	boot, _ := p.BootID()
-	return p.check(o, fileUID, boot, p.PIDNS("self"))
+	return p.check(o, fileUID, boot, p.PIDNS("self"), p.hidepid)
 }
 
-// check is Check with the current boot id ("" = unknown) and this process's PID namespace read once
-// per batch of owners.
-func (p Proc) check(o Owner, fileUID int, boot string, self uint64) (Liveness, string) {
+// check is Check with the current boot id ("" = unknown), this process's PID namespace and whether
+// /proc hides other users' processes (asked only when needed) found once per batch of owners.
+func (p Proc) check(o Owner, fileUID int, boot string, self uint64, hidepid func() bool) (Liveness, string) {
 	if boot != "" && o.BootID != "" && o.BootID != boot {
 		return Dead, "recorded in an earlier boot"
 	}
@@ -174,7 +174,7 @@ func (p Proc) check(o Owner, fileUID int, boot string, self uint64) (Liveness, s
 	case err == nil:
 		return Dead, fmt.Sprintf("pid %d was reused by another process (start time %d, recorded %d)", o.PID, st, o.StartTime)
 	case isNotExist(err) || errors.Is(err, syscall.ESRCH):
-		if fileUID != p.uid && p.uid != 0 && p.hidepid() {
+		if fileUID != p.uid && p.uid != 0 && hidepid() {
 			return Unknown, fmt.Sprintf("pid %d of uid %d is invisible (procfs hidepid)", o.PID, fileUID)
 		}
 		return Dead, fmt.Sprintf("pid %d has exited", o.PID)

@@ -115,15 +115,26 @@ type ExecRunner struct {
 	Timeout time.Duration
 }
 
-// LookPath finds name on r.Path.
+// LookPath finds name on r.Path (see the function LookPath); a missing tool is an error wrapping
+// ErrBackendUnavailable.
 func (r ExecRunner) LookPath(name string) (string, error) {
+	p, err := LookPath(name, r.Path)
+	if err != nil {
+		return "", unavailable("%v", err)
+	}
+	return p, nil
+}
+
+// LookPath finds the executable regular file name in the directories of pathList (a PATH value), or
+// checks name itself when it contains a slash.
+func LookPath(name, pathList string) (string, error) {
 	if strings.Contains(name, "/") {
 		if isExecutable(name) {
 			return name, nil
 		}
-		return "", unavailable("%s is not an executable file", name)
+		return "", fmt.Errorf("%s is not an executable file", name)
 	}
-	for _, dir := range filepath.SplitList(r.Path) {
+	for _, dir := range filepath.SplitList(pathList) {
 		if dir == "" {
 			continue // an empty PATH element would mean the working directory; never search it
 		}
@@ -132,7 +143,7 @@ func (r ExecRunner) LookPath(name string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", unavailable("%s not found in PATH", name)
+	return "", fmt.Errorf("%s not found in PATH", name)
 }
 
 func isExecutable(p string) bool {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,12 +68,8 @@ func (f *deviceFlags) validate() (discovery.Vendor, error) {
 	if err != nil {
 		return "", usageErrorf("--vendor: %v", err)
 	}
-	known := map[string]bool{}
-	for _, b := range discovery.BackendNames() {
-		known[b] = true
-	}
 	for _, b := range f.backends {
-		if !known[b] {
+		if !slices.Contains(discovery.BackendNames(), b) {
 			return "", usageErrorf("--backend %q: want one of %s", b, strings.Join(discovery.BackendNames(), ", "))
 		}
 	}
@@ -177,7 +174,7 @@ coordination lock timed out, 1 any other error.`,
   yarn-er discover 1 --enable-coordination-mode --coordination-file /var/tmp/flink-gpus
   yarn-er discover 2 --format spark --name gpu
   yarn-er discover 0 --release --owner-pid 4242`,
-		Args: func(_ *cobra.Command, args []string) error { return nil },
+		Args: cobra.ArbitraryArgs,
 		// discover serves scripts (Flink's GPU driver): the environment and the settings file must
 		// not change what it prints, so only the logger is set up.
 		PersistentPreRunE: func(*cobra.Command, []string) error { return a.setupLogger() },
@@ -267,11 +264,11 @@ func runDiscover(ctx context.Context, a *app, o *discoverOptions, args []string)
 	res, derr := discovery.Discover(ctx, vendor, o.discoveryOptions(a, o.address == "id"))
 	if derr != nil {
 		if res != nil && o.format == "json" {
-			_ = writeJSON(a.streams.Out, toOutput(o, amount, res, nil, nil))
+			_ = writeJSON(a.streams.Out, toOutput(o.name, amount, res, nil))
 		}
 		return derr
 	}
-	out := toOutput(o, amount, res, nil, nil)
+	out := toOutput(o.name, amount, res, nil)
 	chosen := res.Devices
 	if o.coordination {
 		owner, err := resolveOwner(a, o, true)
@@ -297,13 +294,15 @@ func runDiscover(ctx context.Context, a *app, o *discoverOptions, args []string)
 	return printDevices(a.streams.Out, o, out)
 }
 
-func toOutput(o *discoverOptions, amount int, res *discovery.Result, chosen []discovery.Device, c *coordinationOutput) discoverOutput {
+// toOutput is the json format of chosen (nil: none yet) out of what discovery found, for discover and
+// exec's --info-file.
+func toOutput(name string, amount int, res *discovery.Result, chosen []discovery.Device) discoverOutput {
 	if chosen == nil {
 		chosen = []discovery.Device{}
 	}
 	return discoverOutput{
-		Name: o.name, Amount: amount, Vendor: res.Vendor, Backend: res.Backend, Devices: chosen,
-		Available: len(res.Devices), Coordination: c, Skipped: res.Skipped, Probes: res.Probes,
+		Name: name, Amount: amount, Vendor: res.Vendor, Backend: res.Backend, Devices: chosen,
+		Available: len(res.Devices), Skipped: res.Skipped, Probes: res.Probes,
 		Warnings: res.Warnings, NVMLCompiled: res.NVMLCompiled,
 	}
 }
@@ -381,11 +380,5 @@ func runRelease(ctx context.Context, a *app, o *discoverOptions) error {
 
 // isDiscoverArgv0 reports whether the program was started under one of discover's names.
 func isDiscoverArgv0(argv0 string) bool {
-	base := filepath.Base(argv0)
-	for _, n := range discoverArgv0 {
-		if base == n {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(discoverArgv0, filepath.Base(argv0))
 }

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -75,7 +75,7 @@ func runExec(ctx context.Context, a *app, o *execOptions, argv []string) error {
 	if o.amount < 1 || o.amount > 4096 {
 		return usageErrorf("--amount %d: must be between 1 and 4096", o.amount)
 	}
-	path, err := lookCommand(argv[0], a.getenv("PATH"))
+	path, err := discovery.LookPath(argv[0], a.getenv("PATH"))
 	if err != nil {
 		return err
 	}
@@ -93,12 +93,7 @@ func runExec(ctx context.Context, a *app, o *execOptions, argv []string) error {
 	}
 	defer holding.Close() // only reached when exec(2) fails
 	if o.infoFile != "" {
-		out := discoverOutput{
-			Name: o.name, Amount: o.amount, Vendor: res.Vendor, Backend: res.Backend, Devices: holding.Devices,
-			Available: len(res.Devices), Skipped: res.Skipped, Probes: res.Probes, Warnings: res.Warnings,
-			NVMLCompiled: res.NVMLCompiled,
-		}
-		if err := writeInfoFile(o.infoFile, out); err != nil {
+		if err := writeInfoFile(o.infoFile, toOutput(o.name, o.amount, res, holding.Devices)); err != nil {
 			return err
 		}
 	}
@@ -110,26 +105,6 @@ func runExec(ctx context.Context, a *app, o *execOptions, argv []string) error {
 	err = syscall.Exec(path, argv, env)
 	runtime.KeepAlive(holding)
 	return fmt.Errorf("exec %s: %w", path, err)
-}
-
-// lookCommand finds name on PATH (or takes it as a path when it has a slash).
-func lookCommand(name, pathEnv string) (string, error) {
-	if strings.Contains(name, "/") {
-		if fi, err := os.Stat(name); err != nil || fi.IsDir() || fi.Mode().Perm()&0o111 == 0 {
-			return "", fmt.Errorf("%s is not an executable file", name)
-		}
-		return name, nil
-	}
-	for _, dir := range filepath.SplitList(pathEnv) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode().Perm()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%s not found in PATH", name)
 }
 
 var rocrUUID = regexp.MustCompile(`^GPU-[0-9a-fA-F]{16}$`)
@@ -165,20 +140,11 @@ func deviceEnv(environ []string, vendor discovery.Vendor, devs []discovery.Devic
 		if _, ok := set[k]; ok {
 			continue
 		}
-		drop := false
-		for _, u := range unset {
-			drop = drop || k == u
-		}
-		if !drop {
+		if !slices.Contains(unset, k) {
 			out = append(out, kv)
 		}
 	}
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(set)) {
 		out = append(out, k+"="+set[k])
 	}
 	return out

@@ -257,11 +257,7 @@ func (c *conn) call(ctx context.Context, callID, retry int32, method string, req
 	c.mu.Unlock()
 
 	if err := ctx.Err(); err != nil {
-		c.mu.Lock()
-		if c.pending != nil {
-			delete(c.pending, callID)
-		}
-		c.mu.Unlock()
+		c.forget(callID)
 		return err
 	}
 	if err := c.write(ctx, pkt); err != nil {
@@ -310,13 +306,16 @@ func (c *conn) call(ctx context.Context, callID, retry int32, method string, req
 			return remoteErrorFrom(r.header, method)
 		}
 	case <-ctx.Done():
-		c.mu.Lock()
-		if c.pending != nil {
-			delete(c.pending, callID)
-		}
-		c.mu.Unlock()
+		c.forget(callID)
 		return ctx.Err()
 	}
+}
+
+// forget drops a call the caller stopped waiting for; its response, should it come, is discarded.
+func (c *conn) forget(callID int32) {
+	c.mu.Lock()
+	delete(c.pending, callID) // nil once the connection failed: a no-op then
+	c.mu.Unlock()
 }
 
 func (c *conn) write(ctx context.Context, pkt []byte) error {

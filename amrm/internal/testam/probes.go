@@ -43,11 +43,11 @@ func probeIPC(ctx context.Context, sched []string, tok amrm.Token, res *Result) 
 		}
 		res.Probes[name] = out
 	}
-	good := &ipc.Token{Identifier: tok.Identifier, Password: tok.Password, Kind: tok.Kind, Service: tok.Service}
+	good := ipc.Token(tok)
 	bad := &ipc.Token{Identifier: tok.Identifier, Password: []byte("not-the-password"), Kind: tok.Kind}
 	call("simpleAuth", nil, 0, nil)
 	call("wrongPassword", bad, 0, ipc.ErrAuthentication)
-	call("wrongResponseId", good, 1000, nil)
+	call("wrongResponseId", &good, 1000, nil)
 }
 
 func firstLines(s string, n int) string {
