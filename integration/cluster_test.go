@@ -141,6 +141,16 @@ func restGetJSON(t testing.TB, url string, out any) {
 	require.NoError(t, dec.Decode(out), "GET %s: %s", url, b)
 }
 
+// restNewApplication asks the RM for a new application id (POST new-application), requiring 200.
+func restNewApplication(t testing.TB, ep *Endpoints) wsNewApplication {
+	t.Helper()
+	status, b := restDo(t, http.MethodPost, ep.RMURL("/ws/v1/cluster/apps/new-application", nil), nil)
+	require.Equal(t, http.StatusOK, status, "new-application: %s", b)
+	var app wsNewApplication
+	require.NoError(t, json.Unmarshal(b, &app))
+	return app
+}
+
 func runningNodes(t testing.TB, ep *Endpoints) []wsNode {
 	t.Helper()
 	var nodes wsNodes
@@ -313,10 +323,7 @@ func TestHDFSWriteReadBack(t *testing.T) {
 
 func TestRESTNewApplicationListsResourceTypes(t *testing.T) {
 	ep := cluster(t)
-	status, b := restDo(t, http.MethodPost, ep.RMURL("/ws/v1/cluster/apps/new-application", nil), nil)
-	require.Equal(t, http.StatusOK, status, "new-application: %s", b)
-	var app wsNewApplication
-	require.NoError(t, json.Unmarshal(b, &app))
+	app := restNewApplication(t, ep)
 	assert.Regexp(t, `^application_\d+_\d+$`, app.ApplicationID)
 
 	maxCap := app.MaximumResourceCapability.values(t)
@@ -339,10 +346,7 @@ func TestRESTSubmittedAMLocalizesHDFSFile(t *testing.T) {
 	name := fmt.Sprintf("/tmp/yarn-er-it/%s/%d/payload.bin", t.Name(), time.Now().UnixNano())
 	fi := hdfsPut(t, c, name, data)
 
-	status, b := restDo(t, http.MethodPost, ep.RMURL("/ws/v1/cluster/apps/new-application", nil), nil)
-	require.Equal(t, http.StatusOK, status, "new-application: %s", b)
-	var app wsNewApplication
-	require.NoError(t, json.Unmarshal(b, &app))
+	app := restNewApplication(t, ep)
 
 	marker := filepath.Join(t.TempDir(), "marker")
 	cmd := fmt.Sprintf(`printf '%%s %%s %%s\n' "$CONTAINER_ID" "$$" "$(wc -c < payload.bin)" > %[1]s.tmp && mv %[1]s.tmp %[1]s && exec sleep 600`, marker)
@@ -367,7 +371,7 @@ func TestRESTSubmittedAMLocalizesHDFSFile(t *testing.T) {
 			"commands": map[string]any{"command": cmd},
 		},
 	}
-	status, b = restDo(t, http.MethodPost, ep.RMURL("/ws/v1/cluster/apps", nil), submission)
+	status, b := restDo(t, http.MethodPost, ep.RMURL("/ws/v1/cluster/apps", nil), submission)
 	require.Equal(t, http.StatusAccepted, status, "submit: %s", b)
 	appURL := ep.RMURL("/ws/v1/cluster/apps/"+app.ApplicationID, nil)
 	t.Cleanup(func() {
@@ -445,10 +449,7 @@ func TestMisconfiguredClusterLacksGPUAndFPGA(t *testing.T) {
 		assert.Equal(t, int64(16384), total["memory-mb"], "node %s memory-mb", n.ID)
 	}
 
-	status, b := restDo(t, http.MethodPost, ep.RMURL("/ws/v1/cluster/apps/new-application", nil), nil)
-	require.Equal(t, http.StatusOK, status, "new-application: %s", b)
-	var app wsNewApplication
-	require.NoError(t, json.Unmarshal(b, &app))
+	app := restNewApplication(t, ep)
 	assert.NotContains(t, app.MaximumResourceCapability.values(t), "yarn.io/gpu")
 
 	cs := readHadoopXML(t, filepath.Join(ep.HadoopConfDir, "capacity-scheduler.xml"))

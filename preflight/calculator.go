@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -120,17 +121,8 @@ func (r *runner) calculatorCheck() {
 		r.calculatorFinding(ext, kindSrc, fmt.Sprintf("use the CapacityScheduler with %s=%s", keyCalculator, DominantCalculator),
 			withNotes(fmt.Sprintf("the FifoScheduler (from %s) schedules by memory only: it ignores GPUs and other resource types", kindFrom), notes))
 	default:
-		r.c.skip(IDCalculatorNotDominant, "%s", withNotes(fmt.Sprintf("scheduler class %s (from %s) is not one yarn-er knows: cannot tell whether it schedules resource types", first(conf.value, file.value), kindFrom), notes))
+		r.c.skip(IDCalculatorNotDominant, "%s", withNotes(fmt.Sprintf("scheduler class %s (from %s) is not one yarn-er knows: cannot tell whether it schedules resource types", cmp.Or(conf.value, file.value), kindFrom), notes))
 	}
-}
-
-func first(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // withNotes appends notes to a message.

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -93,14 +94,15 @@ func (r *runner) undeclaredCheck() {
 		}
 		r.c.fail(IDResourceTypeUndeclared, p.Source.String(), p.Fix, "%s", message(p))
 	}
+	ext := r.extendedRequest()
 	var ok []string
-	for _, res := range r.extendedRequest() {
+	for _, res := range ext {
 		if _, found := r.types.Lookup(res.Name); found {
 			ok = append(ok, res.Name)
 		}
 	}
 	switch {
-	case len(r.extendedRequest()) == 0:
+	case len(ext) == 0:
 		r.c.pass(IDResourceTypeUndeclared, "", "no resource type besides memory-mb and vcores is requested")
 	case len(ok) > 0:
 		r.c.pass(IDResourceTypeUndeclared, sourceOf(r.in.Hadoop, profile.KeyResourceTypes), "declared in yarn.resource-types: %s", strings.Join(ok, ", "))
@@ -145,7 +147,7 @@ func (r *runner) maxAllocationCheck() {
 				res.Name, fmtAmount(res.Value, unit), fmtAmount(rt.Maximum, rt.Units), maxKey, atSource(maxSrc), rejected)
 			continue
 		}
-		if rt.Maximum == maxInt64 {
+		if rt.Maximum == math.MaxInt64 {
 			fine = append(fine, fmt.Sprintf("%s %s (no maximum)", res.Name, fmtAmount(res.Value, unit)))
 		} else {
 			fine = append(fine, fmt.Sprintf("%s %s ≤ %s", res.Name, fmtAmount(res.Value, unit), fmtAmount(rt.Maximum, rt.Units)))
@@ -217,8 +219,6 @@ func (r *runner) maxAllocationLive(res profile.Resource, eff yarn.Quantity, rt p
 	return fmt.Sprintf("%s %s ≤ %s (effective)", res.Name, fmtAmount(asked.Value, asked.Units), fmtAmount(eff.Value, eff.Units)), true
 }
 
-const maxInt64 = 1<<63 - 1
-
 // requestUnit is the unit of an amount in Flink's request: memory-mb in Mi, everything else as a
 // plain number (Flink builds ResourceInformation without a unit; the RM converts it).
 func requestUnit(name string) string {
@@ -249,7 +249,7 @@ func atSource(src string) string {
 
 // fmtAmount renders an amount with its unit.
 func fmtAmount(v int64, unit string) string {
-	if v == maxInt64 {
+	if v == math.MaxInt64 {
 		return "unlimited"
 	}
 	return yarn.Quantity{Value: v, Units: unit}.String()
@@ -291,7 +291,7 @@ func (r *runner) nmResourcesCheck() {
 		}
 		if nr, ok := nodeResource(r.nodeResources, t); ok {
 			if nr.Value > 0 {
-				r.c.pass(IDNMResources, nr.Source.String(), "%s: %s%s%s per NodeManager (a plain count: scheduled, not isolated)", t, profile.KeyNodeResourcePrefix, t, fmt.Sprintf(" = %d%s", nr.Value, nr.Units))
+				r.c.pass(IDNMResources, nr.Source.String(), "%s: %s%s = %d%s per NodeManager (a plain count: scheduled, not isolated)", t, profile.KeyNodeResourcePrefix, t, nr.Value, nr.Units)
 				continue
 			}
 			r.c.warn(IDNMResources, nr.Source.String(), fmt.Sprintf("set %s%s to the number of devices of each NodeManager", profile.KeyNodeResourcePrefix, t),

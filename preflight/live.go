@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -248,7 +249,7 @@ func (r *runner) typeUnknownCheck() {
 		r.c.skip(IDTypeUnknown, "cannot tell the ResourceManager's resource types: %v", orNone(live.knownErr))
 		return
 	}
-	knownList := sortedKeys(live.known)
+	knownList := slices.Sorted(maps.Keys(live.known))
 	var fine []string
 	for _, res := range ext {
 		if live.known[res.Name] {
@@ -270,15 +271,6 @@ func orNone(err error) string {
 		return "no node and no scheduler lists them"
 	}
 	return err.Error()
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // request returns the TaskManager container as the RM will see it: only the types it knows (it

@@ -92,7 +92,7 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 	for _, res := range r.extendedRequest() {
 		rep.resources = append(rep.resources, r.resourceName(res.Name))
 	}
-	if r.live != nil && isAuthError(r.live.infoErr) {
+	if r.live != nil && yarn.IsAuthError(r.live.infoErr) {
 		rep.authErr = r.live.infoErr
 	}
 	counts := rep.Counts()
@@ -155,10 +155,4 @@ func (r *runner) extendedRequest() []profile.Resource {
 // origin returns the source of a requested resource's amount as text.
 func (r *runner) origin(name string) string {
 	return r.tr.Origins[name].Source.String()
-}
-
-// isAuthError reports whether err means the RM refused the caller's identity.
-func isAuthError(err error) bool {
-	return err != nil && (errors.Is(err, yarn.ErrUnauthorized) || errors.Is(err, yarn.ErrForbidden) ||
-		errors.Is(err, yarn.ErrAuthentication))
 }

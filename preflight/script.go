@@ -253,11 +253,7 @@ func (r *runner) checkArgs(u *scriptUse) {
 			r.c.warn(IDCoordinationArgs, src, f.Fix, "%s: %s: %s", name, key, f.Message)
 		}
 		if len(findings) == 0 {
-			mode := "coordination off"
-			if slices.Contains(words, optCoordinationMode) {
-				mode = "coordination on"
-			}
-			r.c.pass(IDCoordinationArgs, src, "%s: arguments %q understood by Flink's script (%s)", name, u.args, mode)
+			r.c.pass(IDCoordinationArgs, src, "%s: arguments %q understood by Flink's script (%s)", name, u.args, coordinationMode(words))
 		}
 	case kindYarnEr:
 		if r.in.Discover.ValidateArgs == nil {
@@ -277,11 +273,7 @@ func (r *runner) checkArgs(u *scriptUse) {
 				name, key, u.args, err, name)
 			return
 		}
-		mode := "coordination off"
-		if slices.Contains(words, optCoordinationMode) {
-			mode = "coordination on"
-		}
-		r.c.pass(IDCoordinationArgs, src, "%s: arguments %q understood by yarn-er discover (%s)", name, u.args, mode)
+		r.c.pass(IDCoordinationArgs, src, "%s: arguments %q understood by yarn-er discover (%s)", name, u.args, coordinationMode(words))
 	default:
 		if slices.Contains(words, "--enable-coordination") {
 			r.c.warn(IDCoordinationArgs, src, fmt.Sprintf("write --enable-coordination-mode in %s if your script follows Flink's", key),
@@ -290,6 +282,14 @@ func (r *runner) checkArgs(u *scriptUse) {
 		}
 		r.c.skip(IDCoordinationArgs, "%s: %s is a custom script; its arguments are not known", name, u.path)
 	}
+}
+
+// coordinationMode says whether script arguments turn coordination on, for the pass messages.
+func coordinationMode(words []string) string {
+	if slices.Contains(words, optCoordinationMode) {
+		return "coordination on"
+	}
+	return "coordination off"
 }
 
 // Options of Flink's nvidia-gpu-discovery.sh.

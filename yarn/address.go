@@ -54,11 +54,7 @@ func parseAddresses(addrs []string, https bool) ([]rmAddress, error) {
 	var out []rmAddress
 	seen := map[string]bool{}
 	for _, a := range addrs {
-		for _, part := range strings.Split(a, ",") {
-			part = strings.TrimSpace(part)
-			if part == "" {
-				continue
-			}
+		for _, part := range commaItems(a) {
 			u, err := parseBase(part, https)
 			if err != nil {
 				return nil, fmt.Errorf("ResourceManager address %q: %w (want http://host:port, https://host:port or host:port)", part, err)
@@ -132,12 +128,7 @@ func addressesFromConf(c *conf.HadoopConfig) ([]rmAddress, error) {
 		}
 		return []rmAddress{a}, nil
 	}
-	var ids []string
-	for _, id := range strings.Split(c.Get(keyHARMIDs), ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			ids = append(ids, id)
-		}
-	}
+	ids := commaItems(c.Get(keyHARMIDs))
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("%w: %s is true but %s lists no ids (fix: set it to the RM ids, e.g. rm1,rm2)",
 			ErrNoAddress, sourced(c, keyHAEnabled), keyHARMIDs)
@@ -190,6 +181,17 @@ func confAddress(c *conf.HadoopConfig, id, key, scheme string, defPort int) (rmA
 		return rmAddress{}, fmt.Errorf("%w: %s = %q: %v", ErrNoAddress, sourced(c, addrKey), addr, err)
 	}
 	return rmAddress{id: id, base: u}, nil
+}
+
+// commaItems returns the comma-separated items of s, trimmed, without the empty ones.
+func commaItems(s string) []string {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 func wildcardHost(h string) bool {

@@ -134,13 +134,7 @@ func (a *appJSON) app() (App, error) {
 		RunningContainers: int64(a.RunningContainers),
 		MemorySeconds:     int64(a.MemorySeconds), VcoreSeconds: int64(a.VcoreSeconds),
 		UnmanagedApplication: bool(a.UnmanagedApplication),
-	}
-	if tags := strings.TrimSpace(string(a.ApplicationTags)); tags != "" {
-		for _, t := range strings.Split(tags, ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				out.ApplicationTags = append(out.ApplicationTags, t)
-			}
-		}
+		ApplicationTags:      commaItems(string(a.ApplicationTags)),
 	}
 	if len(a.ResourceSecondsMap) > 0 {
 		out.ResourceSeconds = make(map[string]int64, len(a.ResourceSecondsMap))
@@ -166,20 +160,9 @@ func (a *appJSON) app() (App, error) {
 	return out, nil
 }
 
+// decodeApps decodes a /ws/v1/cluster/apps body, streaming the list.
 func decodeApps(r io.Reader) ([]App, error) {
-	var out []App
-	err := streamList(r, "apps", "app", func(aj *appJSON) error {
-		a, err := aj.app()
-		if err != nil {
-			return err
-		}
-		out = append(out, a)
-		return nil
-	})
-	if err != nil {
-		return nil, unexpected("apps", err)
-	}
-	return out, nil
+	return decodeList(r, "apps", "app", (*appJSON).app)
 }
 
 // AppsQuery filters /ws/v1/cluster/apps.
@@ -317,8 +300,15 @@ func (c *Client) AppAttempts(ctx context.Context, id string) ([]AppAttempt, erro
 	return getDecoded(ctx, c, pathApps+"/"+id+"/appattempts", nil, decodeAppAttempts)
 }
 
-type appStateJSON struct {
-	State jsonString `json:"state"`
+// decodeAppState decodes the answer of /apps/{id}/state, {"state": "RUNNING"}.
+func decodeAppState(r io.Reader, id string) (string, error) {
+	var v struct {
+		State jsonString `json:"state"`
+	}
+	if err := decodeJSON(r, &v); err != nil {
+		return "", fmt.Errorf("app %s state: %w", id, err)
+	}
+	return string(v.State), nil
 }
 
 // AppState returns an application's state (GET /apps/{id}/state).
@@ -326,16 +316,9 @@ func (c *Client) AppState(ctx context.Context, id string) (string, error) {
 	if err := checkAppID(id); err != nil {
 		return "", err
 	}
-	var state string
-	err := c.do(ctx, call{method: http.MethodGet, path: pathApps + "/" + id + "/state"}, func(_ rmAddress, r *rawResponse) error {
-		var v appStateJSON
-		if err := decodeJSON(r.Body, &v); err != nil {
-			return fmt.Errorf("app %s state: %w", id, err)
-		}
-		state = string(v.State)
-		return nil
+	return getDecoded(ctx, c, pathApps+"/"+id+"/state", nil, func(r io.Reader) (string, error) {
+		return decodeAppState(r, id)
 	})
-	return state, err
 }
 
 // KillApplication asks the RM to kill an application (PUT /apps/{id}/state {"state":"KILLED"}) and
@@ -359,12 +342,8 @@ func (c *Client) KillApplication(ctx context.Context, id string) (state string, 
 		if len(bytes.TrimSpace(data)) == 0 {
 			return nil
 		}
-		var v appStateJSON
-		if err := decodeJSON(bytes.NewReader(data), &v); err != nil {
-			return fmt.Errorf("app %s state: %w", id, err)
-		}
-		state = string(v.State)
-		return nil
+		state, err = decodeAppState(bytes.NewReader(data), id)
+		return err
 	})
 	return state, inProgress, err
 }

@@ -244,8 +244,6 @@ func TestRedaction(t *testing.T) {
 	} {
 		assert.Equal(t, want, redactText(in), in)
 	}
-	h := redactHeader(http.Header{"Authorization": {"Negotiate x"}, "Cookie": {"a=b"}, "Accept": {"application/json"}, "X-Hadoop-Delegation-Token": {"t"}})
-	assert.Equal(t, http.Header{"Authorization": {redacted}, "Cookie": {redacted}, "Accept": {"application/json"}, "X-Hadoop-Delegation-Token": {redacted}}, h)
 
 	var logs bytes.Buffer
 	restyLogger{l: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}.Errorf("failed %s", "GET /x?delegation=abc")

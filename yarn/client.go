@@ -453,7 +453,7 @@ func (c *Client) activeRM(ctx context.Context) (rmAddress, error) {
 		case s.Err == nil:
 			answered = true
 			details = append(details, fmt.Sprintf("%s is %s", s.addr, s.HAState))
-		case errors.Is(s.Err, ErrUnauthorized) || errors.Is(s.Err, ErrForbidden) || errors.Is(s.Err, ErrAuthentication):
+		case IsAuthError(s.Err):
 			if authErr == nil {
 				authErr = s.Err
 			}

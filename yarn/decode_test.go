@@ -184,7 +184,9 @@ func TestResourcesAdd(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, got)
 	assert.Equal(t, map[string]int64{Memory: 2048, GPU: 1, FPGA: 2, "r": 1, "big": math.MaxInt64}, sum.Values())
-	assert.Equal(t, "memory-mb=2048Mi, vcores=4, yarn.io/gpu=2", formatResources(Resources{GPU: {2, ""}, VCores: {4, ""}, Memory: {2048, "Mi"}}))
+	r := Resources{GPU: {2, ""}, VCores: {4, ""}, Memory: {2048, "Mi"}}
+	assert.Equal(t, []string{Memory, VCores, GPU}, r.Names())
+	assert.Equal(t, []string{"2048Mi", "4", "2"}, []string{r[Memory].String(), r[VCores].String(), r[GPU].String()})
 }
 
 func TestJSONHelpers(t *testing.T) {

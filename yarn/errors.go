@@ -201,6 +201,13 @@ func (e *timeoutError) Error() string {
 }
 func (e *timeoutError) Unwrap() []error { return []error{ErrTimeout, e.err} }
 
+// IsAuthError reports whether err means the ResourceManager refused the caller's identity or the
+// client could not authenticate at all: it matches ErrUnauthorized, ErrForbidden or
+// ErrAuthentication.
+func IsAuthError(err error) bool {
+	return errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrForbidden) || errors.Is(err, ErrAuthentication)
+}
+
 // unexpected wraps a decoding failure as ErrUnexpectedResponse (once) with what was being read.
 func unexpected(what string, err error) error {
 	if errors.Is(err, ErrUnexpectedResponse) {

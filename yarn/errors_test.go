@@ -2,6 +2,7 @@ package yarn
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -65,4 +66,21 @@ func TestDecodeRemoteError(t *testing.T) {
 	re := &RequestError{Method: "GET", URL: "http://rm/x", Err: &timeoutError{err: errors.New("deadline")}}
 	assert.ErrorIs(t, re, ErrTimeout)
 	assert.Contains(t, re.Error(), "timed out")
+}
+
+func TestIsAuthError(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{&RemoteError{StatusCode: 401}, true},
+		{&RemoteError{StatusCode: 403}, true},
+		{&RemoteError{StatusCode: 200, Exception: "AuthenticationException"}, true},
+		{fmt.Errorf("login: %w", ErrAuthentication), true},
+		{&RemoteError{StatusCode: 404}, false},
+		{fmt.Errorf("%w: all standby", ErrNoActiveRM), false},
+	} {
+		assert.Equal(t, tc.want, IsAuthError(tc.err), "%v", tc.err)
+	}
 }

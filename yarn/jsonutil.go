@@ -359,7 +359,7 @@ func (e *entryList) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// strings returns the entries as a map of strings (numbers and booleans as their text).
+// stringMap returns the entries as a map of strings (numbers and booleans as their text).
 func (e entryList) stringMap() (map[string]string, error) {
 	if len(e) == 0 {
 		return nil, nil
@@ -519,6 +519,24 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 func skipValue(dec *json.Decoder) error {
 	var skip json.RawMessage
 	return dec.Decode(&skip)
+}
+
+// decodeList decodes an answer holding a list, {"<outer>": {"<inner>": [...]}} in any of the shapes
+// of streamList, element by element, converting each JSON form J into the record T.
+func decodeList[J, T any](r io.Reader, outer, inner string, convert func(*J) (T, error)) ([]T, error) {
+	var out []T
+	err := streamList(r, outer, inner, func(j *J) error {
+		t, err := convert(j)
+		if err != nil {
+			return err
+		}
+		out = append(out, t)
+		return nil
+	})
+	if err != nil {
+		return nil, unexpected(outer, err)
+	}
+	return out, nil
 }
 
 // decodeSingle decodes an answer holding one object under key, {"app": {...}}, converting its JSON

@@ -102,19 +102,7 @@ func (n *nodeJSON) node() (Node, error) {
 
 // decodeNodes decodes a /ws/v1/cluster/nodes body, streaming the list.
 func decodeNodes(r io.Reader) ([]Node, error) {
-	var out []Node
-	err := streamList(r, "nodes", "node", func(nj *nodeJSON) error {
-		n, err := nj.node()
-		if err != nil {
-			return err
-		}
-		out = append(out, n)
-		return nil
-	})
-	if err != nil {
-		return nil, unexpected("nodes", err)
-	}
-	return out, nil
+	return decodeList(r, "nodes", "node", (*nodeJSON).node)
 }
 
 // Nodes returns the cluster's NodeManagers.

@@ -101,11 +101,9 @@ func decodeSchedulerOverview(r io.Reader) (*SchedulerOverview, error) {
 // nor ' ', so each item's name ends at the first blank.
 func parseSchedulingResourceType(s string) []string {
 	var out []string
-	for item := range strings.SplitSeq(s, ",") {
-		name, _, _ := strings.Cut(strings.TrimSpace(item), " ")
-		if name != "" {
-			out = append(out, name)
-		}
+	for _, item := range commaItems(s) {
+		name, _, _ := strings.Cut(item, " ")
+		out = append(out, name)
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package yarn
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -67,29 +66,6 @@ func redactText(s string) string {
 		}
 		return redacted
 	})
-}
-
-// sensitiveHeader reports whether a header must never be logged.
-func sensitiveHeader(name string) bool {
-	switch http.CanonicalHeaderKey(name) {
-	case "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "Www-Authenticate",
-		"Hadoop-Yarn-Rm-Delegation-Token", "X-Hadoop-Delegation-Token":
-		return true
-	}
-	return strings.Contains(strings.ToLower(name), "token")
-}
-
-// redactHeader returns a copy of h that is safe to log.
-func redactHeader(h http.Header) http.Header {
-	out := make(http.Header, len(h))
-	for k, vs := range h {
-		if sensitiveHeader(k) {
-			out[k] = []string{redacted}
-			continue
-		}
-		out[k] = append([]string(nil), vs...)
-	}
-	return out
 }
 
 // restyLogger adapts resty's logger to slog, scrubbing every message.

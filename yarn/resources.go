@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/yarn-er/yarn-er/profile"
 )
@@ -289,13 +288,4 @@ func DecodeResource(data []byte) (Resources, error) {
 		return nil, unexpected("decode resource", err)
 	}
 	return r.resources()
-}
-
-// formatResources renders resources as "memory-mb=8192Mi, vcores=8, yarn.io/gpu=4".
-func formatResources(r Resources) string {
-	parts := make([]string, 0, len(r))
-	for _, n := range r.Names() {
-		parts = append(parts, n+"="+r[n].String())
-	}
-	return strings.Join(parts, ", ")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -72,7 +71,7 @@ func decodeRMConf(r io.Reader) (*RMConf, error) {
 		})
 	}
 	slices.SortStableFunc(out.Properties, func(a, b ConfProperty) int { return strings.Compare(a.Name, b.Name) })
-	// A key appears once in Hadoop's dump; keep the last if a server repeats one.
+	// A key appears once in Hadoop's dump; should a server repeat one, the first is kept (stable sort).
 	out.Properties = slices.CompactFunc(out.Properties, func(a, b ConfProperty) bool { return a.Name == b.Name })
 	return out, nil
 }
@@ -83,13 +82,5 @@ func decodeRMConf(r io.Reader) (*RMConf, error) {
 // (hadoop.security.instrumentation.requires.admin: ErrForbidden) or hidden behind a proxy
 // (ErrNotFound): callers fall back to the local configuration files then.
 func (c *Client) Conf(ctx context.Context) (*RMConf, error) {
-	q := url.Values{"format": {"json"}}
-	var out *RMConf
-	cl := call{method: http.MethodGet, path: pathConf, query: q, accept: "application/json"}
-	err := c.do(ctx, cl, func(_ rmAddress, r *rawResponse) error {
-		var err error
-		out, err = decodeRMConf(r.Body)
-		return err
-	})
-	return out, err
+	return getDecoded(ctx, c, pathConf, url.Values{"format": {"json"}}, decodeRMConf)
 }

@@ -44,16 +44,7 @@ variant under yarn.http.policy=HTTPS_ONLY, or every RM of yarn.resourcemanager.h
 the active one is used. Authentication is Hadoop's simple scheme (--user, HADOOP_USER_NAME, the OS
 user) or Kerberos SPNEGO (--keytab/--principal or a kinit credential cache).`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmd.Help()
-			}
-			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg += "; did you mean " + strings.Join(s, " or ") + "?"
-			}
-			return usageErrorf("%s", msg)
-		},
+		RunE: helpOrUnknownCommand,
 	}
 	cmd.AddCommand(newClusterInfoCmd(a), newClusterNodesCmd(a), newClusterQueuesCmd(a), newClusterAppsCmd(a))
 	return cmd
@@ -306,17 +297,13 @@ func newClusterNodesCmd(a *app) *cobra.Command {
 // writeNodesTable writes one row per node and one column per resource type; each cell is
 // used/available/total in the resource's unit (shown after the total when there is one).
 func writeNodesTable(w io.Writer, out nodesOut, nodes []yarn.Node) error {
-	units := map[string]string{}
+	units := yarn.Resources{} // every resource type of the nodes, with its unit
 	for _, n := range nodes {
 		for name, q := range n.Total {
-			units[name] = q.Units
+			units[name] = yarn.Quantity{Units: q.Units}
 		}
 	}
-	all := yarn.Resources{}
-	for name, u := range units {
-		all[name] = yarn.Quantity{Units: u}
-	}
-	names := all.Names()
+	names := units.Names()
 	tw := newTable(w)
 	header := []string{"NODE", "STATE", "RACK"}
 	header = append(header, names...)
@@ -324,7 +311,7 @@ func writeNodesTable(w io.Writer, out nodesOut, nodes []yarn.Node) error {
 	for _, n := range out.Nodes {
 		row := []string{n.ID, n.State, n.Rack}
 		for _, name := range names {
-			row = append(row, fmt.Sprintf("%s/%s/%s", cell(n.Used, name), cell(n.Available, name), cell(n.Total, name)+units[name]))
+			row = append(row, fmt.Sprintf("%s/%s/%s", cell(n.Used, name), cell(n.Available, name), cell(n.Total, name)+units[name].Units))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}

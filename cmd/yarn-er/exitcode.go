@@ -60,7 +60,7 @@ func exitCode(err error) int {
 		return exitFindings
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.Is(err, yarn.ErrUnauthorized), errors.Is(err, yarn.ErrForbidden), errors.Is(err, yarn.ErrAuthentication):
+	case yarn.IsAuthError(err):
 		return exitAuth
 	case errors.Is(err, discovery.ErrInsufficientDevices), errors.Is(err, discovery.ErrNoDevices),
 		errors.Is(err, discovery.ErrLockTimeout):

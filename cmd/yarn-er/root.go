@@ -23,16 +23,7 @@ containers without handing one device to two processes.`,
 			return a.setup(cmd)
 		},
 		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmd.Help()
-			}
-			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
-			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-				msg += "; did you mean " + strings.Join(s, " or ") + "?"
-			}
-			return &usageError{err: errors.New(msg)}
-		},
+		RunE: helpOrUnknownCommand,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
 	pf := root.PersistentFlags()
@@ -58,6 +49,20 @@ containers without handing one device to two processes.`,
 	root.SuggestionsMinimumDistance = 2
 	markArgErrorsAsUsage(root)
 	return root
+}
+
+// helpOrUnknownCommand is the RunE of a command that only groups subcommands: without arguments it
+// prints the help, else the first argument is an unknown subcommand (a usage error, with
+// suggestions).
+func helpOrUnknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return cmd.Help()
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return &usageError{err: errors.New(msg)}
 }
 
 // markArgErrorsAsUsage makes every command's argument validation return a usage error (exit 2),
