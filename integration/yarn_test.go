@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -59,7 +60,7 @@ func TestYarnClientClusterInfo(t *testing.T) {
 
 	rc, err := c.Conf(ctx)
 	require.NoError(t, err)
-	assert.Contains(t, rc.Get("yarn.resource-types"), yarn.GPU)
+	assert.Contains(t, rc.Get("yarn.resource-types"), records.GPU)
 	assert.Equal(t, "true", rc.Get("yarn.webapp.enable-rest-app-submissions"))
 }
 
@@ -79,10 +80,10 @@ func TestYarnClientNodesWithGPU(t *testing.T) {
 		assert.True(t, ids[n.ID], "node %s is one of the mini-YARN's", n.ID)
 		assert.Equal(t, "RUNNING", n.State)
 		assert.False(t, n.TotalDerived, "Hadoop 3.5 sends totalResource")
-		assert.Equal(t, yarn.Quantity{Value: 16384, Units: "Mi"}, n.Total[yarn.Memory])
-		assert.Equal(t, int64(40), n.Total.Value(yarn.VCores))
-		assert.Equal(t, int64(4), n.Total.Value(yarn.GPU))
-		assert.Equal(t, int64(2), n.Total.Value(yarn.FPGA))
+		assert.Equal(t, records.Quantity{Value: 16384, Units: "Mi"}, n.Total[records.MemoryMB])
+		assert.Equal(t, int64(40), n.Total.Value(records.VCores))
+		assert.Equal(t, int64(4), n.Total.Value(records.GPU))
+		assert.Equal(t, int64(2), n.Total.Value(records.FPGA))
 		sum, err := n.Used.Add(n.Available)
 		require.NoError(t, err)
 		assert.Equal(t, n.Total, sum, "used + available = total on %s", n.ID)
@@ -109,9 +110,9 @@ func TestYarnClientQueues(t *testing.T) {
 	require.NotNil(t, def)
 	assert.True(t, def.Leaf)
 	assert.Equal(t, "RUNNING", def.State)
-	assert.Equal(t, int64(16384), def.MaximumAllocation.Value(yarn.Memory))
-	assert.Contains(t, def.MaximumAllocation, yarn.GPU, "queues list the extended types")
-	assert.Equal(t, int64(2*4), def.MaxEffectiveCapacity.Value(yarn.GPU))
+	assert.Equal(t, int64(16384), def.MaximumAllocation.Value(records.MemoryMB))
+	assert.Contains(t, def.MaximumAllocation, records.GPU, "queues list the extended types")
+	assert.Equal(t, int64(2*4), def.MaxEffectiveCapacity.Value(records.GPU))
 }
 
 // yarnITSubmit asks for a new application and submits an AM running command.
@@ -119,8 +120,8 @@ func yarnITSubmit(t *testing.T, c *yarn.Client, ctx context.Context, name string
 	t.Helper()
 	na, err := c.NewApplication(ctx)
 	require.NoError(t, err)
-	require.Contains(t, na.MaximumResourceCapability, yarn.GPU, "new-application lists the extended types")
-	assert.GreaterOrEqual(t, na.MaximumResourceCapability.Value(yarn.GPU), int64(4))
+	require.Contains(t, na.MaximumResourceCapability, records.GPU, "new-application lists the extended types")
+	assert.GreaterOrEqual(t, na.MaximumResourceCapability.Value(records.GPU), int64(4))
 	spec.Commands = []string{command}
 	err = c.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
 		ApplicationID:   na.ID,
@@ -208,7 +209,7 @@ func TestYarnClientKillApp(t *testing.T) {
 	})
 	require.NoError(t, err)
 	require.Equal(t, yarn.StateAccepted, app.State, app.Diagnostics)
-	assert.Equal(t, int64(128), app.Allocated.Value(yarn.Memory))
+	assert.Equal(t, int64(128), app.Allocated.Value(records.MemoryMB))
 
 	_, _, err = c.KillApplication(ctx, id)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -287,7 +288,7 @@ func (r *runner) request() (req []profile.Resource, note string) {
 		if res.Value <= 0 {
 			continue
 		}
-		if r.types != nil && (res.Name == profile.MemoryMB || res.Name == profile.VCores) && r.capacityScheduler() {
+		if r.types != nil && (res.Name == records.MemoryMB || res.Name == records.VCores) && r.capacityScheduler() {
 			if rt, ok := r.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
 				v := (res.Value/rt.Minimum + 1) * rt.Minimum
 				rounded = append(rounded, fmt.Sprintf("%s %d → %d (a multiple of the minimum allocation %d)", res.Name, res.Value, v, rt.Minimum))
@@ -420,7 +421,7 @@ func (r *runner) targetQueue() (name, from string) {
 // queueLimit is the largest amount of one resource a container in a queue may have, and whether
 // the scheduler's effective maximum (rather than the queue's own limit) sets it.
 type queueLimit struct {
-	yarn.Quantity
+	records.Quantity
 	effective bool
 }
 
@@ -488,7 +489,7 @@ func (r *runner) queueCheck() {
 		if !ok {
 			continue
 		}
-		asked := yarn.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
+		asked := records.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
 		cmp, err := asked.Cmp(limit.Quantity)
 		if err != nil {
 			r.c.warn(IDQueueMaxAllocation, live.rm, "check the queue's maximum allocation", "queue %s: cannot compare %s: %v", q.Path, res.Name, err)

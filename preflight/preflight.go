@@ -8,6 +8,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -145,7 +146,7 @@ func (r *runner) resourceName(t string) string {
 func (r *runner) extendedRequest() []profile.Resource {
 	var out []profile.Resource
 	for _, res := range r.tr.Resource.Resources() {
-		if res.Name != profile.MemoryMB && res.Name != profile.VCores {
+		if res.Name != records.MemoryMB && res.Name != records.VCores {
 			out = append(out, res)
 		}
 	}

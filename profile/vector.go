@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Resource is one entry of a resource vector: a type name and an amount in the type's unit.
@@ -32,11 +34,11 @@ func (v *Vector) Set(name string, value int64) {
 	}
 	i := len(v.entries)
 	switch name {
-	case MemoryMB:
+	case records.MemoryMB:
 		i = 0
-	case VCores:
+	case records.VCores:
 		i = 0
-		if len(v.entries) > 0 && v.entries[0].Name == MemoryMB {
+		if len(v.entries) > 0 && v.entries[0].Name == records.MemoryMB {
 			i = 1
 		}
 	}

@@ -7,14 +7,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func TestVectorOrder(t *testing.T) {
 	var v Vector
 	v.Set("yarn.io/gpu", 2)
-	v.Set(VCores, 4)
+	v.Set(records.VCores, 4)
 	v.Set("yarn.io/fpga", 1)
-	v.Set(MemoryMB, 4096)
+	v.Set(records.MemoryMB, 4096)
 	v.Set("yarn.io/gpu", 3) // update keeps the place
 	assert.Equal(t, `{"memory-mb":4096,"vcores":4,"yarn.io/gpu":3,"yarn.io/fpga":1}`, vectorJSON(t, v))
 	assert.Equal(t, "<memory-mb:4096, vcores:4, yarn.io/gpu:3, yarn.io/fpga:1>", v.String())
@@ -26,9 +28,9 @@ func TestVectorOrder(t *testing.T) {
 	assert.False(t, ok)
 
 	var w Vector
-	w.Set(VCores, 1)
-	w.Set(MemoryMB, 1)
-	assert.Equal(t, []Resource{{MemoryMB, 1}, {VCores, 1}}, w.Resources())
+	w.Set(records.VCores, 1)
+	w.Set(records.MemoryMB, 1)
+	assert.Equal(t, []Resource{{records.MemoryMB, 1}, {records.VCores, 1}}, w.Resources())
 	var empty Vector
 	assert.Equal(t, `{}`, vectorJSON(t, empty))
 	assert.Equal(t, "<>", empty.String())
@@ -36,7 +38,7 @@ func TestVectorOrder(t *testing.T) {
 
 func TestVectorJSONExact(t *testing.T) {
 	var v Vector
-	v.Set(MemoryMB, math.MaxInt64)
+	v.Set(records.MemoryMB, math.MaxInt64)
 	v.Set("a\"b", math.MinInt64)
 	raw := vectorJSON(t, v)
 	assert.Equal(t, `{"memory-mb":9223372036854775807,"a\"b":-9223372036854775808}`, raw)

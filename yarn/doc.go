@@ -9,7 +9,7 @@
 //   - Every resource quantity is an int64 in the unit Hadoop reports (memory-mb in Mi, vcores and
 //     most devices unit-less). Numbers are never decoded through float64, so
 //     9223372036854775807 (Long.MAX_VALUE, Hadoop's "no limit") survives.
-//   - Units are converted and compared exactly with package profile (Quantity.Cmp, Quantity.In,
+//   - Units are converted and compared exactly with package records (records.Quantity.Cmp, .In,
 //     Resources.Add), the project's single implementation of Hadoop's UnitsConversionUtil.
 //   - Hadoop 3.1 to 3.5 are understood: Jersey 1 and Jersey 2 output (a single object where a list
 //     is expected and the reverse, a root element kept or dropped), null wrappers such as

@@ -1,4 +1,4 @@
-package profile
+package records
 
 import (
 	"cmp"
@@ -295,17 +295,51 @@ func Compare(unitA string, valueA int64, unitB string, valueB int64) (int, error
 	return c, nil
 }
 
-// Quantity is an amount with a Hadoop unit, e.g. 4 "Gi".
+// Quantity is an amount of one resource type with its Hadoop unit, e.g. 4 "Gi", 8192 "Mi" or 2 "".
+// Arithmetic on quantities is exact (Convert, Compare): never through a float, and with Hadoop's
+// error messages.
 type Quantity struct {
+	// Value is the amount in Units.
 	Value int64
-	Unit  string
+	// Units is the Hadoop unit of Value: "" or one of p n u m k M G T P Ki Mi Gi Ti Pi.
+	Units string
 }
 
 // String renders the quantity as Hadoop writes one: value immediately followed by the unit ("4Gi", "2").
-func (q Quantity) String() string { return strconv.FormatInt(q.Value, 10) + q.Unit }
+func (q Quantity) String() string { return strconv.FormatInt(q.Value, 10) + q.Units }
 
-// In returns the quantity converted to unit (see Convert).
-func (q Quantity) In(unit string) (int64, error) { return Convert(q.Unit, unit, q.Value) }
+// Cmp compares q with o exactly, converting units: -1 when q < o, 0 when equal, +1 when q > o.
+// It fails only for a unit Hadoop does not know (a *UnitError); two quantities in the same unit
+// compare by value whatever the unit.
+func (q Quantity) Cmp(o Quantity) (int, error) {
+	if q.Units == o.Units {
+		return cmp.Compare(q.Value, o.Value), nil
+	}
+	return Compare(q.Units, q.Value, o.Units, o.Value)
+}
+
+// In converts q to units. Like Hadoop's UnitsConversionUtil it rounds toward zero when the result
+// is not whole; exact reports whether no rounding happened. A result beyond int64 is an error
+// matching ErrOverflow, an unknown unit one matching ErrUnknownUnit. A quantity already in units
+// is returned as is.
+func (q Quantity) In(units string) (v int64, exact bool, err error) {
+	if q.Units == units {
+		return q.Value, true, nil
+	}
+	v, err = Convert(q.Units, units, q.Value)
+	switch {
+	case errors.Is(err, ErrOverflow):
+		return 0, false, fmt.Errorf("converting %s to %q overflows a 64-bit integer: %w", q, units, err)
+	case err != nil:
+		return 0, false, err
+	}
+	// Convert truncates: the result is exact when it converts back to the same amount.
+	c, err := Compare(units, v, q.Units, q.Value)
+	if err != nil {
+		return 0, false, err
+	}
+	return v, c == 0, nil
+}
 
 // ErrQuantitySyntax is wrapped by the errors of ParseQuantity about text that is not "value[ ][units]".
 var ErrQuantitySyntax = errors.New(`expected format is: value[ ][units]`)
@@ -332,7 +366,7 @@ func ParseQuantity(s string) (Quantity, error) {
 	if !IsKnownUnit(rest) {
 		return Quantity{}, &UnitError{Unit: rest}
 	}
-	return Quantity{Value: v, Unit: rest}, nil
+	return Quantity{Value: v, Units: rest}, nil
 }
 
 func isASCIIAlpha(s string) bool {

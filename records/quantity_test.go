@@ -1,4 +1,4 @@
-package yarn
+package records
 
 import (
 	"math"
@@ -6,34 +6,31 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/yarn-er/yarn-er/profile"
 )
 
-// TestQuantityIsProfileArithmetic checks that Quantity's unit arithmetic is package profile's:
-// same results, same errors (sentinels and Hadoop's messages).
-func TestQuantityIsProfileArithmetic(t *testing.T) {
-	units := profile.KnownUnits()
+// TestQuantityInAgreesWithConvert checks that Quantity's In and Cmp give Convert's and Compare's
+// results and errors (sentinels and Hadoop's messages) for every pair of units.
+func TestQuantityInAgreesWithConvert(t *testing.T) {
+	units := KnownUnits()
 	values := []int64{0, 1, -1, 999, 1000, 1023, 1024, 1536, math.MaxInt64, math.MinInt64}
 	for _, from := range units {
 		for _, to := range units {
 			for _, v := range values {
 				q := Quantity{Value: v, Units: from}
-				want, werr := profile.Convert(from, to, v)
+				want, werr := Convert(from, to, v)
 				got, exact, err := q.In(to)
 				if werr != nil {
 					require.Error(t, err, "%s in %q", q, to)
 					assert.ErrorIs(t, err, ErrOverflow)
-					assert.ErrorIs(t, err, profile.ErrOverflow)
 					assert.ErrorContains(t, err, "overflows")
 					continue
 				}
 				require.NoError(t, err, "%s in %q", q, to)
 				assert.Equal(t, want, got, "%s in %q", q, to)
-				back, _ := profile.Compare(to, got, from, v)
+				back, _ := Compare(to, got, from, v)
 				assert.Equal(t, back == 0, exact, "%s in %q", q, to)
 
-				wc, err := profile.Compare(from, v, to, 7)
+				wc, err := Compare(from, v, to, 7)
 				require.NoError(t, err)
 				c, err := q.Cmp(Quantity{Value: 7, Units: to})
 				require.NoError(t, err)
@@ -44,8 +41,7 @@ func TestQuantityIsProfileArithmetic(t *testing.T) {
 
 	_, _, err := Quantity{Value: 1, Units: "Mi"}.In("MB")
 	assert.ErrorIs(t, err, ErrUnknownUnit)
-	assert.ErrorIs(t, err, profile.ErrUnknownUnit)
-	var ue *profile.UnitError
+	var ue *UnitError
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, "MB", ue.Unit)
 	assert.ErrorContains(t, err, "Unknown unit 'MB'. Known units are")
@@ -69,9 +65,41 @@ func TestQuantityIsProfileArithmetic(t *testing.T) {
 	assert.Equal(t, int64(1), v)
 	assert.True(t, exact)
 
-	assert.Equal(t, profile.Quantity{Value: 4, Unit: "Gi"}.String(), Quantity{Value: 4, Units: "Gi"}.String())
-	assert.Equal(t, profile.MemoryMB, Memory)
-	assert.Equal(t, profile.VCores, VCores)
-	assert.Equal(t, profile.GPU, GPU)
-	assert.Equal(t, profile.FPGA, FPGA)
+}
+
+func TestQuantity(t *testing.T) {
+	for _, tc := range []struct {
+		a, b Quantity
+		cmp  int
+	}{
+		{Quantity{1, "Gi"}, Quantity{1024, "Mi"}, 0},
+		{Quantity{1, "G"}, Quantity{1, "Gi"}, -1},
+		{Quantity{1000, "m"}, Quantity{1, ""}, 0},
+		{Quantity{math.MaxInt64, "Pi"}, Quantity{math.MaxInt64, "Ti"}, 1},
+		{Quantity{-1, "k"}, Quantity{0, ""}, -1},
+		{Quantity{5, ""}, Quantity{5, ""}, 0},
+	} {
+		got, err := tc.a.Cmp(tc.b)
+		require.NoError(t, err)
+		assert.Equal(t, tc.cmp, got, "%s vs %s", tc.a, tc.b)
+		back, err := tc.b.Cmp(tc.a)
+		require.NoError(t, err)
+		assert.Equal(t, -tc.cmp, back)
+	}
+	_, err := Quantity{1, "X"}.Cmp(Quantity{1, "Mi"})
+	assert.ErrorIs(t, err, ErrUnknownUnit)
+
+	v, exact, err := Quantity{3, "Gi"}.In("Mi")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3072), v)
+	assert.True(t, exact)
+	v, exact, err = Quantity{1500, "Mi"}.In("Gi")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), v)
+	assert.False(t, exact)
+	_, _, err = Quantity{math.MaxInt64, "Pi"}.In("")
+	assert.ErrorContains(t, err, "overflows")
+	_, _, err = Quantity{1, ""}.In("bogus")
+	assert.ErrorIs(t, err, ErrUnknownUnit)
+	assert.Equal(t, "4Gi", Quantity{4, "Gi"}.String())
 }

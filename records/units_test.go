@@ -1,4 +1,4 @@
-package profile
+package records
 
 import (
 	"bufio"
@@ -309,9 +309,10 @@ func TestParseQuantity(t *testing.T) {
 	}
 	q, err := ParseQuantity("4Gi")
 	require.NoError(t, err)
-	mi, err := q.In("Mi")
+	mi, exact, err := q.In("Mi")
 	require.NoError(t, err)
 	assert.Equal(t, int64(4096), mi)
+	assert.True(t, exact)
 	_, err = ParseQuantity("5x")
 	assert.EqualError(t, err, "Unknown unit 'x'. Known units are [, Gi, G, k, m, M, n, p, P, T, u, Ti, Pi, Mi, Ki]")
 	_, err = ParseQuantity("5  k")
