@@ -26,7 +26,13 @@ func rmClientFromConf(t testing.TB, ep *Endpoints) *yarn.Client {
 	t.Helper()
 	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: ep.HadoopConfDir})
 	require.NoError(t, err)
-	c, err := yarn.NewClient(yarn.Options{HadoopConf: hc, User: ep.User})
+	addrs, err := hc.RMWebAddresses()
+	require.NoError(t, err)
+	opts := yarn.Options{HTTPS: hc.YARNHTTPSOnly(), User: ep.User}
+	for _, a := range addrs {
+		opts.Addresses = append(opts.Addresses, a.URL())
+	}
+	c, err := yarn.NewClient(opts)
 	require.NoError(t, err)
 	require.Equal(t, []string{ep.RMWebAddress}, c.Addresses(), "the address comes from yarn-site.xml")
 	return c

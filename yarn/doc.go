@@ -17,10 +17,11 @@
 //     used plus available). Queue trees are normalised across schedulers: every Queue has its
 //     full Path and its own Name (the FairScheduler reports the path as the name).
 //
-// The client finds the active ResourceManager of an HA pair itself. Addresses come from
-// Options.Addresses or from the Hadoop configuration (yarn.resourcemanager.webapp.address, its
-// https variant chosen by yarn.http.policy, and the per-rm-id keys under
-// yarn.resourcemanager.ha.rm-ids). A standby's 307 redirect makes the client look for the active
+// The client finds the active ResourceManager of an HA pair itself. It takes plain options and
+// never reads a Hadoop configuration: the caller resolves Options.Addresses (and RMIDs, HTTPS,
+// Kerberos) from its flags or from package conf (conf.HadoopConfig.RMWebAddresses applies
+// yarn.resourcemanager.webapp.address, its https variant chosen by yarn.http.policy, and the
+// per-rm-id keys under yarn.resourcemanager.ha.rm-ids). A standby's 307 redirect makes the client look for the active
 // RM again; a request with a body is re-sent only because a 307 proves the standby did not act on
 // it. "No active RM right now" is retried with backoff until Options.Retry.FailoverTimeout.
 //
