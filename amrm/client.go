@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/commonpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/ipc"
 )
 
 // Sentinels for errors.Is. A *RemoteError matches the sentinel of its Java exception class.

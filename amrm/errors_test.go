@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/ipc"
 )
 
 // errorMsg as the Hadoop 3.5.0 ResourceManager of the mini-YARN sent it for a second

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
 )
 
 // NMTokenSource gives the NMToken for a NodeManager address (host:port). *Client is one: it caches

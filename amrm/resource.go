@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
-// testAMResult mirrors the JSON that amrm/internal/testam writes.
+// testAMResult mirrors the JSON that internal/testam writes.
 type testAMResult struct {
 	Attempt         string           `json:"attempt"`
 	TokenFileFormat string           `json:"tokenFileFormat"`
@@ -73,13 +73,13 @@ type testAMRun struct {
 	SubmitToFinish time.Duration
 }
 
-// buildTestAM builds amrm/internal/testam as a static binary in dir.
+// buildTestAM builds internal/testam as a static binary in dir.
 func buildTestAM(t testing.TB, dir string) string {
 	t.Helper()
 	root, err := RepoRoot()
 	require.NoError(t, err)
 	bin := filepath.Join(dir, "testam")
-	cmd := exec.Command("go", "build", "-o", bin, "./amrm/internal/testam")
+	cmd := exec.Command("go", "build", "-o", bin, "./internal/testam")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
