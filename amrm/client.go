@@ -12,9 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
-	"google.golang.org/protobuf/proto"
 )
 
 // Protocol names (declaringClassProtocolName and the connection context's protocol).
@@ -197,7 +198,7 @@ func (c *Client) register(ctx context.Context) (*Registration, error) {
 	resp := &yarnpb.RegisterApplicationMasterResponseProto{}
 	// Not resent on a lost connection: a second registration is refused ("already registered").
 	if err := c.rpc.Call(ctx, "registerApplicationMaster", preq, resp, ipc.CallOptions{}); err != nil {
-		return nil, convertErr(err)
+		return nil, fmt.Errorf("amrm: %w", err)
 	}
 	types := map[string]ResourceType{
 		ResourceMemory: {Name: ResourceMemory, Units: "Mi", Type: "COUNTABLE"},
@@ -589,7 +590,7 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 	resp := &yarnpb.AllocateResponseProto{}
 	// Safe to resend: the RM answers a repeated responseId with its last response.
 	if err := c.rpc.Call(ctx, "allocate", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
-		return nil, convertErr(err)
+		return nil, fmt.Errorf("amrm: %w", err)
 	}
 
 	c.mu.Lock()
@@ -781,7 +782,7 @@ func (c *Client) Unregister(ctx context.Context, status FinalStatus, diagnostics
 		resp := &yarnpb.FinishApplicationMasterResponseProto{}
 		err := c.rpc.Call(ctx, "finishApplicationMaster", req, resp, ipc.CallOptions{Idempotent: true})
 		if err != nil {
-			err = convertErr(err)
+			err = fmt.Errorf("amrm: %w", err)
 			if errors.Is(err, ErrNotRegistered) && !resynced {
 				resynced = true
 				c.logger.Warn("amrm: the ResourceManager does not know this application master; registering again to unregister")

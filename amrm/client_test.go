@@ -10,8 +10,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 var gpu1 = Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{ResourceGPU: 1}}
@@ -61,7 +63,7 @@ func TestRegisterKeepsCapabilityAndTypes(t *testing.T) {
 	// Registering twice is the RM's InvalidApplicationMasterRequestException, typed.
 	_, err = c.Register(context.Background(), RegisterRequest{})
 	require.ErrorIs(t, err, ErrInvalidRequest)
-	var re *RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, exInvalidAMRequest, re.Class)
 	assert.Contains(t, re.Message, "already registered")
@@ -220,7 +222,7 @@ func TestWrongResponseIDIsTypedError(t *testing.T) {
 	rm.mu.Unlock()
 	_, err = c.Allocate(context.Background())
 	require.ErrorIs(t, err, ErrInvalidRequest)
-	var re *RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Contains(t, re.Message, "expect responseId to be 7 but get 1")
 	assert.Contains(t, err.Error(), "InvalidApplicationMasterRequestException: Invalid responseId")

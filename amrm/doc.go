@@ -27,8 +27,9 @@
 // Asks are absolute totals per priority (one priority per resource profile). Every allocated
 // container is checked for the asked extended resources; one that lacks them is released and asked
 // for again. After a ResourceManager restart or failover the client registers again and resends its
-// asks and releases. Remote exceptions are *RemoteError values keeping the Java class and message,
-// matching the package's sentinels (ErrNotRegistered, ...) with errors.Is.
+// asks and releases. Remote exceptions are *records.RemoteError values keeping the Java class and
+// message, matching the package's sentinels (ErrNotRegistered, ...) with errors.Is.
 //
-// The package imports no other yarn-er package.
+// The package imports only package records (shared YARN records) and the module's internal Hadoop
+// IPC and protobuf packages.
 package amrm

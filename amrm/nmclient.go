@@ -11,6 +11,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // NMTokenSource gives the NMToken for a NodeManager address (host:port). *Client is one: it caches
@@ -92,7 +93,7 @@ func failedError(f *yarnpb.ContainerExceptionMapProto, method string) *Container
 	}
 	return &ContainerError{
 		ID:     containerIDFromProto(f.GetContainerId()),
-		Remote: &RemoteError{Class: ex.GetClassName(), Message: msg, Method: method},
+		Remote: &records.RemoteError{Class: ex.GetClassName(), Message: msg, Method: method},
 	}
 }
 
@@ -116,7 +117,7 @@ func (n *NMClient) StartContainer(ctx context.Context, c Container, lc *LaunchCo
 	}}}
 	resp := &yarnpb.StartContainersResponseProto{}
 	if err := cl.Call(ctx, "startContainers", req, resp, ipc.CallOptions{}); err != nil {
-		return fmt.Errorf("amrm: start container %s on %s: %w", c.ID, c.Node, convertErr(err))
+		return fmt.Errorf("amrm: start container %s on %s: %w", c.ID, c.Node, err)
 	}
 	for _, f := range resp.GetFailedRequests() {
 		return failedError(f, "startContainers")
@@ -143,7 +144,7 @@ func (n *NMClient) StopContainer(ctx context.Context, node string, id ContainerI
 	resp := &yarnpb.StopContainersResponseProto{}
 	req := &yarnpb.StopContainersRequestProto{ContainerId: []*yarnpb.ContainerIdProto{pid}}
 	if err := cl.Call(ctx, "stopContainers", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
-		return fmt.Errorf("amrm: stop container %s on %s: %w", id, node, convertErr(err))
+		return fmt.Errorf("amrm: stop container %s on %s: %w", id, node, err)
 	}
 	for _, f := range resp.GetFailedRequests() {
 		return failedError(f, "stopContainers")
@@ -164,7 +165,7 @@ func (n *NMClient) ContainerStatus(ctx context.Context, node string, id Containe
 	resp := &yarnpb.GetContainerStatusesResponseProto{}
 	req := &yarnpb.GetContainerStatusesRequestProto{ContainerId: []*yarnpb.ContainerIdProto{pid}}
 	if err := cl.Call(ctx, "getContainerStatuses", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
-		return nil, fmt.Errorf("amrm: status of container %s on %s: %w", id, node, convertErr(err))
+		return nil, fmt.Errorf("amrm: status of container %s on %s: %w", id, node, err)
 	}
 	for _, f := range resp.GetFailedRequests() {
 		return nil, failedError(f, "getContainerStatuses")

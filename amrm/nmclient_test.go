@@ -7,9 +7,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
-	"google.golang.org/protobuf/proto"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 type tokenMap map[string]Token
@@ -151,7 +153,7 @@ func TestStartContainerFailures(t *testing.T) {
 		var ce *ContainerError
 		require.ErrorAs(t, err, &ce)
 		assert.Equal(t, ct.ID, ce.ID)
-		var re *RemoteError
+		var re *records.RemoteError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, "org.apache.hadoop.yarn.exceptions.YarnException", re.Class)
 		assert.Contains(t, err.Error(), "has already been started")

@@ -243,8 +243,8 @@ func TestYarnClientErrors(t *testing.T) {
 		AMContainerSpec: yarn.ContainerLaunchContext{Commands: []string{"/bin/true"}},
 	})
 	require.ErrorIs(t, err, yarn.ErrBadRequest)
-	var re *yarn.RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "Requested more memory than configured max", re.Message)
-	assert.Equal(t, "org.apache.hadoop.yarn.webapp.BadRequestException", re.JavaClassName)
+	assert.Equal(t, "org.apache.hadoop.yarn.webapp.BadRequestException", re.Class)
 }

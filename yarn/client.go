@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Client talks to the ResourceManager REST API. It is safe for concurrent use.
@@ -454,7 +456,7 @@ func (c *Client) activeRM(ctx context.Context) (rmAddress, error) {
 			answered = true
 			details = append(details, fmt.Sprintf("%s: %v", s.addr, s.Err))
 		default:
-			var re *RemoteError
+			var re *records.RemoteError
 			if errors.As(s.Err, &re) {
 				answered = true
 			} else {

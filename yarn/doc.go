@@ -30,7 +30,7 @@
 // (keytab or credential cache, with the hadoop.auth cookie kept between requests). TLS accepts a
 // custom CA and client certificates. Authorization headers, cookies and tokens never reach a log.
 //
-// Errors from the RM become *RemoteError values that keep Hadoop's exception, Java class and
+// Errors from the RM become *records.RemoteError values that keep Hadoop's exception, Java class and
 // message; test them with errors.Is against ErrNotFound, ErrForbidden, ErrUnauthorized,
 // ErrBadRequest, ErrRESTSubmissionDisabled and the other sentinels.
 package yarn

@@ -108,10 +108,10 @@ func TestReplayNode(t *testing.T) {
 
 	_, err = c.Node(context.Background(), "nope:1")
 	require.ErrorIs(t, err, ErrNotFound)
-	var re *RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "NotFoundException", re.Exception)
-	assert.Equal(t, "org.apache.hadoop.yarn.webapp.NotFoundException", re.JavaClassName)
+	assert.Equal(t, "org.apache.hadoop.yarn.webapp.NotFoundException", re.Class)
 	assert.Equal(t, "nodeId, nope:1, is not found", re.Message)
 }
 
@@ -319,7 +319,7 @@ func TestReplayErrors(t *testing.T) {
 				assert.ErrorIs(t, err, s)
 			}
 			assert.NotErrorIs(t, err, ErrNotFound)
-			var re *RemoteError
+			var re *records.RemoteError
 			require.ErrorAs(t, err, &re)
 			assert.Equal(t, tc.exception, re.Exception)
 			assert.Equal(t, tc.message, re.Message)

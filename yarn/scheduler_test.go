@@ -160,7 +160,7 @@ func TestReplaySchedulerOverview(t *testing.T) {
 	_, err = testClient(t, Options{Retry: RetryPolicy{MaxAttempts: 1}}, old.URL()).SchedulerOverview(context.Background())
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrNotFound)
-	var re *RemoteError
+	var re *records.RemoteError
 	assert.True(t, errors.As(err, &re))
 }
 

@@ -109,7 +109,7 @@ type CallOptions struct {
 const maxSends = 3
 
 // Call invokes method with req and decodes the response into resp. Remote exceptions come back as
-// *RemoteError; connection failures as errors matching ErrConnection.
+// *records.RemoteError; connection failures as errors matching ErrConnection.
 func (c *Client) Call(ctx context.Context, method string, req, resp proto.Message, opts CallOptions) error {
 	// Java numbers calls per client and keeps (clientId, callId) across retries, with retryCount
 	// counting up, so a server retry cache can recognise a resent call.

@@ -10,10 +10,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
-	"google.golang.org/protobuf/proto"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 const proto1 = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB"
@@ -143,7 +145,7 @@ func TestRemoteErrorKeepsClassAndMessage(t *testing.T) {
 	s.AddToken(tok1.Identifier, tok1.Password)
 	c := newClient(t, s, nil)
 	_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
-	var re *ipc.RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException", re.Class)
 	assert.Contains(t, re.Message, "appattempt_1_0001_000001")
@@ -169,7 +171,7 @@ func TestFatalErrorReconnects(t *testing.T) {
 	s.AddToken(tok1.Identifier, tok1.Password)
 	c := newClient(t, s, nil)
 	_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
-	var re *ipc.RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.True(t, re.Fatal)
 	got, err := allocate(context.Background(), c, 5, 0, ipc.CallOptions{})
@@ -282,7 +284,7 @@ func TestAuthenticationFailures(t *testing.T) {
 		c := newClient(t, s, nil)
 		_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
 		require.ErrorIs(t, err, ipc.ErrAuthentication)
-		var re *ipc.RemoteError
+		var re *records.RemoteError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, "org.apache.hadoop.security.token.SecretManager$InvalidToken", re.Class)
 	})
@@ -308,7 +310,7 @@ func TestAuthenticationFailures(t *testing.T) {
 		s := ipctest.NewServer(t, echo)
 		c := newClient(t, s, func(cfg *ipc.Config) { cfg.Token = nil })
 		_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
-		var re *ipc.RemoteError
+		var re *records.RemoteError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, "org.apache.hadoop.security.AccessControlException", re.Class)
 		assert.Contains(t, re.Message, "SIMPLE authentication is not enabled")

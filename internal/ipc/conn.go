@@ -11,8 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Token is a Hadoop security token used for SASL TOKEN authentication.
@@ -279,7 +281,7 @@ func (c *conn) call(ctx context.Context, callID, retry int32, method string, req
 		c.fail(err)
 		c.mu.Lock()
 		if c.closeErr != nil {
-			var re *RemoteError
+			var re *records.RemoteError
 			if errors.As(c.closeErr, &re) {
 				err = re
 			}

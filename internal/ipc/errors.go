@@ -3,57 +3,14 @@ package ipc
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/records"
 )
 
-// RemoteError is an exception the server reported in a response header.
-type RemoteError struct {
-	// Class is the server's Java exception class, e.g.
-	// org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException.
-	Class string
-	// Message is the server's errorMsg (often the exception's text followed by a stack trace).
-	Message string
-	// Fatal is set for status FATAL: the server closes the connection.
-	Fatal bool
-	// Code is the server's RpcErrorCodeProto name, e.g. ERROR_APPLICATION; empty when not sent.
-	Code string
-	// Method is the called method; empty for errors during connection setup.
-	Method string
-}
-
-// Error formats the error.
-func (e *RemoteError) Error() string {
-	var b strings.Builder
-	b.WriteString("hadoop ipc: ")
-	if e.Method != "" {
-		b.WriteString(e.Method + ": ")
-	}
-	b.WriteString("remote ")
-	if e.Class != "" {
-		b.WriteString(e.Class)
-	} else {
-		b.WriteString("exception")
-	}
-	if m := FirstLine(e.Message); m != "" {
-		b.WriteString(": " + m)
-	}
-	return b.String()
-}
-
-// FirstLine returns the first line of a Java errorMsg without stack trace and without a leading
-// "<class>: " that repeats the exception class.
-func FirstLine(msg string) string {
-	msg = strings.TrimSpace(msg)
-	if i := strings.IndexAny(msg, "\r\n"); i >= 0 {
-		msg = strings.TrimSpace(msg[:i])
-	}
-	return msg
-}
-
-func remoteErrorFrom(h *commonpb.RpcResponseHeaderProto, method string) *RemoteError {
-	e := &RemoteError{
+// remoteErrorFrom returns the exception of an error response header.
+func remoteErrorFrom(h *commonpb.RpcResponseHeaderProto, method string) *records.RemoteError {
+	e := &records.RemoteError{
 		Class:   h.GetExceptionClassName(),
 		Message: h.GetErrorMsg(),
 		Fatal:   h.GetStatus() == commonpb.RpcResponseHeaderProto_FATAL,

@@ -14,9 +14,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 )
 
 // Special call ids of Hadoop's RpcConstants and Server.AuthProtocol.

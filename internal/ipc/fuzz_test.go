@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 )
 
 // FuzzReadResponse feeds a byte stream through the client's response path: length-prefixed packets,

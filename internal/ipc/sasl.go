@@ -6,8 +6,9 @@ import (
 	"net"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 )
 
 // maxSASLRounds bounds the negotiation; DIGEST-MD5 needs two or three.

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/yarn-er/yarn-er/amrm"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Result is the JSON the AM writes.
@@ -340,7 +341,7 @@ func flatten(r amrm.Resource) map[string]int64 {
 
 func remote(err error, sentinel error) Remote {
 	out := Remote{Error: err.Error(), IsSent: errors.Is(err, sentinel)}
-	var re *amrm.RemoteError
+	var re *records.RemoteError
 	if errors.As(err, &re) {
 		out.Class, out.Message = re.Class, re.Message
 	}

@@ -6,10 +6,12 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
-	"google.golang.org/protobuf/proto"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 const amProtocol = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB"
@@ -37,7 +39,7 @@ func probeIPC(ctx context.Context, sched []string, tok amrm.Token, res *Result) 
 			return
 		}
 		out := Remote{Error: err.Error(), IsSent: sentinel != nil && errors.Is(err, sentinel)}
-		var re *ipc.RemoteError
+		var re *records.RemoteError
 		if errors.As(err, &re) {
 			out.Class, out.Message = re.Class, firstLines(re.Message, 2)
 		}
