@@ -16,6 +16,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Protocol names (declaringClassProtocolName and the connection context's protocol).
@@ -64,8 +65,8 @@ type Client struct {
 	responseID  int32
 	progress    float32
 	asks        map[int32]*askState
-	toRelease   map[ContainerID]bool // released, not yet confirmed completed
-	sendRelease map[ContainerID]bool // to send with the next allocate
+	toRelease   map[records.ContainerID]bool // released, not yet confirmed completed
+	sendRelease map[records.ContainerID]bool // to send with the next allocate
 	nmTokens    map[string]Token
 	allocates   int
 }
@@ -104,8 +105,8 @@ func New(cfg Config) (*Client, error) {
 		amrmAlias:   alias,
 		amrmToken:   tok.clone(),
 		asks:        map[int32]*askState{},
-		toRelease:   map[ContainerID]bool{},
-		sendRelease: map[ContainerID]bool{},
+		toRelease:   map[records.ContainerID]bool{},
+		sendRelease: map[records.ContainerID]bool{},
 		nmTokens:    map[string]Token{},
 	}
 	rpc, err := ipc.NewClient(ipc.Config{
@@ -351,7 +352,7 @@ func (c *Client) Outstanding(priority int32) int {
 }
 
 // Release gives containers back to the ResourceManager with the next heartbeat.
-func (c *Client) Release(ids ...ContainerID) error {
+func (c *Client) Release(ids ...records.ContainerID) error {
 	for _, id := range ids {
 		if _, err := containerIDProto(id); err != nil {
 			return err
@@ -383,7 +384,7 @@ func (c *Client) NMToken(node string) (Token, bool) {
 
 // Container is a container the ResourceManager allocated.
 type Container struct {
-	ID ContainerID
+	ID records.ContainerID
 	// Node is the NodeManager's IPC address host:port (its NodeId), where the container is started.
 	Node string
 	// NodeHTTPAddress is the NodeManager's web address.
@@ -430,7 +431,7 @@ const (
 
 // ContainerStatus is a container's state, as the RM reports completed containers or an NM reports any.
 type ContainerStatus struct {
-	ID    ContainerID
+	ID    records.ContainerID
 	State ContainerState
 	// ExitStatus is the process exit code, or one of YARN's negative codes (-100 aborted/released,
 	// -101 disks failed, -102 preempted, -103/-104 over memory limits, -105 killed by the AM, ...);
@@ -491,7 +492,7 @@ type Allocation struct {
 	// UpdatedNodes are nodes whose state changed.
 	UpdatedNodes []NodeReport
 	// Preempted are containers the RM will take back (strict and negotiable preemption).
-	Preempted []ContainerID
+	Preempted []records.ContainerID
 	// ResponseID is the RM's response id for this heartbeat.
 	ResponseID int32
 }
@@ -576,8 +577,8 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 		req.Ask = append(req.Ask, rr)
 		sentVersions[p] = a.version
 	}
-	var sentReleases []ContainerID
-	for _, id := range slices.Sorted(maps.Keys(c.sendRelease)) {
+	var sentReleases []records.ContainerID
+	for _, id := range slices.SortedFunc(maps.Keys(c.sendRelease), records.ContainerID.Compare) {
 		pid, err := containerIDProto(id)
 		if err != nil {
 			continue
@@ -657,7 +658,7 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 			}
 		}
 		if reason != "" {
-			c.logger.Warn("amrm: releasing container", "container", string(ct.ID), "node", ct.Node, "reason", reason)
+			c.logger.Warn("amrm: releasing container", "container", ct.ID.String(), "node", ct.Node, "reason", reason)
 			c.toRelease[ct.ID] = true
 			c.sendRelease[ct.ID] = true
 			out.Released = append(out.Released, Released{Container: ct, Reason: reason})

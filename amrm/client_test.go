@@ -129,7 +129,7 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 		assert.Equal(t, int64(1), ct.Resource.Extended[ResourceGPU])
 		assert.Contains(t, []string{"nm1:45454", "nm2:45454"}, ct.Node)
 	}
-	assert.Equal(t, ContainerID("container_1700000000000_0001_01_000002"), got[0].ID)
+	assert.Equal(t, "container_1700000000000_0001_01_000002", got[0].ID.String())
 	assert.Equal(t, 0, c.Outstanding(1))
 
 	reqs := rm.allocRequests()
@@ -334,14 +334,14 @@ func TestCompletedContainerStatuses(t *testing.T) {
 	a, err := c.Allocate(context.Background())
 	require.NoError(t, err)
 	require.Len(t, a.Completed, 2)
-	assert.Equal(t, ContainerStatus{ID: "container_1700000000000_0001_01_000002", State: StateComplete, ExitStatus: 0}, a.Completed[0])
+	assert.Equal(t, ContainerStatus{ID: containerID(t, "container_1700000000000_0001_01_000002"), State: StateComplete, ExitStatus: 0}, a.Completed[0])
 	assert.Equal(t, int32(-105), a.Completed[1].ExitStatus)
 	assert.Contains(t, a.Completed[1].Diagnostics, "killed")
 	assert.Equal(t, Resource{MemoryMB: 4096, VCores: 4}, a.Headroom)
 	assert.Equal(t, 2, a.NumClusterNodes)
 	require.Len(t, a.UpdatedNodes, 1)
 	assert.Equal(t, "LOST", a.UpdatedNodes[0].State)
-	assert.Equal(t, []ContainerID{"container_1700000000000_0001_01_000002"}, a.Preempted)
+	assert.Equal(t, []records.ContainerID{containerID(t, "container_1700000000000_0001_01_000002")}, a.Preempted)
 }
 
 func TestUnregister(t *testing.T) {

@@ -10,11 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 )
 
 // Token kinds yarn-er handles.

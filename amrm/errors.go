@@ -45,14 +45,14 @@ var (
 
 // ContainerError is a NodeManager's refusal for one container in an otherwise successful call.
 type ContainerError struct {
-	ID ContainerID
+	ID records.ContainerID
 	// Remote is the exception the NodeManager reported for the container.
 	Remote *records.RemoteError
 }
 
 // Error formats the error.
 func (e *ContainerError) Error() string {
-	return "amrm: container " + string(e.ID) + ": " + e.Remote.Error()
+	return "amrm: container " + e.ID.String() + ": " + e.Remote.Error()
 }
 
 // Unwrap returns the NodeManager's exception.

@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
-	"google.golang.org/protobuf/proto"
 )
 
 const (
@@ -162,7 +163,7 @@ func (rm *fakeRM) handle(c *ipctest.Call) (proto.Message, error) {
 func (rm *fakeRM) container(prio int32, gpus int64, node string) *yarnpb.ContainerProto {
 	id := rm.nextContainer
 	rm.nextContainer++
-	pid, err := containerIDProto(ContainerID(fmt.Sprintf("container_1700000000000_0001_01_%06d", id)))
+	pid, err := containerIDProto(containerID(rm.t, fmt.Sprintf("container_1700000000000_0001_01_%06d", id)))
 	require.NoError(rm.t, err)
 	r := &yarnpb.ResourceProto{Memory: proto.Int64(1024), VirtualCores: proto.Int32(1)}
 	if gpus > 0 {

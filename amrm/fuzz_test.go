@@ -39,22 +39,3 @@ func FuzzParseCredentials(f *testing.F) {
 		}
 	})
 }
-
-// FuzzParseContainerID checks the container id parser: what it accepts formats back to an id that
-// parses to the same protobuf.
-func FuzzParseContainerID(f *testing.F) {
-	f.Fuzz(func(t *testing.T, s string) {
-		p, err := containerIDProto(ContainerID(s))
-		if err != nil {
-			return
-		}
-		id := containerIDFromProto(p)
-		p2, err := containerIDProto(id)
-		if err != nil {
-			t.Fatalf("%q formatted as %q, which does not parse: %v", s, id, err)
-		}
-		if p2.GetId() != p.GetId() || containerIDFromProto(p2) != id {
-			t.Fatalf("%q: round trip through %q changed the id", s, id)
-		}
-	})
-}

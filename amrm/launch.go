@@ -9,8 +9,9 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 )
 
 // LocalResourceType says how a NodeManager localizes a resource.

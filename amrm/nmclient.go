@@ -124,7 +124,7 @@ func (n *NMClient) StartContainer(ctx context.Context, c Container, lc *LaunchCo
 	}
 	for _, id := range resp.GetSucceededRequests() {
 		if containerIDFromProto(id) == c.ID {
-			n.logger.Debug("amrm: container started", "container", string(c.ID), "node", c.Node)
+			n.logger.Debug("amrm: container started", "container", c.ID.String(), "node", c.Node)
 			return nil
 		}
 	}
@@ -132,7 +132,7 @@ func (n *NMClient) StartContainer(ctx context.Context, c Container, lc *LaunchCo
 }
 
 // StopContainer stops a container on the NodeManager at node (host:port).
-func (n *NMClient) StopContainer(ctx context.Context, node string, id ContainerID) error {
+func (n *NMClient) StopContainer(ctx context.Context, node string, id records.ContainerID) error {
 	pid, err := containerIDProto(id)
 	if err != nil {
 		return err
@@ -153,7 +153,7 @@ func (n *NMClient) StopContainer(ctx context.Context, node string, id ContainerI
 }
 
 // ContainerStatus asks the NodeManager at node (host:port) for a container's status.
-func (n *NMClient) ContainerStatus(ctx context.Context, node string, id ContainerID) (*ContainerStatus, error) {
+func (n *NMClient) ContainerStatus(ctx context.Context, node string, id records.ContainerID) (*ContainerStatus, error) {
 	pid, err := containerIDProto(id)
 	if err != nil {
 		return nil, err

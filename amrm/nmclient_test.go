@@ -57,7 +57,11 @@ func (nm *fakeNM) handle(c *ipctest.Call) (proto.Message, error) {
 			var id yarnpb.ContainerIdProto
 			// The container id travels inside the container token's identifier in Hadoop; the fake
 			// encodes it as text in the token's service for simplicity.
-			p, err := containerIDProto(ContainerID(r.GetContainerToken().GetService()))
+			cid, err := records.ParseContainerID(r.GetContainerToken().GetService())
+			if err != nil {
+				return nil, err
+			}
+			p, err := containerIDProto(cid)
 			if err != nil {
 				return nil, err
 			}
@@ -100,11 +104,11 @@ func (nm *fakeNM) startRequests() []*yarnpb.StartContainersRequestProto {
 }
 
 func testContainer(t *testing.T, node string) Container {
-	id := ContainerID("container_e03_1700000000000_0001_01_000002")
+	id := containerID(t, "container_e03_1700000000000_0001_01_000002")
 	pid, err := containerIDProto(id)
 	require.NoError(t, err)
 	return Container{ID: id, Node: node, Priority: 1, pid: pid,
-		token: Token{Identifier: []byte("container-token-identifier"), Password: []byte("ctpw"), Kind: KindContainerToken, Service: string(id)}}
+		token: Token{Identifier: []byte("container-token-identifier"), Password: []byte("ctpw"), Kind: KindContainerToken, Service: id.String()}}
 }
 
 func TestStartContainer(t *testing.T) {
@@ -186,6 +190,6 @@ func TestStartContainerFailures(t *testing.T) {
 	t.Run("container not from Allocate", func(t *testing.T) {
 		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{}})
 		require.NoError(t, err)
-		assert.Error(t, nmc.StartContainer(context.Background(), Container{ID: "container_1_0001_01_000001"}, NewLaunchContext("true")))
+		assert.Error(t, nmc.StartContainer(context.Background(), Container{ID: containerID(t, "container_1_0001_01_000001")}, NewLaunchContext("true")))
 	})
 }

@@ -8,8 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 )
 
 // Names of the built-in and common resource types.

@@ -5,8 +5,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 )
 
 func TestConvertUnits(t *testing.T) {

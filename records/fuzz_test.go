@@ -93,3 +93,44 @@ func FuzzParseQuantity(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseContainerID checks the container id parser: what it accepts formats back to the same
+// text's id, and the wire number splits back into the same epoch and sequence.
+func FuzzParseContainerID(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		id, err := ParseContainerID(s)
+		if err != nil {
+			var ie *IDError
+			if !errors.As(err, &ie) {
+				t.Fatalf("%q: error %v is not an *IDError", s, err)
+			}
+			return
+		}
+		again, err := ParseContainerID(id.String())
+		if err != nil || again != id {
+			t.Fatalf("%q formatted as %q, which parses to %+v, %v", s, id, again, err)
+		}
+		if ContainerIDFromNumber(id.Attempt, id.Number()) != id {
+			t.Fatalf("%q: the wire number %d does not split back", s, id.Number())
+		}
+	})
+}
+
+// FuzzParseApplicationID checks the application and attempt id parsers: what they accept formats
+// back to the same id.
+func FuzzParseApplicationID(f *testing.F) {
+	f.Fuzz(func(t *testing.T, s string) {
+		if id, err := ParseApplicationID(s); err == nil {
+			again, err := ParseApplicationID(id.String())
+			if err != nil || again != id {
+				t.Fatalf("%q formatted as %q, which parses to %+v, %v", s, id, again, err)
+			}
+		}
+		if id, err := ParseApplicationAttemptID(s); err == nil {
+			again, err := ParseApplicationAttemptID(id.String())
+			if err != nil || again != id {
+				t.Fatalf("%q formatted as %q, which parses to %+v, %v", s, id, again, err)
+			}
+		}
+	})
+}

@@ -74,6 +74,8 @@ type ContainerInfo struct {
 	Node     string           `json:"node"`
 	Priority int32            `json:"priority"`
 	Resource map[string]int64 `json:"resource"`
+
+	id records.ContainerID
 }
 
 // Completed is a completed container's status.
@@ -244,17 +246,17 @@ func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *R
 	var mu sync.Mutex
 	var launchErr error
 	var wg sync.WaitGroup
-	completed := map[amrm.ContainerID]bool{}
+	completed := map[records.ContainerID]bool{}
 	statusDone := false
 	runCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
 	err = rm.Run(runCtx, func(a *amrm.Allocation) (bool, error) {
 		res.Heartbeats++
 		for _, r := range a.Released {
-			res.Released = append(res.Released, string(r.Container.ID)+": "+r.Reason)
+			res.Released = append(res.Released, r.Container.ID.String()+": "+r.Reason)
 		}
 		for _, c := range a.Allocated {
-			res.Allocated = append(res.Allocated, ContainerInfo{ID: string(c.ID), Node: c.Node, Priority: c.Priority, Resource: flatten(c.Resource)})
+			res.Allocated = append(res.Allocated, ContainerInfo{ID: c.ID.String(), id: c.ID, Node: c.Node, Priority: c.Priority, Resource: flatten(c.Resource)})
 			wg.Add(1)
 			go func(c amrm.Container) {
 				defer wg.Done()
@@ -265,7 +267,7 @@ func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *R
 					launchErr = errors.Join(launchErr, err)
 					return
 				}
-				res.Launched = append(res.Launched, string(c.ID))
+				res.Launched = append(res.Launched, c.ID.String())
 				if len(res.Launched) == n {
 					res.TimingsMs["allLaunched"] = since(start)
 				}
@@ -278,7 +280,7 @@ func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *R
 			res.TimingsMs["allAllocated"] = since(start)
 		}
 		for _, s := range a.Completed {
-			res.Completed = append(res.Completed, Completed{ID: string(s.ID), State: string(s.State), ExitStatus: s.ExitStatus, Diagnostics: s.Diagnostics})
+			res.Completed = append(res.Completed, Completed{ID: s.ID.String(), State: string(s.State), ExitStatus: s.ExitStatus, Diagnostics: s.Diagnostics})
 			completed[s.ID] = true
 		}
 		mu.Lock()
@@ -293,9 +295,9 @@ func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *R
 			return true, lerr
 		}
 		// Once, ask a NodeManager for a running container's status (getContainerStatuses).
-		if !statusDone && launched > 0 && !completed[amrm.ContainerID(first.ID)] {
+		if !statusDone && launched > 0 && !completed[first.id] {
 			statusDone = true
-			st, err := nm.ContainerStatus(runCtx, first.Node, amrm.ContainerID(first.ID))
+			st, err := nm.ContainerStatus(runCtx, first.Node, first.id)
 			res.Statuses = map[string]string{}
 			if err != nil {
 				res.Statuses[first.ID] = "error: " + err.Error()
