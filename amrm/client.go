@@ -419,20 +419,10 @@ func containerFromProto(p *yarnpb.ContainerProto, types map[string]ResourceType)
 	}
 }
 
-// ContainerState is a container's state: NEW, RUNNING or COMPLETE.
-type ContainerState string
-
-// Container states.
-const (
-	StateNew      ContainerState = "NEW"
-	StateRunning  ContainerState = "RUNNING"
-	StateComplete ContainerState = "COMPLETE"
-)
-
 // ContainerStatus is a container's state, as the RM reports completed containers or an NM reports any.
 type ContainerStatus struct {
 	ID    records.ContainerID
-	State ContainerState
+	State records.ContainerState
 	// ExitStatus is the process exit code, or one of YARN's negative codes (-100 aborted/released,
 	// -101 disks failed, -102 preempted, -103/-104 over memory limits, -105 killed by the AM, ...);
 	// -1000 when not set.
@@ -442,7 +432,7 @@ type ContainerStatus struct {
 }
 
 func statusFromProto(p *yarnpb.ContainerStatusProto, types map[string]ResourceType) ContainerStatus {
-	st := ContainerState(strings.TrimPrefix(p.GetState().String(), "C_"))
+	st := records.ContainerState(strings.TrimPrefix(p.GetState().String(), "C_"))
 	if p.State == nil {
 		st = ""
 	}
@@ -736,38 +726,9 @@ func (c *Client) Run(ctx context.Context, fn func(*Allocation) (done bool, err e
 	}
 }
 
-// FinalStatus is the application's final status, reported by Unregister.
-type FinalStatus int
-
-// Final statuses (FinalApplicationStatus).
-const (
-	StatusUndefined FinalStatus = iota
-	StatusSucceeded
-	StatusFailed
-	StatusKilled
-	StatusEnded
-)
-
-// String returns the status as YARN spells it.
-func (s FinalStatus) String() string {
-	switch s {
-	case StatusUndefined:
-		return "UNDEFINED"
-	case StatusSucceeded:
-		return "SUCCEEDED"
-	case StatusFailed:
-		return "FAILED"
-	case StatusKilled:
-		return "KILLED"
-	case StatusEnded:
-		return "ENDED"
-	}
-	return fmt.Sprintf("FinalStatus(%d)", int(s))
-}
-
 // Unregister tells the ResourceManager the application finished, repeating the call until the RM
 // confirms (it may answer "not yet" while it stores the final state).
-func (c *Client) Unregister(ctx context.Context, status FinalStatus, diagnostics, trackingURL string) error {
+func (c *Client) Unregister(ctx context.Context, status records.FinalStatus, diagnostics, trackingURL string) error {
 	c.hb.Lock()
 	defer c.hb.Unlock()
 	if !c.isRegistered() {

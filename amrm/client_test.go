@@ -334,7 +334,7 @@ func TestCompletedContainerStatuses(t *testing.T) {
 	a, err := c.Allocate(context.Background())
 	require.NoError(t, err)
 	require.Len(t, a.Completed, 2)
-	assert.Equal(t, ContainerStatus{ID: containerID(t, "container_1700000000000_0001_01_000002"), State: StateComplete, ExitStatus: 0}, a.Completed[0])
+	assert.Equal(t, ContainerStatus{ID: containerID(t, "container_1700000000000_0001_01_000002"), State: records.ContainerComplete, ExitStatus: 0}, a.Completed[0])
 	assert.Equal(t, int32(-105), a.Completed[1].ExitStatus)
 	assert.Contains(t, a.Completed[1].Diagnostics, "killed")
 	assert.Equal(t, Resource{MemoryMB: 4096, VCores: 4}, a.Headroom)
@@ -349,7 +349,7 @@ func TestUnregister(t *testing.T) {
 		rm := newFakeRM(t)
 		rm.unregisterAfter = 3
 		c := registered(t, rm, nil)
-		require.NoError(t, c.Unregister(context.Background(), StatusSucceeded, "all done", "http://history"))
+		require.NoError(t, c.Unregister(context.Background(), records.FinalSucceeded, "all done", "http://history"))
 		rm.mu.Lock()
 		defer rm.mu.Unlock()
 		assert.Equal(t, 3, rm.finishCalls)
@@ -361,7 +361,7 @@ func TestUnregister(t *testing.T) {
 		rm := newFakeRM(t)
 		c := registered(t, rm, nil)
 		rm.restart()
-		require.NoError(t, c.Unregister(context.Background(), StatusFailed, "", ""))
+		require.NoError(t, c.Unregister(context.Background(), records.FinalFailed, "", ""))
 		assert.Equal(t, 2, rm.registers)
 		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_FAILED, rm.finishRequests[0].GetFinalApplicationStatus())
 	})
@@ -371,7 +371,7 @@ func TestUnregister(t *testing.T) {
 		c := registered(t, rm, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 		defer cancel()
-		assert.ErrorIs(t, c.Unregister(ctx, StatusSucceeded, "", ""), context.DeadlineExceeded)
+		assert.ErrorIs(t, c.Unregister(ctx, records.FinalSucceeded, "", ""), context.DeadlineExceeded)
 	})
 }
 

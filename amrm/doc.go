@@ -22,7 +22,7 @@
 //		}
 //		return allDone(a.Completed), nil
 //	})
-//	err = rm.Unregister(ctx, amrm.StatusSucceeded, "", "")
+//	err = rm.Unregister(ctx, records.FinalSucceeded, "", "")
 //
 // Asks are absolute totals per priority (one priority per resource profile). Every allocated
 // container is checked for the asked extended resources; one that lacks them is released and asked

@@ -140,7 +140,7 @@ func TestStartContainer(t *testing.T) {
 	// Status and stop by node and id.
 	st, err := nmc.ContainerStatus(context.Background(), nm.srv.Addr, ct.ID)
 	require.NoError(t, err)
-	assert.Equal(t, StateRunning, st.State)
+	assert.Equal(t, records.ContainerRunning, st.State)
 	assert.Equal(t, ct.ID, st.ID)
 	require.NoError(t, nmc.StopContainer(context.Background(), nm.srv.Addr, ct.ID))
 	assert.Equal(t, 1, nm.srv.Connections(), "one connection per NodeManager")

@@ -170,8 +170,8 @@ func TestYarnClientTrivialApp(t *testing.T) {
 
 	app, err := c.WaitApp(ctx, id, 500*time.Millisecond, nil)
 	require.NoError(t, err)
-	assert.Equal(t, yarn.StateFailed, app.State)
-	assert.Equal(t, yarn.FinalFailed, app.FinalStatus)
+	assert.Equal(t, records.AppFailed, app.State)
+	assert.Equal(t, records.FinalFailed, app.FinalStatus)
 	assert.Contains(t, app.Diagnostics, "exited with  exitCode: 0")
 	assert.Contains(t, app.Diagnostics, "Failing this attempt")
 	assert.Equal(t, "YARN-ER-IT", app.ApplicationType)
@@ -186,12 +186,12 @@ func TestYarnClientTrivialApp(t *testing.T) {
 
 	state, err := c.AppState(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, yarn.StateFailed, state)
+	assert.Equal(t, records.AppFailed, state)
 
 	// Killing an application that has ended reports its final state.
 	state, inProgress, err := c.KillApplication(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, yarn.StateFailed, state)
+	assert.Equal(t, records.AppFailed, state)
 	assert.False(t, inProgress)
 
 	apps, err := c.Apps(ctx, yarn.AppsQuery{States: []string{"FAILED"}, ApplicationTypes: []string{"YARN-ER-IT"}})
@@ -211,18 +211,18 @@ func TestYarnClientKillApp(t *testing.T) {
 
 	// The AM container is launched but never registers: the app stays ACCEPTED.
 	app, err := c.WaitApp(ctx, id, 250*time.Millisecond, func(a *yarn.App) bool {
-		return a.State == yarn.StateAccepted && a.RunningContainers > 0 || yarn.Terminal(a.State)
+		return a.State == records.AppAccepted && a.RunningContainers > 0 || a.State.Terminal()
 	})
 	require.NoError(t, err)
-	require.Equal(t, yarn.StateAccepted, app.State, app.Diagnostics)
+	require.Equal(t, records.AppAccepted, app.State, app.Diagnostics)
 	assert.Equal(t, int64(128), app.Allocated.Value(records.MemoryMB))
 
 	_, _, err = c.KillApplication(ctx, id)
 	require.NoError(t, err)
 	app, err = c.WaitApp(ctx, id, 250*time.Millisecond, nil)
 	require.NoError(t, err)
-	assert.Equal(t, yarn.StateKilled, app.State)
-	assert.Equal(t, yarn.FinalKilled, app.FinalStatus)
+	assert.Equal(t, records.AppKilled, app.State)
+	assert.Equal(t, records.FinalKilled, app.FinalStatus)
 	assert.Contains(t, app.Diagnostics, "was killed by user "+ep.User)
 }
 

@@ -158,15 +158,15 @@ func TestReplayApps(t *testing.T) {
 		byID[a.ID] = a
 	}
 	done := byID["application_1796033172368_0001"]
-	assert.Equal(t, StateFailed, done.State)
-	assert.Equal(t, FinalFailed, done.FinalStatus)
+	assert.Equal(t, records.AppFailed, done.State)
+	assert.Equal(t, records.FinalFailed, done.FinalStatus)
 	assert.Equal(t, "yarner", done.User)
 	assert.Equal(t, "root.default", done.Queue)
 	assert.Equal(t, []string{"capture", "yarn-er"}, done.ApplicationTags)
 	assert.Contains(t, done.Diagnostics, "exited with  exitCode: 0")
 	assert.Contains(t, done.ResourceSeconds, records.MemoryMB)
 	sleeping := byID["application_1796033172368_0002"]
-	assert.Equal(t, StateAccepted, sleeping.State)
+	assert.Equal(t, records.AppAccepted, sleeping.State)
 	assert.Equal(t, int64(128), sleeping.AllocatedMB)
 	assert.Equal(t, int64(128), sleeping.Allocated.Value(records.MemoryMB))
 	assert.Equal(t, int64(0), sleeping.Allocated.Value(records.GPU))
@@ -196,7 +196,7 @@ func TestReplayAppAttemptsAndState(t *testing.T) {
 
 	app, err := c.App(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, StateFailed, app.State)
+	assert.Equal(t, records.AppFailed, app.State)
 	assert.True(t, app.FinishedTime.After(app.StartedTime))
 
 	attempts, err := c.AppAttempts(ctx, id)
@@ -209,7 +209,7 @@ func TestReplayAppAttemptsAndState(t *testing.T) {
 
 	state, err := c.AppState(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, StateFailed, state)
+	assert.Equal(t, records.AppFailed, state)
 
 	_, err = c.App(ctx, "application_1_0001")
 	assert.ErrorIs(t, err, ErrNotFound)
@@ -264,12 +264,12 @@ func TestReplaySubmitAndKill(t *testing.T) {
 
 	for _, tc := range []struct {
 		capture    string
-		state      string
+		state      records.ApplicationState
 		inProgress bool
 	}{
-		{"kill-accepted.json", StateKilled, true},
-		{"kill-done.json", StateKilled, false},
-		{"kill-finished.json", StateFailed, false},
+		{"kill-accepted.json", records.AppKilled, true},
+		{"kill-done.json", records.AppKilled, false},
+		{"kill-finished.json", records.AppFailed, false},
 	} {
 		rm.capture("PUT /ws/v1/cluster/apps/"+id+"/state", tc.capture)
 		state, inProgress, err := c.KillApplication(ctx, id)

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func TestSubmissionContextJSON(t *testing.T) {
@@ -108,8 +110,8 @@ func TestWaitApp(t *testing.T) {
 	c := testClient(t, Options{}, rm.URL())
 	app, err := c.WaitApp(context.Background(), id, time.Millisecond, nil)
 	require.NoError(t, err)
-	assert.Equal(t, StateKilled, app.State)
-	assert.Equal(t, FinalKilled, app.FinalStatus)
+	assert.Equal(t, records.AppKilled, app.State)
+	assert.Equal(t, records.FinalKilled, app.FinalStatus)
 	assert.Equal(t, int32(3), polls.Load())
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -117,8 +119,8 @@ func TestWaitApp(t *testing.T) {
 	_, err = c.WaitApp(ctx, id, time.Millisecond, func(*App) bool { return false })
 	assert.ErrorIs(t, err, context.Canceled)
 
-	assert.True(t, Terminal("finished"))
-	assert.False(t, Terminal(StateRunning))
+	assert.True(t, records.ApplicationState("finished").Terminal())
+	assert.False(t, records.AppRunning.Terminal())
 }
 
 func TestAppsQueryValues(t *testing.T) {

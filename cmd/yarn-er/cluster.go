@@ -494,7 +494,7 @@ func newClusterAppsCmd(a *app) *cobra.Command {
 			out := appsOut{Apps: []appOut{}}
 			for _, ap := range apps {
 				o := appOut{
-					ID: ap.ID, Name: ap.Name, User: ap.User, Queue: ap.Queue, State: ap.State, FinalStatus: ap.FinalStatus,
+					ID: ap.ID, Name: ap.Name, User: ap.User, Queue: ap.Queue, State: string(ap.State), FinalStatus: ap.FinalStatus.String(),
 					Progress: ap.Progress, ApplicationType: ap.ApplicationType, Allocated: resourceMap(ap.Allocated),
 					Diagnostics: ap.Diagnostics,
 				}

@@ -191,7 +191,7 @@ func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger,
 		probeIPC(ctx, strings.Split(sched, ","), tok, res)
 	}
 
-	status, diag := amrm.StatusSucceeded, "testam: done"
+	status, diag := records.FinalSucceeded, "testam: done"
 	switch mode := env("YARNER_TESTAM_MODE", "containers"); mode {
 	case "unknown-resource":
 		err := rm.Ask(1, amrm.Resource{MemoryMB: 128, VCores: 1, Extended: map[string]int64{"yarn.io/nonexistent": 1}}, 1)
@@ -202,10 +202,10 @@ func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger,
 		res.UnknownResourceError = err.Error()
 		res.UnknownIsSentinel = errors.Is(err, amrm.ErrUnknownResource)
 		// Like a real AM: give up, telling the RM why.
-		status, diag = amrm.StatusFailed, err.Error()
+		status, diag = records.FinalFailed, err.Error()
 	case "containers":
 		if err := runContainers(ctx, start, rm, res, logger, write); err != nil {
-			status, diag = amrm.StatusFailed, err.Error()
+			status, diag = records.FinalFailed, err.Error()
 			res.Error = err.Error()
 		}
 	default:
