@@ -122,7 +122,7 @@ func TestStartContainer(t *testing.T) {
 	creds.AddToken("hdfs", Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN"})
 	ct := testContainer(t, nm.srv.Addr)
 	lc := NewLaunchContext("sleep", "1").WithEnv("X", "1").WithCredentials(creds).
-		WithLocalResource("am", LocalResource{URL: "file:///bin/am", Size: 10, Timestamp: 1700000000000})
+		WithLocalResource("am", records.LocalResource{URL: "file:///bin/am", Size: 10, Timestamp: 1700000000000})
 	require.NoError(t, nmc.StartContainer(context.Background(), ct, lc))
 
 	assert.Equal(t, nmTok.Identifier, nm.srv.Logins()[0], "authenticated with the node's NMToken")

@@ -128,8 +128,8 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 		MaxAppAttempts:  1,
 		Resource:        yarn.AMResource{MemoryMB: 128, VCores: 1},
 		AMContainerSpec: yarn.ContainerLaunchContext{
-			LocalResources: map[string]yarn.LocalResource{"testam": {
-				Resource: "file://" + bin, Type: "FILE", Visibility: "APPLICATION",
+			LocalResources: map[string]records.LocalResource{"testam": {
+				URL: "file://" + bin, Type: "FILE", Visibility: "APPLICATION",
 				Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli(),
 			}},
 			Environment: amEnv,

@@ -160,8 +160,8 @@ func TestYarnClientTrivialApp(t *testing.T) {
 	fi, err := os.Stat(file)
 	require.NoError(t, err)
 	id := yarnITSubmit(t, c, ctx, "yarn-er-it-true", "/bin/true", yarn.ContainerLaunchContext{
-		LocalResources: map[string]yarn.LocalResource{"payload.txt": {
-			Resource: "file://" + file, Type: "FILE", Visibility: "APPLICATION",
+		LocalResources: map[string]records.LocalResource{"payload.txt": {
+			URL: "file://" + file, Type: "FILE", Visibility: "APPLICATION",
 			Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli(),
 		}},
 		Environment: map[string]string{"YARN_ER_IT": "1"},

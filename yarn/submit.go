@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // NewApplication is the answer of POST /ws/v1/cluster/apps/new-application.
@@ -96,7 +98,7 @@ type AMResource struct {
 type ContainerLaunchContext struct {
 	// LocalResources are files the NodeManager localises, by link name. Size and Timestamp must
 	// equal the file's length and modification time (ms) exactly, or localisation fails.
-	LocalResources map[string]LocalResource
+	LocalResources map[string]records.LocalResource
 	// Environment of the AM process; {{VAR}} and <CPS> are expanded by the NodeManager.
 	Environment map[string]string
 	// Commands run the AM; <LOG_DIR> is expanded by the NodeManager.
@@ -107,21 +109,6 @@ type ContainerLaunchContext struct {
 	Credentials *Credentials
 	// ApplicationACLs maps VIEW_APP / MODIFY_APP to "user1,user2 group1".
 	ApplicationACLs map[string]string
-}
-
-// LocalResource is one file or archive to localise.
-type LocalResource struct {
-	// Resource is the URL, e.g. "hdfs://nn:8020/user/flink/.flink/app/flink-dist.jar".
-	Resource string
-	// Type is FILE, ARCHIVE or PATTERN.
-	Type string
-	// Visibility is PUBLIC, PRIVATE or APPLICATION.
-	Visibility string
-	Size       int64
-	// Timestamp is the file's modification time in ms since the epoch.
-	Timestamp int64
-	// Pattern is for PATTERN resources.
-	Pattern string
 }
 
 // Credentials are the AM's tokens and secrets.
@@ -240,8 +227,9 @@ func (s ApplicationSubmissionContext) MarshalJSON() ([]byte, error) {
 	if len(s.ApplicationTags) > 0 {
 		b.ApplicationTags = &tagsJSON{Tag: s.ApplicationTags}
 	}
-	b.AMContainerSpec.LocalResources = entriesOf(spec.LocalResources, func(r LocalResource) any {
-		return localResourceJSON(r)
+	b.AMContainerSpec.LocalResources = entriesOf(spec.LocalResources, func(r records.LocalResource) any {
+		return localResourceJSON{Resource: r.URL, Type: string(r.EffectiveType()), Visibility: string(r.EffectiveVisibility()),
+			Size: r.Size, Timestamp: r.Timestamp, Pattern: r.Pattern}
 	})
 	b.AMContainerSpec.Environment = entriesOf(spec.Environment, func(v string) any { return v })
 	if len(spec.Commands) > 0 {
@@ -273,8 +261,11 @@ func (s ApplicationSubmissionContext) validate() error {
 			s.ApplicationID, s.Resource.MemoryMB, s.Resource.VCores)
 	}
 	for name, lr := range s.AMContainerSpec.LocalResources {
-		if strings.TrimSpace(lr.Resource) == "" {
+		if strings.TrimSpace(lr.URL) == "" {
 			return fmt.Errorf("submission context for %s: local resource %q has no URL", s.ApplicationID, name)
+		}
+		if _, err := lr.ParsedURL(); err != nil {
+			return fmt.Errorf("submission context for %s: local resource %q: %w", s.ApplicationID, name, err)
 		}
 	}
 	return nil

@@ -27,8 +27,8 @@ func TestSubmissionContextJSON(t *testing.T) {
 		AMBlackListingRequests:         &AMBlackListingRequests{Enabled: true, DisableFailureThreshold: 0.5},
 		CancelTokensWhenComplete:       &cancel,
 		AMContainerSpec: ContainerLaunchContext{
-			LocalResources: map[string]LocalResource{"flink.jar": {
-				Resource: "hdfs://nn:8020/user/flink/flink.jar", Type: "FILE", Visibility: "APPLICATION",
+			LocalResources: map[string]records.LocalResource{"flink.jar": {
+				URL: "hdfs://nn:8020/user/flink/flink.jar", Type: "FILE", Visibility: "APPLICATION",
 				Size: 43004, Timestamp: 1405452071209,
 			}},
 			Environment:     map[string]string{"CLASSPATH": "{{CLASSPATH}}<CPS>./*"},
@@ -75,7 +75,7 @@ func TestSubmissionValidation(t *testing.T) {
 		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"}},
 			Resource: AMResource{MemoryMB: -1}}, "negative AM resource"},
 		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"},
-			LocalResources: map[string]LocalResource{"f": {}}}}, `local resource "f" has no URL`},
+			LocalResources: map[string]records.LocalResource{"f": {}}}}, `local resource "f" has no URL`},
 	} {
 		err := c.SubmitApplication(context.Background(), tc.s)
 		require.Error(t, err)
