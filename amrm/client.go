@@ -31,7 +31,7 @@ type Config struct {
 	// default port 8030), several under RM HA, tried in order.
 	SchedulerAddrs []string
 	// Credentials hold the AMRMToken (kind YARN_AM_RM_TOKEN), usually from CredentialsFromEnv.
-	Credentials *Credentials
+	Credentials *records.Credentials
 	// Heartbeat is the interval between allocate calls in Run (default 1s).
 	Heartbeat time.Duration
 	// RetryTimeout is how long Run keeps heartbeating through connection failures (an RM restart
@@ -57,7 +57,7 @@ type Client struct {
 
 	mu          sync.Mutex
 	amrmAlias   string
-	amrmToken   Token
+	amrmToken   records.Token
 	registered  bool
 	regReq      RegisterRequest
 	reg         *Registration
@@ -67,7 +67,7 @@ type Client struct {
 	asks        map[int32]*askState
 	toRelease   map[records.ContainerID]bool // released, not yet confirmed completed
 	sendRelease map[records.ContainerID]bool // to send with the next allocate
-	nmTokens    map[string]Token
+	nmTokens    map[string]records.Token
 	allocates   int
 }
 
@@ -84,10 +84,10 @@ func New(cfg Config) (*Client, error) {
 	if len(cfg.SchedulerAddrs) == 0 {
 		return nil, errors.New("amrm: no ResourceManager scheduler address (yarn.resourcemanager.scheduler.address)")
 	}
-	alias, tok, ok := cfg.Credentials.TokenByKind(KindAMRMToken)
+	alias, tok, ok := cfg.Credentials.TokenByKind(records.KindAMRMToken)
 	if !ok {
 		return nil, fmt.Errorf("%w: the credentials hold no %s token; an ApplicationMaster started by YARN finds it in $%s",
-			ErrNoToken, KindAMRMToken, EnvTokenFile)
+			ErrNoToken, records.KindAMRMToken, records.EnvTokenFile)
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = time.Second
@@ -103,11 +103,11 @@ func New(cfg Config) (*Client, error) {
 		cfg:         cfg,
 		logger:      logger,
 		amrmAlias:   alias,
-		amrmToken:   tok.clone(),
+		amrmToken:   tok.Clone(),
 		asks:        map[int32]*askState{},
 		toRelease:   map[records.ContainerID]bool{},
 		sendRelease: map[records.ContainerID]bool{},
-		nmTokens:    map[string]Token{},
+		nmTokens:    map[string]records.Token{},
 	}
 	rpc, err := ipc.NewClient(ipc.Config{
 		Addrs:    cfg.SchedulerAddrs,
@@ -127,23 +127,23 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) currentToken() (*ipc.Token, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.amrmToken.ipcToken(), nil
+	return ipcToken(c.amrmToken), nil
 }
 
 // AMRMToken returns the current AMRMToken (the RM rolls it; see AllocateResponse am_rm_token).
-func (c *Client) AMRMToken() Token {
+func (c *Client) AMRMToken() records.Token {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.amrmToken.clone()
+	return c.amrmToken.Clone()
 }
 
 // Credentials returns the configured credentials with the current AMRMToken in place of the
 // original one.
-func (c *Client) Credentials() *Credentials {
+func (c *Client) Credentials() *records.Credentials {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := c.cfg.Credentials.WithoutKinds()
-	out.Tokens[c.amrmAlias] = c.amrmToken.clone()
+	out.Tokens[c.amrmAlias] = c.amrmToken.Clone()
 	return out
 }
 
@@ -375,11 +375,11 @@ func (c *Client) SetProgress(p float32) {
 }
 
 // NMToken returns the cached NMToken for a NodeManager address (host:port, as in Container.Node).
-func (c *Client) NMToken(node string) (Token, bool) {
+func (c *Client) NMToken(node string) (records.Token, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t, ok := c.nmTokens[node]
-	return t.clone(), ok
+	return t.Clone(), ok
 }
 
 // Container is a container the ResourceManager allocated.
@@ -400,7 +400,7 @@ type Container struct {
 	// Version is the container's update version.
 	Version int32
 
-	token Token // the container token, for startContainers
+	token records.Token // the container token, for startContainers
 	pid   *yarnpb.ContainerIdProto
 }
 
@@ -604,7 +604,7 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 	if t := resp.GetAmRmToken(); t != nil {
 		nt := tokenFromProto(t)
 		if nt.Kind == "" {
-			nt.Kind = KindAMRMToken
+			nt.Kind = records.KindAMRMToken
 		}
 		if nt.Service == "" {
 			nt.Service = c.amrmToken.Service

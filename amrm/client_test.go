@@ -27,10 +27,10 @@ func registered(t *testing.T, rm *fakeRM, mod func(*Config)) *Client {
 }
 
 func TestNewNeedsAMRMToken(t *testing.T) {
-	_, err := New(Config{SchedulerAddrs: []string{"rm:8030"}, Credentials: NewCredentials()})
+	_, err := New(Config{SchedulerAddrs: []string{"rm:8030"}, Credentials: records.NewCredentials()})
 	require.ErrorIs(t, err, ErrNoToken)
-	assert.ErrorContains(t, err, EnvTokenFile)
-	_, err = New(Config{Credentials: NewCredentials()})
+	assert.ErrorContains(t, err, records.EnvTokenFile)
+	_, err = New(Config{Credentials: records.NewCredentials()})
 	assert.ErrorContains(t, err, "scheduler.address")
 }
 
@@ -103,7 +103,7 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 		case 0, 1:
 			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1"), rm.container(1, 1, "nm2")}
 			resp.NmTokens = []*yarnpb.NMTokenProto{{NodeId: &yarnpb.NodeIdProto{Host: proto.String("nm1"), Port: proto.Int32(45454)},
-				Token: Token{Identifier: []byte("nmtok-1"), Password: []byte("x"), Kind: KindNMToken}.proto()}}
+				Token: tokenProto(records.Token{Identifier: []byte("nmtok-1"), Password: []byte("x"), Kind: records.KindNMToken})}}
 		case 2:
 			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1")} // one too many
 		}
@@ -292,11 +292,11 @@ func TestAMCommands(t *testing.T) {
 
 func TestAMRMTokenRoll(t *testing.T) {
 	rm := newFakeRM(t)
-	newTok := Token{Identifier: []byte("amrm-id-2"), Password: []byte("amrm-pw-2"), Kind: KindAMRMToken}
+	newTok := records.Token{Identifier: []byte("amrm-id-2"), Password: []byte("amrm-pw-2"), Kind: records.KindAMRMToken}
 	rm.srv.AddToken(newTok.Identifier, newTok.Password)
 	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 		if n == 0 {
-			resp.AmRmToken = newTok.proto()
+			resp.AmRmToken = tokenProto(newTok)
 		}
 		return nil
 	}
@@ -304,7 +304,7 @@ func TestAMRMTokenRoll(t *testing.T) {
 	_, err := c.Allocate(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, newTok.Identifier, c.AMRMToken().Identifier)
-	_, tok, _ := c.Credentials().TokenByKind(KindAMRMToken)
+	_, tok, _ := c.Credentials().TokenByKind(records.KindAMRMToken)
 	assert.Equal(t, newTok.Password, tok.Password)
 
 	// The RM forgets the old key and drops the connection: the client reconnects with the new token.

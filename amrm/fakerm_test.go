@@ -11,6 +11,7 @@ import (
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 const (
@@ -41,7 +42,7 @@ type fakeRM struct {
 	script func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error
 }
 
-var amrmTok = Token{Identifier: []byte("amrm-id-1"), Password: []byte("amrm-pw-1"), Kind: KindAMRMToken}
+var amrmTok = records.Token{Identifier: []byte("amrm-id-1"), Password: []byte("amrm-pw-1"), Kind: records.KindAMRMToken}
 
 func newFakeRM(t *testing.T) *fakeRM {
 	rm := &fakeRM{t: t, types: []string{ResourceMemory, ResourceVCores, ResourceGPU}, maxGPU: 4, unregisterAfter: 1, nextContainer: 2}
@@ -52,7 +53,7 @@ func newFakeRM(t *testing.T) *fakeRM {
 
 func (rm *fakeRM) client(t *testing.T, mod func(*Config)) *Client {
 	t.Helper()
-	creds := NewCredentials()
+	creds := records.NewCredentials()
 	creds.AddToken("amrm", amrmTok)
 	cfg := Config{SchedulerAddrs: []string{rm.srv.Addr}, Credentials: creds}
 	if mod != nil {
@@ -105,7 +106,7 @@ func (rm *fakeRM) handle(c *ipctest.Call) (proto.Message, error) {
 			},
 			Queue: proto.String("default"),
 			NmTokensFromPreviousAttempts: []*yarnpb.NMTokenProto{
-				{NodeId: &yarnpb.NodeIdProto{Host: proto.String("old-nm"), Port: proto.Int32(1)}, Token: Token{Identifier: []byte("old"), Password: []byte("p"), Kind: KindNMToken}.proto()},
+				{NodeId: &yarnpb.NodeIdProto{Host: proto.String("old-nm"), Port: proto.Int32(1)}, Token: tokenProto(records.Token{Identifier: []byte("old"), Password: []byte("p"), Kind: records.KindNMToken})},
 			},
 		}
 		for _, n := range rm.types {
@@ -177,7 +178,7 @@ func (rm *fakeRM) container(prio int32, gpus int64, node string) *yarnpb.Contain
 		Resource:        r,
 		Priority:        &yarnpb.PriorityProto{Priority: proto.Int32(prio)},
 		ContainerToken: &commonpb.TokenProto{Identifier: []byte(fmt.Sprintf("ctok-%d", id)), Password: []byte("cpw"),
-			Kind: proto.String(KindContainerToken), Service: proto.String(fmt.Sprintf("%s:%d", host, port))},
+			Kind: proto.String(records.KindContainerToken), Service: proto.String(fmt.Sprintf("%s:%d", host, port))},
 	}
 }
 

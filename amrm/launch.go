@@ -70,7 +70,7 @@ type LaunchContext struct {
 	LocalResources map[string]records.LocalResource
 	// Credentials are passed to the container (HDFS delegation tokens on secure clusters). The
 	// AMRMToken is always left out: containers must not talk to the RM as the AM.
-	Credentials *Credentials
+	Credentials *records.Credentials
 	// ServiceData for NodeManager auxiliary services by service name.
 	ServiceData map[string][]byte
 }
@@ -105,7 +105,7 @@ func (lc *LaunchContext) WithLocalResource(name string, r records.LocalResource)
 }
 
 // WithCredentials sets the tokens passed to the container (the AMRMToken is filtered out).
-func (lc *LaunchContext) WithCredentials(c *Credentials) *LaunchContext {
+func (lc *LaunchContext) WithCredentials(c *records.Credentials) *LaunchContext {
 	lc.Credentials = c
 	return lc
 }
@@ -129,7 +129,7 @@ func (lc *LaunchContext) proto() (*yarnpb.ContainerLaunchContextProto, error) {
 		p.ServiceData = append(p.ServiceData, &yarnpb.StringBytesMapProto{Key: proto.String(k), Value: nonNil(lc.ServiceData[k])})
 	}
 	if lc.Credentials != nil {
-		b, err := lc.Credentials.WithoutKinds(KindAMRMToken).Marshal(FormatWritable)
+		b, err := lc.Credentials.WithoutKinds(records.KindAMRMToken).Marshal(records.FormatWritable)
 		if err != nil {
 			return nil, err
 		}

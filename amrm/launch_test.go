@@ -65,7 +65,7 @@ func TestFileResource(t *testing.T) {
 
 func TestLaunchContextFiltersAMRMToken(t *testing.T) {
 	creds := javaCredentials(t)
-	creds.AddToken("hdfs", Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
+	creds.AddToken("hdfs", records.Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
 	lc := NewLaunchContext("./worker", "1>", "<LOG_DIR>/stdout").
 		WithEnv("B", "2").WithEnv("A", "1").
 		WithLocalResource("worker", records.LocalResource{URL: "file:///w", Size: 3, Timestamp: 4}).
@@ -78,10 +78,10 @@ func TestLaunchContextFiltersAMRMToken(t *testing.T) {
 	require.Len(t, p.GetLocalResources(), 1)
 	assert.Equal(t, "worker", p.GetLocalResources()[0].GetKey())
 
-	got, err := ParseCredentials(p.GetTokens())
+	got, err := records.ParseCredentials(p.GetTokens())
 	require.NoError(t, err)
-	assert.Equal(t, FormatWritable, got.Format)
-	_, _, hasAMRM := got.TokenByKind(KindAMRMToken)
+	assert.Equal(t, records.FormatWritable, got.Format)
+	_, _, hasAMRM := got.TokenByKind(records.KindAMRMToken)
 	assert.False(t, hasAMRM, "the AMRMToken never reaches a container")
 	assert.Contains(t, got.Tokens, "hdfs")
 	assert.Contains(t, creds.Tokens, "amrm-alias", "the caller's credentials are untouched")
@@ -107,4 +107,16 @@ func TestLocalResourceProtoEnums(t *testing.T) {
 	}
 	_, err := localResourceProto(records.LocalResource{URL: "hdfs://nn/x", Size: 1, Timestamp: 1, Type: "ZIP"})
 	assert.ErrorContains(t, err, `type "ZIP"`)
+}
+
+func TestAMRMAttempt(t *testing.T) {
+	tok := javaCredentials(t).Tokens["amrm-alias"]
+	a, err := AMRMAttempt(tok)
+	require.NoError(t, err)
+	// Hadoop's AMRMTokenIdentifier.getUser() for this identifier.
+	assert.Equal(t, "appattempt_1700000000000_0001_000001", a.String())
+	_, err = AMRMAttempt(records.Token{Kind: records.KindNMToken})
+	assert.Error(t, err)
+	_, err = AMRMAttempt(records.Token{Kind: records.KindAMRMToken, Identifier: []byte{0xff}})
+	assert.Error(t, err)
 }

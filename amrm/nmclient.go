@@ -17,7 +17,7 @@ import (
 // NMTokenSource gives the NMToken for a NodeManager address (host:port). *Client is one: it caches
 // the NMTokens the ResourceManager hands out.
 type NMTokenSource interface {
-	NMToken(node string) (Token, bool)
+	NMToken(node string) (records.Token, bool)
 }
 
 // NMConfig configures an NMClient.
@@ -72,7 +72,7 @@ func (n *NMClient) client(node string) (*ipc.Client, error) {
 			if !ok {
 				return nil, fmt.Errorf("%w: no NMToken for NodeManager %s (the ResourceManager sends one with the first container on each node)", ErrNoToken, node)
 			}
-			return t.ipcToken(), nil
+			return ipcToken(t), nil
 		},
 		MaxIdle: n.cfg.MaxIdle,
 		Dial:    n.cfg.Dial,
@@ -113,7 +113,7 @@ func (n *NMClient) StartContainer(ctx context.Context, c Container, lc *LaunchCo
 	}
 	req := &yarnpb.StartContainersRequestProto{StartContainerRequest: []*yarnpb.StartContainerRequestProto{{
 		ContainerLaunchContext: clc,
-		ContainerToken:         c.token.proto(),
+		ContainerToken:         tokenProto(c.token),
 	}}}
 	resp := &yarnpb.StartContainersResponseProto{}
 	if err := cl.Call(ctx, "startContainers", req, resp, ipc.CallOptions{}); err != nil {

@@ -14,9 +14,9 @@ import (
 	"github.com/yarn-er/yarn-er/records"
 )
 
-type tokenMap map[string]Token
+type tokenMap map[string]records.Token
 
-func (m tokenMap) NMToken(node string) (Token, bool) { t, ok := m[node]; return t, ok }
+func (m tokenMap) NMToken(node string) (records.Token, bool) { t, ok := m[node]; return t, ok }
 
 type fakeNM struct {
 	srv    *ipctest.Server
@@ -26,7 +26,7 @@ type fakeNM struct {
 	drop   bool   // drop the connection instead of answering
 }
 
-var nmTok = Token{Identifier: []byte("nm-id"), Password: []byte("nm-pw"), Kind: KindNMToken}
+var nmTok = records.Token{Identifier: []byte("nm-id"), Password: []byte("nm-pw"), Kind: records.KindNMToken}
 
 func newFakeNM(t *testing.T) *fakeNM {
 	nm := &fakeNM{}
@@ -108,7 +108,7 @@ func testContainer(t *testing.T, node string) Container {
 	pid, err := containerIDProto(id)
 	require.NoError(t, err)
 	return Container{ID: id, Node: node, Priority: 1, pid: pid,
-		token: Token{Identifier: []byte("container-token-identifier"), Password: []byte("ctpw"), Kind: KindContainerToken, Service: id.String()}}
+		token: records.Token{Identifier: []byte("container-token-identifier"), Password: []byte("ctpw"), Kind: records.KindContainerToken, Service: id.String()}}
 }
 
 func TestStartContainer(t *testing.T) {
@@ -117,9 +117,9 @@ func TestStartContainer(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = nmc.Close() })
 
-	creds := NewCredentials()
+	creds := records.NewCredentials()
 	creds.AddToken("amrm", amrmTok)
-	creds.AddToken("hdfs", Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN"})
+	creds.AddToken("hdfs", records.Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN"})
 	ct := testContainer(t, nm.srv.Addr)
 	lc := NewLaunchContext("sleep", "1").WithEnv("X", "1").WithCredentials(creds).
 		WithLocalResource("am", records.LocalResource{URL: "file:///bin/am", Size: 10, Timestamp: 1700000000000})
@@ -129,10 +129,10 @@ func TestStartContainer(t *testing.T) {
 	starts := nm.startRequests()
 	require.Len(t, starts, 1)
 	r := starts[0].GetStartContainerRequest()[0]
-	assert.Equal(t, ct.token.proto(), r.GetContainerToken(), "the container token passes through unchanged")
+	assert.Equal(t, tokenProto(ct.token), r.GetContainerToken(), "the container token passes through unchanged")
 	clc := r.GetContainerLaunchContext()
 	assert.Equal(t, []string{"sleep", "1"}, clc.GetCommand())
-	got, err := ParseCredentials(clc.GetTokens())
+	got, err := records.ParseCredentials(clc.GetTokens())
 	require.NoError(t, err)
 	assert.Contains(t, got.Tokens, "hdfs")
 	assert.NotContains(t, got.Tokens, "amrm", "no AMRMToken for containers")
@@ -172,7 +172,7 @@ func TestStartContainerFailures(t *testing.T) {
 	})
 	t.Run("wrong NMToken", func(t *testing.T) {
 		nm := newFakeNM(t)
-		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: {Identifier: []byte("other"), Password: []byte("x"), Kind: KindNMToken}}})
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: {Identifier: []byte("other"), Password: []byte("x"), Kind: records.KindNMToken}}})
 		require.NoError(t, err)
 		err = nmc.StartContainer(context.Background(), testContainer(t, nm.srv.Addr), NewLaunchContext("true"))
 		assert.ErrorIs(t, err, ErrInvalidToken)

@@ -165,7 +165,7 @@ func TestYarnClientTrivialApp(t *testing.T) {
 			Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli(),
 		}},
 		Environment: map[string]string{"YARN_ER_IT": "1"},
-		Credentials: &yarn.Credentials{Secrets: map[string][]byte{"yarn-er.it": []byte("not-a-real-secret")}},
+		Credentials: &records.Credentials{Secrets: map[string][]byte{"yarn-er.it": []byte("not-a-real-secret")}},
 	})
 
 	app, err := c.WaitApp(ctx, id, 500*time.Millisecond, nil)

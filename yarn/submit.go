@@ -105,18 +105,11 @@ type ContainerLaunchContext struct {
 	Commands []string
 	// ServiceData is handed to auxiliary services (sent base64-encoded).
 	ServiceData map[string][]byte
-	// Credentials are tokens and secrets for the AM.
-	Credentials *Credentials
+	// Credentials are tokens and secrets for the AM; tokens are sent in Hadoop's URL string form
+	// (records.Token.EncodeToURLString), secrets base64-encoded.
+	Credentials *records.Credentials
 	// ApplicationACLs maps VIEW_APP / MODIFY_APP to "user1,user2 group1".
 	ApplicationACLs map[string]string
-}
-
-// Credentials are the AM's tokens and secrets.
-type Credentials struct {
-	// Tokens by alias, each in Hadoop's URL-safe encoding (Token.encodeToUrlString).
-	Tokens map[string]string
-	// Secrets by alias, raw bytes (sent base64-encoded).
-	Secrets map[string][]byte
 }
 
 // LogAggregationContext configures log aggregation of the application.
@@ -240,7 +233,7 @@ func (s ApplicationSubmissionContext) MarshalJSON() ([]byte, error) {
 	})
 	if cr := spec.Credentials; cr != nil && (len(cr.Tokens) > 0 || len(cr.Secrets) > 0) {
 		b.AMContainerSpec.Credentials = &credentialsJSON{
-			Tokens:  entriesOf(cr.Tokens, func(v string) any { return v }),
+			Tokens:  entriesOf(cr.Tokens, func(v records.Token) any { return v.EncodeToURLString() }),
 			Secrets: entriesOf(cr.Secrets, func(v []byte) any { return base64.StdEncoding.EncodeToString(v) }),
 		}
 	}

@@ -144,7 +144,7 @@ func since(start time.Time) int64 { return time.Since(start).Milliseconds() }
 
 func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger, write func()) error {
 	res.ContainerID = os.Getenv("CONTAINER_ID")
-	creds, err := amrm.CredentialsFromEnv()
+	creds, err := records.CredentialsFromEnv()
 	if err != nil {
 		return err
 	}
@@ -152,8 +152,10 @@ func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger,
 	for _, t := range creds.Tokens {
 		res.TokenKinds = append(res.TokenKinds, t.Kind)
 	}
-	if _, tok, ok := creds.TokenByKind(amrm.KindAMRMToken); ok {
-		res.Attempt, _ = tok.AMRMAttempt()
+	if _, tok, ok := creds.TokenByKind(records.KindAMRMToken); ok {
+		if att, err := amrm.AMRMAttempt(tok); err == nil {
+			res.Attempt = att.String()
+		}
 	}
 	sched := os.Getenv("YARNER_TESTAM_SCHEDULER")
 	if sched == "" {
@@ -187,7 +189,7 @@ func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger,
 	}
 
 	if os.Getenv("YARNER_TESTAM_PROBES") == "1" {
-		_, tok, _ := creds.TokenByKind(amrm.KindAMRMToken)
+		_, tok, _ := creds.TokenByKind(records.KindAMRMToken)
 		probeIPC(ctx, strings.Split(sched, ","), tok, res)
 	}
 

@@ -8,7 +8,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/records"
@@ -18,7 +17,7 @@ const amProtocol = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB"
 
 // probeIPC records how the real ResourceManager answers wire-level mistakes the public API never
 // makes: SIMPLE authentication, a wrong token password, and a wrong responseId.
-func probeIPC(ctx context.Context, sched []string, tok amrm.Token, res *Result) {
+func probeIPC(ctx context.Context, sched []string, tok records.Token, res *Result) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	call := func(name string, token *ipc.Token, responseID int32, sentinel error) {

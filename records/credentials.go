@@ -1,7 +1,8 @@
-package amrm
+package records
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -9,13 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
-
-	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/internal/ipc"
 )
 
 // Token kinds yarn-er handles.
@@ -45,7 +42,7 @@ func (t Token) String() string {
 }
 
 // GoString keeps %#v from printing the password.
-func (t Token) GoString() string { return "amrm." + t.String() }
+func (t Token) GoString() string { return "records." + t.String() }
 
 // LogValue keeps slog from logging the password.
 func (t Token) LogValue() slog.Value {
@@ -57,28 +54,9 @@ func (t Token) IsZero() bool {
 	return len(t.Identifier) == 0 && len(t.Password) == 0 && t.Kind == "" && t.Service == ""
 }
 
-func (t Token) clone() Token {
+// Clone returns a deep copy of the token.
+func (t Token) Clone() Token {
 	return Token{Identifier: bytes.Clone(t.Identifier), Password: bytes.Clone(t.Password), Kind: t.Kind, Service: t.Service}
-}
-
-func tokenFromProto(p *commonpb.TokenProto) Token {
-	if p == nil {
-		return Token{}
-	}
-	return Token{Identifier: bytes.Clone(p.GetIdentifier()), Password: bytes.Clone(p.GetPassword()), Kind: p.GetKind(), Service: p.GetService()}
-}
-
-func (t Token) proto() *commonpb.TokenProto {
-	return &commonpb.TokenProto{
-		Identifier: nonNil(t.Identifier), Password: nonNil(t.Password),
-		Kind: proto.String(t.Kind), Service: proto.String(t.Service),
-	}
-}
-
-// ipcToken is the token as the ipc package takes it.
-func (t Token) ipcToken() *ipc.Token {
-	it := ipc.Token(t)
-	return &it
 }
 
 // nonNil returns b, or an empty slice for nil: protobuf leaves a nil bytes field out (a token's
@@ -90,19 +68,53 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-// AMRMAttempt decodes an AMRMToken's identifier and returns the application attempt it was issued
-// to, e.g. appattempt_1700000000000_0001_000001.
-func (t Token) AMRMAttempt() (string, error) {
-	if t.Kind != KindAMRMToken {
-		return "", fmt.Errorf("amrm: token of kind %q is not an AMRMToken", t.Kind)
-	}
-	var id yarnpb.AMRMTokenIdentifierProto
-	if err := proto.Unmarshal(t.Identifier, &id); err != nil || id.AppAttemptId == nil {
-		return "", fmt.Errorf("amrm: AMRMToken identifier does not decode: %v", err)
-	}
-	a := id.GetAppAttemptId()
-	return fmt.Sprintf("appattempt_%d_%04d_%06d", a.GetApplicationId().GetClusterTimestamp(), a.GetApplicationId().GetId(), a.GetAttemptId()), nil
+// EncodeToURLString encodes the token as Hadoop's Token.encodeToUrlString does, the form the RM's
+// REST submission takes in its credentials: the token's Writable serialization (identifier and
+// password with their lengths, kind and service as Text) in URL-safe base64 without padding.
+func (t Token) EncodeToURLString() string {
+	return base64.RawURLEncoding.EncodeToString(t.appendWritable(nil))
 }
+
+// appendWritable appends the token's Writable serialization (Token.write).
+func (t Token) appendWritable(b []byte) []byte {
+	b = appendText(b, string(t.Identifier))
+	b = appendText(b, string(t.Password))
+	b = appendText(b, t.Kind)
+	return appendText(b, t.Service)
+}
+
+// DecodeTokenURLString decodes a token from Hadoop's URL string form (Token.decodeFromUrlString):
+// URL-safe or standard base64, with or without padding. Errors wrap ErrBadToken.
+func DecodeTokenURLString(s string) (Token, error) {
+	s = strings.TrimRight(strings.TrimSpace(s), "=")
+	s = strings.NewReplacer("+", "-", "/", "_").Replace(s)
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return Token{}, fmt.Errorf("%w: not base64: %v", ErrBadToken, err)
+	}
+	r := &reader{b: raw, bad: ErrBadToken}
+	var t Token
+	if t.Identifier, err = r.bytes("token identifier"); err == nil {
+		if t.Password, err = r.bytes("token password"); err == nil {
+			if t.Kind, err = r.text("token kind"); err == nil {
+				t.Service, err = r.text("token service")
+			}
+		}
+	}
+	if err == nil && r.off != len(raw) {
+		err = fmt.Errorf("%d bytes after the token", len(raw)-r.off)
+	}
+	switch {
+	case errors.Is(err, ErrBadToken):
+		return Token{}, err
+	case err != nil:
+		return Token{}, fmt.Errorf("%w: %v", ErrBadToken, err)
+	}
+	return t, nil
+}
+
+// ErrBadToken reports a token in URL string form that cannot be decoded.
+var ErrBadToken = errors.New("bad token")
 
 // TokenFormat is the serialization of a token storage file after its "HDTS" magic.
 type TokenFormat byte
@@ -170,7 +182,7 @@ func (c *Credentials) WithoutKinds(kinds ...string) *Credentials {
 	out.Format = c.Format
 	for a, t := range c.Tokens {
 		if !slices.Contains(kinds, t.Kind) {
-			out.Tokens[a] = t.clone()
+			out.Tokens[a] = t.Clone()
 		}
 	}
 	for a, s := range c.Secrets {
@@ -182,7 +194,7 @@ func (c *Credentials) WithoutKinds(kinds ...string) *Credentials {
 var tokenStorageMagic = []byte("HDTS")
 
 // ErrBadTokenFile reports a token storage file that cannot be decoded.
-var ErrBadTokenFile = errors.New("amrm: bad token storage file")
+var ErrBadTokenFile = errors.New("bad token storage file")
 
 // ParseCredentials decodes the contents of a Hadoop token storage file ("HDTS", format 0 or 1).
 func ParseCredentials(b []byte) (*Credentials, error) {
@@ -194,7 +206,7 @@ func ParseCredentials(b []byte) (*Credentials, error) {
 	var err error
 	switch c.Format {
 	case FormatWritable:
-		err = c.readWritable(&reader{b: b[5:]})
+		err = c.readWritable(&reader{b: b[5:], base: 5})
 	case FormatProtobuf:
 		err = c.readProto(b[5:])
 	default:
@@ -251,6 +263,20 @@ func (c *Credentials) readWritable(r *reader) error {
 	return nil
 }
 
+// CredentialsProto field numbers (Hadoop's Security.proto).
+const (
+	fieldCredTokens  = 1 // CredentialsProto.tokens
+	fieldCredSecrets = 2 // CredentialsProto.secrets
+	fieldKVAlias     = 1 // CredentialsKVProto.alias
+	fieldKVToken     = 2 // CredentialsKVProto.token
+	fieldKVSecret    = 3 // CredentialsKVProto.secret
+	fieldTokIdent    = 1 // TokenProto.identifier
+	fieldTokPassword = 2 // TokenProto.password
+	fieldTokKind     = 3 // TokenProto.kind
+	fieldTokService  = 4 // TokenProto.service
+)
+
+// readProto reads a varint-delimited CredentialsProto.
 func (c *Credentials) readProto(b []byte) error {
 	n, vl := protowire.ConsumeVarint(b)
 	if vl < 0 {
@@ -259,17 +285,94 @@ func (c *Credentials) readProto(b []byte) error {
 	if n > uint64(len(b)-vl) {
 		return fmt.Errorf("CredentialsProto of %d bytes in %d", n, len(b)-vl)
 	}
-	var p commonpb.CredentialsProto
-	if err := proto.Unmarshal(b[vl:vl+int(n)], &p); err != nil {
-		return fmt.Errorf("CredentialsProto: %v", err)
-	}
-	for _, kv := range p.GetTokens() {
-		c.Tokens[kv.GetAlias()] = tokenFromProto(kv.GetToken())
-	}
-	for _, kv := range p.GetSecrets() {
-		c.Secrets[kv.GetAlias()] = nonNil(bytes.Clone(kv.GetSecret()))
+	return eachField(b[vl:vl+int(n)], "CredentialsProto", func(num protowire.Number, v []byte) error {
+		if num != fieldCredTokens && num != fieldCredSecrets {
+			return nil
+		}
+		var alias string
+		var tok Token
+		var secret []byte
+		var seenKV [1]bool
+		var seenTok [4]bool // required fields seen: alias; identifier, password, kind, service
+		hasToken := false
+		err := eachField(v, "CredentialsKVProto", func(num protowire.Number, v []byte) error {
+			switch num {
+			case fieldKVAlias:
+				alias, seenKV[0] = string(v), true
+			case fieldKVToken:
+				hasToken = true
+				return eachField(v, "TokenProto", func(num protowire.Number, v []byte) error {
+					switch num {
+					case fieldTokIdent:
+						tok.Identifier = bytes.Clone(v)
+					case fieldTokPassword:
+						tok.Password = bytes.Clone(v)
+					case fieldTokKind:
+						tok.Kind = string(v)
+					case fieldTokService:
+						tok.Service = string(v)
+					default:
+						return nil
+					}
+					seenTok[num-1] = true
+					return nil
+				})
+			case fieldKVSecret:
+				secret = bytes.Clone(v)
+			}
+			return nil
+		})
+		switch {
+		case err != nil:
+			return err
+		case !seenKV[0]:
+			return errors.New("CredentialsProto: CredentialsKVProto without its required alias")
+		case hasToken && seenTok != [4]bool{true, true, true, true}:
+			return fmt.Errorf("CredentialsProto: token %q lacks a required field (identifier, password, kind, service)", alias)
+		}
+		if num == fieldCredTokens {
+			tok.Identifier, tok.Password = nonNil(tok.Identifier), nonNil(tok.Password)
+			c.Tokens[alias] = tok
+		} else {
+			c.Secrets[alias] = nonNil(secret)
+		}
+		return nil
+	})
+}
+
+// eachField calls fn with every length-delimited field of a protobuf message (the only wire type
+// the credential messages use); other wire types are skipped as unknown fields.
+func eachField(b []byte, what string, fn func(protowire.Number, []byte) error) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return fmt.Errorf("%s: %v", what, protowire.ParseError(n))
+		}
+		b = b[n:]
+		if typ != protowire.BytesType {
+			m := protowire.ConsumeFieldValue(num, typ, b)
+			if m < 0 {
+				return fmt.Errorf("%s: %v", what, protowire.ParseError(m))
+			}
+			b = b[m:]
+			continue
+		}
+		v, m := protowire.ConsumeBytes(b)
+		if m < 0 {
+			return fmt.Errorf("%s: %v", what, protowire.ParseError(m))
+		}
+		if err := fn(num, v); err != nil {
+			return err
+		}
+		b = b[m:]
 	}
 	return nil
+}
+
+// appendBytesField appends one length-delimited protobuf field.
+func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
 }
 
 // Marshal encodes the credentials as a token storage file, aliases in sorted order.
@@ -282,12 +385,8 @@ func (c *Credentials) Marshal(format TokenFormat) ([]byte, error) {
 	case FormatWritable:
 		b = appendVLong(b, int64(len(tokenAliases)))
 		for _, a := range tokenAliases {
-			t := c.Tokens[a]
 			b = appendText(b, a)
-			b = appendText(b, string(t.Identifier))
-			b = appendText(b, string(t.Password))
-			b = appendText(b, t.Kind)
-			b = appendText(b, t.Service)
+			b = c.Tokens[a].appendWritable(b)
 		}
 		b = appendVLong(b, int64(len(secretAliases)))
 		for _, a := range secretAliases {
@@ -296,21 +395,27 @@ func (c *Credentials) Marshal(format TokenFormat) ([]byte, error) {
 		}
 		return b, nil
 	case FormatProtobuf:
-		var p commonpb.CredentialsProto
+		var body []byte
 		for _, a := range tokenAliases {
-			p.Tokens = append(p.Tokens, &commonpb.CredentialsKVProto{Alias: proto.String(a), Token: c.Tokens[a].proto()})
+			t := c.Tokens[a]
+			var tb []byte
+			tb = appendBytesField(tb, fieldTokIdent, t.Identifier)
+			tb = appendBytesField(tb, fieldTokPassword, t.Password)
+			tb = appendBytesField(tb, fieldTokKind, []byte(t.Kind))
+			tb = appendBytesField(tb, fieldTokService, []byte(t.Service))
+			kv := appendBytesField(nil, fieldKVAlias, []byte(a))
+			kv = appendBytesField(kv, fieldKVToken, tb)
+			body = appendBytesField(body, fieldCredTokens, kv)
 		}
 		for _, a := range secretAliases {
-			p.Secrets = append(p.Secrets, &commonpb.CredentialsKVProto{Alias: proto.String(a), Secret: nonNil(c.Secrets[a])})
-		}
-		body, err := proto.Marshal(&p)
-		if err != nil {
-			return nil, fmt.Errorf("amrm: encode credentials: %w", err)
+			kv := appendBytesField(nil, fieldKVAlias, []byte(a))
+			kv = appendBytesField(kv, fieldKVSecret, c.Secrets[a])
+			body = appendBytesField(body, fieldCredSecrets, kv)
 		}
 		b = protowire.AppendVarint(b, uint64(len(body)))
 		return append(b, body...), nil
 	}
-	return nil, fmt.Errorf("amrm: unknown token file format %d", format)
+	return nil, fmt.Errorf("unknown token file format %d", format)
 }
 
 // ReadTokenFile reads a Hadoop token storage file, such as the one named by
@@ -318,7 +423,7 @@ func (c *Credentials) Marshal(format TokenFormat) ([]byte, error) {
 func ReadTokenFile(path string) (*Credentials, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("amrm: read token file: %w", err)
+		return nil, fmt.Errorf("read token file: %w", err)
 	}
 	c, err := ParseCredentials(b)
 	if err != nil {
@@ -331,7 +436,7 @@ func ReadTokenFile(path string) (*Credentials, error) {
 func CredentialsFromEnv() (*Credentials, error) {
 	path := os.Getenv(EnvTokenFile)
 	if path == "" {
-		return nil, fmt.Errorf("amrm: $%s is not set; an ApplicationMaster started by YARN has it", EnvTokenFile)
+		return nil, fmt.Errorf("$%s is not set; an ApplicationMaster started by YARN has it", EnvTokenFile)
 	}
 	return ReadTokenFile(path)
 }
@@ -345,23 +450,23 @@ func WriteTokenFile(path string, c *Credentials, format TokenFormat) error {
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".hdts-*")
 	if err != nil {
-		return fmt.Errorf("amrm: write token file: %w", err)
+		return fmt.Errorf("write token file: %w", err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	if err := f.Chmod(0o600); err != nil {
 		_ = f.Close()
-		return fmt.Errorf("amrm: write token file: %w", err)
+		return fmt.Errorf("write token file: %w", err)
 	}
 	if _, err := f.Write(b); err != nil {
 		_ = f.Close()
-		return fmt.Errorf("amrm: write token file %s: %w", path, err)
+		return fmt.Errorf("write token file %s: %w", path, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("amrm: write token file %s: %w", path, err)
+		return fmt.Errorf("write token file %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("amrm: write token file: %w", err)
+		return fmt.Errorf("write token file: %w", err)
 	}
 	return nil
 }
@@ -370,10 +475,18 @@ func WriteTokenFile(path string, c *Credentials, format TokenFormat) error {
 type reader struct {
 	b   []byte
 	off int
+	// base is the offset of b in the input (for messages); bad is the sentinel errors wrap
+	// (ErrBadTokenFile when nil).
+	base int
+	bad  error
 }
 
 func (r *reader) fail(what, why string) error {
-	return fmt.Errorf("%w: %s at offset %d: %s", ErrBadTokenFile, what, r.off+5, why)
+	bad := r.bad
+	if bad == nil {
+		bad = ErrBadTokenFile
+	}
+	return fmt.Errorf("%w: %s at offset %d: %s", bad, what, r.base+r.off, why)
 }
 
 // vlong decodes a WritableUtils variable-length long.

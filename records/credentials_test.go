@@ -1,8 +1,10 @@
-package amrm
+package records
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -85,18 +87,6 @@ func TestVLongMatchesHadoop(t *testing.T) {
 		assert.Equal(t, v.v, got)
 		assert.Equal(t, len(b), r.off)
 	}
-}
-
-func TestAMRMAttempt(t *testing.T) {
-	tok := Token{Identifier: mustHex(t, javaAMRMIdentifier), Kind: KindAMRMToken}
-	a, err := tok.AMRMAttempt()
-	require.NoError(t, err)
-	// Hadoop's AMRMTokenIdentifier.getUser() for this identifier.
-	assert.Equal(t, "appattempt_1700000000000_0001_000001", a)
-	_, err = Token{Kind: KindNMToken}.AMRMAttempt()
-	assert.Error(t, err)
-	_, err = Token{Kind: KindAMRMToken, Identifier: []byte{0xff}}.AMRMAttempt()
-	assert.Error(t, err)
 }
 
 func TestParseCredentialsErrors(t *testing.T) {
@@ -191,10 +181,36 @@ func TestTokenNeverPrintsPassword(t *testing.T) {
 	logger.Info("token", "tok", tok)
 	logger.Info("token", "tok", &tok)
 	for _, s := range []string{tok.String(), buf.String(), strings.Join([]string{
-		sprintf("%v", tok), sprintf("%+v", tok), sprintf("%#v", tok), sprintf("%s", tok), sprintf("%v", &tok),
+		fmt.Sprintf("%v", tok), fmt.Sprintf("%+v", tok), fmt.Sprintf("%#v", tok), fmt.Sprintf("%s", tok), fmt.Sprintf("%v", &tok),
 	}, " ")} {
 		assert.NotContains(t, s, "hunter2")
 		assert.NotContains(t, s, hex.EncodeToString(tok.Password))
 	}
 	assert.Contains(t, buf.String(), KindAMRMToken)
+}
+
+// javaAMRMTokenWritable is the token's Writable form inside javaHDTSv0 (after its alias), which
+// Hadoop's Token.encodeToUrlString encodes in URL-safe base64.
+const javaAMRMTokenWritable = "110a0d0a0908011080d095ffbc311001100714010e1b2835424f5c697683909daab7c4d1deebf8105941524e5f414d5f524d5f544f4b454e00"
+
+func TestTokenURLString(t *testing.T) {
+	tok := javaCredentials(t).Tokens["amrm-alias"]
+	want := base64.RawURLEncoding.EncodeToString(mustHex(t, javaAMRMTokenWritable))
+	assert.Equal(t, want, tok.EncodeToURLString())
+	assert.NotContains(t, tok.EncodeToURLString(), "=", "no padding")
+	for _, s := range []string{want, want + "==", base64.StdEncoding.EncodeToString(mustHex(t, javaAMRMTokenWritable))} {
+		got, err := DecodeTokenURLString(s)
+		require.NoError(t, err, s)
+		assert.Equal(t, tok, got)
+	}
+	empty := Token{Identifier: []byte{}, Password: []byte{}}
+	got, err := DecodeTokenURLString(empty.EncodeToURLString())
+	require.NoError(t, err)
+	assert.Equal(t, empty, got)
+	for _, bad := range []string{"!!", base64.RawURLEncoding.EncodeToString([]byte{5, 1}),
+		base64.RawURLEncoding.EncodeToString(append(mustHex(t, javaAMRMTokenWritable), 0))} {
+		_, err := DecodeTokenURLString(bad)
+		assert.ErrorIs(t, err, ErrBadToken, bad)
+		assert.NotErrorIs(t, err, ErrBadTokenFile)
+	}
 }
