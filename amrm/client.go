@@ -202,8 +202,8 @@ func (c *Client) register(ctx context.Context) (*Registration, error) {
 		return nil, fmt.Errorf("amrm: %w", err)
 	}
 	types := map[string]ResourceType{
-		ResourceMemory: {Name: ResourceMemory, Units: "Mi", Type: "COUNTABLE"},
-		ResourceVCores: {Name: ResourceVCores, Type: "COUNTABLE"},
+		records.MemoryMB: {Name: records.MemoryMB, Units: "Mi", Type: "COUNTABLE"},
+		records.VCores: {Name: records.VCores, Type: "COUNTABLE"},
 	}
 	reg := &Registration{Queue: resp.GetQueue()}
 	for _, t := range resp.GetResourceTypes() {
@@ -288,7 +288,7 @@ func (c *Client) checkCapability(r Resource) error {
 	}
 	keys := slices.Sorted(maps.Keys(r.Extended))
 	for _, k := range keys {
-		if k == ResourceMemory || k == ResourceVCores {
+		if k == records.MemoryMB || k == records.VCores {
 			return fmt.Errorf("amrm: put %s in Resource.MemoryMB/VCores, not in Extended", k)
 		}
 		if _, ok := c.types[k]; !ok {
@@ -310,10 +310,10 @@ func (c *Client) checkCapability(r Resource) error {
 		}
 		return nil
 	}
-	if err := check(ResourceMemory, r.MemoryMB, max.MemoryMB); err != nil {
+	if err := check(records.MemoryMB, r.MemoryMB, max.MemoryMB); err != nil {
 		return err
 	}
-	if err := check(ResourceVCores, r.VCores, max.VCores); err != nil {
+	if err := check(records.VCores, r.VCores, max.VCores); err != nil {
 		return err
 	}
 	for _, k := range keys {

@@ -16,7 +16,7 @@ import (
 	"github.com/yarn-er/yarn-er/records"
 )
 
-var gpu1 = Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{ResourceGPU: 1}}
+var gpu1 = Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{records.GPU: 1}}
 
 func registered(t *testing.T, rm *fakeRM, mod func(*Config)) *Client {
 	t.Helper()
@@ -39,13 +39,13 @@ func TestRegisterKeepsCapabilityAndTypes(t *testing.T) {
 	c := rm.client(t, nil)
 	reg, err := c.Register(context.Background(), RegisterRequest{Host: "am-host", RPCPort: -1, TrackingURL: "http://am"})
 	require.NoError(t, err)
-	assert.Equal(t, Resource{MemoryMB: 8192, VCores: 8, Extended: map[string]int64{ResourceGPU: 4}}, reg.MaximumCapability)
-	assert.True(t, reg.HasResourceType(ResourceGPU))
-	assert.False(t, reg.HasResourceType(ResourceFPGA))
+	assert.Equal(t, Resource{MemoryMB: 8192, VCores: 8, Extended: map[string]int64{records.GPU: 4}}, reg.MaximumCapability)
+	assert.True(t, reg.HasResourceType(records.GPU))
+	assert.False(t, reg.HasResourceType(records.FPGA))
 	assert.Equal(t, []ResourceType{
-		{Name: ResourceMemory, Units: "Mi", Type: "COUNTABLE"},
-		{Name: ResourceVCores, Units: "", Type: "COUNTABLE"},
-		{Name: ResourceGPU, Units: "", Type: "COUNTABLE"},
+		{Name: records.MemoryMB, Units: "Mi", Type: "COUNTABLE"},
+		{Name: records.VCores, Units: "", Type: "COUNTABLE"},
+		{Name: records.GPU, Units: "", Type: "COUNTABLE"},
 	}, reg.ResourceTypes)
 	assert.Equal(t, "default", reg.Queue)
 	_, ok := c.NMToken("old-nm:1")
@@ -83,9 +83,9 @@ func TestAskChecksBeforeSending(t *testing.T) {
 	assert.ErrorContains(t, err, "memory-mb, vcores, yarn.io/gpu")
 	assert.ErrorContains(t, err, "yarn.resource-types")
 
-	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{ResourceGPU: 5}}, 1), ErrExceedsMaximum)
+	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{records.GPU: 5}}, 1), ErrExceedsMaximum)
 	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 9000, VCores: 1}, 1), ErrExceedsMaximum)
-	assert.Error(t, c.Ask(1, Resource{MemoryMB: 1, VCores: 1, Extended: map[string]int64{ResourceMemory: 1}}, 1))
+	assert.Error(t, c.Ask(1, Resource{MemoryMB: 1, VCores: 1, Extended: map[string]int64{records.MemoryMB: 1}}, 1))
 	assert.Error(t, c.Ask(1, gpu1, -1))
 
 	// Nothing bad reaches the RM.
@@ -126,7 +126,7 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 	require.Len(t, got, 4)
 	for _, ct := range got {
 		assert.Equal(t, int32(1), ct.Priority)
-		assert.Equal(t, int64(1), ct.Resource.Extended[ResourceGPU])
+		assert.Equal(t, int64(1), ct.Resource.Extended[records.GPU])
 		assert.Contains(t, []string{"nm1:45454", "nm2:45454"}, ct.Node)
 	}
 	assert.Equal(t, "container_1700000000000_0001_01_000002", got[0].ID.String())
@@ -146,7 +146,7 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 	assert.True(t, ask.GetRelaxLocality())
 	assert.Equal(t, yarnpb.ExecutionTypeProto_GUARANTEED, ask.GetExecutionTypeRequest().GetExecutionType())
 	require.Len(t, ask.GetCapability().GetResourceValueMap(), 1)
-	assert.Equal(t, ResourceGPU, ask.GetCapability().GetResourceValueMap()[0].GetKey())
+	assert.Equal(t, records.GPU, ask.GetCapability().GetResourceValueMap()[0].GetKey())
 	assert.Equal(t, int64(1), ask.GetCapability().GetResourceValueMap()[0].GetValue())
 	assert.Empty(t, reqs[1].GetAsk())
 	assert.Empty(t, reqs[2].GetAsk())

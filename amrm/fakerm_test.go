@@ -45,7 +45,7 @@ type fakeRM struct {
 var amrmTok = records.Token{Identifier: []byte("amrm-id-1"), Password: []byte("amrm-pw-1"), Kind: records.KindAMRMToken}
 
 func newFakeRM(t *testing.T) *fakeRM {
-	rm := &fakeRM{t: t, types: []string{ResourceMemory, ResourceVCores, ResourceGPU}, maxGPU: 4, unregisterAfter: 1, nextContainer: 2}
+	rm := &fakeRM{t: t, types: []string{records.MemoryMB, records.VCores, records.GPU}, maxGPU: 4, unregisterAfter: 1, nextContainer: 2}
 	rm.srv = ipctest.NewServer(t, rm.handle)
 	rm.srv.AddToken(amrmTok.Identifier, amrmTok.Password)
 	return rm
@@ -100,8 +100,8 @@ func (rm *fakeRM) handle(c *ipctest.Call) (proto.Message, error) {
 			MaximumCapability: &yarnpb.ResourceProto{
 				Memory: proto.Int64(8192), VirtualCores: proto.Int32(8),
 				ResourceValueMap: []*yarnpb.ResourceInformationProto{
-					{Key: proto.String(ResourceMemory), Value: proto.Int64(8192), Units: proto.String("Mi")},
-					{Key: proto.String(ResourceVCores), Value: proto.Int64(8), Units: proto.String("")},
+					{Key: proto.String(records.MemoryMB), Value: proto.Int64(8192), Units: proto.String("Mi")},
+					{Key: proto.String(records.VCores), Value: proto.Int64(8), Units: proto.String("")},
 				},
 			},
 			Queue: proto.String("default"),
@@ -110,10 +110,10 @@ func (rm *fakeRM) handle(c *ipctest.Call) (proto.Message, error) {
 			},
 		}
 		for _, n := range rm.types {
-			resp.ResourceTypes = append(resp.ResourceTypes, &yarnpb.ResourceTypeInfoProto{Name: proto.String(n), Units: proto.String(map[string]string{ResourceMemory: "Mi"}[n]), Type: yarnpb.ResourceTypesProto_COUNTABLE.Enum()})
-			if n == ResourceGPU {
+			resp.ResourceTypes = append(resp.ResourceTypes, &yarnpb.ResourceTypeInfoProto{Name: proto.String(n), Units: proto.String(map[string]string{records.MemoryMB: "Mi"}[n]), Type: yarnpb.ResourceTypesProto_COUNTABLE.Enum()})
+			if n == records.GPU {
 				resp.MaximumCapability.ResourceValueMap = append(resp.MaximumCapability.ResourceValueMap,
-					&yarnpb.ResourceInformationProto{Key: proto.String(ResourceGPU), Value: proto.Int64(rm.maxGPU), Units: proto.String("")})
+					&yarnpb.ResourceInformationProto{Key: proto.String(records.GPU), Value: proto.Int64(rm.maxGPU), Units: proto.String("")})
 			}
 		}
 		return resp, nil
@@ -168,7 +168,7 @@ func (rm *fakeRM) container(prio int32, gpus int64, node string) *yarnpb.Contain
 	require.NoError(rm.t, err)
 	r := &yarnpb.ResourceProto{Memory: proto.Int64(1024), VirtualCores: proto.Int32(1)}
 	if gpus > 0 {
-		r.ResourceValueMap = []*yarnpb.ResourceInformationProto{{Key: proto.String(ResourceGPU), Value: proto.Int64(gpus), Units: proto.String("")}}
+		r.ResourceValueMap = []*yarnpb.ResourceInformationProto{{Key: proto.String(records.GPU), Value: proto.Int64(gpus), Units: proto.String("")}}
 	}
 	host, port := node, int32(45454)
 	return &yarnpb.ContainerProto{

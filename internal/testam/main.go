@@ -229,7 +229,7 @@ func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *R
 	gpus := int64(envInt("YARNER_TESTAM_GPUS", 1))
 	capability := amrm.Resource{MemoryMB: int64(envInt("YARNER_TESTAM_MEMORY_MB", 128)), VCores: 1}
 	if gpus > 0 {
-		capability.Extended = map[string]int64{amrm.ResourceGPU: gpus}
+		capability.Extended = map[string]int64{records.GPU: gpus}
 	}
 	if err := rm.Ask(1, capability, n); err != nil {
 		return fmt.Errorf("ask: %w", err)
@@ -336,7 +336,7 @@ func countNMTokens(rm *amrm.Client, cs []ContainerInfo) int {
 }
 
 func flatten(r amrm.Resource) map[string]int64 {
-	m := map[string]int64{amrm.ResourceMemory: r.MemoryMB, amrm.ResourceVCores: r.VCores}
+	m := map[string]int64{records.MemoryMB: r.MemoryMB, records.VCores: r.VCores}
 	for k, v := range r.Extended {
 		m[k] = v
 	}
