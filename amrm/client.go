@@ -203,7 +203,7 @@ func (c *Client) register(ctx context.Context) (*Registration, error) {
 	}
 	types := map[string]ResourceType{
 		records.MemoryMB: {Name: records.MemoryMB, Units: "Mi", Type: "COUNTABLE"},
-		records.VCores: {Name: records.VCores, Type: "COUNTABLE"},
+		records.VCores:   {Name: records.VCores, Type: "COUNTABLE"},
 	}
 	reg := &Registration{Queue: resp.GetQueue()}
 	for _, t := range resp.GetResourceTypes() {

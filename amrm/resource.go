@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
-		"slices"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"

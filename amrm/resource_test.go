@@ -13,7 +13,7 @@ import (
 
 func TestResourceProtoRoundTrip(t *testing.T) {
 	types := map[string]ResourceType{
-		records.MemoryMB:    {Name: records.MemoryMB, Units: "Mi"},
+		records.MemoryMB:  {Name: records.MemoryMB, Units: "Mi"},
 		records.VCores:    {Name: records.VCores},
 		records.GPU:       {Name: records.GPU},
 		"example.com/mem": {Name: "example.com/mem", Units: "Mi"},
