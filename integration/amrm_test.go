@@ -126,7 +126,7 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 		ApplicationName: "yarn-er testam " + t.Name(),
 		ApplicationType: "yarn-er-testam",
 		MaxAppAttempts:  1,
-		Resource:        yarn.AMResource{MemoryMB: 128, VCores: 1},
+		Resource:        records.NewResources(128, 1),
 		AMContainerSpec: yarn.ContainerLaunchContext{
 			LocalResources: map[string]records.LocalResource{"testam": {
 				URL: "file://" + bin, Type: "FILE", Visibility: "APPLICATION",

@@ -136,7 +136,7 @@ func yarnITSubmit(t *testing.T, c *yarn.Client, ctx context.Context, name string
 		ApplicationType: "YARN-ER-IT",
 		ApplicationTags: []string{"yarn-er-it"},
 		MaxAppAttempts:  1,
-		Resource:        yarn.AMResource{MemoryMB: 128, VCores: 1},
+		Resource:        records.NewResources(128, 1),
 		AMContainerSpec: spec,
 	})
 	require.NoError(t, err)
@@ -239,7 +239,7 @@ func TestYarnClientErrors(t *testing.T) {
 	require.NoError(t, err)
 	err = c.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
 		ApplicationID:   na.ID,
-		Resource:        yarn.AMResource{MemoryMB: 1 << 20, VCores: 1},
+		Resource:        records.NewResources(1 << 20, 1),
 		AMContainerSpec: yarn.ContainerLaunchContext{Commands: []string{"/bin/true"}},
 	})
 	require.ErrorIs(t, err, yarn.ErrBadRequest)

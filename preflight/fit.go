@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/profile"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -28,7 +27,7 @@ type packing struct {
 // packCluster packs containers of req onto the nodes, each node on its own: a node holds
 // floor(min over the resources r of have_r / req_r) containers, units converted exactly. Sums
 // saturate at MaxInt64.
-func packCluster(nodes []yarn.Node, req []profile.Resource) packing {
+func packCluster(nodes []yarn.Node, req []records.Resource) packing {
 	p := packing{someNodeHas: map[string]bool{}, maxTotal: map[string]records.Quantity{}}
 	for _, n := range nodes {
 		empty := containersIn(n.Total, req)
@@ -56,7 +55,7 @@ func packCluster(nodes []yarn.Node, req []profile.Resource) packing {
 
 // largest renders, per requested resource, the largest node total, marking those below the
 // request.
-func (p packing) largest(req []profile.Resource) string {
+func (p packing) largest(req []records.Resource) string {
 	parts := make([]string, 0, len(req))
 	for _, res := range req {
 		q := p.maxTotal[res.Name]
@@ -70,7 +69,7 @@ func (p packing) largest(req []profile.Resource) string {
 }
 
 // containersIn returns how many containers of req fit in have.
-func containersIn(have yarn.Resources, req []profile.Resource) int64 {
+func containersIn(have yarn.Resources, req []records.Resource) int64 {
 	n := int64(math.MaxInt64)
 	for _, res := range req {
 		if res.Value <= 0 {

@@ -120,7 +120,7 @@ func (r *runner) maxAllocationCheck() {
 	effective := r.live.effectiveMax()
 	var fine []string
 	usedLive := false
-	for _, res := range r.tr.Resource.Resources() {
+	for _, res := range r.tr.Resource.All() {
 		rt, declared := r.types.Lookup(res.Name)
 		if eff, ok := effective[res.Name]; ok {
 			usedLive = true
@@ -173,7 +173,7 @@ const rejected = "YARN rejects the request (InvalidResourceRequestException: req
 // allocation eff; rt is its type in the Hadoop configuration when declared there. It reports
 // findings itself and returns the pass line when the request is within eff. A configuration whose
 // own maximum is below the request the RM allows is out of date: a warning.
-func (r *runner) maxAllocationLive(res profile.Resource, eff records.Quantity, rt profile.ResourceType, declared bool) (string, bool) {
+func (r *runner) maxAllocationLive(res records.Resource, eff records.Quantity, rt profile.ResourceType, declared bool) (string, bool) {
 	asked := records.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
 	src := r.live.rm + pathOverview
 	cmp, err := asked.Cmp(eff)

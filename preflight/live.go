@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/yarn-er/yarn-er/profile"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -278,9 +277,9 @@ func orNone(err error) string {
 // drops the others, which cluster.type-unknown reports), memory and vcores rounded up to multiples
 // of the CapacityScheduler's minimum allocation when the Hadoop configuration gives it. The note
 // says what was changed.
-func (r *runner) request() (req []profile.Resource, note string) {
+func (r *runner) request() (req []records.Resource, note string) {
 	var dropped, rounded []string
-	for _, res := range r.tr.Resource.Resources() {
+	for _, res := range r.tr.Resource.All() {
 		if known := r.live.knownTypes(); known != nil && !known[res.Name] {
 			dropped = append(dropped, res.Name)
 			continue
@@ -322,10 +321,10 @@ func (r *runner) capacityScheduler() bool {
 }
 
 // formatRequest renders a request like a Hadoop Resource: <memory-mb:4096, vcores:4, ...>.
-func formatRequest(req []profile.Resource) string {
-	var v profile.Vector
+func formatRequest(req []records.Resource) string {
+	var v records.Resources
 	for _, r := range req {
-		v.Set(r.Name, r.Value)
+		v.Set(r.Name, r.Quantity())
 	}
 	return v.String()
 }
@@ -393,7 +392,7 @@ func (r *runner) fitChecks() {
 }
 
 // noFitFix names the resources no node has enough of.
-func noFitFix(req []profile.Resource, fit packing) string {
+func noFitFix(req []records.Resource, fit packing) string {
 	var short []string
 	for _, res := range req {
 		if !fit.someNodeHas[res.Name] {

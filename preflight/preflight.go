@@ -143,9 +143,9 @@ func (r *runner) resourceName(t string) string {
 }
 
 // extendedRequest returns the requested resources other than memory-mb and vcores, in order.
-func (r *runner) extendedRequest() []profile.Resource {
-	var out []profile.Resource
-	for _, res := range r.tr.Resource.Resources() {
+func (r *runner) extendedRequest() []records.Resource {
+	var out []records.Resource
+	for _, res := range r.tr.Resource.All() {
 		if res.Name != records.MemoryMB && res.Name != records.VCores {
 			out = append(out, res)
 		}

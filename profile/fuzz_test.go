@@ -130,7 +130,7 @@ func FuzzTranslate(f *testing.F) {
 		if jerr != nil {
 			t.Fatal(jerr)
 		}
-		var back Vector
+		var back records.Resources
 		if jerr := json.Unmarshal(raw, &back); jerr != nil || back.String() != tr.Resource.String() {
 			t.Fatalf("vector %s does not round-trip: %v", raw, jerr)
 		}

@@ -74,7 +74,7 @@ type Translation struct {
 	// Resource is the container's resource vector: memory-mb (left out when Flink's configuration
 	// does not give the process size), vcores, then each external resource requested from YARN by its
 	// yarn.config-key, in the order external-resources lists them.
-	Resource Vector
+	Resource records.Resources
 	// Origins tells, for each entry of Resource, where its value comes from.
 	Origins map[string]Origin
 	// ExternalResources are the enabled external resources with a valid amount, in the order listed.
@@ -188,7 +188,7 @@ func (t *translator) memory() {
 		t.add(SeverityWarning, CodeMemoryInvalid, v.Source, v.Key, fmt.Sprintf("write a whole number of MiB, e.g. %dm", mib),
 			"%d bytes is not a whole number of MiB: Flink asks YARN for %d MiB (it rounds down)", bytes, mib)
 	}
-	t.out.Resource.Set(records.MemoryMB, mib)
+	t.out.Resource.Set(records.MemoryMB, records.Quantity{Value: mib, Units: records.MemoryUnits})
 	t.out.Origins[records.MemoryMB] = Origin{Key: v.Key, Source: v.Source}
 }
 
@@ -251,7 +251,7 @@ func (t *translator) vcores() {
 		t.add(SeverityWarning, CodeCPUInvalid, origin.Source, origin.Key, fmt.Sprintf("set it to a whole number, e.g. %.0f", rounded),
 			"%v is not a whole number: on YARN, Flink rounds it up to %.0f vcores", cores, rounded)
 	}
-	t.out.Resource.Set(records.VCores, int64(rounded))
+	t.out.Resource.Set(records.VCores, records.Quantity{Value: int64(rounded)})
 	t.out.Origins[records.VCores] = origin
 }
 
@@ -303,7 +303,7 @@ func (t *translator) externalResources(types *ResourceTypes) {
 		if rk.hasYarn {
 			er.YarnConfigKey = rk.yarnKey.Value
 			if t.requestable(rk, types) {
-				t.out.Resource.Set(rk.yarnKey.Value, rk.amount)
+				t.out.Resource.Set(rk.yarnKey.Value, records.Quantity{Value: rk.amount})
 				t.out.Origins[rk.yarnKey.Value] = Origin{Key: prefix + SuffixAmount, Source: rk.amountSrc}
 			}
 		}

@@ -25,7 +25,7 @@ func legacy(t testing.TB, text string, dynamic ...string) *conf.FlinkConfig {
 	return fc
 }
 
-func vectorJSON(t testing.TB, v Vector) string {
+func vectorJSON(t testing.TB, v records.Resources) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	require.NoError(t, err)

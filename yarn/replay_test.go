@@ -247,7 +247,7 @@ func TestReplaySubmitAndKill(t *testing.T) {
 	err := c.SubmitApplication(ctx, ApplicationSubmissionContext{
 		ApplicationID: id, ApplicationName: "sleep", Queue: "default",
 		AMContainerSpec: ContainerLaunchContext{Commands: []string{"sleep 600"}, Environment: map[string]string{"B": "2", "A": "1"}},
-		Resource:        AMResource{MemoryMB: 128, VCores: 1},
+		Resource:        records.NewResources(128, 1),
 		MaxAppAttempts:  1,
 	})
 	require.NoError(t, err)
@@ -311,7 +311,7 @@ func TestReplayErrors(t *testing.T) {
 				err = c.SubmitApplication(context.Background(), ApplicationSubmissionContext{
 					ApplicationID:   "application_1796033172368_0003",
 					AMContainerSpec: ContainerLaunchContext{Commands: []string{"/bin/true"}},
-					Resource:        AMResource{MemoryMB: 1 << 20, VCores: 1},
+					Resource:        records.NewResources(1<<20, 1),
 				})
 			}
 			require.Error(t, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -74,7 +75,7 @@ type ApplicationSubmissionContext struct {
 	// Resource is the AM container. The RM reads memory and vCores only and silently ignores
 	// extended resources here (RMWebAppUtil.createAppSubmissionContextResource); it checks them
 	// against the configured yarn.scheduler.maximum-allocation-mb/-vcores.
-	Resource AMResource
+	Resource records.Resources
 	// ApplicationType, e.g. "Apache Flink".
 	ApplicationType                         string
 	KeepContainersAcrossApplicationAttempts bool
@@ -86,12 +87,6 @@ type ApplicationSubmissionContext struct {
 	AMBlackListingRequests                  *AMBlackListingRequests
 	// CancelTokensWhenComplete: nil leaves the default (true).
 	CancelTokensWhenComplete *bool
-}
-
-// AMResource is the AM container's size.
-type AMResource struct {
-	MemoryMB int64
-	VCores   int32
 }
 
 // ContainerLaunchContext is am-container-spec.
@@ -206,11 +201,15 @@ func (s ApplicationSubmissionContext) MarshalJSON() ([]byte, error) {
 		AMBlackListingRequests          *AMBlackListingRequests `json:"am-black-listing-requests,omitempty"`
 		CancelTokensWhenComplete        *bool                   `json:"cancel-tokens-when-complete,omitempty"`
 	}
+	mem, vcores, err := s.amSize()
+	if err != nil {
+		return nil, err
+	}
 	spec := s.AMContainerSpec
 	b := body{
 		ApplicationID: s.ApplicationID, ApplicationName: s.ApplicationName, Queue: s.Queue, Priority: s.Priority,
 		UnmanagedAM: s.UnmanagedAM, MaxAppAttempts: s.MaxAppAttempts,
-		Resource:        resourceJSON{Memory: s.Resource.MemoryMB, VCores: s.Resource.VCores},
+		Resource:        resourceJSON{Memory: mem, VCores: int32(vcores)},
 		ApplicationType: s.ApplicationType, KeepContainers: s.KeepContainersAcrossApplicationAttempts,
 		ReservationID: s.ReservationID, AppNodeLabelExpression: s.AppNodeLabelExpression,
 		AMContainerNodeLabelExpression: s.AMContainerNodeLabelExpression,
@@ -241,6 +240,25 @@ func (s ApplicationSubmissionContext) MarshalJSON() ([]byte, error) {
 	return json.Marshal(b)
 }
 
+// amSize returns the AM container's memory in MiB and its vcores, the only parts of Resource the
+// RM reads.
+func (s ApplicationSubmissionContext) amSize() (memMiB, vcores int64, err error) {
+	if q, ok := s.Resource.Quantity(records.MemoryMB); ok {
+		if memMiB, _, err = q.In(records.MemoryUnits); err != nil {
+			return 0, 0, fmt.Errorf("submission context for %s: AM memory %s: %w", s.ApplicationID, q, err)
+		}
+	}
+	vcores, _ = s.Resource.Get(records.VCores)
+	if memMiB < 0 || vcores < 0 {
+		return 0, 0, fmt.Errorf("submission context for %s: negative AM resource (memory %d MB, %d vcores)",
+			s.ApplicationID, memMiB, vcores)
+	}
+	if vcores > math.MaxInt32 {
+		return 0, 0, fmt.Errorf("submission context for %s: %d vcores for the AM do not fit a Java int", s.ApplicationID, vcores)
+	}
+	return memMiB, vcores, nil
+}
+
 // validate checks what the RM would reject with a less helpful message.
 func (s ApplicationSubmissionContext) validate() error {
 	if err := checkAppID(s.ApplicationID); err != nil {
@@ -249,9 +267,8 @@ func (s ApplicationSubmissionContext) validate() error {
 	if !s.UnmanagedAM && len(s.AMContainerSpec.Commands) == 0 {
 		return fmt.Errorf("submission context for %s: the AM container spec has no command", s.ApplicationID)
 	}
-	if s.Resource.MemoryMB < 0 || s.Resource.VCores < 0 {
-		return fmt.Errorf("submission context for %s: negative AM resource (memory %d MB, %d vcores)",
-			s.ApplicationID, s.Resource.MemoryMB, s.Resource.VCores)
+	if _, _, err := s.amSize(); err != nil {
+		return err
 	}
 	for name, lr := range s.AMContainerSpec.LocalResources {
 		if strings.TrimSpace(lr.URL) == "" {

@@ -22,7 +22,7 @@ func TestSubmissionContextJSON(t *testing.T) {
 		MaxAppAttempts: 2, AttemptFailuresValidityInterval: 60000, ApplicationType: "Apache Flink",
 		KeepContainersAcrossApplicationAttempts: true, ApplicationTags: []string{"a", "b"},
 		AMContainerNodeLabelExpression: "gpu",
-		Resource:                       AMResource{MemoryMB: 2048, VCores: 2},
+		Resource:                       records.NewResources(2048, 2),
 		LogAggregationContext:          &LogAggregationContext{LogIncludePattern: ".*"},
 		AMBlackListingRequests:         &AMBlackListingRequests{Enabled: true, DisableFailureThreshold: 0.5},
 		CancelTokensWhenComplete:       &cancel,
@@ -60,7 +60,7 @@ func TestSubmissionContextJSON(t *testing.T) {
 	assert.JSONEq(t, want, string(got))
 
 	minimal, err := json.Marshal(ApplicationSubmissionContext{ApplicationID: "application_1_0001",
-		AMContainerSpec: ContainerLaunchContext{Commands: []string{"true"}}, Resource: AMResource{MemoryMB: 128, VCores: 1}})
+		AMContainerSpec: ContainerLaunchContext{Commands: []string{"true"}}, Resource: records.NewResources(128, 1)})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"application-id":"application_1_0001","am-container-spec":{"commands":{"command":["true"]}},
 	 "unmanaged-AM":false,"resource":{"memory":128,"vCores":1},"keep-containers-across-application-attempts":false}`, string(minimal))
@@ -76,7 +76,15 @@ func TestSubmissionValidation(t *testing.T) {
 		{ApplicationSubmissionContext{ApplicationID: "app_1"}, "want application_<cluster timestamp>_<sequence>"},
 		{ApplicationSubmissionContext{ApplicationID: "application_1_0001"}, "no command"},
 		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"}},
-			Resource: AMResource{MemoryMB: -1}}, "negative AM resource"},
+			Resource: records.NewResources(-1, 0)}, "negative AM resource"},
+		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"}},
+			Resource: records.NewResources(1, 1<<31)}, "do not fit a Java int"},
+		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"}},
+			Resource: func() records.Resources {
+				var r records.Resources
+				r.Set(records.MemoryMB, records.Quantity{Value: 1, Units: "bogus"})
+				return r
+			}()}, "Unknown unit 'bogus'"},
 		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"},
 			LocalResources: map[string]records.LocalResource{"f": {}}}}, `local resource "f" has no URL`},
 	} {
