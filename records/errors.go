@@ -102,7 +102,7 @@ func (e *RemoteError) Error() string {
 		b.WriteString(e.Method + ": ")
 	}
 	b.WriteString(e.shortName())
-	if m := FirstLine(e.Message); m != "" {
+	if m := firstLine(e.Message); m != "" {
 		// Java's stringified exceptions start with "<class>: "; don't repeat it.
 		if e.Class != "" {
 			m = strings.TrimPrefix(m, e.Class+": ")
@@ -150,8 +150,8 @@ func (e *RemoteError) Is(target error) bool {
 	return false
 }
 
-// FirstLine returns the first line of a Java exception message, trimmed, without its stack trace.
-func FirstLine(msg string) string {
+// firstLine returns the first line of a Java exception message, trimmed, without its stack trace.
+func firstLine(msg string) string {
 	msg = strings.TrimSpace(msg)
 	if i := strings.IndexAny(msg, "\r\n"); i >= 0 {
 		msg = strings.TrimSpace(msg[:i])

@@ -82,7 +82,7 @@ func TestRemoteErrorREST(t *testing.T) {
 	assert.False(t, errors.Is(errors.New("not found"), ErrNotFound))
 }
 
-func TestFirstLine(t *testing.T) {
-	assert.Equal(t, "a b", FirstLine("  a b \r\n\tat x"))
-	assert.Equal(t, "", FirstLine("\n"))
+func TestFirstLineOfJavaMessage(t *testing.T) {
+	assert.Equal(t, "a b", firstLine("  a b \r\n\tat x"))
+	assert.Equal(t, "", firstLine("\n"))
 }

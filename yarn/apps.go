@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -198,10 +197,9 @@ func (c *Client) Apps(ctx context.Context, q AppsQuery) ([]App, error) {
 }
 
 // appIDPattern is ApplicationId's string form.
-var appIDPattern = regexp.MustCompile(`^application_[0-9]+_[0-9]+$`)
-
+// checkAppID checks an application id before it goes into a URL path.
 func checkAppID(id string) error {
-	if !appIDPattern.MatchString(id) {
+	if _, err := records.ParseApplicationID(id); err != nil {
 		return fmt.Errorf("application id %q: want application_<cluster timestamp>_<sequence>, e.g. application_1700000000000_0001", id)
 	}
 	return nil
