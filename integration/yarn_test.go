@@ -239,7 +239,7 @@ func TestYarnClientErrors(t *testing.T) {
 	require.NoError(t, err)
 	err = c.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
 		ApplicationID:   na.ID,
-		Resource:        records.NewResources(1 << 20, 1),
+		Resource:        records.NewResources(1<<20, 1),
 		AMContainerSpec: yarn.ContainerLaunchContext{Commands: []string{"/bin/true"}},
 	})
 	require.ErrorIs(t, err, yarn.ErrBadRequest)

@@ -16,7 +16,7 @@ import (
 // translateOutput is what `yarn-er translate` prints. Its JSON shape is public:
 // {"resource": {...}, "externalResources": [...], "warnings": [...]}.
 type translateOutput struct {
-	Resource          records.Resources             `json:"resource"`
+	Resource          records.Resources          `json:"resource"`
 	ExternalResources []profile.ExternalResource `json:"externalResources"`
 	Warnings          []string                   `json:"warnings"`
 
