@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -133,10 +134,10 @@ func newClusterInfoCmd(a *app) *cobra.Command {
 func metricsOut(m *yarn.ClusterMetrics) *clusterMetOut {
 	total, used := m.TotalClusterResourcesAcrossPartition, m.TotalUsedResourcesAcrossPartition
 	if total == nil {
-		total = yarn.Resources{yarn.Memory: {Value: m.TotalMB, Units: "Mi"}, yarn.VCores: {Value: m.TotalVirtualCores}}
+		total = yarn.Resources{records.MemoryMB: {Value: m.TotalMB, Units: "Mi"}, records.VCores: {Value: m.TotalVirtualCores}}
 	}
 	if used == nil {
-		used = yarn.Resources{yarn.Memory: {Value: m.AllocatedMB, Units: "Mi"}, yarn.VCores: {Value: m.AllocatedVirtualCores}}
+		used = yarn.Resources{records.MemoryMB: {Value: m.AllocatedMB, Units: "Mi"}, records.VCores: {Value: m.AllocatedVirtualCores}}
 	}
 	return &clusterMetOut{
 		ActiveNodes: m.ActiveNodes, UnhealthyNodes: m.UnhealthyNodes, LostNodes: m.LostNodes,
@@ -243,7 +244,7 @@ func (r *resourceMap) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return fmt.Errorf("resource %s: %w", k, err)
 		}
-		out[k] = yarn.Quantity{Value: n}
+		out[k] = records.Quantity{Value: n}
 	}
 	*r = out
 	return nil
@@ -288,7 +289,7 @@ func newClusterNodesCmd(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&resource, "resource", "", "only nodes that have this resource (value above 0), e.g. yarn.io/gpu")
 	cmd.Flags().StringSliceVar(&states, "state", nil,
 		"only nodes in these states (comma-separated): NEW, RUNNING, UNHEALTHY, DECOMMISSIONING, DECOMMISSIONED, LOST, REBOOTED, SHUTDOWN")
-	_ = cmd.RegisterFlagCompletionFunc("resource", fixedCompletion(yarn.GPU, yarn.FPGA, "nvidia.com/gpu"))
+	_ = cmd.RegisterFlagCompletionFunc("resource", fixedCompletion(records.GPU, records.FPGA, "nvidia.com/gpu"))
 	_ = cmd.RegisterFlagCompletionFunc("state", fixedCompletion("NEW", "RUNNING", "UNHEALTHY", "DECOMMISSIONING",
 		"DECOMMISSIONED", "LOST", "REBOOTED", "SHUTDOWN"))
 	return cmd
@@ -300,7 +301,7 @@ func writeNodesTable(w io.Writer, out nodesOut, nodes []yarn.Node) error {
 	units := yarn.Resources{} // every resource type of the nodes, with its unit
 	for _, n := range nodes {
 		for name, q := range n.Total {
-			units[name] = yarn.Quantity{Units: q.Units}
+			units[name] = records.Quantity{Units: q.Units}
 		}
 	}
 	names := units.Names()
@@ -493,7 +494,7 @@ func newClusterAppsCmd(a *app) *cobra.Command {
 			out := appsOut{Apps: []appOut{}}
 			for _, ap := range apps {
 				o := appOut{
-					ID: ap.ID, Name: ap.Name, User: ap.User, Queue: ap.Queue, State: ap.State, FinalStatus: ap.FinalStatus,
+					ID: ap.ID, Name: ap.Name, User: ap.User, Queue: ap.Queue, State: string(ap.State), FinalStatus: ap.FinalStatus.String(),
 					Progress: ap.Progress, ApplicationType: ap.ApplicationType, Allocated: resourceMap(ap.Allocated),
 					Diagnostics: ap.Diagnostics,
 				}

@@ -260,7 +260,7 @@ func TestRMFlagsWithoutRM(t *testing.T) {
 	require.NoError(t, err)
 	_, err = f.optionalClient(a, hc)
 	require.ErrorIs(t, err, errNoRM)
-	assert.ErrorIs(t, err, yarn.ErrNoAddress)
+	assert.ErrorIs(t, err, conf.ErrNoRMAddress)
 	assert.Contains(t, err.Error(), "no ResourceManager known from the Hadoop configuration in "+dir)
 	assert.Contains(t, err.Error(), "yarn.resourcemanager.hostname")
 

@@ -86,24 +86,51 @@ func (f *rmFlags) options(a *app, hc *conf.HadoopConfig) (yarn.Options, error) {
 	if f.tls.InsecureSkipVerify {
 		a.logger.Warn("--insecure-skip-tls-verify: the ResourceManager's certificate is not checked")
 	}
-	return yarn.Options{
-		Addresses:  f.addrs,
-		HadoopConf: hc,
-		User:       f.user,
-		DoAs:       f.doAs,
-		Auth:       auth,
-		Kerberos:   f.krb,
-		TLS:        f.tls,
-		Timeout:    f.timeout,
-		Retry:      yarn.RetryPolicy{FailoverTimeout: failover},
-		Logger:     a.logger,
-		Getenv:     a.getenv,
-	}, nil
+	return rmOptionsFromConf(yarn.Options{
+		Addresses: f.addrs,
+		User:      f.user,
+		DoAs:      f.doAs,
+		Auth:      auth,
+		Kerberos:  f.krb,
+		TLS:       f.tls,
+		Timeout:   f.timeout,
+		Retry:     yarn.RetryPolicy{FailoverTimeout: failover},
+		Logger:    a.logger,
+		Getenv:    a.getenv,
+	}, hc)
+}
+
+// rmOptionsFromConf completes opts from the Hadoop configuration (nil: opts as they are): https
+// per yarn.http.policy, the RM web addresses with their rm-ids when opts has none, Kerberos when
+// opts.Auth is auto and hadoop.http.authentication.type is kerberos, and the SPNEGO principal
+// when opts gives none. Address errors match conf.ErrNoRMAddress.
+func rmOptionsFromConf(opts yarn.Options, hc *conf.HadoopConfig) (yarn.Options, error) {
+	if hc == nil {
+		return opts, nil
+	}
+	opts.HTTPS = hc.YARNHTTPSOnly()
+	if len(opts.Addresses) == 0 {
+		addrs, err := hc.RMWebAddresses()
+		if err != nil {
+			return opts, err
+		}
+		for _, a := range addrs {
+			opts.Addresses = append(opts.Addresses, a.URL())
+			opts.RMIDs = append(opts.RMIDs, a.RMID)
+		}
+	}
+	if opts.Auth == yarn.AuthAuto && hc.RMWebKerberos() {
+		opts.Auth = yarn.AuthKerberos
+	}
+	if opts.Kerberos.ServicePrincipal == "" {
+		opts.Kerberos.ServicePrincipal = hc.RMWebSPNEGOPrincipal()
+	}
+	return opts, nil
 }
 
 // errNoRM is matched (errors.Is) by optionalClient's error when neither --rm nor the Hadoop
-// configuration names a ResourceManager. The error also matches yarn.ErrNoAddress and says which
-// flag or file would give one.
+// configuration names a ResourceManager. The error also matches yarn.ErrNoAddress (nothing given)
+// or conf.ErrNoRMAddress (the configuration names none) and says which flag or file would give one.
 var errNoRM = errors.New("no ResourceManager known")
 
 // noRMError is optionalClient's "no RM configured": its text says how to name one; it matches
@@ -123,15 +150,18 @@ func (e *noRMError) Unwrap() []error { return []error{errNoRM, e.cause} }
 // configured.
 func (f *rmFlags) optionalClient(a *app, hc *conf.HadoopConfig) (*yarn.Client, error) {
 	opts, err := f.options(a, hc)
-	if err != nil {
+	if err != nil && !errors.Is(err, conf.ErrNoRMAddress) {
 		return nil, err
 	}
-	c, err := yarn.NewClient(opts)
+	var c *yarn.Client
+	if err == nil {
+		c, err = yarn.NewClient(opts)
+	}
 	switch {
 	case errors.Is(err, yarn.ErrNoAddress) && hc == nil:
 		return nil, &noRMError{cause: err,
 			msg: errNoRM.Error() + ": give --rm URL, or --hadoop-conf DIR (or HADOOP_CONF_DIR) with the cluster's yarn-site.xml"}
-	case errors.Is(err, yarn.ErrNoAddress):
+	case errors.Is(err, yarn.ErrNoAddress), errors.Is(err, conf.ErrNoRMAddress):
 		return nil, &noRMError{cause: err,
 			msg: fmt.Sprintf("%s from the Hadoop configuration in %s: %v; or give --rm URL", errNoRM, hc.Dir(), err)}
 	case err != nil:

@@ -10,12 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // translateOutput is what `yarn-er translate` prints. Its JSON shape is public:
 // {"resource": {...}, "externalResources": [...], "warnings": [...]}.
 type translateOutput struct {
-	Resource          profile.Vector             `json:"resource"`
+	Resource          records.Resources          `json:"resource"`
 	ExternalResources []profile.ExternalResource `json:"externalResources"`
 	Warnings          []string                   `json:"warnings"`
 
@@ -119,7 +120,7 @@ func (o *translateOutput) table(w io.Writer) error {
 	ew.printf("TaskManager container on YARN: %s\n", o.Resource.String())
 	if o.Resource.Len() > 0 {
 		tw := newTable(ew)
-		for _, r := range o.Resource.Resources() {
+		for _, r := range o.Resource.All() {
 			origin := o.origins[r.Name]
 			from := "default"
 			if origin.Key != "" {
