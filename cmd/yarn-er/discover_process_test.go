@@ -23,6 +23,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
+	"github.com/yarn-er/yarn-er/view"
 )
 
 // These tests run the built binary: process parentage (the owner is yarn-er's parent), argv[0], exec(2)
@@ -172,7 +173,7 @@ func TestExecHoldsDevicesForTheWorkload(t *testing.T) {
 	want := u(0) + "," + u(1)
 	require.Equal(t, fmt.Sprintf("%s|%s|PCI_BUS_ID|7\n2\n", want, want), string(report), stderr.String())
 
-	var got discoverOutput
+	var got view.Discover
 	data, err := os.ReadFile(info)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &got))

@@ -1,0 +1,114 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/view"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// AppsOptions are `cluster apps`' flags.
+type AppsOptions struct {
+	F    *cmdutil.Factory
+	Conn *cmdutil.ClusterConn
+	Ctx  context.Context
+	// States is --state, Queue --queue, Owner --owner, Types --type.
+	States []string
+	Queue  string
+	Owner  string
+	Types  []string
+	// Limit is --limit: at most this many applications, the newest; 0 for all.
+	Limit int
+}
+
+// NewCmdApps returns `yarn-er cluster apps`; runF (nil: appsRun) runs it.
+func NewCmdApps(f *cmdutil.Factory, runF func(*AppsOptions) error) *cobra.Command {
+	opts := &AppsOptions{F: f}
+	cmd := &cobra.Command{
+		Use:   "apps",
+		Short: "Applications, with their state and allocated resources",
+		Example: `  yarn-er cluster apps --state RUNNING,ACCEPTED
+  yarn-er cluster apps --queue default --limit 20 -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Ctx = cmd.Context()
+			if runF != nil {
+				return runF(opts)
+			}
+			return appsRun(opts)
+		},
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	fl := cmd.Flags()
+	fl.StringSliceVar(&opts.States, "state", nil,
+		"only applications in these states (comma-separated): NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED")
+	fl.StringVar(&opts.Queue, "queue", "", "only applications in this queue")
+	fl.StringVar(&opts.Owner, "owner", "", "only applications of this user")
+	fl.StringSliceVar(&opts.Types, "type", nil, "only applications of these types, e.g. \"Apache Flink\"")
+	fl.IntVar(&opts.Limit, "limit", 0, "at most this many applications (0: no limit)")
+	_ = cmd.RegisterFlagCompletionFunc("state", cmdutil.FixedCompletion("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING",
+		"FINISHED", "FAILED", "KILLED"))
+	return cmd
+}
+
+func appsRun(opts *AppsOptions) error {
+	if opts.Limit < 0 {
+		return cmdutil.Usagef("--limit %d: want 0 (no limit) or more", opts.Limit)
+	}
+	c, err := opts.Conn.RMClient()
+	if err != nil {
+		return err
+	}
+	apps, err := c.Apps(opts.Ctx, yarn.AppsQuery{States: opts.States, Queue: opts.Queue, User: opts.Owner,
+		ApplicationTypes: opts.Types, Limit: opts.Limit})
+	if err != nil {
+		return err
+	}
+	out := view.Apps{Apps: []view.App{}}
+	for _, ap := range apps {
+		o := view.App{
+			ID: ap.ID, Name: ap.Name, User: ap.User, Queue: ap.Queue, State: ap.State, FinalStatus: ap.FinalStatus,
+			Progress: ap.Progress, ApplicationType: ap.ApplicationType, Allocated: view.ResourceMap(ap.Allocated),
+			Diagnostics: ap.Diagnostics,
+		}
+		if !ap.StartedTime.IsZero() {
+			o.StartedTime = &ap.StartedTime
+		}
+		if !ap.FinishedTime.IsZero() {
+			o.FinishedTime = &ap.FinishedTime
+		}
+		out.Apps = append(out.Apps, o)
+	}
+	slices.SortFunc(out.Apps, func(x, y view.App) int { return strings.Compare(y.ID, x.ID) }) // newest first
+	return opts.F.Render(out, func(w io.Writer) error { return writeAppsTable(w, out) })
+}
+
+func writeAppsTable(w io.Writer, out view.Apps) error {
+	tw := cmdutil.NewTable(w)
+	fmt.Fprintln(tw, "ID\tNAME\tUSER\tQUEUE\tSTATE\tFINAL\tPROGRESS\tSTARTED")
+	for _, ap := range out.Apps {
+		started := "-"
+		if ap.StartedTime != nil {
+			started = ap.StartedTime.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ap.ID, ap.Name, ap.User, ap.Queue, ap.State, ap.FinalStatus,
+			strconv.FormatFloat(ap.Progress, 'f', 0, 64)+"%", started)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(out.Apps) == 0 {
+		_, err := fmt.Fprintln(w, "(no applications)")
+		return err
+	}
+	return nil
+}
