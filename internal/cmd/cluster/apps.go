@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -54,7 +55,7 @@ func NewCmdApps(f *cmdutil.Factory, runF func(*AppsOptions) error) *cobra.Comman
 	fl.StringVar(&opts.Queue, "queue", "", "only applications in this queue")
 	fl.StringVar(&opts.Owner, "owner", "", "only applications of this user")
 	fl.StringSliceVar(&opts.Types, "type", nil, "only applications of these types, e.g. \"Apache Flink\"")
-	fl.IntVar(&opts.Limit, "limit", 0, "at most this many applications (0: no limit)")
+	fl.IntVar(&opts.Limit, "limit", 0, "at most this many applications, the newest (0: no limit)")
 	_ = cmd.RegisterFlagCompletionFunc("state", cmdutil.FixedCompletion("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING",
 		"FINISHED", "FAILED", "KILLED"))
 	return cmd
@@ -68,8 +69,10 @@ func appsRun(opts *AppsOptions) error {
 	if err != nil {
 		return err
 	}
+	// The RM's own limit keeps whichever applications it happens to list first; the newest N are
+	// only known after sorting everything that matches.
 	apps, err := c.Apps(opts.Ctx, yarn.AppsQuery{States: opts.States, Queue: opts.Queue, User: opts.Owner,
-		ApplicationTypes: opts.Types, Limit: opts.Limit})
+		ApplicationTypes: opts.Types})
 	if err != nil {
 		return err
 	}
@@ -88,8 +91,46 @@ func appsRun(opts *AppsOptions) error {
 		}
 		out.Apps = append(out.Apps, o)
 	}
-	slices.SortFunc(out.Apps, func(x, y view.App) int { return strings.Compare(y.ID, x.ID) }) // newest first
+	slices.SortFunc(out.Apps, func(x, y view.App) int { return compareAppIDs(y.ID, x.ID) }) // newest first
+	if opts.Limit > 0 && len(out.Apps) > opts.Limit {
+		out.Apps = out.Apps[:opts.Limit]
+	}
 	return opts.F.Render(out, func(w io.Writer) error { return writeAppsTable(w, out) })
+}
+
+// compareAppIDs orders application ids application_<cluster timestamp>_<sequence> by cluster
+// timestamp, then sequence, both as numbers (_9999 before _10000). Ids of another form sort
+// before every well-formed one, among themselves as strings.
+func compareAppIDs(a, b string) int {
+	ta, sa, okA := splitAppID(a)
+	tb, sb, okB := splitAppID(b)
+	switch {
+	case okA && okB:
+		if c := cmp.Compare(ta, tb); c != 0 {
+			return c
+		}
+		return cmp.Compare(sa, sb)
+	case okA:
+		return 1
+	case okB:
+		return -1
+	}
+	return strings.Compare(a, b)
+}
+
+// splitAppID returns the cluster timestamp and sequence number of an application id.
+func splitAppID(id string) (ts, seq uint64, ok bool) {
+	rest, found := strings.CutPrefix(id, "application_")
+	if !found {
+		return 0, 0, false
+	}
+	tsText, seqText, found := strings.Cut(rest, "_")
+	if !found {
+		return 0, 0, false
+	}
+	ts, err1 := strconv.ParseUint(tsText, 10, 64)
+	seq, err2 := strconv.ParseUint(seqText, 10, 64)
+	return ts, seq, err1 == nil && err2 == nil
 }
 
 func writeAppsTable(w io.Writer, out view.Apps) error {
