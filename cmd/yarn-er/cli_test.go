@@ -109,7 +109,7 @@ func TestCompletionAndHelp(t *testing.T) {
 	}
 	res := runCLI(t, nil, "help", "exit-codes")
 	require.Equal(t, cmdutil.ExitOK, res.code)
-	for _, want := range []string{"0  success", "2  usage", "3  validation", "4  authentication", "5  not enough devices"} {
+	for _, want := range []string{"0  success", "2  usage", "3  validation", "4  authentication", "5  not enough devices", "130  interrupted (SIGINT)", "143  terminated (SIGTERM)"} {
 		assert.Contains(t, res.stdout, want)
 	}
 	res = runCLI(t, nil, "__complete", "version", "-o", "")

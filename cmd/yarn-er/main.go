@@ -25,7 +25,9 @@ var (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := cmdutil.WatchSignals(context.Background(), sigs, cmdutil.SignalGrace, os.Exit, os.Stderr)
 	args := os.Args[1:]
 	if discover.IsArgv0(os.Args[0]) {
 		// Started as Flink's discovery script (a symlink named nvidia-gpu-discovery.sh or
@@ -50,6 +52,11 @@ func Main(ctx context.Context, args []string, streams *cmdutil.IOStreams, env cm
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return cmdutil.ExitOK
+	}
+	if sig := cmdutil.SignalCause(ctx); sig != nil {
+		// Ended by SIGINT or SIGTERM: say so, and exit 130 or 143, whatever the command made of
+		// its cancelled context.
+		err = sig
 	}
 	return f.ReportError(cmd, args, err)
 }

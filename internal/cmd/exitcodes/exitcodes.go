@@ -15,6 +15,10 @@ func NewCmdExitCodes() *cobra.Command {
   3  validation findings: a check (preflight, lint) found problems
   4  authentication or authorization failed (Kerberos, HTTP 401/403, bad token)
   5  not enough devices, or the devices asked for are held by other processes
-130  interrupted`,
+130  interrupted (SIGINT)
+143  terminated (SIGTERM)
+
+A first SIGINT or SIGTERM cancels what the command is doing; a command still busy 3 seconds later
+(blocked on a FIFO, say), or a second signal, ends the process at once with the same code.`,
 	}
 }
