@@ -13,7 +13,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/view"
@@ -114,11 +113,11 @@ func TestClusterNodesJSONShape(t *testing.T) {
 	assert.Equal(t, []string{"h:p", "RUNNING", "/default-rack", "1024/7168/8192Mi", "1/7/8", "1/3/4"}, strings.Fields(lines[2]))
 	assert.Contains(t, lines[3], "used/available/total")
 
+	// A type no node reports is a usage error, not an empty list.
 	res = runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL, "-o", "yaml", "--resource", "nvidia.com/gpu")
-	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
-	var y map[string]any
-	require.NoError(t, yaml.Unmarshal([]byte(res.stdout), &y))
-	assert.Empty(t, y["nodes"])
+	require.Equal(t, cmdutil.ExitUsage, res.code, res.stderr)
+	assert.Empty(t, res.stdout)
+	assert.Contains(t, res.stderr, `--resource "nvidia.com/gpu": no node has a resource of that type`)
 }
 
 func TestClusterNodesCapturedAndStates(t *testing.T) {

@@ -51,19 +51,21 @@ func NewCmdApps(f *cmdutil.Factory, runF func(*AppsOptions) error) *cobra.Comman
 	opts.Conn = f.NewClusterConn(cmd)
 	fl := cmd.Flags()
 	fl.StringSliceVar(&opts.States, "state", nil,
-		"only applications in these states (comma-separated): NEW, NEW_SAVING, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED")
+		"only applications in these states (comma-separated): "+strings.Join(appStates, ", "))
 	fl.StringVar(&opts.Queue, "queue", "", "only applications in this queue")
 	fl.StringVar(&opts.Owner, "owner", "", "only applications of this user")
 	fl.StringSliceVar(&opts.Types, "type", nil, "only applications of these types, e.g. \"Apache Flink\"")
 	fl.IntVar(&opts.Limit, "limit", 0, "at most this many applications, the newest (0: no limit)")
-	_ = cmd.RegisterFlagCompletionFunc("state", cmdutil.FixedCompletion("NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING",
-		"FINISHED", "FAILED", "KILLED"))
+	_ = cmd.RegisterFlagCompletionFunc("state", cmdutil.FixedCompletion(appStates...))
 	return cmd
 }
 
 func appsRun(opts *AppsOptions) error {
 	if opts.Limit < 0 {
 		return cmdutil.Usagef("--limit %d: want 0 (no limit) or more", opts.Limit)
+	}
+	if err := checkStates(opts.States, appStates); err != nil {
+		return err
 	}
 	c, err := opts.Conn.RMClient()
 	if err != nil {

@@ -46,20 +46,25 @@ func NewCmdNodes(f *cmdutil.Factory, runF func(*NodesOptions) error) *cobra.Comm
 	opts.Conn = f.NewClusterConn(cmd)
 	cmd.Flags().StringVar(&opts.Resource, "resource", "", "only nodes that have this resource (value above 0), e.g. yarn.io/gpu")
 	cmd.Flags().StringSliceVar(&opts.States, "state", nil,
-		"only nodes in these states (comma-separated): NEW, RUNNING, UNHEALTHY, DECOMMISSIONING, DECOMMISSIONED, LOST, REBOOTED, SHUTDOWN")
+		"only nodes in these states (comma-separated): "+strings.Join(nodeStates, ", "))
 	_ = cmd.RegisterFlagCompletionFunc("resource", cmdutil.FixedCompletion(yarn.GPU, yarn.FPGA, "nvidia.com/gpu"))
-	_ = cmd.RegisterFlagCompletionFunc("state", cmdutil.FixedCompletion("NEW", "RUNNING", "UNHEALTHY", "DECOMMISSIONING",
-		"DECOMMISSIONED", "LOST", "REBOOTED", "SHUTDOWN"))
+	_ = cmd.RegisterFlagCompletionFunc("state", cmdutil.FixedCompletion(nodeStates...))
 	return cmd
 }
 
 func nodesRun(opts *NodesOptions) error {
+	if err := checkStates(opts.States, nodeStates); err != nil {
+		return err
+	}
 	c, err := opts.Conn.RMClient()
 	if err != nil {
 		return err
 	}
 	nodes, err := c.Nodes(opts.Ctx, yarn.NodesQuery{States: opts.States})
 	if err != nil {
+		return err
+	}
+	if err := checkResourceKnown(opts.Resource, nodes); err != nil {
 		return err
 	}
 	out := view.Nodes{Nodes: []view.Node{}}
@@ -74,6 +79,31 @@ func nodesRun(opts *NodesOptions) error {
 	}
 	slices.SortFunc(out.Nodes, func(x, y view.Node) int { return strings.Compare(x.ID, y.ID) })
 	return opts.F.Render(out, func(w io.Writer) error { return writeNodesTable(w, out, nodes) })
+}
+
+// checkResourceKnown returns a usage error when --resource names a type that none of nodes
+// reports at all (not even as 0), suggesting the nearest type they do report: a typo would
+// otherwise print "(no nodes)" and succeed. Without nodes nothing can be said.
+func checkResourceKnown(resource string, nodes []yarn.Node) error {
+	if resource == "" || len(nodes) == 0 {
+		return nil
+	}
+	known := yarn.Resources{}
+	for _, n := range nodes {
+		for name, q := range n.Total {
+			known[name] = q
+		}
+	}
+	if _, ok := known[resource]; ok {
+		return nil
+	}
+	names := known.Names()
+	slices.Sort(names)
+	msg := fmt.Sprintf("--resource %q: no node has a resource of that type", resource)
+	if s := nearest(resource, names); s != "" {
+		msg += "; did you mean " + s + "?"
+	}
+	return cmdutil.Usagef("%s (types the nodes report: %s)", msg, strings.Join(names, ", "))
 }
 
 // writeNodesTable writes one row per node and one column per resource type; each cell is
