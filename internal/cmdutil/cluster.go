@@ -3,6 +3,7 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -74,7 +75,8 @@ func AddRMFlags(cmd *cobra.Command, fl *RMFlags) {
 	fs.StringVar(&fl.TLS.KeyFile, "tls-key", "", "PEM key of --tls-cert")
 	fs.BoolVar(&fl.TLS.InsecureSkipVerify, "insecure-skip-tls-verify", false,
 		"do not verify the RM's certificate (tests only: anyone on the path can pose as the RM)")
-	fs.DurationVar(&fl.Timeout, "rm-timeout", 30*time.Second, "timeout of each request to the RM")
+	fs.DurationVar(&fl.Timeout, "rm-timeout", 30*time.Second,
+		"how long to wait for the RM: bounds each request, and no request is retried once this long has passed")
 	fs.DurationVar(&fl.Failover, "rm-failover-timeout", 60*time.Second,
 		"how long to wait for an active RM while all are standby (0: do not wait)")
 	_ = cmd.RegisterFlagCompletionFunc("auth", FixedCompletion("auto", "simple", "kerberos"))
@@ -122,11 +124,38 @@ func (f *Factory) ClientOptions(fl *RMFlags, hc *conf.HadoopConfig) (yarn.Option
 		Kerberos:   fl.Kerberos,
 		TLS:        fl.TLS,
 		Timeout:    fl.Timeout,
-		Retry:      yarn.RetryPolicy{FailoverTimeout: failover},
+		Retry:      yarn.RetryPolicy{FailoverTimeout: failover, OnRetry: retryReporter(log, fl.Timeout, time.Now())},
 		Logger:     log,
 		Getenv:     f.Env.Getenv,
 	}, nil
 }
+
+// retryReporter is the RM client's retry hook: it logs each retry as a warning (an interactive
+// command is not silent while it retries) and ends the retries once the command has spent
+// --rm-timeout on the RM since start, so that a hung RM costs one --rm-timeout, not one per try.
+func retryReporter(log *slog.Logger, timeout time.Duration, start time.Time) func(int, time.Duration, error) error {
+	return func(attempt int, wait time.Duration, err error) error {
+		if elapsed := time.Since(start); elapsed+wait >= timeout {
+			return &RMTimeoutError{Timeout: timeout, Err: err}
+		}
+		log.Warn("ResourceManager request failed, retrying", "attempt", attempt, "wait", wait.Round(time.Millisecond),
+			"error", err)
+		return nil
+	}
+}
+
+// RMTimeoutError is a request to the ResourceManager that still failed when the command's
+// --rm-timeout was spent.
+type RMTimeoutError struct {
+	Timeout time.Duration
+	Err     error
+}
+
+func (e *RMTimeoutError) Error() string {
+	return fmt.Sprintf("%v; no answer within --rm-timeout %s, retries included (raise it with --rm-timeout)", e.Err, e.Timeout)
+}
+
+func (e *RMTimeoutError) Unwrap() error { return e.Err }
 
 // ErrNoRM is matched (errors.Is) by ClusterConn.OptionalRMClient's error when neither --rm nor the
 // Hadoop configuration names a ResourceManager. The error also matches yarn.ErrNoAddress and says

@@ -172,7 +172,7 @@ func (f *Factory) ReportError(root *cobra.Command, args []string, err error) int
 		return code
 	}
 	msg := err.Error()
-	if errors.Is(err, yarn.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+	if (errors.Is(err, yarn.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) && !strings.Contains(msg, "--rm-timeout") {
 		msg += " (the ResourceManager did not answer in time: set the timeout with --rm-timeout)"
 	}
 	fmt.Fprintf(f.IO.ErrOut, "yarn-er: %s\n", msg)
