@@ -220,7 +220,12 @@ func statusColor(s preflight.Status) string {
 
 const ansiReset = "\x1b[0m"
 
-// writePreflightTable writes the human form: the checks grouped by area, each with its status
+// tableLegend opens the table. Many ids name the problem their check looks for
+// (flink.no-yarn-config-key), so a passing line alone would read like a finding.
+const tableLegend = `✓ passed, ! warning, ✗ failed, - skipped. A check id such as flink.no-yarn-config-key
+names the problem the check looks for: ✓ in front of it means that problem was not found.`
+
+// writePreflightTable writes the human form: the legend, then the checks grouped by area, each with its status
 // mark, id and message, the fix and source under findings, and the verdict last.
 func writePreflightTable(w io.Writer, rep *preflight.Report, color bool) error {
 	ew := &cmdutil.ErrWriter{W: w}
@@ -235,6 +240,7 @@ func writePreflightTable(w io.Writer, rep *preflight.Report, color bool) error {
 		return statusColor(s) + text + ansiReset
 	}
 	indent := strings.Repeat(" ", 4+width+2)
+	ew.Printf("%s\n\n", tableLegend)
 	area := preflight.Area("")
 	for _, c := range rep.Checks {
 		if a := preflight.AreaOf(c.ID); a != area {

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -49,4 +50,25 @@ func TestPreflightTableColours(t *testing.T) {
 	b.Reset()
 	require.NoError(t, writePreflightTable(&b, rep, false))
 	assert.NotContains(t, b.String(), "\x1b[")
+}
+
+// TestPreflightTableExplainsTheIDs: ids such as flink.no-yarn-config-key name the problem a check
+// looks for, so a passing line would read like a finding; the table says what ✓ in front of them
+// means before the first check.
+func TestPreflightTableExplainsTheIDs(t *testing.T) {
+	rep := &preflight.Report{OK: true, Checks: []preflight.Check{
+		{ID: preflight.IDNoYarnConfigKey, Status: preflight.StatusPass, Message: "requested on YARN: gpu → yarn.io/gpu"},
+		{ID: preflight.IDClusterReachable, Status: preflight.StatusSkip, Message: "no RM"},
+	}}
+	var b bytes.Buffer
+	require.NoError(t, writePreflightTable(&b, rep, false))
+	lines := strings.Split(b.String(), "\n")
+	require.GreaterOrEqual(t, len(lines), 3)
+	legend := lines[0] + " " + lines[1]
+	assert.Contains(t, legend, "✓ passed, ! warning, ✗ failed, - skipped")
+	assert.Contains(t, legend, "names the problem the check looks for")
+	assert.Contains(t, legend, "that problem was not found")
+	assert.Equal(t, "", lines[2])
+	assert.Equal(t, "Flink configuration", lines[3])
+	assert.Contains(t, b.String(), "✓ flink.no-yarn-config-key  requested on YARN", "the ids stay")
 }
