@@ -55,20 +55,16 @@ func startBlocked(t *testing.T, args []string, blocked func(pid int) bool, skip 
 	return cmd, &stderr
 }
 
-// waitCode waits for the child to end (failing after the watchdog) and returns its exit code.
+// waitCode waits for the child to end (failing after the watchdog) and returns its exit code,
+// once its stderr has been copied in full.
 func waitCode(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
 	done := make(chan int, 1)
 	go func() {
-		var ws syscall.WaitStatus
-		for {
-			pid, err := syscall.Wait4(cmd.Process.Pid, &ws, 0, nil)
-			if pid == cmd.Process.Pid || err != syscall.EINTR {
-				break
-			}
-		}
+		_ = cmd.Wait()
+		ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 		if ws.Signaled() {
-			done <- 128 + int(ws.Signal()) + 1000 // killed by the signal itself, not an exit
+			done <- 1000 + int(ws.Signal()) // killed by the signal itself, not an exit
 			return
 		}
 		done <- ws.ExitStatus()

@@ -62,7 +62,7 @@ func TestWatchSignalsCancelsWithTheSignal(t *testing.T) {
 func TestWatchSignalsSecondSignalExitsAtOnce(t *testing.T) {
 	sigs := make(chan os.Signal, 2)
 	rec := newExitRecorder()
-	var errOut syncBuffer
+	var errOut bytes.Buffer // written before exit is called, read after: no race
 	ctx, stop := cmdutil.WatchSignals(context.Background(), sigs, time.Hour, rec.exit, &errOut)
 	defer stop()
 	sigs <- syscall.SIGTERM
@@ -79,7 +79,7 @@ func TestWatchSignalsSecondSignalExitsAtOnce(t *testing.T) {
 func TestWatchSignalsGraceExpires(t *testing.T) {
 	sigs := make(chan os.Signal, 2)
 	rec := newExitRecorder()
-	var errOut syncBuffer
+	var errOut bytes.Buffer // written before exit is called, read after: no race
 	_, stop := cmdutil.WatchSignals(context.Background(), sigs, time.Millisecond, rec.exit, &errOut)
 	defer stop()
 	sigs <- os.Interrupt
@@ -97,21 +97,4 @@ func TestWatchSignalsStopWithoutSignal(t *testing.T) {
 	stop()
 	<-ctx.Done()
 	assert.Nil(t, cmdutil.SignalCause(ctx))
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -19,9 +18,8 @@ import (
 
 // AppsOptions are `cluster apps`' flags.
 type AppsOptions struct {
-	F    *cmdutil.Factory
+	cmdutil.Base
 	Conn *cmdutil.ClusterConn
-	Ctx  context.Context
 	// States is --state, Queue --queue, Owner --owner, Types --type.
 	States []string
 	Queue  string
@@ -33,20 +31,14 @@ type AppsOptions struct {
 
 // NewCmdApps returns `yarn-er cluster apps`; runF (nil: appsRun) runs it.
 func NewCmdApps(f *cmdutil.Factory, runF func(*AppsOptions) error) *cobra.Command {
-	opts := &AppsOptions{F: f}
+	opts := &AppsOptions{Base: cmdutil.Base{F: f}}
 	cmd := &cobra.Command{
 		Use:   "apps",
 		Short: "Applications, with their state and allocated resources",
 		Example: `  yarn-er cluster apps --state RUNNING,ACCEPTED
   yarn-er cluster apps --queue default --limit 20 -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return appsRun(opts)
-		},
+		RunE: cmdutil.RunE(opts, runF, appsRun),
 	}
 	opts.Conn = f.NewClusterConn(cmd)
 	fl := cmd.Flags()

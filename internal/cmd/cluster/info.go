@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -16,25 +15,18 @@ import (
 
 // InfoOptions are `cluster info`'s flags.
 type InfoOptions struct {
-	F    *cmdutil.Factory
+	cmdutil.Base
 	Conn *cmdutil.ClusterConn
-	Ctx  context.Context
 }
 
 // NewCmdInfo returns `yarn-er cluster info`; runF (nil: infoRun) runs it.
 func NewCmdInfo(f *cmdutil.Factory, runF func(*InfoOptions) error) *cobra.Command {
-	opts := &InfoOptions{F: f}
+	opts := &InfoOptions{Base: cmdutil.Base{F: f}}
 	cmd := &cobra.Command{
 		Use:   "info",
 		Short: "The ResourceManager: address, HA state, versions, and the cluster's totals",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return infoRun(opts)
-		},
+		RunE:  cmdutil.RunE(opts, runF, infoRun),
 	}
 	opts.Conn = f.NewClusterConn(cmd)
 	return cmd

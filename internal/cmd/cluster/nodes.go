@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -17,9 +16,8 @@ import (
 
 // NodesOptions are `cluster nodes`' flags.
 type NodesOptions struct {
-	F    *cmdutil.Factory
+	cmdutil.Base
 	Conn *cmdutil.ClusterConn
-	Ctx  context.Context
 	// Resource is --resource: only nodes that have this resource type.
 	Resource string
 	// States is --state.
@@ -28,20 +26,14 @@ type NodesOptions struct {
 
 // NewCmdNodes returns `yarn-er cluster nodes`; runF (nil: nodesRun) runs it.
 func NewCmdNodes(f *cmdutil.Factory, runF func(*NodesOptions) error) *cobra.Command {
-	opts := &NodesOptions{F: f}
+	opts := &NodesOptions{Base: cmdutil.Base{F: f}}
 	cmd := &cobra.Command{
 		Use:   "nodes",
 		Short: "NodeManagers with memory, vcores and every extended resource (GPU, FPGA, ...): used/available/total",
 		Example: `  yarn-er cluster nodes --rm http://rm:8088
   yarn-er cluster nodes --resource yarn.io/gpu --state RUNNING -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return nodesRun(opts)
-		},
+		RunE: cmdutil.RunE(opts, runF, nodesRun),
 	}
 	opts.Conn = f.NewClusterConn(cmd)
 	cmd.Flags().StringVar(&opts.Resource, "resource", "", "only nodes that have this resource (value above 0), e.g. yarn.io/gpu")

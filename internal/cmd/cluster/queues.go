@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,25 +15,18 @@ import (
 
 // QueuesOptions are `cluster queues`' flags.
 type QueuesOptions struct {
-	F    *cmdutil.Factory
+	cmdutil.Base
 	Conn *cmdutil.ClusterConn
-	Ctx  context.Context
 }
 
 // NewCmdQueues returns `yarn-er cluster queues`; runF (nil: queuesRun) runs it.
 func NewCmdQueues(f *cmdutil.Factory, runF func(*QueuesOptions) error) *cobra.Command {
-	opts := &QueuesOptions{F: f}
+	opts := &QueuesOptions{Base: cmdutil.Base{F: f}}
 	cmd := &cobra.Command{
 		Use:   "queues",
 		Short: "Scheduler queues: capacities and the largest container each allows, extended resources included",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(opts)
-			}
-			return queuesRun(opts)
-		},
+		RunE:  cmdutil.RunE(opts, runF, queuesRun),
 	}
 	opts.Conn = f.NewClusterConn(cmd)
 	return cmd

@@ -3,7 +3,6 @@
 package discover
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -127,10 +126,7 @@ func (f *DeviceFlags) Coordinator(cf *cmdutil.Factory) (*discovery.Coordinator, 
 // Options are discover's flags and arguments.
 type Options struct {
 	DeviceFlags
-	F   *cmdutil.Factory
-	Ctx context.Context
-	// Args are the positional arguments: AMOUNT (and Flink's trailing "null").
-	Args         []string
+	cmdutil.Base // Args: AMOUNT (and Flink's trailing "null")
 	Coordination bool
 	Format       string
 	Address      string
@@ -140,7 +136,7 @@ type Options struct {
 
 // NewCmdDiscover returns `yarn-er discover`; runF (nil: discoverRun) runs it.
 func NewCmdDiscover(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{F: f}
+	o := &Options{Base: cmdutil.Base{F: f}}
 	cmd := &cobra.Command{
 		Use:   "discover AMOUNT",
 		Short: "Find AMOUNT free GPUs or FPGAs and print them the way Flink's discovery script does",
@@ -172,13 +168,7 @@ coordination lock timed out, 1 any other error.`,
 		// discover serves scripts (Flink's GPU driver): the environment and the settings file must
 		// not change what it prints, so only the logger is set up.
 		PersistentPreRunE: func(*cobra.Command, []string) error { return f.SetupLogger() },
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Ctx, o.Args = cmd.Context(), args
-			if runF != nil {
-				return runF(o)
-			}
-			return discoverRun(o)
-		},
+		RunE:              cmdutil.RunE(o, runF, discoverRun),
 	}
 	fs := cmd.Flags()
 	o.Register(fs)

@@ -3,7 +3,6 @@ package exec
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"maps"
 	"regexp"
@@ -23,20 +22,17 @@ import (
 // Options are exec's flags and the command to run.
 type Options struct {
 	discover.DeviceFlags
-	F   *cmdutil.Factory
-	Ctx context.Context
+	cmdutil.Base // Args: the command after --
 	// Amount is --amount, InfoFile --info-file.
 	Amount   int
 	InfoFile string
-	// Argv is the command after --.
-	Argv []string
 	// Exec replaces the process with the workload; syscall.Exec unless a test sets it.
 	Exec func(path string, argv, env []string) error
 }
 
 // NewCmdExec returns `yarn-er exec`; runF (nil: execRun) runs it.
 func NewCmdExec(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{F: f, Exec: syscall.Exec}
+	o := &Options{Base: cmdutil.Base{F: f}, Exec: syscall.Exec}
 	cmd := &cobra.Command{
 		Use:   "exec [flags] -- CMD [ARGS...]",
 		Short: "Lock free devices and run a command on them; the devices stay taken exactly as long as it lives",
@@ -65,13 +61,7 @@ the same device.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Ctx, o.Argv = cmd.Context(), args
-			if runF != nil {
-				return runF(o)
-			}
-			return execRun(o)
-		},
+		RunE: cmdutil.RunE(o, runF, execRun),
 	}
 	fs := cmd.Flags()
 	o.Register(fs)
@@ -82,7 +72,7 @@ the same device.`,
 }
 
 func execRun(o *Options) error {
-	ctx, argv := o.Ctx, o.Argv
+	ctx, argv := o.Ctx, o.Args
 	vendor, err := o.Validate()
 	if err != nil {
 		return err

@@ -39,7 +39,7 @@ func TestExecFlags(t *testing.T) {
 	assert.Equal(t, 2, got.Amount)
 	assert.Equal(t, "/tmp/d.json", got.InfoFile)
 	assert.Equal(t, "nvidia", got.Vendor)
-	assert.Equal(t, []string{"python", "train.py", "--epochs", "3"}, got.Argv)
+	assert.Equal(t, []string{"python", "train.py", "--epochs", "3"}, got.Args)
 }
 
 func TestExecNeedsTheCommandAfterDash(t *testing.T) {
@@ -61,7 +61,7 @@ func TestExecUsesTheInjectedEnvironment(t *testing.T) {
 	streams, _, _ := cmdutil.TestStreams()
 	f := cmdutil.New(streams, cmdutil.EnvFromMap(map[string]string{"PATH": bin, "ONLY_HERE": "1"}))
 	var gotEnv []string
-	o := &Options{F: f, Ctx: context.Background(), Amount: 1, Argv: []string{"work"},
+	o := &Options{Base: cmdutil.Base{F: f, Ctx: context.Background(), Args: []string{"work"}}, Amount: 1,
 		Exec: func(_ string, _, env []string) error { gotEnv = env; return errors.New("not really") }}
 	o.Vendor, o.Name, o.HostRoot, o.ProcRoot = "nvidia", "gpu", tree.Root, "/"
 	o.CommandTimeout, o.LockTimeout = time.Second, time.Second

@@ -29,7 +29,7 @@ func TestPreflightFlags(t *testing.T) {
 
 func TestPreflightRunRejectsNegativeContainers(t *testing.T) {
 	streams, out, _ := cmdutil.TestStreams()
-	err := preflightRun(&Options{F: cmdutil.New(streams, cmdutil.Env{}), Containers: -1})
+	err := preflightRun(&Options{Base: cmdutil.Base{F: cmdutil.New(streams, cmdutil.Env{})}, Containers: -1})
 	assert.Equal(t, cmdutil.ExitUsage, cmdutil.ExitCode(err))
 	assert.Empty(t, out.String())
 }

@@ -2,7 +2,6 @@
 package preflight
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,8 +21,7 @@ import (
 // Options are preflight's flags. The Hadoop and ResourceManager flags are the cluster commands'
 // (cmdutil.ClusterConn: --hadoop-conf, --rm, --user, authentication, TLS, timeouts).
 type Options struct {
-	F          *cmdutil.Factory
-	Ctx        context.Context
+	cmdutil.Base
 	Flink      cmdutil.FlinkFlags
 	Conn       *cmdutil.ClusterConn
 	Containers int
@@ -33,7 +31,7 @@ type Options struct {
 
 // NewCmdPreflight returns `yarn-er preflight`; runF (nil: preflightRun) runs it.
 func NewCmdPreflight(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	o := &Options{F: f}
+	o := &Options{Base: cmdutil.Base{F: f}}
 	cmd := &cobra.Command{
 		Use:   "preflight",
 		Short: "Check that TaskManagers will get their GPUs and FPGAs before a job is submitted",
@@ -67,13 +65,7 @@ ResourceManager refused the credentials, 1 the preflight could not run (e.g. a m
   yarn-er preflight --flink-conf conf/ --rm http://rm1:8088,http://rm2:8088 --containers 8 --queue root.gpu
   yarn-er preflight -D external-resource.gpu.amount=4 --strict -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Ctx = cmd.Context()
-			if runF != nil {
-				return runF(o)
-			}
-			return preflightRun(o)
-		},
+		RunE: cmdutil.RunE(o, runF, preflightRun),
 	}
 	cmdutil.AddFlinkFlags(cmd, &o.Flink)
 	o.Conn = f.NewClusterConn(cmd)
@@ -192,28 +184,26 @@ func validateDiscoverArgs(args []string) error {
 	return err
 }
 
+// statusStyles are the table's symbol and ANSI colour of each status; skip (and anything else)
+// is "-", dimmed.
+var statusStyles = map[preflight.Status]struct{ mark, color string }{
+	preflight.StatusPass: {"✓", "\x1b[32m"},
+	preflight.StatusWarn: {"!", "\x1b[33m"},
+	preflight.StatusFail: {"✗", "\x1b[31m"},
+}
+
 // statusMark is the table's symbol of a status.
 func statusMark(s preflight.Status) string {
-	switch s {
-	case preflight.StatusPass:
-		return "✓"
-	case preflight.StatusWarn:
-		return "!"
-	case preflight.StatusFail:
-		return "✗"
+	if st, ok := statusStyles[s]; ok {
+		return st.mark
 	}
 	return "-"
 }
 
 // statusColor is the ANSI colour of a status.
 func statusColor(s preflight.Status) string {
-	switch s {
-	case preflight.StatusPass:
-		return "\x1b[32m"
-	case preflight.StatusWarn:
-		return "\x1b[33m"
-	case preflight.StatusFail:
-		return "\x1b[31m"
+	if st, ok := statusStyles[s]; ok {
+		return st.color
 	}
 	return "\x1b[2m"
 }

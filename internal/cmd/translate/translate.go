@@ -17,14 +17,14 @@ import (
 
 // Options are translate's flags.
 type Options struct {
-	F      *cmdutil.Factory
+	cmdutil.Base
 	Flink  cmdutil.FlinkFlags
 	Hadoop cmdutil.HadoopFlags
 }
 
 // NewCmdTranslate returns `yarn-er translate`; runF (nil: translateRun) runs it.
 func NewCmdTranslate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	opts := &Options{F: f}
+	opts := &Options{Base: cmdutil.Base{F: f}}
 	cmd := &cobra.Command{
 		Use:   "translate",
 		Short: "Show the YARN container a Flink TaskManager asks for",
@@ -45,12 +45,7 @@ from requests.`,
   yarn-er translate --flink-conf conf/ -D external-resource.gpu.amount=4 -o json
   yarn-er translate --flink-conf conf/config.yaml --hadoop-conf /etc/hadoop/conf`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return translateRun(opts)
-		},
+		RunE: cmdutil.RunE(opts, runF, translateRun),
 	}
 	cmdutil.AddFlinkFlags(cmd, &opts.Flink)
 	cmdutil.AddHadoopFlags(cmd, &opts.Hadoop)

@@ -26,7 +26,7 @@ func TestTranslateRunRendersJSON(t *testing.T) {
 	streams, out, _ := cmdutil.TestStreams()
 	f := cmdutil.New(streams, cmdutil.Env{})
 	f.Output = cmdutil.OutputJSON
-	opts := &Options{F: f, Flink: cmdutil.FlinkFlags{Dynamic: []string{
+	opts := &Options{Base: cmdutil.Base{F: f}, Flink: cmdutil.FlinkFlags{Dynamic: []string{
 		"external-resources=gpu", "external-resource.gpu.amount=2", "external-resource.gpu.yarn.config-key=yarn.io/gpu",
 		"taskmanager.memory.process.size=4g", "taskmanager.numberOfTaskSlots=2",
 	}}}

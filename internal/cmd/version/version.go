@@ -15,22 +15,17 @@ import (
 
 // Options are version's inputs.
 type Options struct {
-	F *cmdutil.Factory
+	cmdutil.Base
 }
 
 // NewCmdVersion returns `yarn-er version`; runF (nil: versionRun) runs it.
 func NewCmdVersion(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
-	opts := &Options{F: f}
+	opts := &Options{Base: cmdutil.Base{F: f}}
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print yarn-er's version, commit and Go version",
 		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return versionRun(opts)
-		},
+		RunE:  cmdutil.RunE(opts, runF, versionRun),
 	}
 }
 

@@ -25,7 +25,7 @@ func TestVersionRunUsesTheStamp(t *testing.T) {
 	f := cmdutil.New(streams, cmdutil.Env{})
 	f.Output = cmdutil.OutputJSON
 	f.Build = cmdutil.BuildStamp{Version: "v9.8.7", Commit: "0123456789abcdef", Date: "2026-01-02T03:04:05Z"}
-	require.NoError(t, versionRun(&Options{F: f}))
+	require.NoError(t, versionRun(&Options{Base: cmdutil.Base{F: f}}))
 	var bi view.BuildInfo
 	require.NoError(t, json.Unmarshal(out.Bytes(), &bi))
 	assert.Equal(t, "v9.8.7", bi.Version)
