@@ -73,8 +73,9 @@ func waitCode(t *testing.T, cmd *exec.Cmd) int {
 	case code := <-done:
 		return code
 	case <-time.After(watchdog):
+		status, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "status"))
 		_ = cmd.Process.Kill()
-		t.Fatal("yarn-er did not end after the signal")
+		t.Fatalf("yarn-er did not end after the signal:\n%s", status)
 		return -1
 	}
 }
