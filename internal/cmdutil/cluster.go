@@ -42,12 +42,17 @@ func (f *Factory) LoadHadoop(fl *HadoopFlags) (*conf.HadoopConfig, error) {
 // RMFlags are the flags that say how to reach the ResourceManager's REST API: --rm, --user and the
 // authentication, TLS and timeout flags.
 type RMFlags struct {
-	Addrs    []string
-	User     string
-	DoAs     string
-	Auth     string
+	// Addrs is --rm: the RM web addresses (several for HA).
+	Addrs []string
+	// User is --user, DoAs --do-as.
+	User string
+	DoAs string
+	// Auth is --auth: auto, simple or kerberos.
+	Auth string
+	// Kerberos are --principal, --keytab, --krb5-ccache, --krb5-conf and --spnego-principal.
 	Kerberos yarn.KerberosOptions
-	TLS      yarn.TLSOptions
+	// TLS are --tls-ca, --tls-cert, --tls-key and --insecure-skip-tls-verify.
+	TLS yarn.TLSOptions
 	// Timeout is --rm-timeout.
 	Timeout time.Duration
 	// Failover is --rm-failover-timeout.
@@ -147,14 +152,18 @@ func retryReporter(log *slog.Logger, timeout time.Duration, start time.Time) fun
 // RMTimeoutError is a request to the ResourceManager that still failed when the command's
 // --rm-timeout was spent.
 type RMTimeoutError struct {
+	// Timeout is --rm-timeout.
 	Timeout time.Duration
-	Err     error
+	// Err is why the last attempt failed.
+	Err error
 }
 
+// Error names the flag that sets the budget.
 func (e *RMTimeoutError) Error() string {
 	return fmt.Sprintf("%v; no answer within --rm-timeout %s, retries included (raise it with --rm-timeout)", e.Err, e.Timeout)
 }
 
+// Unwrap returns the last attempt's error.
 func (e *RMTimeoutError) Unwrap() error { return e.Err }
 
 // ErrNoRM is matched (errors.Is) by ClusterConn.OptionalRMClient's error when neither --rm nor the

@@ -22,9 +22,15 @@ const (
 )
 
 // UsageError is a problem with the command line: the command's usage is worth showing.
-type UsageError struct{ Err error }
+type UsageError struct {
+	// Err is the problem, named with the flag or argument.
+	Err error
+}
 
+// Error returns the problem's text.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the problem.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // Usagef returns a UsageError formatted as fmt.Errorf does (%w wraps).
@@ -33,13 +39,21 @@ func Usagef(format string, args ...any) error {
 }
 
 // FindingsError says that a check found problems; the findings themselves were already printed.
-type FindingsError struct{ Summary string }
+type FindingsError struct {
+	// Summary is the one line printed after the findings, e.g. "preflight: 2 failed, 1 warnings".
+	Summary string
+}
 
+// Error returns the summary.
 func (e *FindingsError) Error() string { return e.Summary }
 
 // SilentError carries an exit code for a failure whose explanation was already written to stderr.
-type SilentError struct{ Code int }
+type SilentError struct {
+	// Code is the exit code.
+	Code int
+}
 
+// Error says the exit status; it is not printed.
 func (e *SilentError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
 // SignalError says that the command ended because the process received a signal; its exit code is
@@ -51,6 +65,7 @@ type SignalError struct {
 	Name string
 }
 
+// Error is the signal's name, what yarn-er prints on its way out.
 func (e *SignalError) Error() string { return e.Name }
 
 // ExitCode maps an error to the process exit code. It is the one place that does so.
