@@ -228,7 +228,7 @@ func (c *Client) do(ctx context.Context, cl call, read func(rmAddress, *rawRespo
 				continue
 			case errors.Is(err, ErrUnreachable) && attempts+1 < c.retry.MaxAttempts:
 				attempts++
-				if err := sleep(ctx, c.backoff(attempts)); err != nil {
+				if err := c.retryAfter(ctx, attempts, c.backoff(attempts), err); err != nil {
 					return err
 				}
 				continue
@@ -261,21 +261,34 @@ func (c *Client) do(ctx context.Context, cl call, read func(rmAddress, *rawRespo
 			if attempts >= c.retry.MaxAttempts {
 				return err
 			}
+			var wait time.Duration
 			if len(c.addrs) == 1 {
-				if serr := sleep(ctx, c.backoff(attempts)); serr != nil {
-					return serr
-				}
+				wait = c.backoff(attempts)
+			}
+			if serr := c.retryAfter(ctx, attempts, wait, err); serr != nil {
+				return serr
 			}
 		case outcomeRetryable:
 			attempts++
 			if !cl.idempotent() || attempts >= c.retry.MaxAttempts {
 				return err
 			}
-			if serr := sleep(ctx, c.backoff(attempts)); serr != nil {
+			if serr := c.retryAfter(ctx, attempts, c.backoff(attempts), err); serr != nil {
 				return serr
 			}
 		}
 	}
+}
+
+// retryAfter tells the OnRetry hook about the retry, then waits for it; a hook's error or the
+// context's ends the retries.
+func (c *Client) retryAfter(ctx context.Context, attempts int, wait time.Duration, cause error) error {
+	if hook := c.retry.OnRetry; hook != nil {
+		if err := hook(attempts, wait, cause); err != nil {
+			return err
+		}
+	}
+	return sleep(ctx, wait)
 }
 
 // attempt sends cl once to addr.

@@ -120,6 +120,11 @@ type RetryPolicy struct {
 	// FailoverTimeout is how long the client keeps looking for an active RM while every RM is
 	// standby or says "There is no active RM right now.". Default 60s; negative: do not wait.
 	FailoverTimeout time.Duration
+	// OnRetry, when set, is called before each retry of a failed request (not before the waits
+	// for a failover): attempt is the number of attempts made so far, wait the pause before the
+	// next one, err why the last one failed. A non-nil result stops the retries: the request
+	// fails with that error.
+	OnRetry func(attempt int, wait time.Duration, err error) error
 }
 
 // Defaults.

@@ -1,4 +1,4 @@
-package main
+package cmdutil
 
 import (
 	"testing"
@@ -25,7 +25,7 @@ func TestRMOptionsFromConf(t *testing.T) {
 	} {
 		hc.Set(k, v, src)
 	}
-	opts, err := rmOptionsFromConf(yarn.Options{User: "u"}, hc)
+	opts, err := RMOptionsFromConf(yarn.Options{User: "u"}, hc)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"https://a:8090", "https://b:9443"}, opts.Addresses)
 	assert.Equal(t, []string{"rm1", "rm2"}, opts.RMIDs)
@@ -35,7 +35,7 @@ func TestRMOptionsFromConf(t *testing.T) {
 	assert.Equal(t, "u", opts.User)
 
 	// Flags win: --rm, --auth simple and a principal are kept; the https policy still applies.
-	opts, err = rmOptionsFromConf(yarn.Options{Addresses: []string{"rm:1"}, Auth: yarn.AuthSimple,
+	opts, err = RMOptionsFromConf(yarn.Options{Addresses: []string{"rm:1"}, Auth: yarn.AuthSimple,
 		Kerberos: yarn.KerberosOptions{ServicePrincipal: "HTTP/x"}}, hc)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"rm:1"}, opts.Addresses)
@@ -45,11 +45,11 @@ func TestRMOptionsFromConf(t *testing.T) {
 	assert.Equal(t, "HTTP/x", opts.Kerberos.ServicePrincipal)
 
 	// No configuration: the options as they are.
-	opts, err = rmOptionsFromConf(yarn.Options{Addresses: []string{"rm:1"}}, nil)
+	opts, err = RMOptionsFromConf(yarn.Options{Addresses: []string{"rm:1"}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, yarn.Options{Addresses: []string{"rm:1"}}, opts)
 
 	// A configuration without an address: conf's error.
-	_, err = rmOptionsFromConf(yarn.Options{}, &conf.HadoopConfig{})
+	_, err = RMOptionsFromConf(yarn.Options{}, &conf.HadoopConfig{})
 	assert.ErrorIs(t, err, conf.ErrNoRMAddress)
 }

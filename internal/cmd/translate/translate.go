@@ -1,4 +1,5 @@
-package main
+// Package translate is `yarn-er translate`: the YARN container a Flink TaskManager asks for.
+package translate
 
 import (
 	"fmt"
@@ -9,26 +10,21 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/profile"
-	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/view"
 )
 
-// translateOutput is what `yarn-er translate` prints. Its JSON shape is public:
-// {"resource": {...}, "externalResources": [...], "warnings": [...]}.
-type translateOutput struct {
-	Resource          records.Resources          `json:"resource"`
-	ExternalResources []profile.ExternalResource `json:"externalResources"`
-	Warnings          []string                   `json:"warnings"`
-
-	origins map[string]profile.Origin
-	files   []string
+// Options are translate's flags.
+type Options struct {
+	cmdutil.Base
+	Flink  cmdutil.FlinkFlags
+	Hadoop cmdutil.HadoopFlags
 }
 
-func newTranslateCmd(a *app) *cobra.Command {
-	var (
-		flink  flinkFlags
-		hadoop hadoopFlags
-	)
+// NewCmdTranslate returns `yarn-er translate`; runF (nil: translateRun) runs it.
+func NewCmdTranslate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{Base: cmdutil.Base{F: f}}
 	cmd := &cobra.Command{
 		Use:   "translate",
 		Short: "Show the YARN container a Flink TaskManager asks for",
@@ -49,57 +45,67 @@ from requests.`,
   yarn-er translate --flink-conf conf/ -D external-resource.gpu.amount=4 -o json
   yarn-er translate --flink-conf conf/config.yaml --hadoop-conf /etc/hadoop/conf`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			out, err := runTranslate(a, &flink, &hadoop)
-			if err != nil {
-				return err
-			}
-			return a.render(out, out.table)
-		},
+		RunE: cmdutil.RunE(opts, runF, translateRun),
 	}
-	addFlinkFlags(cmd, &flink)
-	addHadoopFlags(cmd, &hadoop)
+	cmdutil.AddFlinkFlags(cmd, &opts.Flink)
+	cmdutil.AddHadoopFlags(cmd, &opts.Hadoop)
 	return cmd
 }
 
-// runTranslate loads both configurations and translates.
-func runTranslate(a *app, flink *flinkFlags, hadoop *hadoopFlags) (*translateOutput, error) {
-	fc, err := flink.load(a)
+func translateRun(opts *Options) error {
+	res, err := load(opts)
+	if err != nil {
+		return err
+	}
+	return opts.F.Render(res.view, func(w io.Writer) error { return writeTable(w, res) })
+}
+
+// result is the view plus what only the table shows: where each value came from, the files read.
+type result struct {
+	view    view.Translate
+	origins map[string]profile.Origin
+	files   []string
+}
+
+// load loads both configurations and translates.
+func load(opts *Options) (*result, error) {
+	f := opts.F
+	fc, err := f.LoadFlink(&opts.Flink)
 	if err != nil {
 		return nil, err
 	}
-	hc, err := hadoop.load(a)
+	hc, err := f.LoadHadoop(&opts.Hadoop)
 	if err != nil {
 		return nil, err
 	}
-	out := &translateOutput{Warnings: []string{}, files: fc.Files()}
+	out := &result{view: view.Translate{Warnings: []string{}}, files: fc.Files()}
 	for _, w := range fc.Warnings() {
-		out.Warnings = append(out.Warnings, w.String())
+		out.view.Warnings = append(out.view.Warnings, w.String())
 	}
-	var opts profile.TranslateOptions
+	var topts profile.TranslateOptions
 	if hc != nil {
 		out.files = append(out.files, hc.Files()...)
 		for _, w := range hc.Warnings() {
-			out.Warnings = append(out.Warnings, w.String())
+			out.view.Warnings = append(out.view.Warnings, w.String())
 		}
 		types, problems := profile.LoadResourceTypes(hc)
-		out.Warnings = append(out.Warnings, problemStrings(problems)...)
-		opts.ResourceTypes = types
+		out.view.Warnings = append(out.view.Warnings, ProblemStrings(problems)...)
+		topts.ResourceTypes = types
 	}
-	tr, err := profile.Translate(fc, opts)
+	tr, err := profile.Translate(fc, topts)
 	if err != nil {
 		return nil, err
 	}
-	out.Resource = tr.Resource
-	out.ExternalResources = tr.ExternalResources
+	out.view.Resource = tr.Resource
+	out.view.ExternalResources = tr.ExternalResources
 	out.origins = tr.Origins
-	out.Warnings = append(out.Warnings, problemStrings(tr.Problems)...)
+	out.view.Warnings = append(out.view.Warnings, ProblemStrings(tr.Problems)...)
 	return out, nil
 }
 
-// problemStrings renders problems for the warnings list: "source: key: message (fix: ...) [code]",
+// ProblemStrings renders problems for the warnings list: "source: key: message (fix: ...) [code]",
 // with "error: " in front of the errors found in a configuration that does not stop the command.
-func problemStrings(problems []profile.Problem) []string {
+func ProblemStrings(problems []profile.Problem) []string {
 	out := make([]string, 0, len(problems))
 	for _, p := range problems {
 		s := p.String() + " [" + p.Code + "]"
@@ -112,15 +118,15 @@ func problemStrings(problems []profile.Problem) []string {
 }
 
 // table writes the human form: the container, the external resources, the warnings.
-func (o *translateOutput) table(w io.Writer) error {
-	ew := &errWriter{w: w}
+func writeTable(w io.Writer, o *result) error {
+	ew := &cmdutil.ErrWriter{W: w}
 	if len(o.files) > 0 {
-		ew.printf("Configuration: %s\n\n", strings.Join(o.files, ", "))
+		ew.Printf("Configuration: %s\n\n", strings.Join(o.files, ", "))
 	}
-	ew.printf("TaskManager container on YARN: %s\n", o.Resource.String())
-	if o.Resource.Len() > 0 {
-		tw := newTable(ew)
-		for _, r := range o.Resource.All() {
+	ew.Printf("TaskManager container on YARN: %s\n", o.view.Resource.String())
+	if o.view.Resource.Len() > 0 {
+		tw := cmdutil.NewTable(ew)
+		for _, r := range o.view.Resource.All() {
 			origin := o.origins[r.Name]
 			from := "default"
 			if origin.Key != "" {
@@ -130,28 +136,28 @@ func (o *translateOutput) table(w io.Writer) error {
 		}
 		_ = tw.Flush()
 	}
-	ew.printf("\nExternal resources:")
-	if len(o.ExternalResources) == 0 {
-		ew.printf(" none\n")
+	ew.Printf("\nExternal resources:")
+	if len(o.view.ExternalResources) == 0 {
+		ew.Printf(" none\n")
 	} else {
-		ew.printf("\n")
-		tw := newTable(ew)
+		ew.Printf("\n")
+		tw := cmdutil.NewTable(ew)
 		fmt.Fprintf(tw, "  NAME\tAMOUNT\tYARN TYPE\tDRIVER FACTORY\tPARAMS\n")
-		for _, er := range o.ExternalResources {
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\n", er.Name, er.Amount, orDash(er.YarnConfigKey),
-				orDash(er.DriverFactoryClass), orDash(formatParams(er.Params)))
+		for _, er := range o.view.ExternalResources {
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\n", er.Name, er.Amount, cmdutil.OrDash(er.YarnConfigKey),
+				cmdutil.OrDash(er.DriverFactoryClass), cmdutil.OrDash(formatParams(er.Params)))
 		}
 		_ = tw.Flush()
 	}
-	if len(o.Warnings) == 0 {
-		ew.printf("\nNo warnings.\n")
+	if len(o.view.Warnings) == 0 {
+		ew.Printf("\nNo warnings.\n")
 	} else {
-		ew.printf("\nWarnings (%d):\n", len(o.Warnings))
-		for _, s := range o.Warnings {
-			ew.printf("  - %s\n", s)
+		ew.Printf("\nWarnings (%d):\n", len(o.view.Warnings))
+		for _, s := range o.view.Warnings {
+			ew.Printf("  - %s\n", s)
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
 // formatParams renders driver parameters as "k=v, k=v" sorted by key.
@@ -163,20 +169,3 @@ func formatParams(params map[string]string) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-// errWriter remembers the first write error so that table code can print without checking each call.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }

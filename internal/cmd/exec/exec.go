@@ -1,11 +1,10 @@
-package main
+// Package exec is `yarn-er exec`: lock free devices and become the workload on them.
+package exec
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"runtime"
 	"slices"
@@ -16,17 +15,24 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-er/yarn-er/discovery"
+	"github.com/yarn-er/yarn-er/internal/cmd/discover"
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
 )
 
-// execOptions are exec's flags.
-type execOptions struct {
-	deviceFlags
-	amount   int
-	infoFile string
+// Options are exec's flags and the command to run.
+type Options struct {
+	discover.DeviceFlags
+	cmdutil.Base // Args: the command after --
+	// Amount is --amount, InfoFile --info-file.
+	Amount   int
+	InfoFile string
+	// Exec replaces the process with the workload; syscall.Exec unless a test sets it.
+	Exec func(path string, argv, env []string) error
 }
 
-func newExecCmd(a *app) *cobra.Command {
-	o := &execOptions{}
+// NewCmdExec returns `yarn-er exec`; runF (nil: execRun) runs it.
+func NewCmdExec(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Base: cmdutil.Base{F: f}, Exec: syscall.Exec}
 	cmd := &cobra.Command{
 		Use:   "exec [flags] -- CMD [ARGS...]",
 		Short: "Lock free devices and run a command on them; the devices stay taken exactly as long as it lives",
@@ -55,62 +61,61 @@ the same device.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExec(cmd.Context(), a, o, args)
-		},
+		RunE: cmdutil.RunE(o, runF, execRun),
 	}
 	fs := cmd.Flags()
-	o.register(fs)
-	fs.IntVar(&o.amount, "amount", 1, "how many devices to lock")
-	fs.StringVar(&o.infoFile, "info-file", "", "write the devices (discover's json format) to this file before running the command")
-	o.completions(cmd)
+	o.Register(fs)
+	fs.IntVar(&o.Amount, "amount", 1, "how many devices to lock")
+	fs.StringVar(&o.InfoFile, "info-file", "", "write the devices (discover's json format) to this file before running the command")
+	o.Completions(cmd)
 	return cmd
 }
 
-func runExec(ctx context.Context, a *app, o *execOptions, argv []string) error {
-	vendor, err := o.validate()
+func execRun(o *Options) error {
+	ctx, argv := o.Ctx, o.Args
+	vendor, err := o.Validate()
 	if err != nil {
 		return err
 	}
-	if o.amount < 1 || o.amount > 4096 {
-		return usageErrorf("--amount %d: must be between 1 and 4096", o.amount)
+	if o.Amount < 1 || o.Amount > 4096 {
+		return cmdutil.Usagef("--amount %d: must be between 1 and 4096", o.Amount)
 	}
-	path, err := discovery.LookPath(argv[0], a.getenv("PATH"))
+	path, err := discovery.LookPath(argv[0], o.F.Env.Getenv("PATH"))
 	if err != nil {
 		return err
 	}
-	res, err := discovery.Discover(ctx, vendor, o.discoveryOptions(a, false))
+	res, err := discovery.Discover(ctx, vendor, o.DiscoveryOptions(o.F, false))
 	if err != nil {
 		return err
 	}
-	coord, err := o.coordinator(a)
+	coord, err := o.Coordinator(o.F)
 	if err != nil {
 		return err
 	}
-	holding, err := coord.Hold(ctx, res.Devices, o.amount)
+	holding, err := coord.Hold(ctx, res.Devices, o.Amount)
 	if err != nil {
 		return err
 	}
 	defer holding.Close() // only reached when exec(2) fails
-	if o.infoFile != "" {
-		if err := writeInfoFile(o.infoFile, toOutput(o.name, o.amount, res, holding.Devices)); err != nil {
+	if o.InfoFile != "" {
+		if err := writeInfoFile(o.InfoFile, discover.View(o.Name, o.Amount, res, holding.Devices)); err != nil {
 			return err
 		}
 	}
 	if err := holding.Inherit(); err != nil {
 		return err
 	}
-	env := deviceEnv(os.Environ(), res.Vendor, holding.Devices)
-	a.logger.Debug("running the workload", "command", path, "devices", len(holding.Devices))
-	err = syscall.Exec(path, argv, env)
+	env := DeviceEnv(o.F.Env.Environ(), res.Vendor, holding.Devices)
+	o.F.Logger().Debug("running the workload", "command", path, "devices", len(holding.Devices))
+	err = o.Exec(path, argv, env)
 	runtime.KeepAlive(holding)
 	return fmt.Errorf("exec %s: %w", path, err)
 }
 
 var rocrUUID = regexp.MustCompile(`^GPU-[0-9a-fA-F]{16}$`)
 
-// deviceEnv returns environ with the visibility variables set to exactly the held devices.
-func deviceEnv(environ []string, vendor discovery.Vendor, devs []discovery.Device) []string {
+// DeviceEnv returns environ with the visibility variables set to exactly the held devices.
+func DeviceEnv(environ []string, vendor discovery.Vendor, devs []discovery.Device) []string {
 	set := map[string]string{}
 	var unset []string
 	switch vendor {
@@ -153,7 +158,7 @@ func deviceEnv(environ []string, vendor discovery.Vendor, devs []discovery.Devic
 // writeInfoFile writes v as JSON to path atomically (see discovery.WriteFileAtomic).
 func writeInfoFile(path string, v any) error {
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, v); err != nil {
+	if err := cmdutil.WriteJSON(&buf, v); err != nil {
 		return err
 	}
 	if err := discovery.WriteFileAtomic(path, buf.Bytes(), 0o644); err != nil {

@@ -1,4 +1,5 @@
-package main
+// Package preflight is `yarn-er preflight`: every reason TaskManagers would not get their GPUs.
+package preflight
 
 import (
 	"errors"
@@ -12,21 +13,25 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/cmd/discover"
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/preflight"
 )
 
-// preflightOptions are preflight's flags. The Hadoop and ResourceManager flags are the cluster
-// commands' (clusterConn: --hadoop-conf, --rm, --user, authentication, TLS, timeouts).
-type preflightOptions struct {
-	flink      flinkFlags
-	conn       clusterConn
-	containers int
-	queue      string
-	strict     bool
+// Options are preflight's flags. The Hadoop and ResourceManager flags are the cluster commands'
+// (cmdutil.ClusterConn: --hadoop-conf, --rm, --user, authentication, TLS, timeouts).
+type Options struct {
+	cmdutil.Base
+	Flink      cmdutil.FlinkFlags
+	Conn       *cmdutil.ClusterConn
+	Containers int
+	Queue      string
+	Strict     bool
 }
 
-func newPreflightCmd(a *app) *cobra.Command {
-	o := &preflightOptions{}
+// NewCmdPreflight returns `yarn-er preflight`; runF (nil: preflightRun) runs it.
+func NewCmdPreflight(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	o := &Options{Base: cmdutil.Base{F: f}}
 	cmd := &cobra.Command{
 		Use:   "preflight",
 		Short: "Check that TaskManagers will get their GPUs and FPGAs before a job is submitted",
@@ -60,60 +65,59 @@ ResourceManager refused the credentials, 1 the preflight could not run (e.g. a m
   yarn-er preflight --flink-conf conf/ --rm http://rm1:8088,http://rm2:8088 --containers 8 --queue root.gpu
   yarn-er preflight -D external-resource.gpu.amount=4 --strict -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runPreflight(cmd, a, o)
-		},
+		RunE: cmdutil.RunE(o, runF, preflightRun),
 	}
-	addFlinkFlags(cmd, &o.flink)
-	o.conn.register(cmd)
+	cmdutil.AddFlinkFlags(cmd, &o.Flink)
+	o.Conn = f.NewClusterConn(cmd)
 	fl := cmd.Flags()
-	fl.IntVar(&o.containers, "containers", 0, "TaskManager containers the job needs: cluster.capacity warns when fewer fit now")
-	fl.StringVar(&o.queue, "queue", "", "YARN queue to check (default Flink's yarn.application.queue, else default)")
-	fl.BoolVar(&o.strict, "strict", false, "exit 3 on warnings too")
+	fl.IntVar(&o.Containers, "containers", 0, "TaskManager containers the job needs: cluster.capacity warns when fewer fit now")
+	fl.StringVar(&o.Queue, "queue", "", "YARN queue to check (default Flink's yarn.application.queue, else default)")
+	fl.BoolVar(&o.Strict, "strict", false, "exit 3 on warnings too")
 	return cmd
 }
 
-func runPreflight(cmd *cobra.Command, a *app, o *preflightOptions) error {
-	if o.containers < 0 {
-		return usageErrorf("--containers %d: must be 0 or more", o.containers)
+func preflightRun(o *Options) error {
+	f := o.F
+	if o.Containers < 0 {
+		return cmdutil.Usagef("--containers %d: must be 0 or more", o.Containers)
 	}
-	fc, err := o.flink.load(a)
+	fc, err := f.LoadFlink(&o.Flink)
 	if err != nil {
 		return err
 	}
-	hc, err := o.conn.hadoop.load(a)
+	hc, err := o.Conn.HadoopConfig()
 	if err != nil {
 		return err
 	}
 	// Without a ResourceManager the live checks are skipped, with the reason.
-	client, err := o.conn.rm.optionalClient(a, hc)
+	client, err := o.Conn.OptionalRMClient()
 	noClient := ""
-	if errors.Is(err, errNoRM) {
+	if errors.Is(err, cmdutil.ErrNoRM) {
 		noClient, err = err.Error(), nil
 	}
 	if err != nil {
 		return err
 	}
-	home, homeOrigin := flinkHome(a, fc)
+	home, homeOrigin := flinkHome(f.Env, fc)
 	in := preflight.Input{
 		Flink:           fc,
 		Hadoop:          hc,
 		Client:          client,
 		NoClientReason:  noClient,
-		Containers:      o.containers,
-		Queue:           strings.TrimSpace(o.queue),
-		Strict:          o.strict,
+		Containers:      o.Containers,
+		Queue:           strings.TrimSpace(o.Queue),
+		Strict:          o.Strict,
 		FlinkHome:       home,
 		FlinkHomeOrigin: homeOrigin,
 		Discover:        discoverCommand(),
-		Logger:          a.logger.With("component", "preflight"),
+		Logger:          f.Logger().With("component", "preflight"),
 	}
-	rep, err := preflight.Run(cmd.Context(), in)
+	rep, err := preflight.Run(o.Ctx, in)
 	if err != nil {
 		return err
 	}
-	color := isTerminal(a.streams.Out) && a.getenv("NO_COLOR") == ""
-	if err := a.render(rep, func(w io.Writer) error { return writePreflightTable(w, rep, color) }); err != nil {
+	color := f.IO.IsOutTerminal() && f.Env.Getenv("NO_COLOR") == ""
+	if err := f.Render(rep, func(w io.Writer) error { return writePreflightTable(w, rep, color) }); err != nil {
 		return err
 	}
 	if rep.OK {
@@ -128,13 +132,13 @@ func runPreflight(cmd *cobra.Command, a *app, o *preflightOptions) error {
 	if rep.Strict() && c.Fail == 0 {
 		summary += " (--strict)"
 	}
-	return &findingsError{summary: summary}
+	return &cmdutil.FindingsError{Summary: summary}
 }
 
 // flinkHome returns Flink's installation directory: $FLINK_HOME, else the directory above the conf/
 // directory --flink-conf reads from when it is a Flink installation (it has lib/).
-func flinkHome(a *app, fc *conf.FlinkConfig) (dir, origin string) {
-	if h := a.getenv("FLINK_HOME"); h != "" {
+func flinkHome(env cmdutil.Env, fc *conf.FlinkConfig) (dir, origin string) {
+	if h := env.Getenv("FLINK_HOME"); h != "" {
 		return h, "$FLINK_HOME"
 	}
 	for _, f := range fc.Files() {
@@ -156,7 +160,7 @@ func discoverCommand() preflight.DiscoverCommand {
 	exe, _ := os.Executable()
 	return preflight.DiscoverCommand{
 		Executable:   exe,
-		Names:        append([]string(nil), discoverArgv0...),
+		Names:        append([]string(nil), discover.Argv0Names...),
 		ValidateArgs: validateDiscoverArgs,
 	}
 }
@@ -164,55 +168,57 @@ func discoverCommand() preflight.DiscoverCommand {
 // validateDiscoverArgs parses args (what Flink passes after AMOUNT) with discover's own flags, as
 // `yarn-er discover 1 ARGS...` would, and checks what is left with discover's argument rules.
 func validateDiscoverArgs(args []string) error {
-	quiet := newApp(Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, func(string) string { return "" })
-	root := newRootCmd(quiet)
-	disc, _, err := root.Find([]string{"discover"})
-	if err != nil {
-		return err
-	}
+	quiet := cmdutil.New(&cmdutil.IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}, cmdutil.Env{})
+	parent := &cobra.Command{Use: "yarn-er"} // the global flags (-v, --log-level, ...) are discover's too
+	quiet.AddGlobalFlags(parent)
+	disc := discover.NewCmdDiscover(quiet, nil)
+	parent.AddCommand(disc)
 	if err := disc.ParseFlags(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return errors.New("--help prints the help instead of discovering devices")
 		}
-		return discoverFlagError(disc, err)
+		return discover.FlagError(disc, err)
 	}
 	release, _ := disc.Flags().GetBool("release")
-	_, err = parseAmount(append([]string{"1"}, disc.Flags().Args()...), release)
+	_, err := discover.ParseAmount(append([]string{"1"}, disc.Flags().Args()...), release)
 	return err
+}
+
+// statusStyles are the table's symbol and ANSI colour of each status; skip (and anything else)
+// is "-", dimmed.
+var statusStyles = map[preflight.Status]struct{ mark, color string }{
+	preflight.StatusPass: {"✓", "\x1b[32m"},
+	preflight.StatusWarn: {"!", "\x1b[33m"},
+	preflight.StatusFail: {"✗", "\x1b[31m"},
 }
 
 // statusMark is the table's symbol of a status.
 func statusMark(s preflight.Status) string {
-	switch s {
-	case preflight.StatusPass:
-		return "✓"
-	case preflight.StatusWarn:
-		return "!"
-	case preflight.StatusFail:
-		return "✗"
+	if st, ok := statusStyles[s]; ok {
+		return st.mark
 	}
 	return "-"
 }
 
 // statusColor is the ANSI colour of a status.
 func statusColor(s preflight.Status) string {
-	switch s {
-	case preflight.StatusPass:
-		return "\x1b[32m"
-	case preflight.StatusWarn:
-		return "\x1b[33m"
-	case preflight.StatusFail:
-		return "\x1b[31m"
+	if st, ok := statusStyles[s]; ok {
+		return st.color
 	}
 	return "\x1b[2m"
 }
 
 const ansiReset = "\x1b[0m"
 
-// writePreflightTable writes the human form: the checks grouped by area, each with its status
+// tableLegend opens the table. Many ids name the problem their check looks for
+// (flink.no-yarn-config-key), so a passing line alone would read like a finding.
+const tableLegend = `✓ passed, ! warning, ✗ failed, - skipped. A check id such as flink.no-yarn-config-key
+names the problem the check looks for: ✓ in front of it means that problem was not found.`
+
+// writePreflightTable writes the human form: the legend, then the checks grouped by area, each with its status
 // mark, id and message, the fix and source under findings, and the verdict last.
 func writePreflightTable(w io.Writer, rep *preflight.Report, color bool) error {
-	ew := &errWriter{w: w}
+	ew := &cmdutil.ErrWriter{W: w}
 	width := 0
 	for _, c := range rep.Checks {
 		width = max(width, len(c.ID))
@@ -224,26 +230,27 @@ func writePreflightTable(w io.Writer, rep *preflight.Report, color bool) error {
 		return statusColor(s) + text + ansiReset
 	}
 	indent := strings.Repeat(" ", 4+width+2)
+	ew.Printf("%s\n\n", tableLegend)
 	area := preflight.Area("")
 	for _, c := range rep.Checks {
 		if a := preflight.AreaOf(c.ID); a != area {
 			if area != "" {
-				ew.printf("\n")
+				ew.Printf("\n")
 			}
 			area = a
 			title := a.Title()
 			if color {
 				title = "\x1b[1m" + title + ansiReset
 			}
-			ew.printf("%s\n", title)
+			ew.Printf("%s\n", title)
 		}
-		ew.printf("  %s %-*s  %s\n", paint(c.Status, statusMark(c.Status)), width, c.ID, c.Message)
+		ew.Printf("  %s %-*s  %s\n", paint(c.Status, statusMark(c.Status)), width, c.ID, c.Message)
 		if c.Status == preflight.StatusWarn || c.Status == preflight.StatusFail {
 			if c.Fix != "" {
-				ew.printf("%sfix: %s\n", indent, c.Fix)
+				ew.Printf("%sfix: %s\n", indent, c.Fix)
 			}
 			if c.Source != "" {
-				ew.printf("%sat:  %s\n", indent, c.Source)
+				ew.Printf("%sat:  %s\n", indent, c.Source)
 			}
 		}
 	}
@@ -258,6 +265,6 @@ func writePreflightTable(w io.Writer, rep *preflight.Report, color bool) error {
 		}
 		verdict = paint(st, verdict)
 	}
-	ew.printf("\n%s\n", verdict)
-	return ew.err
+	ew.Printf("\n%s\n", verdict)
+	return ew.Err
 }

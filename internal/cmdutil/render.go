@@ -1,4 +1,4 @@
-package main
+package cmdutil
 
 import (
 	"bytes"
@@ -11,29 +11,37 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// render writes v to stdout in the format asked for with -o. table writes the human form.
-// JSON and YAML come from the same JSON encoding of v, so both carry the same public shape.
-func (a *app) render(v any, table func(w io.Writer) error) error {
-	switch a.output {
-	case "json":
-		return writeJSON(a.streams.Out, v)
-	case "yaml":
-		return writeYAML(a.streams.Out, v)
+// Output formats of -o.
+const (
+	OutputTable = "table"
+	OutputJSON  = "json"
+	OutputYAML  = "yaml"
+)
+
+// Render writes v to out in format: json and yaml come from the same JSON encoding of v, so both
+// carry the same public shape; table (and anything else) calls table.
+func Render(out io.Writer, format string, v any, table func(w io.Writer) error) error {
+	switch format {
+	case OutputJSON:
+		return WriteJSON(out, v)
+	case OutputYAML:
+		return WriteYAML(out, v)
 	default:
-		return table(a.streams.Out)
+		return table(out)
 	}
 }
 
-func writeJSON(w io.Writer, v any) error {
+// WriteJSON writes v as indented JSON without HTML escaping.
+func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 
-// writeYAML encodes v as JSON first, then turns the JSON into YAML keeping key order and exact
+// WriteYAML encodes v as JSON first, then turns the JSON into YAML keeping key order and exact
 // numbers (an int64 never passes through float64).
-func writeYAML(w io.Writer, v any) error {
+func WriteYAML(w io.Writer, v any) error {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -106,8 +114,8 @@ func jsonToYAML(dec *json.Decoder) (*yaml.Node, error) {
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
-// newTable returns a tabwriter for aligned columns; Flush it when done.
-func newTable(w io.Writer) *tabwriter.Writer {
+// NewTable returns a tabwriter for aligned columns; Flush it when done.
+func NewTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 }
 
@@ -128,4 +136,31 @@ func yaml11Special(s string) bool {
 		return true
 	}
 	return false
+}
+
+// ErrWriter remembers the first write error so that table code can print without checking each call.
+type ErrWriter struct {
+	W   io.Writer
+	Err error
+}
+
+// Write implements io.Writer; after the first error it writes nothing and returns that error.
+func (e *ErrWriter) Write(p []byte) (int, error) {
+	if e.Err != nil {
+		return 0, e.Err
+	}
+	n, err := e.W.Write(p)
+	e.Err = err
+	return n, err
+}
+
+// Printf formats to the writer, remembering the first error.
+func (e *ErrWriter) Printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+// OrDash returns s, or "-" when s is empty.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
