@@ -188,7 +188,11 @@ func (s *session) checkFile(name string, st *unix.Stat_t) error {
 	return nil
 }
 
-// lock opens the directory and takes the lock, waiting at most the lock timeout.
+// lock opens the directory and takes the lock, waiting at most the lock timeout. Two locks are taken:
+// the lock file (which releases of yarn-er before the directory lock also take, so that they keep
+// coordinating with this one) and then the directory itself. The directory lock is what makes mutual
+// exclusion survive a lock file removed by a tmp cleaner while its holder is inside: a process that
+// finds the path empty creates a new lock file and locks it, but cannot lock the directory.
 func (c *Coordinator) lock(ctx context.Context) (*session, error) {
 	s, err := c.openDir()
 	if err != nil {
@@ -199,48 +203,76 @@ func (c *Coordinator) lock(ctx context.Context) (*session, error) {
 		deadline = d
 	}
 	name := c.base + ".lock"
-	wait := 500 * time.Microsecond
 	for {
 		f, st, err := s.openFile(name, 0o644)
 		if err != nil {
 			s.close()
 			return nil, err
 		}
-		for {
-			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-			if err == nil || !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-				break
-			}
-			if err := ctx.Err(); err != nil {
-				_ = f.Close()
-				s.close()
-				return nil, err
-			}
-			if time.Now().Add(wait).After(deadline) {
-				_ = f.Close()
-				s.close()
-				return nil, &LockTimeoutError{Path: c.LockPath(), Timeout: c.opts.LockTimeout}
-			}
-			time.Sleep(wait/2 + time.Duration(mrand.Int64N(int64(wait))))
-			wait = min(wait*2, 10*time.Millisecond)
-		}
-		if err != nil {
+		if err := c.flockWait(ctx, int(f.Fd()), c.LockPath(), deadline); err != nil {
 			_ = f.Close()
 			s.close()
-			return nil, &os.PathError{Op: "flock", Path: c.LockPath(), Err: err}
+			return nil, err
 		}
 		// The lock must still be the file at the path: had someone replaced it, two processes could
 		// hold locks on two different files.
 		var now unix.Stat_t
 		if err := unix.Fstatat(s.dirfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err == nil && now.Ino == st.Ino && now.Dev == st.Dev {
 			s.lock = f
-			return s, nil
+			break
 		}
 		_ = f.Close()
 		if time.Now().After(deadline) {
 			s.close()
 			return nil, &LockTimeoutError{Path: c.LockPath(), Timeout: c.opts.LockTimeout}
 		}
+	}
+	err = c.flockWait(ctx, s.dirfd, c.dir, deadline)
+	switch {
+	case err == nil:
+	case errors.Is(err, unix.EBADF), errors.Is(err, unix.ENOLCK), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.EINVAL):
+		// Some network file systems cannot lock a directory; the lock file alone still excludes
+		// others as long as nobody removes it.
+		c.opts.Logger.Warn("the coordination directory cannot be locked; mutual exclusion relies on the lock file alone, which must not be removed while in use",
+			"dir", c.dir, "err", err)
+	default:
+		s.close()
+		return nil, err
+	}
+	// The directory must still be the one at the path (a directory removed and made again would be
+	// locked by nobody else).
+	var dst, now unix.Stat_t
+	if err := unix.Fstat(s.dirfd, &dst); err != nil {
+		s.close()
+		return nil, &os.PathError{Op: "fstat", Path: c.dir, Err: err}
+	}
+	if err := unix.Lstat(c.dir, &now); err != nil || now.Ino != dst.Ino || now.Dev != dst.Dev {
+		s.close()
+		return nil, fmt.Errorf("coordination directory %s was removed or replaced while in use; try again", c.dir)
+	}
+	return s, nil
+}
+
+// flockWait takes an exclusive flock on fd, polling until deadline. Errors other than a timeout or a
+// cancelled ctx are *os.PathError naming path.
+func (c *Coordinator) flockWait(ctx context.Context, fd int, path string, deadline time.Time) error {
+	wait := 500 * time.Microsecond
+	for {
+		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			return &os.PathError{Op: "flock", Path: path, Err: err}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return &LockTimeoutError{Path: path, Timeout: c.opts.LockTimeout}
+		}
+		time.Sleep(wait/2 + time.Duration(mrand.Int64N(int64(wait))))
+		wait = min(wait*2, 10*time.Millisecond)
 	}
 }
 
@@ -292,12 +324,23 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 			_ = f.Close()
 			return nil, s.c.unsafe(name, fmt.Sprintf("is the ledger of uid %d but owned by uid %d", uid, st.Uid), "remove it")
 		}
-		data, err := io.ReadAll(io.LimitReader(f, 16<<20))
+		path := filepath.Join(s.c.dir, name)
+		if st.Size > MaxLedgerBytes {
+			_ = f.Close()
+			return nil, &LedgerUnreadableError{Path: path, Reason: fmt.Sprintf("%d bytes, more than the %d a ledger may have", st.Size, MaxLedgerBytes)}
+		}
+		data, err := io.ReadAll(io.LimitReader(f, MaxLedgerBytes+1))
 		_ = f.Close()
 		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: filepath.Join(s.c.dir, name), Err: err}
+			return nil, &LedgerUnreadableError{Path: path, Reason: "read failed", Err: err}
 		}
-		entries, problems := ParseLedger(data)
+		if len(data) > MaxLedgerBytes {
+			return nil, &LedgerUnreadableError{Path: path, Reason: fmt.Sprintf("grew past the %d bytes a ledger may have while it was read", MaxLedgerBytes)}
+		}
+		entries, problems, err := parseLedger(data)
+		if err != nil {
+			return nil, &LedgerUnreadableError{Path: path, Reason: err.Error()}
+		}
 		for _, p := range problems {
 			if p.Key == "" {
 				s.c.opts.Logger.Warn("skipping a ledger line that is not yarn-er's (it is dropped at the next write)",
@@ -395,20 +438,30 @@ func (s *session) deviceLockBusy(key string) (bool, error) {
 	return false, f.Close()
 }
 
-// tryDeviceLock takes a device's lock without waiting; nil when another process holds it.
+// tryDeviceLock takes a device's lock without waiting; nil when another process holds it. The locked
+// file must be the one at the path once locked (a file removed meanwhile is locked by nobody who
+// matters), otherwise the lock is taken again on the new file.
 func (s *session) tryDeviceLock(key string) (*os.File, error) {
-	f, _, err := s.openFile(s.c.devLockName(key), 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		_ = f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, nil
+	name := s.c.devLockName(key)
+	for attempt := 0; attempt < 50; attempt++ {
+		f, st, err := s.openFile(name, 0o644)
+		if err != nil {
+			return nil, err
 		}
-		return nil, &os.PathError{Op: "flock", Path: f.Name(), Err: err}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			_ = f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, nil
+			}
+			return nil, &os.PathError{Op: "flock", Path: f.Name(), Err: err}
+		}
+		var now unix.Stat_t
+		if err := unix.Fstatat(s.dirfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err == nil && now.Ino == st.Ino && now.Dev == st.Dev {
+			return f, nil
+		}
+		_ = f.Close()
 	}
-	return f, nil
+	return nil, fmt.Errorf("%s: removed repeatedly by another process while being locked", s.c.DeviceLockPath(key))
 }
 
 // lockAndRead takes the coordination lock and reads every user's ledger. The caller closes the
