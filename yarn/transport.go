@@ -50,6 +50,9 @@ func newHTTPSender(rt http.RoundTripper, jar http.CookieJar, logger *slog.Logger
 // send performs one request. body, when not nil, is sent as JSON.
 func (s *httpSender) send(ctx context.Context, method string, u *url.URL, header http.Header, body []byte) (*rawResponse, error) {
 	r := s.rc.R().SetContext(ctx).SetDoNotParseResponse(true)
+	// Asked for explicitly, gzip is not decompressed by net/http but by limitBody, which caps the
+	// compressed and the decompressed size separately.
+	r.Header.Set("Accept-Encoding", "gzip")
 	for k, vs := range header {
 		for _, v := range vs {
 			r.Header.Add(k, v)
@@ -67,12 +70,15 @@ func (s *httpSender) send(ctx context.Context, method string, u *url.URL, header
 		return nil, err
 	}
 	raw := resp.RawResponse
-	return &rawResponse{StatusCode: raw.StatusCode, Header: raw.Header, Body: raw.Body}, nil
+	b := limitBody(method, u.EscapedPath(), raw.Header, raw.Body)
+	return &rawResponse{StatusCode: raw.StatusCode, Header: raw.Header, Body: b}, nil
 }
 
 // newBaseTransport is the HTTP transport with the TLS options applied.
 func newBaseTransport(o TLSOptions) (http.RoundTripper, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true // limitBody decompresses, within limits
+	tr.MaxResponseHeaderBytes = 256 << 10
 	tr.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	cfg, err := tlsConfig(o)
 	if err != nil {
