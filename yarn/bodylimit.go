@@ -57,7 +57,9 @@ func (e *ResponseLimitError) Error() string {
 }
 
 // Unwrap returns ErrResponseTooLarge and ErrUnexpectedResponse.
-func (e *ResponseLimitError) Unwrap() []error { return []error{ErrResponseTooLarge, ErrUnexpectedResponse} }
+func (e *ResponseLimitError) Unwrap() []error {
+	return []error{ErrResponseTooLarge, ErrUnexpectedResponse}
+}
 
 // bodyLimit returns the limit of the answers to path and a sentence explaining it.
 func bodyLimit(path string) (int64, string) {
@@ -162,7 +164,9 @@ type jsonGuard struct {
 	numLen   int
 }
 
-func newJSONGuard(r io.Reader, endpoint string) *jsonGuard { return &jsonGuard{r: r, endpoint: endpoint} }
+func newJSONGuard(r io.Reader, endpoint string) *jsonGuard {
+	return &jsonGuard{r: r, endpoint: endpoint}
+}
 
 func (g *jsonGuard) Read(p []byte) (int, error) {
 	if g.err != nil {
