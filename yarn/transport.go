@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -71,7 +73,57 @@ func (s *httpSender) send(ctx context.Context, method string, u *url.URL, header
 	}
 	raw := resp.RawResponse
 	b := limitBody(method, u.EscapedPath(), raw.Header, raw.Body)
+	if raw.StatusCode < 200 || raw.StatusCode > 299 {
+		// Error answers are quoted in errors and logs: they are redacted before anyone reads them.
+		b = redactedErrorBody(raw.Header.Get("Content-Type"), b)
+	}
 	return &rawResponse{StatusCode: raw.StatusCode, Header: raw.Header, Body: b}, nil
+}
+
+// redactedErrorBody reads an error answer (at most maxErrorBody bytes, all its readers use) and
+// returns it redacted: a JSON answer value by value (so that it stays JSON), anything else as text.
+func redactedErrorBody(contentType string, body io.ReadCloser) io.ReadCloser {
+	data, err := io.ReadAll(io.LimitReader(body, maxErrorBody))
+	_ = body.Close()
+	if err != nil && len(data) == 0 {
+		return failingBody{err: err, Closer: io.NopCloser(nil)}
+	}
+	return io.NopCloser(bytes.NewReader(redactJSONOrText(contentType, data)))
+}
+
+// redactJSONOrText redacts a JSON document's strings (and the values of keys named like credentials),
+// or, when data is not JSON, its text.
+func redactJSONOrText(contentType string, data []byte) []byte {
+	if strings.Contains(strings.ToLower(contentType), "json") || json.Valid(data) {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if dec.Decode(&v) == nil {
+			if out, err := json.Marshal(redactJSONValue("", v)); err == nil {
+				return out
+			}
+		}
+	}
+	return []byte(redactText(string(data)))
+}
+
+func redactJSONValue(key string, v any) any {
+	if key != "" && secretParam(key) {
+		return redacted
+	}
+	switch x := v.(type) {
+	case string:
+		return redactText(x)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = redactJSONValue(k, e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = redactJSONValue("", e)
+		}
+	}
+	return v
 }
 
 // newBaseTransport is the HTTP transport with the TLS options applied.
