@@ -541,6 +541,24 @@ func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Dev
 	if len(picks) < n {
 		return nil, &InsufficientDevicesError{Wanted: n, Visible: len(candidates), Free: len(picks), Holders: busy}
 	}
+	if err := s.writeOwn(entries, owner, picks); err != nil {
+		return nil, err
+	}
+	return picks, nil
+}
+
+// forget drops the entries of devs recorded for owner from this user's ledger (a Holding closed
+// without exec).
+func (c *Coordinator) forget(ctx context.Context, owner Owner, devs []Device) error {
+	drop := map[string]bool{}
+	for _, d := range devs {
+		drop[d.Key] = true
+	}
+	s, entries, err := c.lockAndRead(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.close()
 	var keep []LedgerEntry
 	var damaged []string
 	for _, e := range entries {
@@ -548,20 +566,13 @@ func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Dev
 		case e.fileUID != c.uid:
 		case e.damaged != "":
 			damaged = append(damaged, e.damaged)
+		case e.Owner.same(owner) && drop[e.Key]:
 		case e.liveness == Dead:
-			c.opts.Logger.Info("reclaimed a device", "device", e.Key, "from", e.Owner.PID, "reason", e.reason)
 		default:
 			keep = append(keep, e.LedgerEntry)
 		}
 	}
-	at := c.opts.Now().Truncate(time.Second)
-	for _, d := range picks {
-		keep = append(keep, LedgerEntry{Key: d.Key, Owner: owner, Acquired: at})
-	}
-	if err := s.writeLedger(keep, damaged); err != nil {
-		return nil, err
-	}
-	return picks, nil
+	return s.writeLedger(keep, damaged)
 }
 
 // Release frees every device recorded for owner in this user's ledger (and drops dead owners' entries)
@@ -648,7 +659,9 @@ func (h *Holding) Inherit() error {
 }
 
 // Hold locks n of candidates (in order) for a workload, skipping devices recorded in a ledger for a live
-// owner and devices another workload holds. Nothing is written to the ledgers; the locks are the record.
+// owner and devices another workload holds. The locks are the record; the devices are also entered in
+// this user's ledger for this process (the workload keeps its pid across exec), so that either record
+// alone keeps them held.
 func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Holding, error) {
 	h := &Holding{Devices: []Device{}}
 	if n <= 0 {
@@ -686,7 +699,41 @@ func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Ho
 		_ = h.Close()
 		return nil, &InsufficientDevicesError{Wanted: n, Visible: len(candidates), Free: free, Holders: busy}
 	}
+	// The locks are the record; the ledger gets a second one, owned by this process (which the
+	// workload replaces by exec, keeping its pid and start time), so that a tmp cleaner removing the
+	// device lock files while the workload runs does not free its devices.
+	if self, err := c.proc.Owner(os.Getpid()); err == nil {
+		if err := s.writeOwn(entries, self, h.Devices); err != nil {
+			_ = h.Close()
+			return nil, err
+		}
+		h.forget = func() error { return c.forget(context.Background(), self, h.Devices) }
+	} else {
+		c.opts.Logger.Debug("this process cannot be named as an owner; the device locks are the only record", "err", err)
+	}
 	return h, nil
+}
+
+// writeOwn rewrites this user's ledger with its live and damaged entries plus devs for owner.
+func (s *session) writeOwn(entries []heldEntry, owner Owner, devs []Device) error {
+	var keep []LedgerEntry
+	var damaged []string
+	for _, e := range entries {
+		switch {
+		case e.fileUID != s.c.uid:
+		case e.damaged != "":
+			damaged = append(damaged, e.damaged)
+		case e.liveness == Dead:
+			s.c.opts.Logger.Info("reclaimed a device", "device", e.Key, "from", e.Owner.PID, "reason", e.reason)
+		default:
+			keep = append(keep, e.LedgerEntry)
+		}
+	}
+	at := s.c.opts.Now().Truncate(time.Second)
+	for _, d := range devs {
+		keep = append(keep, LedgerEntry{Key: d.Key, Owner: owner, Acquired: at})
+	}
+	return s.writeLedger(keep, damaged)
 }
 
 // Entries lists every ledger entry with the verdict on its owner (for status output and tests).

@@ -107,3 +107,46 @@ func TestLedgerThatIsNotAFileFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestExecHoldersSurviveRemovalOfEitherRecord: a workload's devices are held by its lock files and by
+// ledger entries for its process; a tmp cleaner removing either kind of file does not free them.
+func TestExecHoldersSurviveRemovalOfEitherRecord(t *testing.T) {
+	devs := gpus(t, 4)
+	for _, remove := range []string{"device lock files", "ledger", "lock file and ledger"} {
+		t.Run(remove, func(t *testing.T) {
+			f := newCoordFixture(t)
+			f.owner(os.Getpid()) // this process, as the fake procfs shows it
+			c := f.coordinator()
+			ctx := context.Background()
+			h, err := c.Hold(ctx, devs, 2)
+			require.NoError(t, err)
+			switch remove {
+			case "device lock files":
+				for _, d := range devs {
+					_ = os.Remove(c.DeviceLockPath(d.Key))
+				}
+			case "ledger":
+				require.NoError(t, os.Remove(c.LedgerPath(os.Getuid())))
+			default:
+				require.NoError(t, os.Remove(c.LedgerPath(os.Getuid())))
+				require.NoError(t, os.Remove(c.LockPath()))
+			}
+			_, err = f.coordinator().Acquire(ctx, f.owner(100), devs, 3)
+			require.ErrorIs(t, err, discovery.ErrInsufficientDevices, "the workload's devices are still held")
+			got, err := f.coordinator().Acquire(ctx, f.owner(101), devs, 2)
+			require.NoError(t, err)
+			assert.Equal(t, keys(devs[2:]), keys(got))
+
+			require.NoError(t, h.Close())
+			entries, err := c.Entries(ctx)
+			require.NoError(t, err)
+			for _, e := range entries {
+				assert.NotEqual(t, os.Getpid(), e.Owner.PID, "Close drops the workload's entries")
+			}
+			f.proc.Kill(101)
+			got, err = f.coordinator().Acquire(ctx, f.owner(102), devs, 4)
+			require.NoError(t, err, "everything is free once the holders are gone")
+			assert.Len(t, got, 4)
+		})
+	}
+}
