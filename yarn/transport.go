@@ -12,11 +12,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
+
+	"github.com/yarn-er/yarn-er/conf"
 )
 
 // This file is the package's only contact with resty: a move to resty v3 touches it alone.
@@ -140,11 +141,14 @@ func newBaseTransport(o TLSOptions) (http.RoundTripper, error) {
 	return tr, nil
 }
 
+// maxTLSFile bounds a CA bundle, certificate or key file (a system CA bundle is about 200 KB).
+const maxTLSFile = 8 << 20
+
 // tlsConfig builds the client TLS configuration.
 func tlsConfig(o TLSOptions) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.InsecureSkipVerify} //nolint:gosec // explicit, documented option
 	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
+		pem, err := conf.ReadConfigFile(o.CAFile, maxTLSFile)
 		if err != nil {
 			return nil, fmt.Errorf("TLS CA file: %w", err)
 		}
@@ -159,9 +163,17 @@ func tlsConfig(o TLSOptions) (*tls.Config, error) {
 	}
 	switch {
 	case o.CertFile != "" && o.KeyFile != "":
-		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+		certPEM, err := conf.ReadConfigFile(o.CertFile, maxTLSFile)
 		if err != nil {
-			return nil, fmt.Errorf("TLS client certificate %s / key %s: %w", o.CertFile, o.KeyFile, err)
+			return nil, fmt.Errorf("TLS client certificate: %w", err)
+		}
+		keyPEM, err := conf.ReadConfigFile(o.KeyFile, maxTLSFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client key: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate %s / key %s: %s", o.CertFile, o.KeyFile, redactText(err.Error()))
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	case o.CertFile != "" || o.KeyFile != "":
