@@ -64,11 +64,12 @@ func (e *ResponseLimitError) Unwrap() []error {
 // bodyLimit returns the limit of the answers to path and a sentence explaining it.
 func bodyLimit(path string) (int64, string) {
 	p := strings.TrimRight(path, "/")
-	switch {
-	case strings.HasSuffix(p, pathNodes), strings.HasSuffix(p, pathApps), strings.HasSuffix(p, pathScheduler),
-		strings.HasSuffix(p, "/appattempts"), strings.HasSuffix(p, pathSchedulerOverview):
+	// By the last segment, so that a gateway's prefix (Knox's /gateway/<topology>/resourcemanager)
+	// does not change the class.
+	switch p[strings.LastIndexByte(p, '/')+1:] {
+	case "nodes", "apps", "scheduler", "scheduler-overview", "appattempts", "containers":
 		return MaxListBody, "the limit of list answers, about four times the 26 MB /nodes of a 10,000-node cluster"
-	case strings.HasSuffix(p, pathConf):
+	case "conf":
 		return MaxConfBody, "the limit of the /conf answer; a ResourceManager's configuration is a few hundred kilobytes"
 	}
 	return MaxObjectBody, "the limit of single-object answers, which are a few kilobytes"

@@ -186,3 +186,22 @@ func TestLargeLegalAnswersPass(t *testing.T) {
 	assert.Len(t, nodes, 10000)
 	assert.Greater(t, len(node)*10000, 25_000_000, "the answer is the size of a 10,000-node cluster's")
 }
+
+func TestBodyLimitClasses(t *testing.T) {
+	for path, want := range map[string]int64{
+		"/ws/v1/cluster/nodes":                               MaxListBody,
+		"/ws/v1/cluster/apps/":                               MaxListBody,
+		"/gateway/default/resourcemanager/v1/cluster/apps":   MaxListBody,
+		"/ws/v1/cluster/apps/application_1_0001/appattempts": MaxListBody,
+		"/ws/v1/cluster/scheduler":                           MaxListBody,
+		"/conf":                                              MaxConfBody,
+		"/ws/v1/cluster/info":                                MaxObjectBody,
+		"/ws/v1/cluster/apps/application_1_0001":             MaxObjectBody,
+		"/ws/v1/cluster/apps/new-application":                MaxObjectBody,
+		"":                                                   MaxObjectBody,
+	} {
+		got, class := bodyLimit(path)
+		assert.Equal(t, want, got, path)
+		assert.NotEmpty(t, class)
+	}
+}
