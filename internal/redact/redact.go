@@ -84,9 +84,9 @@ var (
 	// userInfo finds scheme://user[:password]@ in free text.
 	userInfo = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@"'<>]+@`)
 	// keyValue finds credential-like key=value (and key: value in JSON-ish text) pairs.
-	keyValue = regexp.MustCompile(`(?i)((?:[a-z0-9_.-]*(?:token|password|passwd|secret|signature|credential|passphrase)[a-z0-9_.-]*|delegation|sig)"?\s*[=:]\s*)("[^"]*"|[^&\s;,"'<>]+)`)
+	keyValue = regexp.MustCompile(`(?i)((?:[a-z0-9_.-]*(?:token|password|passwd|secret|signature|credential|passphrase)[a-z0-9_.-]*|delegation|sig)"?\s*[=:]\s*)("[^"]*"[^&\s;,"'<>(){}\[\]]*|[^&\s;,"'<>(){}\[\]]+)`)
 	// hadoopAuth finds the hadoop.auth cookie, whose value holds '&' (u=...&t=...&s=<signature>).
-	hadoopAuth = regexp.MustCompile(`(?i)(hadoop\.auth"?\s*[=:]\s*)("[^"]*"|[^\s;,"'<>]+)`)
+	hadoopAuth = regexp.MustCompile(`(?i)(hadoop\.auth"?\s*[=:]\s*)("[^"]*"[^\s;,"'<>(){}\[\]]*|[^\s;,"'<>(){}\[\]]+)`)
 	// header finds credential headers in free text (a dumped request, a library message).
 	header = regexp.MustCompile(`(?i)((?:authorization|proxy-authorization|cookie|set-cookie|www-authenticate)\s*:\s*)([^\r\n]+)`)
 	// scheme finds HTTP authentication credentials.
