@@ -11,6 +11,9 @@ INTEGRATION_TIMEOUT ?= 30m
 # -v streams the cluster's start-up and each test's result (CI logs); override to quieten.
 INTEGRATION_FLAGS ?= -v
 FUZZTIME  ?= 10s
+# extra go test flags for fuzzing (e.g. -parallel=1) and a regexp picking targets (all when empty)
+FUZZFLAGS ?=
+FUZZ_RUN  ?=
 
 .PHONY: build unit vet integration test demo fuzz fuzz-smoke harness clean help
 
@@ -43,7 +46,7 @@ demo: build harness ## translate, cluster nodes and preflight against the bundle
 	examples/demo.sh
 
 fuzz: ## run every fuzz target for FUZZTIME (default 10s; a count like 2000x works too); fails only on a finding
-	FUZZTIME=$(FUZZTIME) GO=$(GO) bench/fuzz.sh
+	FUZZTIME='$(FUZZTIME)' FUZZFLAGS='$(FUZZFLAGS)' FUZZ_RUN='$(FUZZ_RUN)' GO='$(GO)' bench/fuzz.sh
 
 fuzz-smoke: fuzz ## the former name of fuzz
 
