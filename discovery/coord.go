@@ -497,9 +497,14 @@ func (c *Coordinator) holders(entries []heldEntry) map[string]heldEntry {
 	return held
 }
 
-func holderString(d Device, h heldEntry) string {
+// holderString says who holds d: a running exec workload (its device lock is held; the workload is
+// also in the ledger), a damaged ledger line, or the owner of the ledger entry.
+func (s *session) holderString(d Device, h heldEntry) string {
 	if h.damaged != "" {
 		return fmt.Sprintf("%s: %s", d.ID, h.reason)
+	}
+	if busy, err := s.deviceLockBusy(d.Key); err == nil && busy {
+		return fmt.Sprintf("%s: a running workload (exec), pid %d", d.ID, h.Owner.PID)
 	}
 	return fmt.Sprintf("%s: pid %d (%s)", d.ID, h.Owner.PID, h.liveness)
 }
@@ -525,7 +530,7 @@ func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Dev
 			break
 		}
 		if h, ok := held[d.Key]; ok {
-			busy = append(busy, holderString(d, h))
+			busy = append(busy, s.holderString(d, h))
 			continue
 		}
 		locked, err := s.deviceLockBusy(d.Key)
@@ -679,7 +684,7 @@ func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Ho
 			break
 		}
 		if e, ok := held[d.Key]; ok {
-			busy = append(busy, holderString(d, e))
+			busy = append(busy, s.holderString(d, e))
 			continue
 		}
 		f, err := s.tryDeviceLock(d.Key)
