@@ -1,6 +1,7 @@
 package yarn
 
 import (
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -174,11 +175,9 @@ func (g *jsonGuard) Read(p []byte) (int, error) {
 		return 0, g.err
 	}
 	n, err := g.r.Read(p)
-	for i := 0; i < n; i++ {
-		if e := g.scan(p[i]); e != nil {
-			g.err = e
-			return i, e
-		}
+	if i, e := g.scan(p[:n]); e != nil {
+		g.err = e
+		return i, e
 	}
 	return n, err
 }
@@ -187,41 +186,57 @@ func (g *jsonGuard) limit(what string, limit int64, class string) error {
 	return &ResponseLimitError{Endpoint: g.endpoint, What: what, Limit: limit, Class: class}
 }
 
-func (g *jsonGuard) scan(c byte) error {
-	if g.inString {
-		switch {
-		case g.escape:
-			g.escape = false
-		case c == '\\':
-			g.escape = true
-		case c == '"':
-			g.inString = false
-			return nil
+// scan advances the guard's state over b; on a limit it returns how many bytes passed and the error.
+// Inside strings it jumps to the next quote or backslash, so that long strings cost little.
+func (g *jsonGuard) scan(b []byte) (int, error) {
+	for i := 0; i < len(b); i++ {
+		if g.inString {
+			if g.escape {
+				g.escape = false
+				g.strLen++
+				continue
+			}
+			j := bytes.IndexAny(b[i:], "\"\\")
+			if j < 0 {
+				g.strLen += len(b) - i
+				if g.strLen > maxJSONString {
+					return i, g.limit("JSON string", maxJSONString, "no value a ResourceManager sends is that long")
+				}
+				return len(b), nil
+			}
+			g.strLen += j
+			if g.strLen > maxJSONString {
+				return i, g.limit("JSON string", maxJSONString, "no value a ResourceManager sends is that long")
+			}
+			i += j
+			if b[i] == '\\' {
+				g.escape = true
+				g.strLen++
+			} else {
+				g.inString = false
+			}
+			continue
 		}
-		g.strLen++
-		if g.strLen > maxJSONString {
-			return g.limit("JSON string", maxJSONString, "no value a ResourceManager sends is that long")
+		c := b[i]
+		if c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' || c == 'e' || c == 'E' {
+			g.numLen++
+			if g.numLen > maxJSONNumber {
+				return i, g.limit("JSON number", maxJSONNumber, "no number a ResourceManager sends is that long")
+			}
+			continue
 		}
-		return nil
+		g.numLen = 0
+		switch c {
+		case '"':
+			g.inString, g.strLen = true, 0
+		case '{', '[':
+			g.depth++
+			if g.depth > maxJSONDepth {
+				return i, g.limit("JSON nesting", maxJSONDepth, "a ResourceManager's answers nest a few levels, one more per queue level")
+			}
+		case '}', ']':
+			g.depth--
+		}
 	}
-	if c == '-' || c == '+' || c == '.' || c >= '0' && c <= '9' || c == 'e' || c == 'E' {
-		g.numLen++
-		if g.numLen > maxJSONNumber {
-			return g.limit("JSON number", maxJSONNumber, "no number a ResourceManager sends is that long")
-		}
-		return nil
-	}
-	g.numLen = 0
-	switch c {
-	case '"':
-		g.inString, g.strLen = true, 0
-	case '{', '[':
-		g.depth++
-		if g.depth > maxJSONDepth {
-			return g.limit("JSON nesting", maxJSONDepth, "a ResourceManager's answers nest a few levels, one more per queue level")
-		}
-	case '}', ']':
-		g.depth--
-	}
-	return nil
+	return len(b), nil
 }

@@ -205,3 +205,51 @@ func TestBodyLimitClasses(t *testing.T) {
 		assert.NotEmpty(t, class)
 	}
 }
+
+// TestJSONGuardFollowsStrings: brackets and quotes inside strings (escaped or not) never count as
+// nesting, and a read split anywhere gives the same verdict.
+func TestJSONGuardFollowsStrings(t *testing.T) {
+	deep := strings.Repeat("[", maxJSONDepth+1)
+	cases := []struct {
+		in   string
+		want string // "" = passes
+	}{
+		{`{"a":"` + deep + `"}`, ""},
+		{`{"a":"x\"` + deep + `"}`, ""},
+		{`{"a":"x\\"` + deep, "JSON nesting"},
+		{`["\\\"[[["]`, ""},
+		{deep, "JSON nesting"},
+		{`{"n":` + strings.Repeat("1", maxJSONNumber+1) + `}`, "JSON number"},
+		{`{"s":"` + strings.Repeat("x", maxJSONString+1) + `"}`, "JSON string"},
+		{`{"s":"` + strings.Repeat(`\"`, maxJSONString/2+1) + `"}`, "JSON string"},
+	}
+	for i, tc := range cases {
+		for _, chunk := range []int{1, 7, 1 << 20} {
+			g := newJSONGuard(&chunkReader{data: []byte(tc.in), n: chunk}, "GET /x")
+			_, err := io.Copy(io.Discard, g)
+			if tc.want == "" {
+				assert.NoError(t, err, "case %d, chunks of %d", i, chunk)
+				continue
+			}
+			var le *ResponseLimitError
+			require.ErrorAs(t, err, &le, "case %d, chunks of %d", i, chunk)
+			assert.Equal(t, tc.want, le.What)
+		}
+	}
+}
+
+// chunkReader returns data n bytes at a time.
+type chunkReader struct {
+	data []byte
+	n    int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), c.n, len(c.data))
+	copy(p, c.data[:k])
+	c.data = c.data[k:]
+	return k, nil
+}
