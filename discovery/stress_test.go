@@ -252,3 +252,55 @@ func claimMarker(t *testing.T, dir, key string, impatient bool) string {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestStressWithLockFilesRemoved is TestStress (without kills) while a tmp cleaner removes the lock file
+// and the device lock files as fast as it can: mutual exclusion rests on the directory lock, so no GPU is
+// ever held by two processes (the marker check in every helper).
+func TestStressWithLockFilesRemoved(t *testing.T) {
+	const procs, nGPUs, rounds = 16, 4, 60
+	tree := discoverytest.New(t)
+	tree.NVIDIAHost(nGPUs)
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o755))
+	cfg := stressConfig{Root: tree.Root, Coord: filepath.Join(dir, "gpus"), Markers: filepath.Join(dir, "markers"), Rounds: rounds, HoldMicros: 2000}
+	require.NoError(t, os.Mkdir(cfg.Markers, 0o755))
+	stop := make(chan struct{})
+	removed := make(chan int)
+	go func() {
+		n := 0
+		defer func() { removed <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			locks, _ := filepath.Glob(cfg.Coord + "*.lock")
+			for _, l := range locks {
+				if os.Remove(l) == nil {
+					n++
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for i := 0; i < procs; i++ {
+		c, o := startStressHelper(t, cfg)
+		cmds, outs = append(cmds, c), append(outs, o)
+	}
+	t.Cleanup(func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+		}
+	})
+	for i, c := range cmds {
+		require.NoError(t, c.Wait(), "helper %d: %s", i, outs[i].String())
+		assert.Contains(t, outs[i].String(), "PASS")
+	}
+	close(stop)
+	n := <-removed
+	t.Logf("%d processes, %d rounds each, lock files removed %d times", procs, rounds, n)
+	assert.Positive(t, n, "the cleaner removed lock files while the helpers ran")
+}

@@ -21,6 +21,7 @@ func TestAddressOption(t *testing.T) {
 		{[]string{"ftp://rm"}, nil, "neither http nor https"},
 		{[]string{"http://user:pw@rm:8088"}, nil, "credentials in the URL"},
 		{[]string{"rm:99999"}, nil, "bad port"},
+		{[]string{"http://rm:8088/?delegation=tok"}, nil, "?delegation= token is not used"},
 		{[]string{"http://"}, nil, "no host"},
 	} {
 		c, err := NewClient(Options{Addresses: tc.in, User: "u"})

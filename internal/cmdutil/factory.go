@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/yarn-er/yarn-er/internal/redact"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -135,9 +136,9 @@ func (f *Factory) SetupLogger() error {
 	opts := &slog.HandlerOptions{Level: level}
 	switch f.LogFormat {
 	case "", "text":
-		f.logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, opts))
+		f.logger = slog.New(redact.Handler(slog.NewTextHandler(f.IO.ErrOut, opts)))
 	case "json":
-		f.logger = slog.New(slog.NewJSONHandler(f.IO.ErrOut, opts))
+		f.logger = slog.New(redact.Handler(slog.NewJSONHandler(f.IO.ErrOut, opts)))
 	default:
 		return Usagef("--log-format %q: want text or json", f.LogFormat)
 	}
@@ -171,7 +172,9 @@ func (f *Factory) ReportError(root *cobra.Command, args []string, err error) int
 	if errors.As(err, &silent) {
 		return code
 	}
-	msg := err.Error()
+	// Every message passes the redaction layer: URLs with passwords, tokens in query strings and
+	// library errors quoting file bytes never reach the terminal.
+	msg := redact.Text(err.Error())
 	if (errors.Is(err, yarn.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) && !strings.Contains(msg, "--rm-timeout") {
 		msg += " (the ResourceManager did not answer in time: set the timeout with --rm-timeout)"
 	}
