@@ -12,7 +12,7 @@ INTEGRATION_TIMEOUT ?= 30m
 INTEGRATION_FLAGS ?= -v
 FUZZTIME  ?= 10s
 
-.PHONY: build unit vet integration test demo fuzz-smoke harness clean help
+.PHONY: build unit vet integration test demo fuzz-smoke harness flink clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -33,7 +33,10 @@ unit: ## unit tests
 harness: ## build the mini-YARN harness (Maven, cached)
 	$(MINI_YARN) build
 
-integration: harness ## integration tests against a mini-YARN that TestMain starts and stops
+flink: ## build the Flink distribution and GPU report job of docker/flink (Maven, cached)
+	docker/flink/build
+
+integration: harness flink ## integration tests against a mini-YARN that TestMain starts and stops
 	$(GO) test -tags integration -count=1 -timeout $(INTEGRATION_TIMEOUT) $(INTEGRATION_FLAGS) ./integration/...
 
 test: unit integration ## unit tests, then integration tests
@@ -50,5 +53,5 @@ fuzz-smoke: ## run every fuzz target for FUZZTIME (default 10s) each
 	  done; \
 	done
 
-clean: ## remove bin/ and the harness build
-	rm -rf $(BIN) docker/harness/target
+clean: ## remove bin/, the harness build and the Flink build
+	rm -rf $(BIN) docker/harness/target docker/flink/target
