@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,13 +27,25 @@ import (
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
-// The Flink tests run Apache Flink 1.20.0 (assembled from Maven Central by docker/flink/build) on
-// the mini-YARN: a job whose TaskManagers ask YARN for yarn.io/gpu and find their GPUs with yarn-er
+// The Flink tests run Apache Flink 1.20.0 and 2.0.0 (assembled from Maven Central by
+// docker/flink/build; $YARN_ER_FLINK_VERSIONS, comma-separated, picks others) on the mini-YARN: a job whose TaskManagers ask YARN for yarn.io/gpu and find their GPUs with yarn-er
 // (linked as Flink's nvidia-gpu-discovery.sh) in coordination mode. docs/flink-on-yarn-gpus.md
 // walks through the same steps by hand.
 
+// flinkVersions are the Flink versions the tests run: $YARN_ER_FLINK_VERSIONS, else 1.20.0 and
+// 2.0.0 (the versions whose modules Maven Central serves here).
+func flinkVersions() []string {
+	if v := strings.TrimSpace(os.Getenv("YARN_ER_FLINK_VERSIONS")); v != "" {
+		return strings.Split(v, ",")
+	}
+	return []string{"1.20.0", "2.0.0"}
+}
+
+// flink2 reports whether version is Flink 2.x: conf/config.yaml only (standard YAML) and no
+// run-application command.
+func flink2(version string) bool { return strings.HasPrefix(version, "2.") }
+
 const (
-	flinkVersion = "1.20.0"
 	// Budgets for a loaded 2-core machine: a Flink application is RUNNING with its TaskManagers
 	// in about a minute there.
 	flinkBuildBudget  = 10 * time.Minute
@@ -45,6 +58,7 @@ const (
 
 // flinkSetup is one Flink home on one mini-YARN, with the fake GPU host both NodeManagers share.
 type flinkSetup struct {
+	version  string
 	ep       *Endpoints
 	yarnEr   string // the yarn-er binary
 	home     string // FLINK_HOME
@@ -57,12 +71,13 @@ type flinkSetup struct {
 
 // newFlinkSetup builds Flink and yarn-er, makes a Flink home with yarn-er as the GPU discovery
 // script and a fake host of gpus NVIDIA GPUs, and writes conf/flink-conf.yaml with extra lines.
-func newFlinkSetup(t *testing.T, ep *Endpoints, gpus int, extra map[string]string) *flinkSetup {
+func newFlinkSetup(t *testing.T, ep *Endpoints, version string, gpus int, extra map[string]string) *flinkSetup {
 	t.Helper()
 	root, err := RepoRoot()
 	require.NoError(t, err)
 	dir := t.TempDir()
 	s := &flinkSetup{
+		version: version,
 		ep:      ep,
 		yarnEr:  buildYarnEr(t, dir),
 		home:    filepath.Join(dir, "flink"),
@@ -76,7 +91,7 @@ func newFlinkSetup(t *testing.T, ep *Endpoints, gpus int, extra map[string]strin
 	ctx, cancel := context.WithTimeout(context.Background(), flinkBuildBudget)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(root, "docker", "flink", "build"), "home", s.home, "--yarn-er", s.yarnEr)
-	cmd.Env = append(os.Environ(), "FLINK_VERSION="+flinkVersion)
+	cmd.Env = append(os.Environ(), "FLINK_VERSION="+version)
 	b, err := cmd.CombinedOutput()
 	require.NoError(t, err, "docker/flink/build home: %s", b)
 
@@ -125,17 +140,31 @@ func newFlinkSetup(t *testing.T, ep *Endpoints, gpus int, extra map[string]strin
 	for k, v := range extra {
 		conf = append(conf, [2]string{k, v})
 	}
+	// Flink 1.x: the legacy flat flink-conf.yaml; Flink 2: config.yaml, standard YAML (quoted
+	// values, so that "--enable-coordination-mode ..." and "1 s" stay strings).
 	var yaml strings.Builder
 	for _, kv := range conf {
-		fmt.Fprintf(&yaml, "%s: %s\n", kv[0], kv[1])
+		if flink2(version) {
+			fmt.Fprintf(&yaml, "%s: %s\n", kv[0], strconv.Quote(kv[1]))
+		} else {
+			fmt.Fprintf(&yaml, "%s: %s\n", kv[0], kv[1])
+		}
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(s.home, "conf", "flink-conf.yaml"), []byte(yaml.String()), 0o644))
+	require.NoError(t, os.WriteFile(s.confFile(), []byte(yaml.String()), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(s.home, "conf", "log4j.properties"), []byte(flinkLog4j), 0o644))
 
 	s.env = append(os.Environ(),
 		"FLINK_HOME="+s.home, "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_CLASSPATH="+hadoopCP,
 		"HADOOP_USER_NAME="+ep.User, "JAVA_HOME="+javaHome, "NO_COLOR=1")
 	return s
+}
+
+// confFile is the Flink configuration file of the setup's version.
+func (s *flinkSetup) confFile() string {
+	if flink2(s.version) {
+		return filepath.Join(s.home, "conf", "config.yaml")
+	}
+	return filepath.Join(s.home, "conf", "flink-conf.yaml")
 }
 
 // flinkLog4j is the log4j 2 configuration of the client, the JobManager and the TaskManagers
@@ -188,7 +217,7 @@ func javaHome() (string, error) {
 // preflight runs `yarn-er preflight -o json` on the Flink configuration against the cluster.
 func (s *flinkSetup) preflight(t *testing.T) (map[string]any, int) {
 	t.Helper()
-	cmd := exec.Command(s.yarnEr, "preflight", "--flink-conf", filepath.Join(s.home, "conf", "flink-conf.yaml"),
+	cmd := exec.Command(s.yarnEr, "preflight", "--flink-conf", s.confFile(),
 		"--hadoop-conf", s.ep.HadoopConfDir, "--rm", s.ep.RMWebAddress, "--containers", "2", "-o", "json")
 	cmd.Env = s.env
 	var stdout, stderr bytes.Buffer
@@ -222,13 +251,18 @@ func checksOf(rep map[string]any) []map[string]any {
 
 var submittedApp = regexp.MustCompile(`Submitted application (application_\d+_\d+)`)
 
-// deploy runs the GPU report job in application mode (flink run-application -t yarn-application)
-// and returns the YARN application id once the client has deployed it.
+// deploy runs the GPU report job in application mode (Flink 1.20: flink run-application -t
+// yarn-application; 2.0: flink run -t yarn-application) and returns the YARN application id once
+// the client has deployed it.
 func (s *flinkSetup) deploy(t *testing.T, name string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), flinkDeployBudget)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(s.home, "bin", "flink"), "run-application", "-t", "yarn-application",
+	action := "run-application"
+	if flink2(s.version) {
+		action = "run"
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(s.home, "bin", "flink"), action, "-t", "yarn-application",
 		"-Dyarn.application.name="+name,
 		filepath.Join(s.home, "examples", "flink-gpu-report-job.jar"),
 		"--out", s.out, "--hold", s.release, "--hold-timeout", fmt.Sprint(flinkHoldSeconds))
@@ -400,8 +434,14 @@ func assertDisjoint(t *testing.T, reps []tmReport) {
 // TaskManager killed with SIGKILL is replaced by one whose discovery gets GPUs no live
 // TaskManager holds; the job finishes and no live process holds a GPU afterwards.
 func TestFlinkGPUsOnYARN(t *testing.T) {
+	for _, v := range flinkVersions() {
+		t.Run("flink-"+v, func(t *testing.T) { testFlinkGPUsOnYARN(t, v) })
+	}
+}
+
+func testFlinkGPUsOnYARN(t *testing.T, version string) {
 	ep := cluster(t)
-	s := newFlinkSetup(t, ep, 8, nil)
+	s := newFlinkSetup(t, ep, version, 8, nil)
 	c, err := yarn.NewClient(yarn.Options{Addresses: []string{ep.RMWebAddress}, User: ep.User})
 	require.NoError(t, err)
 
@@ -414,7 +454,7 @@ func TestFlinkGPUsOnYARN(t *testing.T) {
 
 	before := usedGPUs(t, c)
 	require.Zero(t, before, "GPUs in use before the job: another application holds them")
-	app := s.deploy(t, "flink-gpu-e2e")
+	app := s.deploy(t, "flink-gpu-e2e-"+version)
 	t.Cleanup(func() {
 		if a, err := c.App(context.Background(), app); err == nil && !yarn.Terminal(a.State) {
 			_, _, _ = c.KillApplication(context.Background(), app)
@@ -430,8 +470,12 @@ func TestFlinkGPUsOnYARN(t *testing.T) {
 	assertDisjoint(t, []tmReport{r0, r1})
 	assert.Nil(t, r0.CUDAVisible, "nothing sets CUDA_VISIBLE_DEVICES in the TaskManagers")
 
-	// Both TaskManagers hold their containers while the job holds them: 2 × 2 yarn.io/gpu.
+	// Both TaskManagers hold their containers while the job holds them: 2 × 2 yarn.io/gpu, all
+	// of them this application's.
 	assert.EqualValues(t, 4, waitUsedGPUs(t, c, 4, 30*time.Second), "yarn.io/gpu in use while the TaskManagers ran")
+	if a, err := c.App(context.Background(), app); assert.NoError(t, err) && a.Allocated != nil {
+		assert.EqualValues(t, 4, a.Allocated.Value("yarn.io/gpu"), "yarn.io/gpu allocated to %s", app)
+	}
 
 	// SIGKILL one TaskManager: Flink asks YARN for a new container, whose discovery must get
 	// GPUs that the surviving TaskManager does not hold.
@@ -503,7 +547,7 @@ func TestFlinkGPUsOnYARN(t *testing.T) {
 	}
 }
 
-// flinkUnsupported is what Flink 1.20's YARN resource manager throws when a TaskManager asks for a
+// flinkUnsupported is what Flink's (1.20, 2.0) YARN resource manager throws when a TaskManager asks for a
 // resource type the ResourceManager does not know (TaskExecutorProcessSpecContainerResource-
 // PriorityAdapter); preflight quotes it.
 const flinkUnsupported = "External resource yarn.io/gpu is not supported by the Yarn cluster."
@@ -513,8 +557,14 @@ const flinkUnsupported = "External resource yarn.io/gpu is not supported by the 
 // manager refuses to request TaskManagers with the message preflight quotes, no TaskManager
 // starts (so none runs without GPUs), and the job ends with NoResourceAvailableException.
 func TestFlinkGPUsOnMisconfiguredYARN(t *testing.T) {
+	for _, v := range flinkVersions() {
+		t.Run("flink-"+v, func(t *testing.T) { testFlinkGPUsOnMisconfiguredYARN(t, v) })
+	}
+}
+
+func testFlinkGPUsOnMisconfiguredYARN(t *testing.T, version string) {
 	ep := misconfiguredCluster(t)
-	s := newFlinkSetup(t, ep, 8, map[string]string{
+	s := newFlinkSetup(t, ep, version, 8, map[string]string{
 		// Fail after 30 s instead of 5 minutes, and only once.
 		"slot.request.timeout":  "30000",
 		"restart-strategy.type": "none",
@@ -538,7 +588,7 @@ func TestFlinkGPUsOnMisconfiguredYARN(t *testing.T) {
 	// What preflight predicts for Flink.
 	assert.Contains(t, failing["yarn.resource-type-undeclared"], flinkUnsupported)
 
-	app := s.deploy(t, "flink-gpu-e2e-misconfigured")
+	app := s.deploy(t, "flink-gpu-e2e-misconfigured-"+version)
 	t.Cleanup(func() {
 		if a, err := c.App(context.Background(), app); err == nil && !yarn.Terminal(a.State) {
 			_, _, _ = c.KillApplication(context.Background(), app)
