@@ -137,8 +137,18 @@ func newFlinkSetup(t *testing.T, ep *Endpoints, version string, gpus int, extra 
 		{"restart-strategy.fixed-delay.delay", "1 s"},
 		{"yarn.application-attempts", "1"},
 	}
-	for k, v := range extra {
-		conf = append(conf, [2]string{k, v})
+	// extra replaces keys in place: config.yaml (Flink 2) refuses a key set twice.
+	extraKeys := keys(extra)
+	for _, k := range extraKeys {
+		replaced := false
+		for i := range conf {
+			if conf[i][0] == k {
+				conf[i][1], replaced = extra[k], true
+			}
+		}
+		if !replaced {
+			conf = append(conf, [2]string{k, extra[k]})
+		}
 	}
 	// Flink 1.x: the legacy flat flink-conf.yaml; Flink 2: config.yaml, standard YAML (quoted
 	// values, so that "--enable-coordination-mode ..." and "1 s" stay strings).
