@@ -15,7 +15,7 @@ FUZZTIME  ?= 10s
 FUZZFLAGS ?=
 FUZZ_RUN  ?=
 
-.PHONY: build unit unit-short vet integration test demo fuzz fuzz-smoke harness clean help
+.PHONY: build unit unit-short vet integration test demo fuzz fuzz-smoke harness flink clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -39,13 +39,16 @@ unit-short: ## unit tests with the race detector, the 64-process stress test cut
 harness: ## build the mini-YARN harness (Maven, cached)
 	$(MINI_YARN) build
 
-integration: harness ## integration tests against a mini-YARN that TestMain starts and stops
+flink: ## build the Flink distribution and GPU report job of docker/flink (Maven, cached)
+	docker/flink/build
+
+integration: harness flink ## integration tests against a mini-YARN that TestMain starts and stops
 	$(GO) test -tags integration -count=1 -timeout $(INTEGRATION_TIMEOUT) $(INTEGRATION_FLAGS) ./integration/...
 
 test: unit integration ## unit tests, then integration tests
 
 # The demo runs yarn-er against the bundled mini-YARN, then stops it (also on failure).
-demo: build harness ## translate, cluster nodes and preflight against the bundled mini-YARN (good and misconfigured)
+demo: build harness flink ## translate, cluster nodes, preflight and a Flink GPU job against the bundled mini-YARN (good and misconfigured)
 	examples/demo.sh
 
 fuzz: ## run every fuzz target for FUZZTIME (default 10s; a count like 2000x works too); fails only on a finding
@@ -53,5 +56,5 @@ fuzz: ## run every fuzz target for FUZZTIME (default 10s; a count like 2000x wor
 
 fuzz-smoke: fuzz ## the former name of fuzz
 
-clean: ## remove bin/ and the harness build
-	rm -rf $(BIN) docker/harness/target
+clean: ## remove bin/, the harness build and the Flink build
+	rm -rf $(BIN) docker/harness/target docker/flink/target
