@@ -188,14 +188,18 @@ func (c *conn) readLoop() {
 		c.lastUsed = time.Now()
 		c.mu.Unlock()
 		fatal := h.GetStatus() == commonpb.RpcResponseHeaderProto_FATAL
+		if fatal {
+			// The server closes the connection after a FATAL response; every other call fails with
+			// it. Mark it closed before the caller learns of the error, so that its next call
+			// dials a new connection instead of racing onto this one.
+			c.fail(remoteErrorFrom(h, ""))
+		}
 		if ok {
 			ch <- result{header: h, body: body}
 		} else {
 			c.cfg.logger.Debug("hadoop ipc: response for an unknown or abandoned call", "addr", c.cfg.addr, "callId", id)
 		}
 		if fatal {
-			// The server closes the connection after a FATAL response; every other call fails with it.
-			c.fail(remoteErrorFrom(h, ""))
 			return
 		}
 	}
