@@ -158,8 +158,8 @@ public final class MiniYarnHarness {
     // Every Configuration created from here on (in this thread and in the threads it starts)
     // finds the conf dir's *-site.xml, capacity-scheduler.xml, resource-types.xml and
     // node-resources.xml on its class path, exactly as the daemons of a real cluster do.
-    ClassLoader confLoader = new URLClassLoader(
-        new URL[] {confDir.toUri().toURL()}, MiniYarnHarness.class.getClassLoader());
+    ClassLoader confLoader = new ConfClassLoader(
+        confDir.toUri().toURL(), MiniYarnHarness.class.getClassLoader());
     Thread.currentThread().setContextClassLoader(confLoader);
     for (String f : CONF_FILES) {
       URL u = confLoader.getResource(f);
@@ -319,7 +319,7 @@ public final class MiniYarnHarness {
           VersionInfo.getVersion());
     }
     LOG.info("starting MiniYARNCluster (1 ResourceManager, {} NodeManagers)", nodeManagers);
-    yarn = new MiniYARNCluster("cluster", nodeManagers, 1, 1, nmWeb);
+    yarn = newMiniYarn(nodeManagers, nmWeb);
     yarn.init(c);
     yarn.start();
 
@@ -574,6 +574,49 @@ public final class MiniYarnHarness {
     }
     for (int i = all.size() - 1; i >= 0; i--) {
       Files.deleteIfExists(all.get(i));
+    }
+  }
+
+  /**
+   * The daemons' context class loader: the conf dir's files before the class path's. The
+   * unshaded hadoop-minicluster (Hadoop 3.4 and older) brings hadoop-yarn-server-tests' own
+   * capacity-scheduler.xml (the DefaultResourceCalculator), which parent-first lookup would
+   * find ahead of the conf dir's.
+   */
+  static final class ConfClassLoader extends URLClassLoader {
+    ConfClassLoader(URL confDir, ClassLoader parent) {
+      super(new URL[] {confDir}, parent);
+    }
+
+    @Override
+    public URL getResource(String name) {
+      URL u = findResource(name);
+      return u != null ? u : super.getResource(name);
+    }
+
+    @Override
+    public java.util.Enumeration<URL> getResources(String name) throws IOException {
+      List<URL> all = new ArrayList<>(java.util.Collections.list(findResources(name)));
+      ClassLoader parent = getParent();
+      if (parent != null) {
+        all.addAll(java.util.Collections.list(parent.getResources(name)));
+      }
+      return java.util.Collections.enumeration(all);
+    }
+  }
+
+  /**
+   * A MiniYARNCluster with or without NodeManager web servers. The constructor that takes the
+   * choice is Hadoop 3.4+; older lines always start them.
+   */
+  private MiniYARNCluster newMiniYarn(int nms, boolean web) throws ReflectiveOperationException {
+    try {
+      return MiniYARNCluster.class
+          .getConstructor(String.class, int.class, int.class, int.class, boolean.class)
+          .newInstance("cluster", nms, 1, 1, web);
+    } catch (NoSuchMethodException e) {
+      nmWeb = true;
+      return new MiniYARNCluster("cluster", nms, 1, 1);
     }
   }
 
