@@ -156,11 +156,11 @@ func capture(t testing.TB, rel string) []byte {
 func goodCaptures(t testing.TB) map[string][]byte {
 	t.Helper()
 	return map[string][]byte{
-		"/ws/v1/cluster/info":                 capture(t, "docker/captures/3.5.0/info.json"),
-		"/ws/v1/cluster/nodes":                capture(t, "docker/captures/3.5.0/nodes.json"),
-		"/ws/v1/cluster/scheduler":            capture(t, "docker/captures/3.5.0/scheduler.json"),
-		"/ws/v1/cluster/apps/new-application": capture(t, "docker/captures/3.5.0/new-application.json"),
-		"/conf":                               capture(t, "yarn/testdata/captures/3.5.0/conf.json"),
+		"/ws/v1/cluster/info":                 capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/info.json"),
+		"/ws/v1/cluster/nodes":                capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/nodes.json"),
+		"/ws/v1/cluster/scheduler":            capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/scheduler.json"),
+		"/ws/v1/cluster/apps/new-application": capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/new-application.json"),
+		"/conf":                               capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/conf.json"),
 	}
 }
 
@@ -169,10 +169,10 @@ func goodCaptures(t testing.TB) map[string][]byte {
 func misconfiguredCaptures(t testing.TB) map[string][]byte {
 	t.Helper()
 	return map[string][]byte{
-		"/ws/v1/cluster/info":                 capture(t, "docker/captures/3.5.0/misconfigured/info.json"),
-		"/ws/v1/cluster/nodes":                capture(t, "docker/captures/3.5.0/misconfigured/nodes.json"),
-		"/ws/v1/cluster/scheduler":            capture(t, "docker/captures/3.5.0/misconfigured/scheduler.json"),
-		"/ws/v1/cluster/apps/new-application": capture(t, "docker/captures/3.5.0/misconfigured/new-application.json"),
+		"/ws/v1/cluster/info":                 capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/info.json"),
+		"/ws/v1/cluster/nodes":                capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/nodes.json"),
+		"/ws/v1/cluster/scheduler":            capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/scheduler.json"),
+		"/ws/v1/cluster/apps/new-application": capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/new-application.json"),
 	}
 }
 

@@ -22,17 +22,20 @@ import (
 // captureVersion is the Hadoop version whose captures the fake RMs replay.
 const captureVersion = "3.5.0"
 
-// captured is one answer recorded from the real mini-YARN by testdata/captures/capture.sh.
+// capturesDir holds the captures of captureVersion (package yarnfake embeds the same files).
+var capturesDir = filepath.Join("yarnfake", "captures", "hadoop-"+captureVersion)
+
+// captured is one answer recorded from the real mini-YARN by yarnfake/capture.sh.
 type captured struct {
 	status      int
 	contentType string
 	body        []byte
 }
 
-// loadCapture reads testdata/captures/<version>/<name> and its status from index.txt.
+// loadCapture reads yarnfake/captures/hadoop-<version>/<name> and its status from index.txt.
 func loadCapture(t testing.TB, name string) captured {
 	t.Helper()
-	dir := filepath.Join("testdata", "captures", captureVersion)
+	dir := capturesDir
 	body, err := os.ReadFile(filepath.Join(dir, name))
 	require.NoError(t, err)
 	idx, err := os.Open(filepath.Join(dir, "index.txt"))

@@ -95,7 +95,7 @@ func TestDecodeSchedulerOverview(t *testing.T) {
 	assert.Equal(t, []string{Memory, VCores, FPGA, GPU}, o.ResourceTypes)
 	assert.Equal(t, "memory-mb (unit=Mi),vcores,yarn.io/fpga,yarn.io/gpu", o.SchedulingResourceType)
 	// The effective maximum: the configured one (unbounded GPUs) capped by the largest node.
-	assert.Equal(t, Resources{Memory: {16384, "Mi"}, VCores: {32, ""}, GPU: {4, ""}, FPGA: {2, ""}}, o.MaximumAllocation)
+	assert.Equal(t, Resources{Memory: {16384, "Mi"}, VCores: {40, ""}, GPU: {4, ""}, FPGA: {2, ""}}, o.MaximumAllocation)
 	assert.Equal(t, Resources{Memory: {64, "Mi"}, VCores: {1, ""}, GPU: {0, ""}, FPGA: {0, ""}}, o.MinimumAllocation)
 	assert.Zero(t, o.SchedulerBusy)
 

@@ -1,0 +1,128 @@
+package yarnfake_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
+)
+
+// The mini-YARN every recorded set comes from (docker/conf): 2 NodeManagers of 16384 MB,
+// 40 vcores, 4 GPUs and 2 FPGAs; docker/conf-misconfigured declares no GPU or FPGA type.
+const (
+	harnessNodes   = 2
+	harnessGPUs    = 4
+	harnessFPGAs   = 2
+	harnessVCores  = 40
+	harnessMemory  = 16384
+	derivedVersion = "3.1"
+)
+
+// TestEveryCaptureDecodes replays every embedded capture set through package yarn's client and
+// checks the values the harness was built with.
+func TestEveryCaptureDecodes(t *testing.T) {
+	for _, si := range yarnfake.Sets() {
+		name := si.Version
+		if si.Variant != "" {
+			name += "/" + si.Variant
+		}
+		t.Run(name, func(t *testing.T) {
+			opts := []yarnfake.Option{yarnfake.WithVersion(si.Version)}
+			if si.Variant == yarnfake.Misconfigured {
+				opts = append(opts, yarnfake.WithMisconfigured())
+			}
+			rm := yarnfake.New(t, opts...)
+			c, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "yarner"})
+			require.NoError(t, err)
+			ctx := context.Background()
+
+			info, err := c.ClusterInfo(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, "ACTIVE", info.HAState)
+			assert.Equal(t, "STARTED", info.State)
+			if si.Derived {
+				assert.True(t, strings.HasPrefix(info.HadoopVersion, derivedVersion+"."), info.HadoopVersion)
+				checkDerivedNodes(t, c)
+				return
+			}
+			assert.Equal(t, si.Version, info.HadoopVersion)
+			assert.Equal(t, si.Version, info.ResourceManagerVersion)
+
+			nodes, err := c.Nodes(ctx, yarn.NodesQuery{})
+			require.NoError(t, err)
+			require.Len(t, nodes, harnessNodes)
+			gpus, fpgas := int64(0), int64(0)
+			for _, n := range nodes {
+				assert.Equal(t, "RUNNING", n.State, n.ID)
+				assert.Equal(t, si.Version, n.Version, n.ID)
+				assert.False(t, n.TotalDerived, "%s sends totalResource", si.Version)
+				assert.Equal(t, int64(harnessMemory), n.Total.Value(yarn.Memory), n.ID)
+				assert.Equal(t, int64(harnessVCores), n.Total.Value(yarn.VCores), n.ID)
+				sum, err := n.Used.Add(n.Available)
+				require.NoError(t, err)
+				assert.Equal(t, n.Total.Values(), sum.Values(), "used + available = total on %s", n.ID)
+				gpus += n.Total.Value(yarn.GPU)
+				fpgas += n.Total.Value(yarn.FPGA)
+			}
+			running, err := c.Nodes(ctx, yarn.NodesQuery{States: []string{"RUNNING"}})
+			require.NoError(t, err)
+			assert.Len(t, running, harnessNodes)
+			gone, err := c.Nodes(ctx, yarn.NodesQuery{States: []string{"DECOMMISSIONED"}})
+			require.NoError(t, err)
+			assert.Empty(t, gone)
+
+			m, err := c.Metrics(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, int64(harnessNodes), m.ActiveNodes)
+			assert.Equal(t, int64(harnessNodes*harnessVCores), m.TotalVirtualCores)
+			assert.Equal(t, int64(harnessNodes*harnessMemory), m.TotalMB)
+
+			newApp, err := c.NewApplication(ctx)
+			require.NoError(t, err)
+			assert.True(t, strings.HasPrefix(newApp.ID, "application_"), newApp.ID)
+
+			sched, err := c.Scheduler(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, yarn.CapacityScheduler, sched.Type)
+
+			if si.Variant == yarnfake.Misconfigured {
+				assert.Zero(t, gpus+fpgas, "no GPU or FPGA type on the misconfigured cluster")
+				assert.False(t, newApp.MaximumResourceCapability.Has(yarn.GPU))
+				return
+			}
+			assert.Equal(t, int64(harnessNodes*harnessGPUs), gpus)
+			assert.Equal(t, int64(harnessNodes*harnessFPGAs), fpgas)
+			assert.Equal(t, int64(harnessGPUs), newApp.MaximumResourceCapability.Value(yarn.GPU))
+			assert.Equal(t, int64(harnessFPGAs), newApp.MaximumResourceCapability.Value(yarn.FPGA))
+			if m.TotalClusterResourcesAcrossPartition != nil {
+				assert.Equal(t, int64(harnessNodes*harnessGPUs), m.TotalClusterResourcesAcrossPartition.Value(yarn.GPU))
+			}
+
+			n, err := c.Node(ctx, nodes[0].ID)
+			require.NoError(t, err, "the node of node.json is the first of nodes.json")
+			assert.Equal(t, int64(harnessGPUs), n.Total.Value(yarn.GPU))
+
+			conf, err := c.Conf(ctx)
+			require.NoError(t, err)
+			assert.NotEmpty(t, conf.Get("yarn.resource-types"))
+		})
+	}
+}
+
+// checkDerivedNodes checks the hand-derived Hadoop 3.1 nodes: no totalResource, so a RUNNING
+// node's total is used + available, and a NEW node has no resources at all.
+func checkDerivedNodes(t *testing.T, c *yarn.Client) {
+	nodes, err := c.Nodes(context.Background(), yarn.NodesQuery{})
+	require.NoError(t, err)
+	require.Len(t, nodes, 2)
+	assert.True(t, nodes[0].TotalDerived)
+	assert.Equal(t, int64(4), nodes[0].Total.Value(yarn.GPU), "1 used + 3 available")
+	assert.Equal(t, int64(8192), nodes[0].Total.Value(yarn.Memory))
+	assert.Equal(t, "NEW", nodes[1].State)
+	assert.Zero(t, nodes[1].Total.Value(yarn.GPU), "a NEW node has no scheduler report")
+}
