@@ -2,6 +2,7 @@ package yarnfake_test
 
 import (
 	"context"
+	"path"
 	"strings"
 	"testing"
 
@@ -125,4 +126,48 @@ func checkDerivedNodes(t *testing.T, c *yarn.Client) {
 	assert.Equal(t, int64(8192), nodes[0].Total.Value(yarn.Memory))
 	assert.Equal(t, "NEW", nodes[1].State)
 	assert.Zero(t, nodes[1].Total.Value(yarn.GPU), "a NEW node has no scheduler report")
+}
+
+// TestEveryCaptureDecodesApps lists the applications the capture script submitted (/bin/true,
+// which fails without registering, and sleep 600, killed later) on every recorded line.
+func TestEveryCaptureDecodesApps(t *testing.T) {
+	for _, v := range yarnfake.Versions() {
+		t.Run(v, func(t *testing.T) {
+			rm := yarnfake.New(t, yarnfake.WithVersion(v))
+			c, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "yarner"})
+			require.NoError(t, err)
+			ctx := context.Background()
+
+			empty, err := c.Apps(ctx, yarn.AppsQuery{})
+			require.NoError(t, err, "apps-empty.json is the first GET /apps recorded")
+			assert.Empty(t, empty)
+
+			require.NoError(t, rm.ReplyCapture("GET /ws/v1/cluster/apps", "apps.json"))
+			apps, err := c.Apps(ctx, yarn.AppsQuery{})
+			require.NoError(t, err)
+			require.Len(t, apps, 2)
+			byName := map[string]yarn.App{}
+			for _, a := range apps {
+				byName[a.Name] = a
+				assert.Equal(t, "yarner", a.User)
+				assert.Equal(t, "YARN-ER-CAPTURE", a.ApplicationType)
+			}
+			assert.Equal(t, yarn.StateFailed, byName["yarn-er-true"].State)
+			assert.Equal(t, yarn.StateAccepted, byName["yarn-er-sleep"].State)
+			assert.Equal(t, int64(128), byName["yarn-er-sleep"].Allocated.Value(yarn.Memory))
+
+			killed, err := yarnfake.LoadCapture(v, "", "app-killed.json")
+			require.NoError(t, err)
+			// The same path answered app-sleep.json before the kill: route it to the later answer.
+			rm.Reply(killed.Route(), killed.Status, killed.ContentType, killed.Body)
+			app, err := c.App(ctx, path.Base(killed.Path))
+			require.NoError(t, err)
+			assert.Equal(t, yarn.StateKilled, app.State)
+			assert.NotEmpty(t, app.ResourceSeconds, "resourceSecondsMap: an array of entries (3.5) or a single entry with a string value (3.4)")
+
+			_, err = c.App(ctx, "application_1_0001")
+			require.ErrorIs(t, err, yarn.ErrNotFound)
+			assert.Contains(t, err.Error(), "app with id: application_1_0001 not found")
+		})
+	}
 }
