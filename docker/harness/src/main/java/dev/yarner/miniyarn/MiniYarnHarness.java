@@ -266,7 +266,8 @@ public final class MiniYarnHarness {
   private void startDfs(Configuration base) throws IOException {
     Configuration c = new HdfsConfiguration(base);
     Path dfsDir = stateDir.resolve("dfs");
-    c.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dfsDir.toString());
+    // Builder(conf, dir) sets hdfs.minidfs.basedir itself; Hadoop 3.3 and older refuse a
+    // configuration that already has it ("MiniDFSCluster base directory already defined").
     LOG.info("starting MiniDFSCluster (1 NameNode, 1 DataNode) in {}", dfsDir);
     dfs = new MiniDFSCluster.Builder(c, dfsDir.toFile())
         .numDataNodes(1)
