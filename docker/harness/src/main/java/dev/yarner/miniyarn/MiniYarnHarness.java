@@ -89,6 +89,8 @@ public final class MiniYarnHarness {
   private volatile MiniDFSCluster dfs;
   private volatile MiniYARNCluster yarn;
   private boolean nmWeb = true;
+  /** Hadoop 3.3 and older: RM and NodeManager web apps share GuiceFilter's static pipeline. */
+  private boolean guiceShared;
 
   private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid) {
     this.confDir = confDir;
@@ -323,6 +325,9 @@ public final class MiniYarnHarness {
     yarn = newMiniYarn(nodeManagers, nmWeb);
     yarn.init(c);
     yarn.start();
+    if (guiceShared) {
+      restoreRmGuicePipeline();
+    }
 
     long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
     while (true) {
@@ -616,9 +621,50 @@ public final class MiniYarnHarness {
           .getConstructor(String.class, int.class, int.class, int.class, boolean.class)
           .newInstance("cluster", nms, 1, 1, web);
     } catch (NoSuchMethodException e) {
-      nmWeb = true;
+      guiceShared = true;
       return new MiniYARNCluster("cluster", nms, 1, 1);
     }
+  }
+
+  /**
+   * Hadoop 3.3 and older start every NodeManager's web server, and each web app's Guice injector
+   * makes itself the one static pipeline of {@code GuiceFilter}, the filter Jetty runs in every
+   * web server of the JVM: the last NodeManager's wins and the RM's REST API answers 404. This
+   * puts the RM's own pipeline back (so the NodeManagers' web servers then serve nothing useful,
+   * and are reported without an HTTP address, as on 3.4). Reflection: Guice is shaded on 3.5.
+   */
+  private void restoreRmGuicePipeline() throws ReflectiveOperationException {
+    Object webApp = field(yarn.getResourceManager(), "webApp");
+    Object rmFilter = field(webApp, "guiceFilter");
+    Object pipeline = field(rmFilter, "injectedPipeline");
+    Class<?> gf = rmFilter.getClass();
+    while (!gf.getName().endsWith(".GuiceFilter")) {
+      gf = gf.getSuperclass();
+    }
+    java.lang.reflect.Field stat = gf.getDeclaredField("pipeline");
+    stat.setAccessible(true);
+    stat.set(null, pipeline);
+    nmWeb = false;
+    LOG.warn("Hadoop {}: the RM's Guice pipeline restored over the NodeManagers' (one"
+        + " GuiceFilter per JVM); NodeManager web servers serve nothing", VersionInfo.getVersion());
+  }
+
+  /** The value of the field called name of o (declared by its class or a superclass). */
+  private static Object field(Object o, String name) throws ReflectiveOperationException {
+    for (Class<?> c = o.getClass(); c != null; c = c.getSuperclass()) {
+      try {
+        java.lang.reflect.Field f = c.getDeclaredField(name);
+        f.setAccessible(true);
+        Object v = f.get(o);
+        if (v == null) {
+          throw new IllegalStateException(c.getName() + "." + name + " is null");
+        }
+        return v;
+      } catch (NoSuchFieldException e) {
+        // look in the superclass
+      }
+    }
+    throw new NoSuchFieldException(o.getClass().getName() + "." + name);
   }
 
   private static void sleep(long ms) {
