@@ -84,6 +84,17 @@ type NodeManager struct {
 	HTTPAddress string `json:"httpAddress"`
 }
 
+// Jersey1 reports whether the cluster's RM serves its REST API with Jersey 1 (Hadoop 3.4 and
+// older; 3.5 moved to Jersey 2): a few error messages and JSON shapes differ
+// (docs/hadoop-versions.md).
+func (e *Endpoints) Jersey1() bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(e.HadoopVersion, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major < 3 || (major == 3 && minor < 5)
+}
+
 // RMURL returns the RM URL for path (e.g. "/ws/v1/cluster/info") with the cluster's user
 // as user.name, which the mini-YARN requires (anonymous requests get 401), plus query.
 func (e *Endpoints) RMURL(path string, query url.Values) string {
