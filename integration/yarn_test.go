@@ -78,7 +78,8 @@ func TestYarnClientNodesWithGPU(t *testing.T) {
 	for _, n := range nodes {
 		assert.True(t, ids[n.ID], "node %s is one of the mini-YARN's", n.ID)
 		assert.Equal(t, "RUNNING", n.State)
-		assert.False(t, n.TotalDerived, "Hadoop 3.5 sends totalResource")
+		// Hadoop 3.2 sends no totalResource: the client derives it (docs/hadoop-versions.md).
+		assert.Equal(t, !ep.HadoopAtLeast(3, 3), n.TotalDerived, "Hadoop 3.3+ send totalResource")
 		assert.Equal(t, yarn.Quantity{Value: 16384, Units: "Mi"}, n.Total[yarn.Memory])
 		assert.Equal(t, int64(40), n.Total.Value(yarn.VCores))
 		assert.Equal(t, int64(4), n.Total.Value(yarn.GPU))
