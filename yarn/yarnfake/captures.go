@@ -160,7 +160,11 @@ func LoadSet(version, variant string) (*Set, error) {
 		}
 		have = append(have, l)
 	}
-	return nil, fmt.Errorf("yarnfake: hadoop %s %s: %w (embedded: %s)", version, variant, ErrNoCapture, strings.Join(have, ", "))
+	want := version
+	if variant != "" {
+		want += "/" + variant
+	}
+	return nil, fmt.Errorf("yarnfake: Hadoop %s: %w (embedded: %s)", want, ErrNoCapture, strings.Join(have, ", "))
 }
 
 // LoadCapture is LoadSet(version, variant) followed by Get(name).

@@ -8,7 +8,7 @@
 //
 //	rm := yarnfake.New(t, yarnfake.WithVersion("3.4.2"), yarnfake.WithNodes(1000, yarnfake.NodeSpec{}))
 //	rm.Fault("POST /ws/v1/cluster/apps", yarnfake.Fault{Status: 500, Times: 1})
-//	client := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "alice"})
+//	client, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "alice"})
 //	...
 //	require.Equal(t, 2, rm.Count("POST /ws/v1/cluster/apps"))
 //
@@ -20,7 +20,7 @@
 // has a set; misconfigured/ holds the answers of the cluster from docker/conf-misconfigured (no
 // GPU or FPGA resource types). Hadoop 3.1, which the mini-YARN cannot run, is covered by a
 // hand-derived set (captures/hadoop-3.1-derived/, Derived true): shapes written from Hadoop's DAO
-// sources, not recorded. Sets, LoadSet and Capture read them.
+// sources, not recorded. Sets, LoadSet and LoadCapture read them.
 //
 // Package yarnfake does not import package yarn, so yarn's own tests can use it.
 package yarnfake
