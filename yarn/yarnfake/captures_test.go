@@ -168,6 +168,19 @@ func TestEveryCaptureDecodesApps(t *testing.T) {
 			assert.Equal(t, yarn.StateKilled, app.State)
 			assert.NotEmpty(t, app.ResourceSeconds, "resourceSecondsMap: an array of entries (3.5) or a single entry with a string value (3.4)")
 
+			attemptsCapture, err := yarnfake.LoadCapture(v, "", "appattempts-true.json")
+			require.NoError(t, err)
+			attempts, err := c.AppAttempts(ctx, path.Base(path.Dir(attemptsCapture.Path)))
+			require.NoError(t, err)
+			require.Len(t, attempts, 1)
+			assert.Equal(t, int64(1), attempts[0].ID)
+			assert.True(t, strings.HasPrefix(attempts[0].ContainerID, "container_"), attempts[0].ContainerID)
+			if atLeast(v, 3, 4) {
+				assert.Equal(t, "FAILED", attempts[0].State)
+			} else {
+				assert.Empty(t, attempts[0].State, "no appAttemptState before Hadoop 3.4")
+			}
+
 			_, err = c.App(ctx, "application_1_0001")
 			require.ErrorIs(t, err, yarn.ErrNotFound)
 			assert.Contains(t, err.Error(), "app with id: application_1_0001 not found")
