@@ -121,7 +121,14 @@ type wsNewApplication struct {
 	MaximumResourceCapability wsResource `json:"maximum-resource-capability"`
 }
 
-var restClient = &http.Client{Timeout: 30 * time.Second}
+// restClient closes its idle connections after 500 ms: Hadoop 3.2's web server closes them after
+// 1 s (hadoop.http.idle_timeout.ms, 60 s from 3.3), and Go does not re-send a PUT or POST whose
+// reused connection the server had just closed ("EOF"; docs/hadoop-versions.md).
+var restClient = &http.Client{Timeout: 30 * time.Second, Transport: func() http.RoundTripper {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.IdleConnTimeout = 500 * time.Millisecond
+	return tr
+}()}
 
 // restDo sends a request with an optional JSON body and returns the status and the body.
 func restDo(t testing.TB, method, url string, body any) (int, []byte) {

@@ -62,6 +62,7 @@ type config struct {
 	shape            Shape
 	nodes            *synth
 	restDisabled     bool
+	idleTimeout      time.Duration
 }
 
 type synth struct {
@@ -92,6 +93,10 @@ func WithNodes(n int, spec NodeSpec) Option {
 // yarn.webapp.enable-rest-app-submissions=false does: 403 with the plain-text message
 // "App submission via REST is disabled." under a JSON content type.
 func WithRESTSubmissionDisabled() Option { return func(c *config) { c.restDisabled = true } }
+
+// WithIdleTimeout closes keep-alive connections idle for d, as Hadoop 3.2's web server does
+// after 1 s (hadoop.http.idle_timeout.ms); by default they stay open.
+func WithIdleTimeout(d time.Duration) Option { return func(c *config) { c.idleTimeout = d } }
 
 // RESTSubmissionDisabledMessage is the body of the RM's 403 when REST submission is off.
 const RESTSubmissionDisabledMessage = "App submission via REST is disabled."
@@ -131,7 +136,9 @@ func NewServer(opts ...Option) (*RM, error) {
 			rm.handlers[route] = restDisabled
 		}
 	}
-	rm.srv = httptest.NewServer(http.HandlerFunc(rm.serve))
+	rm.srv = httptest.NewUnstartedServer(http.HandlerFunc(rm.serve))
+	rm.srv.Config.IdleTimeout = cfg.idleTimeout
+	rm.srv.Start()
 	return rm, nil
 }
 

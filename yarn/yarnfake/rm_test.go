@@ -1,10 +1,12 @@
 package yarnfake_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -345,4 +347,23 @@ func TestNewFailsTheTestOnABadOption(t *testing.T) {
 	f := &fatalRecorder{TB: t}
 	assert.Nil(t, yarnfake.New(f, yarnfake.WithVersion("0.1")))
 	assert.NotEmpty(t, f.msg)
+}
+
+func TestWithIdleTimeoutClosesIdleConnections(t *testing.T) {
+	rm := yarnfake.New(t, yarnfake.WithIdleTimeout(20*time.Millisecond))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(rm.URL(), "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = io.WriteString(conn, "GET /ws/v1/cluster/info HTTP/1.1\r\nHost: rm\r\n\r\n")
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode)
+	// The server closes the kept-alive connection once it has been idle: the read ends.
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	n, err := conn.Read(make([]byte, 1))
+	assert.Zero(t, n)
+	assert.ErrorIs(t, err, io.EOF)
 }
