@@ -14,8 +14,16 @@ FUZZTIME  ?= 10s
 # extra go test flags for fuzzing (e.g. -parallel=1) and a regexp picking targets (all when empty)
 FUZZFLAGS ?=
 FUZZ_RUN  ?=
+# The Hadoop lines `make matrix` (and so `make test`) runs the integration suite on
+# (docs/hadoop-versions.md). The default line, used by `make integration` and `make demo`, is
+# harness/pom.xml's hadoop.version.
+MATRIX_VERSIONS ?= 3.2.2 3.3.6 3.4.2 3.5.0
+DEFAULT_HADOOP  := 3.5.0
+# The Flink end-to-end tests run on the default line only: they exercise Flink and yarn-er's
+# discovery, and their classpath is the default line's shaded client jars (docs/hadoop-versions.md).
+MATRIX_SKIP_OTHER_LINES ?= ^TestFlink
 
-.PHONY: build unit unit-short vet integration test demo fuzz fuzz-smoke harness flink clean help
+.PHONY: build unit unit-short vet integration matrix test demo fuzz fuzz-smoke harness flink clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -45,7 +53,22 @@ flink: ## build the Flink distribution and GPU report job of docker/flink (Maven
 integration: harness flink ## integration tests against a mini-YARN that TestMain starts and stops
 	$(GO) test -tags integration -count=1 -timeout $(INTEGRATION_TIMEOUT) $(INTEGRATION_FLAGS) ./integration/...
 
-test: unit integration ## unit tests, then integration tests
+# One line after another (each run starts its own clusters); every line runs even if an earlier
+# one failed, and the summary names the failed ones and each line's time.
+matrix: flink ## integration tests on every Hadoop line of MATRIX_VERSIONS
+	@failed=""; summary=""; \
+	for v in $(MATRIX_VERSIONS); do \
+	  echo "== Hadoop $$v"; t0=$$SECONDS; skip=(); \
+	  if [[ $$v != $(DEFAULT_HADOOP) && -n "$(MATRIX_SKIP_OTHER_LINES)" ]]; then skip=(-skip '$(MATRIX_SKIP_OTHER_LINES)'); fi; \
+	  if MINI_YARN_HADOOP_VERSION=$$v $(MINI_YARN) build && \
+	     MINI_YARN_HADOOP_VERSION=$$v $(GO) test -tags integration -count=1 -timeout $(INTEGRATION_TIMEOUT) $(INTEGRATION_FLAGS) "$${skip[@]}" ./integration/...; then \
+	    r=ok; else r=FAILED; failed="$$failed $$v"; fi; \
+	  summary="$$summary\n  Hadoop $$v: $$r in $$((SECONDS - t0))s"; \
+	done; \
+	printf "== matrix:$$summary\n"; \
+	if [[ -n $$failed ]]; then echo "matrix failed on:$$failed"; exit 1; fi
+
+test: unit matrix ## all tests: unit tests, then the integration suite on every Hadoop line of the matrix
 
 # The demo runs yarn-er against the bundled mini-YARN, then stops it (also on failure).
 demo: build harness flink ## translate, cluster nodes, preflight and a Flink GPU job against the bundled mini-YARN (good and misconfigured)
@@ -56,5 +79,5 @@ fuzz: ## run every fuzz target for FUZZTIME (default 10s; a count like 2000x wor
 
 fuzz-smoke: fuzz ## the former name of fuzz
 
-clean: ## remove bin/, the harness build and the Flink build
+clean: ## remove bin/, the harness builds (every Hadoop version) and the Flink build
 	rm -rf $(BIN) docker/harness/target docker/flink/target

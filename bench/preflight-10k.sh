@@ -22,7 +22,7 @@ trap cleanup EXIT
 go build -mod=mod -o "$work/yarn-er" ./cmd/yarn-er
 
 # The fake RM: bodies built once, served by a threaded HTTP server on an ephemeral port.
-python3 - "$nodes" "$work/port" yarn/testdata/captures/3.5.0/conf.json <<'PY' &
+python3 - "$nodes" "$work/port" yarn/yarnfake/captures/hadoop-3.5.0/conf.json <<'PY' &
 import http.server, json, sys, threading
 n, portfile, conffile = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 types = [("memory-mb", "Mi"), ("vcores", ""), ("yarn.io/gpu", ""), ("yarn.io/fpga", "")]

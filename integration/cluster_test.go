@@ -91,6 +91,23 @@ type wsNode struct {
 	NodeHTTPAddress string     `json:"nodeHTTPAddress"`
 	Version         string     `json:"version"`
 	TotalResource   wsResource `json:"totalResource"`
+	UsedResource    wsResource `json:"usedResource"`
+	// AvailableResource is what the scheduler has left on the node.
+	AvailableResource wsResource `json:"availableResource"`
+}
+
+// total is the node's total resource by type. Hadoop 3.2 sends no totalResource
+// (docs/hadoop-versions.md): there it is usedResource + availableResource, as yarn-er derives it.
+func (n wsNode) total(t testing.TB) map[string]int64 {
+	t.Helper()
+	if len(n.TotalResource.ResourceInformations.ResourceInformation) > 0 {
+		return n.TotalResource.values(t)
+	}
+	m := n.UsedResource.values(t)
+	for k, v := range n.AvailableResource.values(t) {
+		m[k] += v
+	}
+	return m
 }
 
 type wsNodes struct {
@@ -104,7 +121,14 @@ type wsNewApplication struct {
 	MaximumResourceCapability wsResource `json:"maximum-resource-capability"`
 }
 
-var restClient = &http.Client{Timeout: 30 * time.Second}
+// restClient closes its idle connections after 500 ms: Hadoop 3.2's web server closes them after
+// 1 s (hadoop.http.idle_timeout.ms, 60 s from 3.3), and Go does not re-send a PUT or POST whose
+// reused connection the server had just closed ("EOF"; docs/hadoop-versions.md).
+var restClient = &http.Client{Timeout: 30 * time.Second, Transport: func() http.RoundTripper {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.IdleConnTimeout = 500 * time.Millisecond
+	return tr
+}()}
 
 // restDo sends a request with an optional JSON body and returns the status and the body.
 func restDo(t testing.TB, method, url string, body any) (int, []byte) {
@@ -200,7 +224,7 @@ func TestNodesAdvertiseGPUsAndFPGAs(t *testing.T) {
 	var ids, want []string
 	for _, n := range running {
 		ids = append(ids, n.ID)
-		total := n.TotalResource.values(t)
+		total := n.total(t)
 		assert.Equal(t, int64(4), total["yarn.io/gpu"], "node %s yarn.io/gpu", n.ID)
 		assert.Equal(t, int64(2), total["yarn.io/fpga"], "node %s yarn.io/fpga", n.ID)
 		assert.Equal(t, int64(16384), total["memory-mb"], "node %s memory-mb", n.ID)
@@ -443,7 +467,7 @@ func TestMisconfiguredClusterLacksGPUAndFPGA(t *testing.T) {
 	running := runningNodes(t, ep)
 	require.Len(t, running, 2, "RUNNING NodeManagers")
 	for _, n := range running {
-		total := n.TotalResource.values(t)
+		total := n.total(t)
 		assert.NotContains(t, total, "yarn.io/gpu", "node %s", n.ID)
 		assert.NotContains(t, total, "yarn.io/fpga", "node %s", n.ID)
 		assert.Equal(t, int64(16384), total["memory-mb"], "node %s memory-mb", n.ID)

@@ -76,6 +76,14 @@ func runMain(m *testing.M) (code int) {
 		fmt.Fprintln(os.Stderr, "integration: no mini-YARN:", err)
 		return 1
 	}
+	// make matrix runs this suite once per Hadoop line: a reused cluster of another line would
+	// test the wrong one.
+	if want := os.Getenv("MINI_YARN_HADOOP_VERSION"); want != "" && mainCluster.Endpoints.HadoopVersion != want {
+		fmt.Fprintf(os.Stderr, "integration: MINI_YARN_HADOOP_VERSION is %s but the mini-YARN at %s runs Hadoop %s\n",
+			want, mainCluster.StateDir, mainCluster.Endpoints.HadoopVersion)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "integration: Hadoop %s\n", mainCluster.Endpoints.HadoopVersion)
 	return m.Run()
 }
 

@@ -80,8 +80,22 @@ type NodeManager struct {
 	// Address is the ContainerManagementProtocol address to dial, e.g. "127.0.0.1:39121".
 	Address string `json:"address"`
 	// HTTPAddress is the NodeManager's web address, e.g. "127.0.0.1:34819"; empty when the
-	// NodeManagers run without web servers (experimental Hadoop 3.4 builds, docker/README.md).
+	// NodeManagers serve no web API (Hadoop 3.4 and older, docs/hadoop-versions.md).
 	HTTPAddress string `json:"httpAddress"`
+}
+
+// Jersey1 reports whether the cluster's RM serves its REST API with Jersey 1 (Hadoop 3.4 and
+// older; 3.5 moved to Jersey 2): a few error messages and JSON shapes differ
+// (docs/hadoop-versions.md).
+func (e *Endpoints) Jersey1() bool { return !e.HadoopAtLeast(3, 5) }
+
+// HadoopAtLeast reports whether the cluster runs Hadoop major.minor or newer.
+func (e *Endpoints) HadoopAtLeast(major, minor int) bool {
+	var a, b int
+	if _, err := fmt.Sscanf(e.HadoopVersion, "%d.%d", &a, &b); err != nil {
+		return false
+	}
+	return a > major || (a == major && b >= minor)
 }
 
 // RMURL returns the RM URL for path (e.g. "/ws/v1/cluster/info") with the cluster's user

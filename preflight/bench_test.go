@@ -14,7 +14,7 @@ func BenchmarkRunLive10kNodes(b *testing.B) {
 		nodes[i].used = map[string]int64{"memory-mb": 8192, "vcores": 16, "yarn.io/gpu": 2, "yarn.io/fpga": 1}
 	}
 	bodies := synthCluster(stdTypes, nodes, bigMax)
-	bodies["/conf"] = capture(b, "yarn/testdata/captures/3.5.0/conf.json")
+	bodies["/conf"] = capture(b, "yarn/yarnfake/captures/hadoop-3.5.0/conf.json")
 	rm := newFakeRM(b, bodies)
 	in := Input{Flink: flinkConf(b, goodFlink), Hadoop: goodHadoop().load(b), Client: rm.client(b), Containers: 20000}
 	b.ReportAllocs()

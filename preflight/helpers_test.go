@@ -66,7 +66,7 @@ func withoutLines(text string, prefixes ...string) string {
 // hadoopFiles maps a file name (yarn-site.xml, ...) to its properties.
 type hadoopFiles map[string]map[string]string
 
-// goodHadoop is modelled on docker/conf as captured under docker/captures: gpu and fpga declared, 4 and 2
+// goodHadoop is modelled on docker/conf as captured under yarn/yarnfake/captures: gpu and fpga declared, 4 and 2
 // per NodeManager, DominantResourceCalculator, maximum allocation 16384 MB / 32 vcores.
 func goodHadoop() hadoopFiles {
 	return hadoopFiles{
@@ -156,11 +156,11 @@ func capture(t testing.TB, rel string) []byte {
 func goodCaptures(t testing.TB) map[string][]byte {
 	t.Helper()
 	return map[string][]byte{
-		"/ws/v1/cluster/info":                 capture(t, "docker/captures/3.5.0/info.json"),
-		"/ws/v1/cluster/nodes":                capture(t, "docker/captures/3.5.0/nodes.json"),
-		"/ws/v1/cluster/scheduler":            capture(t, "docker/captures/3.5.0/scheduler.json"),
-		"/ws/v1/cluster/apps/new-application": capture(t, "docker/captures/3.5.0/new-application.json"),
-		"/conf":                               capture(t, "yarn/testdata/captures/3.5.0/conf.json"),
+		"/ws/v1/cluster/info":                 capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/info.json"),
+		"/ws/v1/cluster/nodes":                capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/nodes.json"),
+		"/ws/v1/cluster/scheduler":            capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/scheduler.json"),
+		"/ws/v1/cluster/apps/new-application": capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/new-application.json"),
+		"/conf":                               capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/conf.json"),
 	}
 }
 
@@ -169,10 +169,10 @@ func goodCaptures(t testing.TB) map[string][]byte {
 func misconfiguredCaptures(t testing.TB) map[string][]byte {
 	t.Helper()
 	return map[string][]byte{
-		"/ws/v1/cluster/info":                 capture(t, "docker/captures/3.5.0/misconfigured/info.json"),
-		"/ws/v1/cluster/nodes":                capture(t, "docker/captures/3.5.0/misconfigured/nodes.json"),
-		"/ws/v1/cluster/scheduler":            capture(t, "docker/captures/3.5.0/misconfigured/scheduler.json"),
-		"/ws/v1/cluster/apps/new-application": capture(t, "docker/captures/3.5.0/misconfigured/new-application.json"),
+		"/ws/v1/cluster/info":                 capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/info.json"),
+		"/ws/v1/cluster/nodes":                capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/nodes.json"),
+		"/ws/v1/cluster/scheduler":            capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/scheduler.json"),
+		"/ws/v1/cluster/apps/new-application": capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/new-application.json"),
 	}
 }
 

@@ -42,7 +42,7 @@ func overviewBody(types []rtype, maxAlloc map[string]int64) []byte {
 // effective maximum: 16384 MB, 32 vcores, 4 GPUs, 2 FPGAs).
 func withOverview(t testing.TB) map[string][]byte {
 	bodies := goodCaptures(t)
-	bodies["/ws/v1/cluster/scheduler-overview"] = capture(t, "yarn/testdata/captures/3.5.0/scheduler-overview.json")
+	bodies["/ws/v1/cluster/scheduler-overview"] = capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/scheduler-overview.json")
 	return bodies
 }
 

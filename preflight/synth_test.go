@@ -6,7 +6,7 @@ import (
 	"strconv"
 )
 
-// Synthesised ResourceManager answers in the shapes Hadoop 3.5 sends (see docker/captures), for
+// Synthesised ResourceManager answers in the shapes Hadoop 3.5 sends (see yarn/yarnfake/captures), for
 // clusters the mini-YARN cannot be: busy, uneven, with units, thousands of nodes.
 
 // rtype is a resource type as the RM lists it.

@@ -23,7 +23,7 @@ func TestVariantNodes(t *testing.T) {
 		file  string
 		check func(t *testing.T, nodes []Node)
 	}{
-		{"nodes-3.1.json", func(t *testing.T, nodes []Node) {
+		{"../../yarnfake/captures/hadoop-3.1-derived/nodes.json", func(t *testing.T, nodes []Node) {
 			require.Len(t, nodes, 2)
 			n := nodes[0]
 			assert.True(t, n.TotalDerived, "3.1 has no totalResource")
@@ -76,6 +76,7 @@ func TestVariantNodes(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
+			// Relative to testdata/variants: the hand-derived 3.1 nodes live with the captures.
 			body, err := os.ReadFile(filepath.Join("testdata", "variants", tc.file))
 			require.NoError(t, err)
 			rm := newFakeRM(t)
@@ -267,11 +268,11 @@ func TestDecodeMalformed(t *testing.T) {
 func TestStreamingMatchesWhole(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "variants", "nodes-*.json"))
 	require.NoError(t, err)
+	files = append(files, filepath.Join("yarnfake", "captures", "hadoop-3.1-derived", "nodes.json"))
 	for _, name := range []string{"nodes.json", "nodes-busy.json", "nodes-decommissioned.json"} {
-		files = append(files, filepath.Join("testdata", "captures", captureVersion, name))
+		files = append(files, filepath.Join(capturesDir, name))
 	}
-	files = append(files, filepath.Join("testdata", "captures", captureVersion, "apps.json"),
-		filepath.Join("testdata", "captures", captureVersion, "apps-empty.json"))
+	files = append(files, filepath.Join(capturesDir, "apps.json"), filepath.Join(capturesDir, "apps-empty.json"))
 	extra := map[string]string{
 		"single app":    `{"apps":{"app":{"id":"application_1_0001","state":"RUNNING"}}}`,
 		"bare array":    `{"apps":[{"id":"application_1_0001"}]}`,

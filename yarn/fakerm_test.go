@@ -1,58 +1,42 @@
 package yarn
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // captureVersion is the Hadoop version whose captures the fake RMs replay.
 const captureVersion = "3.5.0"
 
-// captured is one answer recorded from the real mini-YARN by testdata/captures/capture.sh.
+// capturesDir holds the captures of captureVersion (package yarnfake embeds the same files).
+var capturesDir = filepath.Join("yarnfake", "captures", "hadoop-"+captureVersion)
+
+// captured is one answer recorded from the real mini-YARN by yarnfake/capture.sh.
 type captured struct {
 	status      int
 	contentType string
 	body        []byte
 }
 
-// loadCapture reads testdata/captures/<version>/<name> and its status from index.txt.
+// loadCapture returns the capture called name of captureVersion with its recorded status and
+// content type (package yarnfake embeds them and parses their index.txt).
 func loadCapture(t testing.TB, name string) captured {
 	t.Helper()
-	dir := filepath.Join("testdata", "captures", captureVersion)
-	body, err := os.ReadFile(filepath.Join(dir, name))
+	c, err := yarnfake.LoadCapture(captureVersion, "", name)
 	require.NoError(t, err)
-	idx, err := os.Open(filepath.Join(dir, "index.txt"))
-	require.NoError(t, err)
-	defer idx.Close()
-	sc := bufio.NewScanner(idx)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) >= 3 && f[0] == name {
-			status, err := strconv.Atoi(f[1])
-			require.NoError(t, err)
-			ct := f[2]
-			if ct == "-" {
-				ct = ""
-			}
-			return captured{status: status, contentType: ct, body: body}
-		}
-	}
-	t.Fatalf("capture %s is not in index.txt", name)
-	return captured{}
+	return captured{status: c.Status, contentType: c.ContentType, body: c.Body}
 }
 
 // recorded is a request the fake RM received.

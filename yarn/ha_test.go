@@ -91,7 +91,7 @@ func TestHAFailoverResendsPOSTOnlyAfter307(t *testing.T) {
 
 	na, err := c.NewApplication(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, "application_1796033172368_0002", na.ID)
+	assert.Equal(t, "application_1796117006310_0002", na.ID)
 	assert.Equal(t, 2, rm1.count(newAppRoute), "one accepted before the failover, one refused with 307")
 	assert.Equal(t, 1, rm2.count(newAppRoute), "the POST reaches the new active RM exactly once")
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // These tests replay JSON captured from the real mini-YARN (Hadoop 3.5.0, see
-// testdata/captures/README.md) through a fake RM and check every decoded field that matters.
+// yarnfake/captures/README.md) through a fake RM and check every decoded field that matters.
 
 func TestReplayClusterInfo(t *testing.T) {
 	rm := newFakeRM(t)
@@ -28,8 +28,8 @@ func TestReplayClusterInfo(t *testing.T) {
 	assert.Equal(t, "STARTED", info.State)
 	assert.Equal(t, "3.5.0", info.HadoopVersion)
 	assert.Equal(t, "3.5.0", info.ResourceManagerVersion)
-	assert.Equal(t, int64(1796033172368), info.ID)
-	assert.Equal(t, int64(1796033172368), info.StartedOn.UnixMilli())
+	assert.Equal(t, int64(1796117006310), info.ID)
+	assert.Equal(t, int64(1796117006310), info.StartedOn.UnixMilli())
 	assert.Equal(t, rm.URL(), info.RMAddress)
 	assert.Contains(t, info.RMStateStoreName, "NullRMStateStore")
 
@@ -48,11 +48,11 @@ func TestReplayMetrics(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), m.ActiveNodes)
 	assert.Equal(t, int64(32768), m.TotalMB)
-	assert.Equal(t, int64(64), m.TotalVirtualCores)
+	assert.Equal(t, int64(80), m.TotalVirtualCores)
 	assert.Equal(t, int64(128), m.AllocatedMB)
 	assert.Equal(t, int64(1), m.AppsRunning)
 	assert.Equal(t, Resources{
-		records.MemoryMB: {Value: 32768, Units: "Mi"}, records.VCores: {Value: 64}, records.GPU: {Value: 8}, records.FPGA: {Value: 4},
+		records.MemoryMB: {Value: 32768, Units: "Mi"}, records.VCores: {Value: 80}, records.GPU: {Value: 8}, records.FPGA: {Value: 4},
 	}, m.TotalClusterResourcesAcrossPartition)
 	assert.Equal(t, int64(128), m.TotalUsedResourcesAcrossPartition.Value(records.MemoryMB))
 	assert.Equal(t, int64(0), m.TotalReservedResourcesAcrossPartition.Value(records.GPU))
@@ -73,7 +73,7 @@ func TestReplayNodes(t *testing.T) {
 		assert.Equal(t, "3.5.0", n.Version)
 		assert.False(t, n.TotalDerived)
 		assert.Equal(t, Resources{
-			records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 32}, records.GPU: {Value: 4}, records.FPGA: {Value: 2},
+			records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40}, records.GPU: {Value: 4}, records.FPGA: {Value: 2},
 		}, n.Total, n.ID)
 		sum, err := n.Used.Add(n.Available)
 		require.NoError(t, err)
@@ -96,13 +96,13 @@ func TestReplayEmptyNodes(t *testing.T) {
 
 func TestReplayNode(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/nodes/localhost:40189", "node.json")
+	rm.capture("GET /ws/v1/cluster/nodes/localhost:43009", "node.json")
 	rm.capture("GET /ws/v1/cluster/nodes/nope:1", "error-404-node.json")
 	c := testClient(t, Options{}, rm.URL())
 
-	n, err := c.Node(context.Background(), "localhost:40189")
+	n, err := c.Node(context.Background(), "localhost:43009")
 	require.NoError(t, err)
-	assert.Equal(t, "localhost:40189", n.ID)
+	assert.Equal(t, "localhost:43009", n.ID)
 	assert.Equal(t, int64(4), n.Total.Value(records.GPU))
 	assert.Equal(t, int64(2), n.Available.Value(records.FPGA))
 
@@ -139,7 +139,7 @@ func TestReplayScheduler(t *testing.T) {
 	assert.Equal(t, "RUNNING", def.State)
 	assert.InDelta(t, 100.0, def.Capacity, 1e-9)
 	assert.InDelta(t, 100.0, def.AbsoluteMaxCapacity, 1e-9)
-	assert.Equal(t, int64(32), def.MaximumAllocation.Value(records.VCores))
+	assert.Equal(t, int64(40), def.MaximumAllocation.Value(records.VCores))
 	assert.Equal(t, int64(8), def.MaxEffectiveCapacity.Value(records.GPU))
 	assert.NotNil(t, def.Used)
 	assert.Same(t, def, s.Queue("root.default"))
@@ -157,7 +157,7 @@ func TestReplayApps(t *testing.T) {
 	for _, a := range apps {
 		byID[a.ID] = a
 	}
-	done := byID["application_1796033172368_0001"]
+	done := byID["application_1796117006310_0001"]
 	assert.Equal(t, records.AppFailed, done.State)
 	assert.Equal(t, records.FinalFailed, done.FinalStatus)
 	assert.Equal(t, "yarner", done.User)
@@ -165,7 +165,7 @@ func TestReplayApps(t *testing.T) {
 	assert.Equal(t, []string{"capture", "yarn-er"}, done.ApplicationTags)
 	assert.Contains(t, done.Diagnostics, "exited with  exitCode: 0")
 	assert.Contains(t, done.ResourceSeconds, records.MemoryMB)
-	sleeping := byID["application_1796033172368_0002"]
+	sleeping := byID["application_1796117006310_0002"]
 	assert.Equal(t, records.AppAccepted, sleeping.State)
 	assert.Equal(t, int64(128), sleeping.AllocatedMB)
 	assert.Equal(t, int64(128), sleeping.Allocated.Value(records.MemoryMB))
@@ -186,7 +186,7 @@ func TestReplayEmptyApps(t *testing.T) {
 
 func TestReplayAppAttemptsAndState(t *testing.T) {
 	rm := newFakeRM(t)
-	const id = "application_1796033172368_0001"
+	const id = "application_1796117006310_0001"
 	rm.capture("GET /ws/v1/cluster/apps/"+id, "app-true-finished.json")
 	rm.capture("GET /ws/v1/cluster/apps/"+id+"/appattempts", "appattempts-true.json")
 	rm.capture("GET /ws/v1/cluster/apps/"+id+"/state", "app-true-state.json")
@@ -203,9 +203,9 @@ func TestReplayAppAttemptsAndState(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, attempts, 1)
 	assert.Equal(t, int64(1), attempts[0].ID)
-	assert.Equal(t, "appattempt_1796033172368_0001_000001", attempts[0].AppAttemptID)
+	assert.Equal(t, "appattempt_1796117006310_0001_000001", attempts[0].AppAttemptID)
 	assert.Equal(t, "FAILED", attempts[0].State)
-	assert.Equal(t, "container_1796033172368_0001_01_000001", attempts[0].ContainerID)
+	assert.Equal(t, "container_1796117006310_0001_01_000001", attempts[0].ContainerID)
 
 	state, err := c.AppState(ctx, id)
 	require.NoError(t, err)
@@ -227,8 +227,8 @@ func TestReplayNewApplication(t *testing.T) {
 
 	na, err := c.NewApplication(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, "application_1796033172368_0001", na.ID)
-	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 32}, records.GPU: {Value: 4}, records.FPGA: {Value: 2}},
+	assert.Equal(t, "application_1796117006310_0001", na.ID)
+	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40}, records.GPU: {Value: 4}, records.FPGA: {Value: 2}},
 		na.MaximumResourceCapability)
 	require.Len(t, na.ResourceInformation, 4)
 	gpu := na.ResourceInformation[2]
@@ -239,7 +239,7 @@ func TestReplayNewApplication(t *testing.T) {
 
 func TestReplaySubmitAndKill(t *testing.T) {
 	rm := newFakeRM(t)
-	const id = "application_1796033172368_0002"
+	const id = "application_1796117006310_0002"
 	rm.capture("POST /ws/v1/cluster/apps", "submit-sleep.txt")
 	c := testClient(t, Options{}, rm.URL())
 	ctx := context.Background()
@@ -309,7 +309,7 @@ func TestReplayErrors(t *testing.T) {
 				_, err = c.NewApplication(context.Background())
 			} else {
 				err = c.SubmitApplication(context.Background(), ApplicationSubmissionContext{
-					ApplicationID:   "application_1796033172368_0003",
+					ApplicationID:   "application_1796117006310_0003",
 					AMContainerSpec: ContainerLaunchContext{Commands: []string{"/bin/true"}},
 					Resource:        records.NewResources(1<<20, 1),
 				})

@@ -97,7 +97,7 @@ func TestDecodeSchedulerOverview(t *testing.T) {
 	assert.Equal(t, []string{records.MemoryMB, records.VCores, records.FPGA, records.GPU}, o.ResourceTypes)
 	assert.Equal(t, "memory-mb (unit=Mi),vcores,yarn.io/fpga,yarn.io/gpu", o.SchedulingResourceType)
 	// The effective maximum: the configured one (unbounded GPUs) capped by the largest node.
-	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 32, Units: ""}, records.GPU: {Value: 4, Units: ""}, records.FPGA: {Value: 2, Units: ""}}, o.MaximumAllocation)
+	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40, Units: ""}, records.GPU: {Value: 4, Units: ""}, records.FPGA: {Value: 2, Units: ""}}, o.MaximumAllocation)
 	assert.Equal(t, Resources{records.MemoryMB: {Value: 64, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}, records.GPU: {Value: 0, Units: ""}, records.FPGA: {Value: 0, Units: ""}}, o.MinimumAllocation)
 	assert.Zero(t, o.SchedulerBusy)
 

@@ -1,17 +1,14 @@
 // Command rmnodes measures how package yarn decodes a large /ws/v1/cluster/nodes answer: it
-// synthesises N nodes shaped like Hadoop 3.5's (four resource types), serves them from an
-// in-process HTTP server, fetches them with yarn.Client.Nodes and prints the wall time and the
-// peak Go heap during the call. bench/rm-nodes-decode.sh runs it under /usr/bin/time -v for the
+// synthesises N nodes shaped like Hadoop 3.5's (four resource types) with package yarnfake,
+// serves them from its in-process fake ResourceManager, fetches them with yarn.Client.Nodes and
+// prints the wall time and the peak Go heap during the call. bench/rm-nodes-decode.sh runs it under /usr/bin/time -v for the
 // process's peak RSS.
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"runtime"
 	"sync/atomic"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 func main() {
@@ -33,13 +31,26 @@ func main() {
 }
 
 func run(n, runs int) error {
-	body := synth(n)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-	defer srv.Close()
-	c, err := yarn.NewClient(yarn.Options{Addresses: []string{srv.URL}, User: "bench"})
+	// The nodes of a large GPU cluster: 262144 MB, 64 vcores, 8 GPUs and 2 FPGAs each, node i
+	// using i%8 eighths of its memory and vcores and i%8%5 GPUs, over 40 racks.
+	spec := yarnfake.NodeSpec{
+		Total: []yarnfake.Resource{{Name: records.MemoryMB, Value: 262144}, {Name: records.VCores, Value: 64}, {Name: records.GPU, Value: 8}, {Name: records.FPGA, Value: 2}},
+		Used: func(i int) []yarnfake.Resource {
+			u := int64(i % 8)
+			return []yarnfake.Resource{{Name: records.MemoryMB, Value: u * 4096}, {Name: records.VCores, Value: u * 4}, {Name: records.GPU, Value: u % 5}}
+		},
+		Racks: 40,
+	}
+	body, err := yarnfake.SynthNodes(n, spec)
+	if err != nil {
+		return err
+	}
+	rm, err := yarnfake.NewServer(yarnfake.WithNodes(n, spec))
+	if err != nil {
+		return err
+	}
+	defer rm.Close()
+	c, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "bench"})
 	if err != nil {
 		return err
 	}
@@ -105,28 +116,4 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// synth builds the /nodes body: the fields of a real Hadoop 3.5 node, four resource types.
-func synth(n int) []byte {
-	ri := func(mem, vcores, gpu, fpga int) string {
-		e := func(name, units string, v int) string {
-			return fmt.Sprintf(`{"maximumAllocation":9223372036854775807,"minimumAllocation":0,"name":"%s","resourceType":"COUNTABLE","units":"%s","value":%d}`, name, units, v)
-		}
-		return fmt.Sprintf(`{"memory":%d,"vCores":%d,"resourceInformations":{"resourceInformation":[%s,%s,%s,%s]}}`,
-			mem, vcores, e("memory-mb", "Mi", mem), e("vcores", "", vcores), e("yarn.io/gpu", "", gpu), e("yarn.io/fpga", "", fpga))
-	}
-	var b bytes.Buffer
-	b.WriteString(`{"nodes":{"node":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		u := i % 8
-		fmt.Fprintf(&b, `{"rack":"/rack-%d","state":"RUNNING","id":"node%05d.example.com:45454","nodeHostName":"node%05d.example.com","nodeHTTPAddress":"node%05d.example.com:8042","lastHealthUpdate":1796033172368,"version":"3.5.0","healthReport":"","numContainers":%d,"usedMemoryMB":%d,"availMemoryMB":%d,"usedVirtualCores":%d,"availableVirtualCores":%d,"memUtilization":0.0,"cpuUtilization":0.0,"numRunningOpportContainers":0,"usedMemoryOpportGB":0,"usedVirtualCoresOpport":0,"numQueuedContainers":0,"allocationTags":{},"resourceUtilization":{"nodePhysicalMemoryMB":0,"nodeVirtualMemoryMB":0,"nodeCPUUsage":0.0,"aggregatedContainersPhysicalMemoryMB":0,"aggregatedContainersVirtualMemoryMB":0,"containersCPUUsage":0.0},"usedResource":%s,"availableResource":%s,"nodeAttributesInfo":{},"totalResource":%s}`,
-			i%40, i, i, i, u, u*4096, 262144-u*4096, u*4, 64-u*4,
-			ri(u*4096, u*4, u%5, 0), ri(262144-u*4096, 64-u*4, 8-u%5, 2), ri(262144, 64, 8, 2))
-	}
-	b.WriteString(`]}}`)
-	return b.Bytes()
 }

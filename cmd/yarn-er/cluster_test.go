@@ -19,7 +19,7 @@ import (
 )
 
 // capturesDir holds the RM answers captured from the real mini-YARN (see its README.md).
-var capturesDir = filepath.Join("..", "..", "yarn", "testdata", "captures", "3.5.0")
+var capturesDir = filepath.Join("..", "..", "yarn", "yarnfake", "captures", "hadoop-3.5.0")
 
 // clusterRM is a fake ResourceManager for the cluster commands: "METHOD /path" → status and body.
 type clusterRM struct {
@@ -236,13 +236,13 @@ func TestClusterApps(t *testing.T) {
 	var out view.Apps
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Len(t, out.Apps, 2)
-	assert.Equal(t, "application_1796033172368_0002", out.Apps[0].ID, "newest first")
+	assert.Equal(t, "application_1796117006310_0002", out.Apps[0].ID, "newest first")
 	assert.Equal(t, int64(128), out.Apps[0].Allocated["memory-mb"].Value)
 	assert.Equal(t, "FAILED", out.Apps[1].State)
 
 	res = runCLI(t, clusterEnv, "cluster", "apps", "--rm", rm.srv.URL)
 	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
-	assert.Contains(t, res.stdout, "application_1796033172368_0001  yarn-er-true")
+	assert.Contains(t, res.stdout, "application_1796117006310_0001  yarn-er-true")
 
 	rm.capture(t, "GET /ws/v1/cluster/apps", "apps-empty.json")
 	res = runCLI(t, clusterEnv, "cluster", "apps", "--rm", rm.srv.URL)

@@ -113,7 +113,7 @@ func preflightRMServerRecording(t *testing.T, status int, extra map[string][]byt
 			_, _ = w.Write([]byte(`{"RemoteException":{"exception":"NotFoundException","message":"not here","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`))
 			return
 		}
-		body, err := os.ReadFile(filepath.Join("..", "..", "docker", "captures", "3.5.0", name))
+		body, err := os.ReadFile(filepath.Join(capturesDir, name))
 		if err != nil {
 			w.WriteHeader(http.StatusInternalServerError)
 			return

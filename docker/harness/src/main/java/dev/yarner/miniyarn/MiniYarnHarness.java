@@ -89,6 +89,8 @@ public final class MiniYarnHarness {
   private volatile MiniDFSCluster dfs;
   private volatile MiniYARNCluster yarn;
   private boolean nmWeb = true;
+  /** Hadoop 3.3 and older: RM and NodeManager web apps share GuiceFilter's static pipeline. */
+  private boolean guiceShared;
 
   private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid) {
     this.confDir = confDir;
@@ -158,8 +160,8 @@ public final class MiniYarnHarness {
     // Every Configuration created from here on (in this thread and in the threads it starts)
     // finds the conf dir's *-site.xml, capacity-scheduler.xml, resource-types.xml and
     // node-resources.xml on its class path, exactly as the daemons of a real cluster do.
-    ClassLoader confLoader = new URLClassLoader(
-        new URL[] {confDir.toUri().toURL()}, MiniYarnHarness.class.getClassLoader());
+    ClassLoader confLoader = new ConfClassLoader(
+        confDir.toUri().toURL(), MiniYarnHarness.class.getClassLoader());
     Thread.currentThread().setContextClassLoader(confLoader);
     for (String f : CONF_FILES) {
       URL u = confLoader.getResource(f);
@@ -266,7 +268,8 @@ public final class MiniYarnHarness {
   private void startDfs(Configuration base) throws IOException {
     Configuration c = new HdfsConfiguration(base);
     Path dfsDir = stateDir.resolve("dfs");
-    c.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, dfsDir.toString());
+    // Builder(conf, dir) sets hdfs.minidfs.basedir itself; Hadoop 3.3 and older refuse a
+    // configuration that already has it ("MiniDFSCluster base directory already defined").
     LOG.info("starting MiniDFSCluster (1 NameNode, 1 DataNode) in {}", dfsDir);
     dfs = new MiniDFSCluster.Builder(c, dfsDir.toFile())
         .numDataNodes(1)
@@ -319,9 +322,12 @@ public final class MiniYarnHarness {
           VersionInfo.getVersion());
     }
     LOG.info("starting MiniYARNCluster (1 ResourceManager, {} NodeManagers)", nodeManagers);
-    yarn = new MiniYARNCluster("cluster", nodeManagers, 1, 1, nmWeb);
+    yarn = newMiniYarn(nodeManagers, nmWeb);
     yarn.init(c);
     yarn.start();
+    if (guiceShared) {
+      restoreRmGuicePipeline();
+    }
 
     long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
     while (true) {
@@ -575,6 +581,90 @@ public final class MiniYarnHarness {
     for (int i = all.size() - 1; i >= 0; i--) {
       Files.deleteIfExists(all.get(i));
     }
+  }
+
+  /**
+   * The daemons' context class loader: the conf dir's files before the class path's. The
+   * unshaded hadoop-minicluster (Hadoop 3.4 and older) brings hadoop-yarn-server-tests' own
+   * capacity-scheduler.xml (the DefaultResourceCalculator), which parent-first lookup would
+   * find ahead of the conf dir's.
+   */
+  static final class ConfClassLoader extends URLClassLoader {
+    ConfClassLoader(URL confDir, ClassLoader parent) {
+      super(new URL[] {confDir}, parent);
+    }
+
+    @Override
+    public URL getResource(String name) {
+      URL u = findResource(name);
+      return u != null ? u : super.getResource(name);
+    }
+
+    @Override
+    public java.util.Enumeration<URL> getResources(String name) throws IOException {
+      List<URL> all = new ArrayList<>(java.util.Collections.list(findResources(name)));
+      ClassLoader parent = getParent();
+      if (parent != null) {
+        all.addAll(java.util.Collections.list(parent.getResources(name)));
+      }
+      return java.util.Collections.enumeration(all);
+    }
+  }
+
+  /**
+   * A MiniYARNCluster with or without NodeManager web servers. The constructor that takes the
+   * choice is Hadoop 3.4+; older lines always start them.
+   */
+  private MiniYARNCluster newMiniYarn(int nms, boolean web) throws ReflectiveOperationException {
+    try {
+      return MiniYARNCluster.class
+          .getConstructor(String.class, int.class, int.class, int.class, boolean.class)
+          .newInstance("cluster", nms, 1, 1, web);
+    } catch (NoSuchMethodException e) {
+      guiceShared = true;
+      return new MiniYARNCluster("cluster", nms, 1, 1);
+    }
+  }
+
+  /**
+   * Hadoop 3.3 and older start every NodeManager's web server, and each web app's Guice injector
+   * makes itself the one static pipeline of {@code GuiceFilter}, the filter Jetty runs in every
+   * web server of the JVM: the last NodeManager's wins and the RM's REST API answers 404. This
+   * puts the RM's own pipeline back (so the NodeManagers' web servers then serve nothing useful,
+   * and are reported without an HTTP address, as on 3.4). Reflection: Guice is shaded on 3.5.
+   */
+  private void restoreRmGuicePipeline() throws ReflectiveOperationException {
+    Object webApp = field(yarn.getResourceManager(), "webApp");
+    Object rmFilter = field(webApp, "guiceFilter");
+    Object pipeline = field(rmFilter, "injectedPipeline");
+    Class<?> gf = rmFilter.getClass();
+    while (!gf.getName().endsWith(".GuiceFilter")) {
+      gf = gf.getSuperclass();
+    }
+    java.lang.reflect.Field stat = gf.getDeclaredField("pipeline");
+    stat.setAccessible(true);
+    stat.set(null, pipeline);
+    nmWeb = false;
+    LOG.warn("Hadoop {}: the RM's Guice pipeline restored over the NodeManagers' (one"
+        + " GuiceFilter per JVM); NodeManager web servers serve nothing", VersionInfo.getVersion());
+  }
+
+  /** The value of the field called name of o (declared by its class or a superclass). */
+  private static Object field(Object o, String name) throws ReflectiveOperationException {
+    for (Class<?> c = o.getClass(); c != null; c = c.getSuperclass()) {
+      try {
+        java.lang.reflect.Field f = c.getDeclaredField(name);
+        f.setAccessible(true);
+        Object v = f.get(o);
+        if (v == null) {
+          throw new IllegalStateException(c.getName() + "." + name + " is null");
+        }
+        return v;
+      } catch (NoSuchFieldException e) {
+        // look in the superclass
+      }
+    }
+    throw new NoSuchFieldException(o.getClass().getName() + "." + name);
   }
 
   private static void sleep(long ms) {
