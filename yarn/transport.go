@@ -132,6 +132,11 @@ func newBaseTransport(o TLSOptions) (http.RoundTripper, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableCompression = true // limitBody decompresses, within limits
 	tr.MaxResponseHeaderBytes = 256 << 10
+	// Hadoop 3.2's web server closes keep-alive connections idle for 1 s
+	// (hadoop.http.idle_timeout.ms; 60 s from 3.3). net/http does not resend a PUT or POST that
+	// meets such a close, so a kill or a submission after a pause could fail with EOF: drop idle
+	// connections before that server does (docs/hadoop-versions.md).
+	tr.IdleConnTimeout = 900 * time.Millisecond
 	tr.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	cfg, err := tlsConfig(o)
 	if err != nil {
