@@ -197,3 +197,76 @@ func commaItems(s string) []string {
 func wildcardHost(h string) bool {
 	return h == "0.0.0.0" || h == "::" || h == "[::]"
 }
+
+// Scheduler address keys (ApplicationMasterProtocol, where AMs register and allocate).
+const (
+	keySchedulerAddress  = "yarn.resourcemanager.scheduler.address"
+	defaultSchedulerPort = 8030
+)
+
+// SchedulerAddresses returns the ResourceManagers' scheduler addresses (host:port), where an
+// ApplicationMaster registers, as Hadoop's YarnConfiguration and HAUtil derive them: without HA,
+// yarn.resourcemanager.scheduler.address, else yarn.resourcemanager.hostname with port 8030; with
+// yarn.resourcemanager.ha.enabled, the same keys suffixed .<rm-id> for every id of
+// yarn.resourcemanager.ha.rm-ids, in that order. A wildcard bind host (0.0.0.0) is replaced by
+// the hostname key; an address that names no usable host is an error that says which key to set.
+func SchedulerAddresses(c *conf.HadoopConfig) ([]string, error) {
+	if c == nil {
+		return nil, fmt.Errorf("%w: no Hadoop configuration to read %s from (give --hadoop-conf or set HADOOP_CONF_DIR)",
+			ErrNoAddress, keySchedulerAddress)
+	}
+	ids := []string{""}
+	if c.GetBool(keyHAEnabled, false) {
+		ids = commaItems(c.Get(keyHARMIDs))
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("%w: %s is true but %s lists no ids (fix: set it to the RM ids, e.g. rm1,rm2)",
+				ErrNoAddress, sourced(c, keyHAEnabled), keyHARMIDs)
+		}
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		a, err := confHostPort(c, id, keySchedulerAddress, defaultSchedulerPort)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// confHostPort reads one RM's host:port for key[.id], falling back to
+// yarn.resourcemanager.hostname[.id] and defPort.
+func confHostPort(c *conf.HadoopConfig, id, key string, defPort int) (string, error) {
+	suffix := ""
+	if id != "" {
+		suffix = "." + id
+	}
+	addrKey, hostKey := key+suffix, keyRMHostname+suffix
+	addr := strings.TrimSpace(c.Get(addrKey))
+	host := strings.TrimSpace(c.Get(hostKey))
+	if wildcardHost(host) {
+		host = ""
+	}
+	if addr == "" {
+		if host == "" {
+			return "", fmt.Errorf("%w: the Hadoop configuration sets neither %s nor %s (fix: set one of them in yarn-site.xml)",
+				ErrNoAddress, addrKey, hostKey)
+		}
+		return net.JoinHostPort(host, strconv.Itoa(defPort)), nil
+	}
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		h, p = addr, strconv.Itoa(defPort)
+	}
+	if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
+		return "", fmt.Errorf("%w: %s = %q: bad port %q", ErrNoAddress, sourced(c, addrKey), addr, p)
+	}
+	if wildcardHost(h) || h == "" {
+		if host == "" {
+			return "", fmt.Errorf("%w: %s is %q, a bind address an ApplicationMaster cannot dial, and %s is not set (fix: set %s to the RM's host name)",
+				ErrNoAddress, sourced(c, addrKey), addr, hostKey, hostKey)
+		}
+		h = host
+	}
+	return net.JoinHostPort(h, p), nil
+}
