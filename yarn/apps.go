@@ -215,6 +215,9 @@ func (c *Client) Apps(ctx context.Context, q AppsQuery) ([]App, error) {
 // appIDPattern is ApplicationId's string form.
 var appIDPattern = regexp.MustCompile(`^application_[0-9]+_[0-9]+$`)
 
+// attemptIDPattern is ApplicationAttemptId's string form.
+var attemptIDPattern = regexp.MustCompile(`^appattempt_[0-9]+_[0-9]+_[0-9]+$`)
+
 func checkAppID(id string) error {
 	if !appIDPattern.MatchString(id) {
 		return fmt.Errorf("application id %q: want application_<cluster timestamp>_<sequence>, e.g. application_1700000000000_0001", id)
