@@ -435,6 +435,31 @@ func isConnErr(err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
+// Open returns the staging directory of an application without touching HDFS (to remove one
+// that an application left behind).
+func (c *Client) Open(appID string) (*Dir, error) {
+	if err := checkLinkName(appID); err != nil {
+		return nil, &Error{Op: "open the staging directory", Err: err}
+	}
+	dir := path.Join(c.BaseDir(), appID)
+	return &Dir{c: c, Path: dir, URL: c.URL(dir)}, nil
+}
+
+// Exists reports whether the staging directory is on HDFS.
+func (d *Dir) Exists(ctx context.Context) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	_, err := d.c.fs.Stat(d.Path)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, os.ErrNotExist):
+		return false, nil
+	}
+	return false, d.c.fsError("stat", d.Path, err)
+}
+
 // Remove deletes the staging directory and everything in it.
 func (d *Dir) Remove(ctx context.Context) error {
 	if err := d.c.fs.RemoveAll(d.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
