@@ -27,6 +27,12 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// isTerminalReader reports whether r is a terminal.
+func isTerminalReader(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 // app is what every command shares: streams, the environment, global options, the logger and yarn-er's
 // own settings (flags > YARN_ER_* environment > --config file > defaults).
 type app struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-er/yarn-er/discovery"
+	"github.com/yarn-er/yarn-er/submit"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -19,6 +20,8 @@ const (
 	exitFindings    = 3 // validation found problems
 	exitAuth        = 4 // authentication or authorization failed
 	exitNoDevices   = 5 // not enough devices, or devices held by others
+	exitAppFailed   = 6 // the YARN application ended FAILED
+	exitAppKilled   = 7 // the YARN application was KILLED
 	exitInterrupted = 130
 )
 
@@ -57,6 +60,12 @@ func exitCode(err error) int {
 	case errors.As(err, &usage):
 		return exitUsage
 	case errors.As(err, &findings):
+		return exitFindings
+	case errors.Is(err, submit.ErrAppKilled):
+		return exitAppKilled
+	case errors.Is(err, submit.ErrAppFailed):
+		return exitAppFailed
+	case errors.Is(err, submit.ErrPreflight):
 		return exitFindings
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
@@ -98,6 +107,8 @@ func newExitCodesHelp() *cobra.Command {
   3  validation findings: a check (preflight, lint) found problems
   4  authentication or authorization failed (Kerberos, HTTP 401/403, bad token)
   5  not enough devices, or the devices asked for are held by other processes
+  6  the YARN application ended FAILED (submit, app wait)
+  7  the YARN application was KILLED (submit, app wait)
 130  interrupted`,
 	}
 }

@@ -43,6 +43,8 @@ containers without handing one device to two processes.`,
 		newClusterCmd(a),
 		newDiscoverCmd(a),
 		newExecCmd(a),
+		newSubmitCmd(a),
+		newAppCmd(a),
 		newVersionCmd(a),
 		newExitCodesHelp(),
 	)

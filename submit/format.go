@@ -1,0 +1,67 @@
+package submit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/yarn-er/yarn-er/stage"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// FormatBytes renders a byte count with a binary unit: "512 B", "3.2 MiB".
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// FormatUpload renders a staging progress report as one line: "staging 3.0 MiB/12.0 MiB (25%)
+// at 40.1 MiB/s, file 1/3 yarn-er".
+func FormatUpload(p stage.Progress) string {
+	pct := 100
+	if p.Total > 0 {
+		pct = int(p.Bytes * 100 / p.Total)
+	}
+	file := min(p.Files+1, p.FileCount)
+	if p.Done {
+		file = p.Files
+	}
+	return fmt.Sprintf("staging %s/%s (%d%%) at %s/s, file %d/%d %s",
+		FormatBytes(p.Bytes), FormatBytes(p.Total), pct, FormatBytes(int64(p.Rate())), file, p.FileCount, p.Name)
+}
+
+// FormatEvent renders a followed application's state as one line: "application_1_0001 RUNNING:
+// 8/8 containers allocated, 8 running, 8 GPUs, progress 25%".
+func FormatEvent(e Event, want int) string {
+	a := e.App
+	var b strings.Builder
+	b.WriteString(a.ID + " " + a.State)
+	if yarn.Terminal(a.State) {
+		b.WriteString("/" + a.FinalStatus)
+	}
+	if a.State == yarn.StateRunning {
+		if want > 0 {
+			fmt.Fprintf(&b, ": %d/%d containers allocated, %d running", e.Allocated, want, e.Running)
+		} else {
+			fmt.Fprintf(&b, ": %d containers allocated, %d running", e.Allocated, e.Running)
+		}
+		if g := e.GPUs(); g > 0 {
+			fmt.Fprintf(&b, ", %d GPUs", g)
+		}
+		fmt.Fprintf(&b, ", progress %d%%", int(a.Progress))
+	}
+	if d := strings.TrimSpace(a.Diagnostics); d != "" && (yarn.Terminal(a.State) || a.State == yarn.StateAccepted) {
+		if i := strings.IndexByte(d, '\n'); i >= 0 {
+			d = d[:i] + " …"
+		}
+		b.WriteString(" — " + d)
+	}
+	return b.String()
+}
