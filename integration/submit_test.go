@@ -1,0 +1,314 @@
+//go:build integration
+
+package integration
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+var (
+	yarnErOnce sync.Once
+	yarnErBin  string
+	yarnErErr  error
+)
+
+// yarnErBinary builds cmd/yarn-er once per run.
+func yarnErBinary(t *testing.T) string {
+	t.Helper()
+	yarnErOnce.Do(func() {
+		root, err := RepoRoot()
+		if err != nil {
+			yarnErErr = err
+			return
+		}
+		dir, err := os.MkdirTemp(tmpRoot, "bin-")
+		if err != nil {
+			yarnErErr = err
+			return
+		}
+		yarnErBin = filepath.Join(dir, "yarn-er")
+		cmd := exec.Command("go", "build", "-o", yarnErBin, "./cmd/yarn-er")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			yarnErErr = errors.New("go build yarn-er: " + string(out))
+		}
+	})
+	require.NoError(t, yarnErErr)
+	return yarnErBin
+}
+
+// hasAMCommand reports whether the yarn-er binary has the `am` command the ApplicationMaster
+// container runs.
+func hasAMCommand(bin string) bool {
+	// An unknown command with --help prints the root's help, which does not show "yarn-er am".
+	out, err := exec.Command(bin, "am", "--help").CombinedOutput()
+	return err == nil && strings.Contains(string(out), "yarn-er am")
+}
+
+// cliRun is one run of the yarn-er CLI.
+type cliRun struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCLI runs yarn-er with args against ep (its Hadoop configuration and user).
+func runCLI(t *testing.T, ctx context.Context, ep *Endpoints, args ...string) cliRun {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, yarnErBinary(t), args...)
+	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User, "NO_COLOR=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := cliRun{stdout: stdout.String(), stderr: stderr.String()}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		r.code = exitErr.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return r
+}
+
+// stagingEntries lists /user/<user>/.yarn-er on the cluster's HDFS (nil when it does not exist).
+func stagingEntries(t *testing.T, ep *Endpoints) []string {
+	t.Helper()
+	raw := hdfsClient(t, ep)
+	fis, err := raw.ReadDir(path.Join("/user", ep.User, ".yarn-er"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	require.NoError(t, err)
+	var out []string
+	for _, fi := range fis {
+		out = append(out, fi.Name())
+	}
+	return out
+}
+
+// appIDs returns the ids of every application the RM knows.
+func appIDs(t *testing.T, ep *Endpoints) []string {
+	t.Helper()
+	apps, err := yarnClient(t, ep).Apps(context.Background(), yarn.AppsQuery{})
+	require.NoError(t, err)
+	var out []string
+	for _, a := range apps {
+		out = append(out, a.ID)
+	}
+	return out
+}
+
+// TestSubmitPreflightRefusal: on the misconfigured mini-YARN (no yarn.io/gpu, the default
+// calculator) `submit --gpus 1` exits 3 with the preflight's findings before anything is
+// submitted or staged.
+func TestSubmitPreflightRefusal(t *testing.T) {
+	ep := misconfiguredCluster(t)
+	before, apps := stagingEntries(t, ep), appIDs(t, ep)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r := runCLI(t, ctx, ep, "submit", "--gpus", "1", "--", "true")
+	assert.Equal(t, 3, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "cluster.type-unknown")
+	assert.Contains(t, r.stderr, "does not know resource type 'yarn.io/gpu'")
+	assert.Contains(t, r.stderr, "nothing was submitted")
+	assert.Empty(t, r.stdout)
+	assert.Equal(t, before, stagingEntries(t, ep), "nothing staged under /user/%s/.yarn-er", ep.User)
+	assert.Equal(t, apps, appIDs(t, ep), "no application submitted")
+}
+
+// TestSubmitBadInput: each mistake is refused with a clear message and the documented exit
+// status, before an application exists or anything is staged.
+func TestSubmitBadInput(t *testing.T) {
+	ep := cluster(t)
+	unreachable := t.TempDir()
+	for _, f := range []string{"core-site.xml", "hdfs-site.xml", "yarn-site.xml", "capacity-scheduler.xml", "resource-types.xml", "node-resources.xml"} {
+		b, err := os.ReadFile(filepath.Join(ep.HadoopConfDir, f))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		require.NoError(t, err)
+		if f == "core-site.xml" {
+			b = bytes.Replace(b, []byte(ep.HDFSURI), []byte("hdfs://127.0.0.1:1"), 1)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(unreachable, f), b, 0o644))
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		msg  []string
+	}{
+		{"unknown resource type", []string{"--resource", "example.com/widget=1"}, 3, []string{"does not know resource type 'example.com/widget'"}},
+		{"above the maximum", []string{"--gpus", "5"}, 3, []string{"cluster.no-node-fits"}},
+		{"queue missing", []string{"--gpus", "1", "--queue", "nosuchqueue"}, 3, []string{`queue "nosuchqueue"`, "does not exist"}},
+		{"missing file", []string{"--file", "/nonexistent/data.csv"}, 2, []string{"/nonexistent/data.csv does not exist"}},
+		{"bad resource", []string{"--resource", "gpu"}, 2, []string{"want TYPE=AMOUNT[UNIT]"}},
+		{"no command", nil, 2, []string{"no command"}},
+		{"HDFS unreachable", []string{"--hadoop-conf", unreachable, "--gpus", "1"}, 1, []string{"HDFS unreachable", "127.0.0.1:1", "fs.defaultFS"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := stagingEntries(t, ep)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			args := append([]string{"submit"}, tc.args...)
+			if tc.name != "no command" {
+				args = append(args, "--", "true")
+			}
+			r := runCLI(t, ctx, ep, args...)
+			assert.Equal(t, tc.code, r.code, r.stderr)
+			for _, m := range tc.msg {
+				assert.Contains(t, r.stderr, m)
+			}
+			assert.Equal(t, before, stagingEntries(t, ep), "nothing left on HDFS")
+		})
+	}
+}
+
+// needAM skips tests that run yarn-er's ApplicationMaster when this build has none.
+func needAM(t *testing.T) {
+	t.Helper()
+	if !hasAMCommand(yarnErBinary(t)) {
+		t.Skip("this yarn-er has no `am` command: the submissions that need the ApplicationMaster cannot run")
+	}
+}
+
+func tgz(t *testing.T, files map[string]string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for name, body := range files {
+		require.NoError(t, tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}))
+		_, err := tw.Write([]byte(body))
+		require.NoError(t, err)
+	}
+	require.NoError(t, tw.Close())
+	require.NoError(t, gz.Close())
+	p := filepath.Join(t.TempDir(), "bundle.tgz")
+	require.NoError(t, os.WriteFile(p, buf.Bytes(), 0o644))
+	return p
+}
+
+// TestSubmitGPUContainers: 8 containers with one yarn.io/gpu each on the two 4-GPU NodeManagers,
+// a file and an archive localized and an --env variable visible in every one (the command fails
+// otherwise), the application SUCCEEDED, exit 0 and the staging directory gone.
+func TestSubmitGPUContainers(t *testing.T) {
+	ep := cluster(t)
+	needAM(t)
+	data := filepath.Join(t.TempDir(), "data.csv")
+	require.NoError(t, os.WriteFile(data, []byte("a,b\n"), 0o644))
+	arch := tgz(t, map[string]string{"lib/helper.sh": "echo helper\n"})
+	script := `test "$MODE" = integration && test "$(cat input.csv)" = "a,b" && test -f bundle/lib/helper.sh && ` +
+		`test -n "$YARN_ER_RANK" && test "$YARN_ER_WORLD_SIZE" = 8`
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r := runCLI(t, ctx, ep, "submit", "--containers", "8", "--gpus", "1", "--memory", "128m",
+		"--file", data+"#input.csv", "--archive", arch+"#bundle", "--env", "MODE=integration",
+		"--tags", "integration", "-o", "json", "--", "sh", "-c", script)
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	lines := strings.SplitN(r.stdout, "\n", 2)
+	appID := strings.TrimSpace(lines[0])
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[1]), &res), r.stdout)
+	assert.Equal(t, appID, res["applicationId"])
+	assert.Equal(t, "FINISHED", res["state"])
+	assert.Equal(t, "SUCCEEDED", res["finalStatus"])
+	assert.NotContains(t, stagingEntries(t, ep), appID, "staging removed")
+
+	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
+	require.Equal(t, 0, st.code, st.stderr)
+	var status map[string]any
+	require.NoError(t, json.Unmarshal([]byte(st.stdout), &status))
+	for _, k := range []string{"id", "name", "type", "user", "queue", "state", "finalStatus", "progress", "tags",
+		"startedTime", "finishedTime", "diagnostics", "attempt", "containers"} {
+		assert.Contains(t, status, k)
+	}
+	assert.Equal(t, "YARN-ER", status["type"])
+	assert.Equal(t, []any{"integration"}, status["tags"])
+	assert.Equal(t, ep.User, status["user"])
+
+	w := runCLI(t, ctx, ep, "app", "wait", appID, "-q")
+	assert.Equal(t, 0, w.code, w.stderr)
+}
+
+// TestSubmitKill: `app kill` during a run ends the application KILLED: submit exits 7, kill 0,
+// and the staging directory is gone.
+func TestSubmitKill(t *testing.T) {
+	ep := cluster(t)
+	needAM(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, yarnErBinary(t), "submit", "--containers", "2", "--gpus", "1", "--memory", "128m", "--", "sleep", "300")
+	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	yc := yarnClient(t, ep)
+	var appID string
+	require.Eventually(t, func() bool {
+		appID = strings.TrimSpace(strings.SplitN(stdout.String(), "\n", 2)[0])
+		if appID == "" {
+			return false
+		}
+		cs, err := yc.App(ctx, appID)
+		return err == nil && cs.State == yarn.StateRunning && cs.RunningContainers >= 3
+	}, 3*time.Minute, 500*time.Millisecond, "the application runs its 2 containers; stderr: %s", &stderr)
+
+	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
+	require.Equal(t, 0, st.code, st.stderr)
+	var status struct {
+		State      string `json:"state"`
+		Containers []struct {
+			ID   string           `json:"id"`
+			Node string           `json:"node"`
+			GPUs int64            `json:"gpus"`
+			AM   bool             `json:"am"`
+			Res  map[string]int64 `json:"resource"`
+		} `json:"containers"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(st.stdout), &status), st.stdout)
+	assert.Equal(t, "RUNNING", status.State)
+	workers := 0
+	for _, c := range status.Containers {
+		assert.NotEmpty(t, c.Node, c.ID)
+		if !c.AM {
+			workers++
+			assert.Equal(t, int64(1), c.GPUs, c.ID)
+			assert.Equal(t, int64(1), c.Res["yarn.io/gpu"], c.ID)
+		}
+	}
+	assert.Equal(t, 2, workers)
+
+	k := runCLI(t, ctx, ep, "app", "kill", appID)
+	assert.Equal(t, 0, k.code, k.stderr)
+	assert.Contains(t, k.stdout, appID+" KILLED/KILLED")
+	select {
+	case err := <-done:
+		var exitErr *exec.ExitError
+		require.True(t, errors.As(err, &exitErr), "submit: %v; stderr: %s", err, stderr.String())
+		assert.Equal(t, 7, exitErr.ExitCode(), stderr.String())
+	case <-ctx.Done():
+		t.Fatal("submit did not end after the kill")
+	}
+	assert.NotContains(t, stagingEntries(t, ep), appID, "staging removed")
+}
