@@ -37,6 +37,9 @@ func FormatUpload(p stage.Progress) string {
 		FormatBytes(p.Bytes), FormatBytes(p.Total), pct, FormatBytes(int64(p.Rate())), file, p.FileCount, p.Name)
 }
 
+// maxDiagnostics is how much of the diagnostics one progress line shows.
+const maxDiagnostics = 160
+
 // FormatEvent renders a followed application's state as one line: "application_1_0001 RUNNING:
 // 8/8 containers allocated, 8 running, 8 GPUs, progress 25%".
 func FormatEvent(e Event, want int) string {
@@ -60,6 +63,9 @@ func FormatEvent(e Event, want int) string {
 	if d := strings.TrimSpace(a.Diagnostics); d != "" && (yarn.Terminal(a.State) || a.State == yarn.StateAccepted) {
 		if i := strings.IndexByte(d, '\n'); i >= 0 {
 			d = d[:i] + " …"
+		}
+		if r := []rune(d); len(r) > maxDiagnostics {
+			d = string(r[:maxDiagnostics]) + " …"
 		}
 		b.WriteString(" — " + d)
 	}

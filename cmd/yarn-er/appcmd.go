@@ -133,10 +133,21 @@ func writeAppTable(w io.Writer, apps []appInfoOut) error {
 		if len(name) > 40 {
 			name = name[:39] + "…"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d%%\t%d\t%d\t%s\n", x.ID, name, x.Type, x.User, x.Queue,
-			x.State, x.FinalStatus, int(x.Progress), x.RunningContainers, x.GPUs, started)
+		running := "-"
+		if x.RunningContainers >= 0 {
+			running = fmt.Sprint(x.RunningContainers)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d%%\t%s\t%d\t%s\n", x.ID, dash(name), dash(x.Type), dash(x.User), dash(x.Queue),
+			x.State, dash(x.FinalStatus), int(x.Progress), running, x.GPUs, started)
 	}
 	return tw.Flush()
+}
+
+func dash(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "-"
+	}
+	return s
 }
 
 // statusOut is app status's -o json shape.
