@@ -43,6 +43,7 @@ containers without handing one device to two processes.`,
 		newClusterCmd(a),
 		newDiscoverCmd(a),
 		newExecCmd(a),
+		newAMCmd(a),
 		newVersionCmd(a),
 		newExitCodesHelp(),
 	)
