@@ -129,7 +129,8 @@ func (e *RankError) Error() string {
 func (e *RankError) Is(target error) bool { return target == ErrApplicationFailed }
 
 // ErrKilled is returned when ctx ended before the application did (SIGTERM from the NodeManager
-// when the application is killed): the AM cannot unregister, but it removed the staging directory.
+// when the application is killed): the AM cannot unregister; on the last attempt it removed the
+// staging directory.
 var ErrKilled = errors.New("am: stopped before the application ended")
 
 type slotState int
@@ -149,6 +150,11 @@ type slot struct {
 	container amrm.Container
 	exit      int32
 	diag      string
+}
+
+type opened struct {
+	st  Staging
+	err error
 }
 
 type launchResult struct {
@@ -173,6 +179,38 @@ type runner struct {
 	launch chan launchResult
 	wg     sync.WaitGroup
 	fail   *RankError
+
+	stagingCh chan opened
+	cleaned   bool
+}
+
+// removeStaging removes the staging directory once (unless the spec keeps it).
+func (r *runner) removeStaging(ctx context.Context) {
+	if r.cleaned || r.spec.KeepStaging {
+		return
+	}
+	r.cleaned = true
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.CleanupTimeout)
+	defer cancel()
+	select {
+	case o := <-r.stagingCh:
+		if o.err != nil {
+			r.res.StagingError = o.err.Error()
+		}
+		if o.st == nil {
+			return
+		}
+		defer o.st.Close()
+		if err := o.st.Remove(cctx); err != nil {
+			r.log.Warn("am: staging directory not removed", "dir", r.spec.StagingDir, "err", err)
+			r.res.StagingError = err.Error()
+			return
+		}
+		r.res.StagingRemoved = true
+		r.log.Info("am: staging directory removed", "dir", r.spec.StagingDir)
+	case <-cctx.Done():
+		r.res.StagingError = "staging connection not ready: " + cctx.Err().Error()
+	}
 }
 
 // Run runs the spec's application as its ApplicationMaster until it ends or ctx ends. It returns
@@ -224,10 +262,6 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 	}
 
 	// The staging connection opens while the AM registers, so that removal later is one call.
-	type opened struct {
-		st  Staging
-		err error
-	}
 	stagingCh := make(chan opened, 1)
 	if !spec.KeepStaging {
 		go func() {
@@ -243,37 +277,18 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 		}()
 	}
 
+	r.stagingCh = stagingCh
 	err := r.run(ctx)
 	r.collect()
-
-	// Staging goes when the application ended: unregistered, killed, or this attempt's failure
-	// is the application's (the last attempt).
-	ended := r.res.Status != amrm.StatusUndefined || opts.Identity.LastAttempt()
 	switch {
+	case r.cleaned:
 	case spec.KeepStaging:
 		r.log.Info("am: keeping the staging directory", "dir", spec.StagingDir)
-	case ended:
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opts.CleanupTimeout)
-		select {
-		case o := <-stagingCh:
-			st := o.st
-			if o.err != nil {
-				r.res.StagingError = o.err.Error()
-			}
-			if st != nil {
-				if rerr := st.Remove(cctx); rerr != nil {
-					r.log.Warn("am: staging directory not removed", "dir", spec.StagingDir, "err", rerr)
-					r.res.StagingError = rerr.Error()
-				} else {
-					r.res.StagingRemoved = true
-					r.log.Info("am: staging directory removed", "dir", spec.StagingDir)
-				}
-				_ = st.Close()
-			}
-		case <-cctx.Done():
-			r.res.StagingError = "staging connection not ready: " + cctx.Err().Error()
-		}
-		cancel()
+	case opts.Identity.LastAttempt():
+		// No attempt follows: this attempt's end (killed, or failed) is the application's.
+		// With attempts left, a SIGTERM may as well be a lost AM node: the next attempt needs
+		// the staging directory.
+		r.removeStaging(ctx)
 	default:
 		r.log.Info("am: keeping the staging directory for the next attempt", "attempt", opts.Identity.Attempt, "maxAttempts", opts.Identity.MaxAttempts)
 		go func() {
@@ -558,6 +573,9 @@ func (r *runner) stopAll(ctx context.Context) {
 
 // finish unregisters with a final status.
 func (r *runner) finish(ctx context.Context, status amrm.FinalStatus, diag string, cause error) error {
+	// The staging directory goes first: once the ResourceManager reports the application
+	// finished, nothing of it is left on the file system.
+	r.removeStaging(ctx)
 	uctx, cancel := context.WithTimeout(ctx, r.opts.StopTimeout)
 	defer cancel()
 	if err := r.rm.Unregister(uctx, status, diag, r.opts.TrackingURL); err != nil {
