@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -79,9 +78,10 @@ func runAM(cmd *cobra.Command, a *app) error {
 	return err
 }
 
-// readSpec reads and validates the job spec, refusing links and oversized files.
+// readSpec reads and validates the job spec, refusing oversized files. (The NodeManager localizes
+// it as a symbolic link into its private cache, so links are followed.)
 func readSpec(path string) (*jobspec.Spec, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("job spec %s: %w (yarn-er submit stages it as %s)", path, err, jobspec.FileName)
 	}
