@@ -264,7 +264,10 @@ func reportCommand(tail string) []string {
 // shows 8 GPUs in use while they run, the application SUCCEEDS and its staging directory is gone.
 func TestAMEightGPUContainers(t *testing.T) {
 	ep := cluster(t)
-	job := runAMJob(t, ep, func(s *jobspec.Spec) { s.Command = reportCommand("sleep 4") })
+	// Each rank holds its GPU until all 8 reported theirs (the NodeManagers may start their
+	// containers seconds apart on a loaded machine), so the devices are held at the same time.
+	barrier := `i=0; while [ "$(ls "$SHARE" | grep -c 'json$')" -lt 8 ] && [ $i -lt 900 ]; do sleep 0.2; i=$((i+1)); done; sleep 1`
+	job := runAMJob(t, ep, func(s *jobspec.Spec) { s.Command = reportCommand(barrier) })
 	require.Equal(t, "FINISHED", job.App.State)
 	require.Equal(t, "SUCCEEDED", job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
 	assert.Contains(t, job.App.Diagnostics, "all 8 rank(s) exited 0")
