@@ -255,6 +255,9 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Identity.MaxAttempts == 0 {
+		opts.Identity.MaxAttempts = spec.MaxAttempts // the RM does not set MAX_APP_ATTEMPTS (3.5)
+	}
 	r := &runner{spec: spec, opts: opts, log: opts.Logger, start: opts.Now(), prio: spec.Priority,
 		byID: map[amrm.ContainerID]*slot{}, res: &Result{}, launch: make(chan launchResult, spec.Containers)}
 	for i := range spec.Containers {

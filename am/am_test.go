@@ -306,11 +306,13 @@ func TestStagingKept(t *testing.T) {
 	}{
 		{"keepStaging", true, 1, 1},
 		{"killed with attempts left", false, 1, 2},
+		{"killed with attempts left per the spec", false, 1, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t, 1, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome { return amrmfake.Outcome{Heartbeats: -1} }})
 			f.spec.KeepStaging = tc.keep
+			f.spec.MaxAttempts = 2
 			opts := f.options(t)
 			opts.Identity.Attempt, opts.Identity.MaxAttempts = tc.attempt, tc.maxAttempts
 			ctx, cancel := context.WithCancel(context.Background())

@@ -83,6 +83,13 @@ type amJob struct {
 // NodeManagers run on this host.
 func runAMJob(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec)) *amJob {
 	t.Helper()
+	return runAMJobWith(t, ep, mod, nil)
+}
+
+// runAMJobWith is runAMJob with a spec file of raw bytes when raw is not nil; then the AM's
+// stderr goes to <LOG_DIR>/stderr, whose tail YARN puts in the attempt's diagnostics.
+func runAMJobWith(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec), raw []byte) *amJob {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bin := buildYarnErBinary(t)
@@ -123,12 +130,19 @@ func runAMJob(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec)) *amJob {
 	mod(spec)
 	b, err := spec.Marshal()
 	require.NoError(t, err)
+	if raw != nil {
+		b = raw
+	}
 	specPath := filepath.Join(staging, jobspec.FileName)
 	require.NoError(t, os.WriteFile(specPath, b, 0o600))
 	specFI, err := os.Stat(specPath)
 	require.NoError(t, err)
 
 	job := &amJob{AppID: na.ID, Staging: staging, Share: share, AMLog: filepath.Join(share, "am.stderr")}
+	amStderr := job.AMLog
+	if raw != nil {
+		amStderr = "<LOG_DIR>/stderr"
+	}
 	submitted := time.Now()
 	err = yc.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
 		ApplicationID:   na.ID,
@@ -141,7 +155,7 @@ func runAMJob(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec)) *amJob {
 				jobspec.BinaryName: {Resource: spec.Binary.URL, Type: "FILE", Visibility: "APPLICATION", Size: binFI.Size(), Timestamp: binFI.ModTime().UnixMilli()},
 				jobspec.FileName:   {Resource: "file://" + specPath, Type: "FILE", Visibility: "APPLICATION", Size: specFI.Size(), Timestamp: specFI.ModTime().UnixMilli()},
 			},
-			Commands: []string{"./yarn-er am 1><LOG_DIR>/stdout 2>" + job.AMLog},
+			Commands: []string{"./yarn-er am 1><LOG_DIR>/stdout 2>" + amStderr},
 		},
 	})
 	require.NoError(t, err)
@@ -351,4 +365,16 @@ func mustRead(t *testing.T, p string) string {
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestAMCorruptSpec: a spec the AM cannot read fails the attempt at once; YARN shows the AM's
+// message (the tail of its stderr) in the application's diagnostics.
+func TestAMCorruptSpec(t *testing.T) {
+	ep := cluster(t)
+	job := runAMJobWith(t, ep, func(s *jobspec.Spec) { s.Command = []string{"true"} }, []byte(`{"version":1,"containers":`))
+	assert.Equal(t, "FAILED", job.App.State)
+	assert.Equal(t, "FAILED", job.App.FinalStatus)
+	assert.Contains(t, job.App.Diagnostics, "yarn-er-job.json: job spec: not JSON")
+	assert.Contains(t, job.App.Diagnostics, "exitCode: 3")
+	t.Logf("diagnostics: %s", job.App.Diagnostics)
 }
