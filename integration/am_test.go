@@ -83,13 +83,26 @@ type amJob struct {
 // NodeManagers run on this host.
 func runAMJob(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec)) *amJob {
 	t.Helper()
-	return runAMJobWith(t, ep, mod, nil)
+	return runAMJobWith(t, ep, amJobOptions{Mod: mod})
 }
 
-// runAMJobWith is runAMJob with a spec file of raw bytes when raw is not nil; then the AM's
-// stderr goes to <LOG_DIR>/stderr, whose tail YARN puts in the attempt's diagnostics.
-func runAMJobWith(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec), raw []byte) *amJob {
+// amJobOptions vary runAMJob.
+type amJobOptions struct {
+	// Mod changes the spec.
+	Mod func(*jobspec.Spec)
+	// Raw, when not nil, is written as the spec file instead; the AM's stderr then goes to
+	// <LOG_DIR>/stderr, whose tail YARN puts in the attempt's diagnostics.
+	Raw []byte
+	// KillAfterRanks kills the application through REST once that many ranks reported.
+	KillAfterRanks int
+	// Stage, when set, returns the staging directory URL for the application and the
+	// binary's local file for the ranks (default: a local directory and a file: URL).
+	Stage func(appID, bin string) (stagingURL string, binary jobspec.LocalFile)
+}
+
+func runAMJobWith(t *testing.T, ep *Endpoints, o amJobOptions) *amJob {
 	t.Helper()
+	mod, raw := o.Mod, o.Raw
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bin := buildYarnErBinary(t)
@@ -127,6 +140,9 @@ func runAMJobWith(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec), raw []by
 			MtimeMillis: binFI.ModTime().UnixMilli(), Type: jobspec.TypeFile},
 		StagingDir: "file://" + staging,
 	}
+	if o.Stage != nil {
+		spec.StagingDir, spec.Binary = o.Stage(na.ID, stagedBin)
+	}
 	mod(spec)
 	b, err := spec.Marshal()
 	require.NoError(t, err)
@@ -152,7 +168,7 @@ func runAMJobWith(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec), raw []by
 		Resource:        yarn.AMResource{MemoryMB: 64, VCores: 1},
 		AMContainerSpec: yarn.ContainerLaunchContext{
 			LocalResources: map[string]yarn.LocalResource{
-				jobspec.BinaryName: {Resource: spec.Binary.URL, Type: "FILE", Visibility: "APPLICATION", Size: binFI.Size(), Timestamp: binFI.ModTime().UnixMilli()},
+				jobspec.BinaryName: {Resource: "file://" + stagedBin, Type: "FILE", Visibility: "APPLICATION", Size: binFI.Size(), Timestamp: binFI.ModTime().UnixMilli()},
 				jobspec.FileName:   {Resource: "file://" + specPath, Type: "FILE", Visibility: "APPLICATION", Size: specFI.Size(), Timestamp: specFI.ModTime().UnixMilli()},
 			},
 			Commands: []string{"./yarn-er am 1><LOG_DIR>/stdout 2>" + amStderr},
@@ -167,10 +183,18 @@ func runAMJobWith(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec), raw []by
 			}
 		}
 	})
+	killed := false
 	for {
 		app, err := yc.App(ctx, na.ID)
 		require.NoError(t, err, "application %s", na.ID)
 		job.App = app
+		if o.KillAfterRanks > 0 && !killed {
+			if runs, _ := filepath.Glob(filepath.Join(share, "rank-*.runs")); len(runs) >= o.KillAfterRanks {
+				_, _, err := yc.KillApplication(ctx, na.ID)
+				require.NoError(t, err)
+				killed = true
+			}
+		}
 		if yarn.Terminal(app.State) {
 			job.SubmitToFinish = time.Since(submitted)
 			return job
@@ -371,10 +395,75 @@ func mustRead(t *testing.T, p string) string {
 // message (the tail of its stderr) in the application's diagnostics.
 func TestAMCorruptSpec(t *testing.T) {
 	ep := cluster(t)
-	job := runAMJobWith(t, ep, func(s *jobspec.Spec) { s.Command = []string{"true"} }, []byte(`{"version":1,"containers":`))
+	job := runAMJobWith(t, ep, amJobOptions{Mod: func(s *jobspec.Spec) { s.Command = []string{"true"} }, Raw: []byte(`{"version":1,"containers":`)})
 	assert.Equal(t, "FAILED", job.App.State)
 	assert.Equal(t, "FAILED", job.App.FinalStatus)
 	assert.Contains(t, job.App.Diagnostics, "yarn-er-job.json: job spec: not JSON")
 	assert.Contains(t, job.App.Diagnostics, "exitCode: 3")
 	t.Logf("diagnostics: %s", job.App.Diagnostics)
+}
+
+// TestAMKilled: killing the application through REST while its ranks run ends it KILLED; the AM,
+// stopped by SIGTERM, cannot unregister but removes the staging directory, and the ranks'
+// containers are gone.
+func TestAMKilled(t *testing.T) {
+	ep := cluster(t)
+	job := runAMJobWith(t, ep, amJobOptions{
+		Mod: func(s *jobspec.Spec) {
+			s.Containers = 2
+			s.Command = reportCommand(`sleep 60; touch "$SHARE/rank-$r.done"`)
+		},
+		KillAfterRanks: 2,
+	})
+	assert.Equal(t, "KILLED", job.App.State)
+	assert.Equal(t, "KILLED", job.App.FinalStatus)
+	assert.Eventually(t, func() bool {
+		_, err := os.Stat(job.Staging)
+		return os.IsNotExist(err)
+	}, 30*time.Second, 100*time.Millisecond, "the AM removed the staging directory on SIGTERM")
+	assert.Eventually(t, func() bool { return amLogValue(t, job.AMLog, "staging directory removed", "dir") != "" },
+		30*time.Second, 100*time.Millisecond, "the AM logged the removal")
+	yc := yarnClient(t, ep)
+	require.Eventually(t, func() bool {
+		nodes, err := yc.Nodes(context.Background(), yarn.NodesQuery{})
+		if err != nil {
+			return false
+		}
+		var used int64
+		for _, n := range nodes {
+			used += n.Used.Value("yarn.io/gpu")
+		}
+		return used == 0
+	}, time.Minute, 200*time.Millisecond, "every container of the application is gone")
+	for r := range 2 {
+		assert.NoFileExists(t, filepath.Join(job.Share, fmt.Sprintf("rank-%d.done", r)))
+	}
+}
+
+// TestAMRemovesHDFSStaging: with the staging directory on the mini-YARN's HDFS (and the ranks'
+// yarn-er localized from it, with the size and mtime HDFS reports), the AM removes the
+// directory through the NameNode named in its URL once the application SUCCEEDED.
+func TestAMRemovesHDFSStaging(t *testing.T) {
+	ep := cluster(t)
+	hc := hdfsClient(t, ep)
+	var dir string
+	job := runAMJobWith(t, ep, amJobOptions{
+		Mod: func(s *jobspec.Spec) {
+			s.Containers = 2
+			s.Command = reportCommand("true")
+		},
+		Stage: func(appID, bin string) (string, jobspec.LocalFile) {
+			dir = "/user/" + ep.User + "/.yarn-er/" + appID
+			data, err := os.ReadFile(bin)
+			require.NoError(t, err)
+			fi := hdfsPut(t, hc, dir+"/"+jobspec.BinaryName, data)
+			hdfsPut(t, hc, dir+"/leftover", []byte("x"))
+			return ep.HDFSURI + dir, jobspec.LocalFile{Name: jobspec.BinaryName, URL: ep.HDFSURI + dir + "/" + jobspec.BinaryName,
+				Size: fi.Size(), MtimeMillis: fi.ModTime().UnixMilli(), Type: jobspec.TypeFile}
+		},
+	})
+	require.Equal(t, "SUCCEEDED", job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
+	assert.Len(t, rankReports(t, job.Share), 2, "both ranks ran the yarn-er localized from HDFS")
+	_, err := hc.Stat(dir)
+	assert.True(t, os.IsNotExist(err), "staging %s on HDFS is gone: %v", dir, err)
 }
