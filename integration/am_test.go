@@ -81,7 +81,7 @@ type amJob struct {
 // does with hdfs: ones), and waits for the application to end while watching the nodes' GPUs.
 // The containers share one fake 8-GPU host tree and one coordination file, as both
 // NodeManagers run on this host.
-func runAMJob(t *testing.T, ep *Endpoints, mod func(*jobspec.Spec)) *amJob {
+func runAMJob(t testing.TB, ep *Endpoints, mod func(*jobspec.Spec)) *amJob {
 	t.Helper()
 	return runAMJobWith(t, ep, amJobOptions{Mod: mod})
 }
@@ -100,7 +100,7 @@ type amJobOptions struct {
 	Stage func(appID, bin string) (stagingURL string, binary jobspec.LocalFile)
 }
 
-func runAMJobWith(t *testing.T, ep *Endpoints, o amJobOptions) *amJob {
+func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 	t.Helper()
 	mod, raw := o.Mod, o.Raw
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -214,7 +214,7 @@ func runAMJobWith(t *testing.T, ep *Endpoints, o amJobOptions) *amJob {
 	}
 }
 
-func copyFile(t *testing.T, from, to string, mode os.FileMode) {
+func copyFile(t testing.TB, from, to string, mode os.FileMode) {
 	t.Helper()
 	src, err := os.Open(from)
 	require.NoError(t, err)
@@ -227,7 +227,7 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 }
 
 // amLogValue returns the value of key on the first AM log line containing msg ("" when absent).
-func amLogValue(t *testing.T, path, msg, key string) string {
+func amLogValue(t testing.TB, path, msg, key string) string {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -258,7 +258,7 @@ type rankReport struct {
 }
 
 // rankReports reads share/rank-<r>.{json,cuda,runs}.
-func rankReports(t *testing.T, share string) map[int]rankReport {
+func rankReports(t testing.TB, share string) map[int]rankReport {
 	t.Helper()
 	out := map[int]rankReport{}
 	runs, err := filepath.Glob(filepath.Join(share, "rank-*.runs"))
@@ -384,7 +384,7 @@ func TestAMNineContainersOnEightGPUs(t *testing.T) {
 	assert.NoDirExists(t, job.Staging)
 }
 
-func mustRead(t *testing.T, p string) string {
+func mustRead(t testing.TB, p string) string {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
@@ -466,4 +466,43 @@ func TestAMRemovesHDFSStaging(t *testing.T) {
 	assert.Len(t, rankReports(t, job.Share), 2, "both ranks ran the yarn-er localized from HDFS")
 	_, err := hc.Stat(dir)
 	assert.True(t, os.IsNotExist(err), "staging %s on HDFS is gone: %v", dir, err)
+}
+
+// BenchmarkAMJob measures `yarn-er am` on the mini-YARN: N ranks of 64 MiB, 1 vcore and 1
+// yarn.io/gpu, each running `true` under `yarn-er exec`, from submission (the spec and binary
+// already staged on a local file system) to FINISHED; inside the AM, the time from its start to
+// registration and to every rank having a container, and its peak RSS. One iteration per case:
+// bench/am-job.sh.
+func BenchmarkAMJob(b *testing.B) {
+	ep := cluster(b)
+	for _, n := range []int{4, 16, 64} {
+		b.Run(fmt.Sprintf("containers=%d/gpu=1", n), func(b *testing.B) {
+			sums := map[string]float64{}
+			for i := 0; i < b.N; i++ {
+				job := runAMJob(b, ep, func(s *jobspec.Spec) {
+					s.Containers = n
+					s.Command = []string{"true"}
+				})
+				if job.App.FinalStatus != "SUCCEEDED" {
+					b.Fatalf("%s: %s/%s: %s", job.AppID, job.App.State, job.App.FinalStatus, job.App.Diagnostics)
+				}
+				ms := func(msg, key string) float64 {
+					d, err := time.ParseDuration(amLogValue(b, job.AMLog, msg, key))
+					if err != nil {
+						b.Fatalf("AM log %s: no %s= on %q: %v", job.AMLog, key, msg, err)
+					}
+					return float64(d.Microseconds()) / 1000
+				}
+				rss, _ := strconv.ParseFloat(amLogValue(b, job.AMLog, "yarn-er am: done", "peakRSSKiB"), 64)
+				sums["ms-registered"] += ms("am: registered", "after")
+				sums["ms-allocated"] += ms("every rank has a container", "after")
+				sums["am-maxrss-KiB"] += rss
+				sums["s-submit-to-finish"] += job.SubmitToFinish.Seconds()
+			}
+			for k, v := range sums {
+				b.ReportMetric(v/float64(b.N), k)
+			}
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }
