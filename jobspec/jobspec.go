@@ -92,6 +92,10 @@ type Spec struct {
 	// HeartbeatMillis is the AM's heartbeat interval while container asks are outstanding
 	// (0: the AM's default).
 	HeartbeatMillis int `json:"heartbeatMillis,omitempty"`
+	// MaxAttempts is the application's maximum number of AM attempts as submitted (0: unknown,
+	// each attempt counts as the last). The ResourceManager does not tell the AM; the AM needs
+	// it to keep the staging directory for the next attempt when it is stopped with attempts left.
+	MaxAttempts int `json:"maxAttempts,omitempty"`
 }
 
 // Quantity is one resource of the container vector.
@@ -253,6 +257,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.HeartbeatMillis < 0 {
 		return invalid("heartbeatMillis", "%d: must not be negative", s.HeartbeatMillis)
+	}
+	if s.MaxAttempts < 0 {
+		return invalid("maxAttempts", "%d: must not be negative", s.MaxAttempts)
 	}
 	return nil
 }

@@ -105,6 +105,7 @@ func TestValidate(t *testing.T) {
 		{"file negative size", func(s *Spec) { s.Files[0].Size = -1 }, "files[0].size"},
 		{"no staging", func(s *Spec) { s.StagingDir = "" }, "stagingDir"},
 		{"negative heartbeat", func(s *Spec) { s.HeartbeatMillis = -1 }, "heartbeatMillis"},
+		{"negative max attempts", func(s *Spec) { s.MaxAttempts = -1 }, "maxAttempts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -45,6 +45,7 @@ containers without handing one device to two processes.`,
 		newExecCmd(a),
 		newSubmitCmd(a),
 		newAppCmd(a),
+		newAMCmd(a),
 		newVersionCmd(a),
 		newExitCodesHelp(),
 	)
