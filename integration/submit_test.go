@@ -9,59 +9,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/discovery/discoverytest"
 	"github.com/yarn-er/yarn-er/yarn"
 )
-
-var (
-	yarnErOnce sync.Once
-	yarnErBin  string
-	yarnErErr  error
-)
-
-// yarnErBinary builds cmd/yarn-er once per run.
-func yarnErBinary(t *testing.T) string {
-	t.Helper()
-	yarnErOnce.Do(func() {
-		root, err := RepoRoot()
-		if err != nil {
-			yarnErErr = err
-			return
-		}
-		dir, err := os.MkdirTemp(tmpRoot, "bin-")
-		if err != nil {
-			yarnErErr = err
-			return
-		}
-		yarnErBin = filepath.Join(dir, "yarn-er")
-		cmd := exec.Command("go", "build", "-o", yarnErBin, "./cmd/yarn-er")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			yarnErErr = errors.New("go build yarn-er: " + string(out))
-		}
-	})
-	require.NoError(t, yarnErErr)
-	return yarnErBin
-}
-
-// hasAMCommand reports whether the yarn-er binary has the `am` command the ApplicationMaster
-// container runs.
-func hasAMCommand(bin string) bool {
-	// An unknown command with --help prints the root's help, which does not show "yarn-er am".
-	out, err := exec.Command(bin, "am", "--help").CombinedOutput()
-	return err == nil && strings.Contains(string(out), "yarn-er am")
-}
 
 // cliRun is one run of the yarn-er CLI.
 type cliRun struct {
@@ -72,7 +34,7 @@ type cliRun struct {
 // runCLI runs yarn-er with args against ep (its Hadoop configuration and user).
 func runCLI(t *testing.T, ctx context.Context, ep *Endpoints, args ...string) cliRun {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, yarnErBinary(t), args...)
+	cmd := exec.CommandContext(ctx, buildYarnErBinary(t), args...)
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User, "NO_COLOR=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -181,12 +143,15 @@ func TestSubmitBadInput(t *testing.T) {
 	}
 }
 
-// needAM skips tests that run yarn-er's ApplicationMaster when this build has none.
-func needAM(t *testing.T) {
+// fakeGPUHost returns submit flags that make every container's `yarn-er exec` find its devices in
+// one fake 8-GPU host tree (both NodeManagers run on this host) with one coordination file, and
+// set $SHARE to share, a directory the ranks write to.
+func fakeGPUHost(t *testing.T, share string) []string {
 	t.Helper()
-	if !hasAMCommand(yarnErBinary(t)) {
-		t.Skip("this yarn-er has no `am` command: the submissions that need the ApplicationMaster cannot run")
-	}
+	tree := discoverytest.New(t)
+	tree.NVIDIAHost(8)
+	return []string{"--env", "YARN_ER_HOST_ROOT=" + tree.Root, "--env", "YARN_ER_COORDINATION_FILE=" + filepath.Join(share, "gpus"),
+		"--env", "SHARE=" + share}
 }
 
 func tgz(t *testing.T, files map[string]string) string {
@@ -211,17 +176,20 @@ func tgz(t *testing.T, files map[string]string) string {
 // otherwise), the application SUCCEEDED, exit 0 and the staging directory gone.
 func TestSubmitGPUContainers(t *testing.T) {
 	ep := cluster(t)
-	needAM(t)
 	data := filepath.Join(t.TempDir(), "data.csv")
 	require.NoError(t, os.WriteFile(data, []byte("a,b\n"), 0o644))
 	arch := tgz(t, map[string]string{"lib/helper.sh": "echo helper\n"})
+	share := t.TempDir()
 	script := `test "$MODE" = integration && test "$(cat input.csv)" = "a,b" && test -f bundle/lib/helper.sh && ` +
-		`test -n "$YARN_ER_RANK" && test "$YARN_ER_WORLD_SIZE" = 8`
+		`test "$YARN_ER_WORLD_SIZE" = 8 && echo "$CUDA_VISIBLE_DEVICES" > "$SHARE/rank-$YARN_ER_RANK" && ` +
+		// Hold the device until every rank has reported (at most 2 minutes), so all 8 hold one at once.
+		`i=0; while [ "$(ls "$SHARE" | grep -c '^rank-')" -lt 8 ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	r := runCLI(t, ctx, ep, "submit", "--containers", "8", "--gpus", "1", "--memory", "128m",
-		"--file", data+"#input.csv", "--archive", arch+"#bundle", "--env", "MODE=integration",
-		"--tags", "integration", "-o", "json", "--", "sh", "-c", script)
+	args := append([]string{"submit", "--containers", "8", "--gpus", "1", "--memory", "128m",
+		"--file", data + "#input.csv", "--archive", arch + "#bundle", "--env", "MODE=integration",
+		"--tags", "integration", "-o", "json"}, fakeGPUHost(t, share)...)
+	r := runCLI(t, ctx, ep, append(args, "--", "sh", "-c", script)...)
 	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
 	lines := strings.SplitN(r.stdout, "\n", 2)
 	appID := strings.TrimSpace(lines[0])
@@ -231,6 +199,17 @@ func TestSubmitGPUContainers(t *testing.T) {
 	assert.Equal(t, "FINISHED", res["state"])
 	assert.Equal(t, "SUCCEEDED", res["finalStatus"])
 	assert.NotContains(t, stagingEntries(t, ep), appID, "staging removed")
+	// Every rank ran, each with one device of its own.
+	seen := map[string]int{}
+	for rank := range 8 {
+		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("rank-%d", rank)))
+		require.NoError(t, err, "rank %d ran", rank)
+		dev := strings.TrimSpace(string(b))
+		require.NotEmpty(t, dev, "rank %d has CUDA_VISIBLE_DEVICES", rank)
+		require.NotContains(t, dev, ",", "rank %d sees one device", rank)
+		seen[dev]++
+	}
+	assert.Len(t, seen, 8, "8 distinct devices, held at once: %v", seen)
 
 	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
 	require.Equal(t, 0, st.code, st.stderr)
@@ -252,10 +231,10 @@ func TestSubmitGPUContainers(t *testing.T) {
 // and the staging directory is gone.
 func TestSubmitKill(t *testing.T) {
 	ep := cluster(t)
-	needAM(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, yarnErBinary(t), "submit", "--containers", "2", "--gpus", "1", "--memory", "128m", "--", "sleep", "300")
+	args := append([]string{"submit", "--containers", "2", "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, t.TempDir())...)
+	cmd := exec.CommandContext(ctx, buildYarnErBinary(t), append(args, "--", "sleep", "300")...)
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -323,9 +323,12 @@ func ParseItem(arg, typ string) (Item, error) {
 	return Item{Local: local, Name: name, Type: typ}, nil
 }
 
+// archiveExts are the archive extensions the NodeManager unpacks.
+var archiveExts = []string{".tar.gz", ".tgz", ".tar", ".zip", ".jar"}
+
 func archiveName(p string) bool {
 	p = strings.ToLower(p)
-	for _, ext := range []string{".tar.gz", ".tgz", ".tar", ".zip", ".jar"} {
+	for _, ext := range archiveExts {
 		if strings.HasSuffix(p, ext) {
 			return true
 		}
@@ -498,6 +501,13 @@ func (c *Client) Stage(ctx context.Context, appID string, items []Item, progress
 				Fix: "give one of them another name with LOCAL#NAME"}
 		}
 		seen[name] = it.Local
+		if sn := stagedName(name, it.Type, it.Local); sn != name {
+			if prev, dup := seen[sn]; dup {
+				return nil, nil, &Error{Op: "stage", Path: it.Local, Err: fmt.Errorf("%w: archive %q would be stored as %q, the link name of %s", ErrLocalFile, name, sn, prev),
+					Fix: "give one of them another name with LOCAL#NAME"}
+			}
+			seen[sn] = it.Local
+		}
 		f, err := os.Open(it.Local)
 		if err != nil {
 			return nil, nil, &Error{Op: "open", Path: it.Local, Err: fmt.Errorf("%w: %w", ErrLocalFile, err)}
@@ -529,7 +539,7 @@ func (c *Client) Stage(ctx context.Context, appID string, items []Item, progress
 			typ = jobspec.TypeFile
 		}
 		p.Name, p.FileBytes, p.FileSize, p.Done = name, 0, files[i].size, false
-		lf, err := d.upload(ctx, name, typ, files[i].f, func(n int64) {
+		lf, err := d.upload(ctx, name, stagedName(name, typ, it.Local), typ, files[i].f, func(n int64) {
 			p.FileBytes += n
 			p.Bytes += n
 			p.Elapsed = time.Since(start)
@@ -562,14 +572,34 @@ func (d *Dir) Put(ctx context.Context, name string, data []byte) (jobspec.LocalF
 	if err := checkLinkName(name); err != nil {
 		return jobspec.LocalFile{}, &Error{Op: "write", Path: d.URL, Err: err}
 	}
-	return d.upload(ctx, name, jobspec.TypeFile, strings.NewReader(string(data)), nil)
+	return d.upload(ctx, name, name, jobspec.TypeFile, strings.NewReader(string(data)), nil)
 }
 
-// upload copies r to <dir>/<name>, closes it (retrying "replication in progress") and reads size
-// and modification time back from the NameNode.
-func (d *Dir) upload(ctx context.Context, name, typ string, r io.Reader, sent func(int64)) (jobspec.LocalFile, error) {
+// stagedName is the file name on HDFS of an item linked as name: the link name, and for an
+// archive also its extension, since the NodeManager picks how to unpack an archive by the
+// extension of the file it downloads (FSDownload: .jar, .zip, .tar.gz, .tgz, .tar), not by the
+// link name.
+func stagedName(name, typ, local string) string {
+	if typ != jobspec.TypeArchive {
+		return name
+	}
+	lower := strings.ToLower(local)
+	for _, ext := range archiveExts {
+		if strings.HasSuffix(lower, ext) {
+			if strings.HasSuffix(strings.ToLower(name), ext) {
+				return name
+			}
+			return name + ext
+		}
+	}
+	return name
+}
+
+// upload copies r to <dir>/<file>, closes it (retrying "replication in progress") and reads size
+// and modification time back from the NameNode; name is the link name.
+func (d *Dir) upload(ctx context.Context, name, file, typ string, r io.Reader, sent func(int64)) (jobspec.LocalFile, error) {
 	c := d.c
-	p := path.Join(d.Path, name)
+	p := path.Join(d.Path, file)
 	if err := ctx.Err(); err != nil {
 		return jobspec.LocalFile{}, err
 	}

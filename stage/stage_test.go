@@ -258,9 +258,13 @@ func TestStageRoundTrip(t *testing.T) {
 		assert.Equal(t, want.name, f.Name)
 		assert.Equal(t, want.typ, f.Type)
 		assert.Equal(t, want.size, f.Size)
-		assert.Equal(t, d.URL+"/"+want.name, f.URL)
+		file := want.name
+		if want.typ == jobspec.TypeArchive {
+			file += ".tgz" // the NodeManager unpacks by the staged file's extension
+		}
+		assert.Equal(t, d.URL+"/"+file, f.URL)
 		assert.Equal(t, jobspec.VisibilityApplication, f.Visibility)
-		mf := m.files[d.Path+"/"+want.name]
+		mf := m.files[d.Path+"/"+file]
 		require.NotNil(t, mf)
 		assert.True(t, mf.closed, "closed after the replicating answers")
 		assert.Equal(t, mf.mtime.UnixMilli(), f.MtimeMillis, "mtime read back from HDFS after close")

@@ -25,6 +25,10 @@ const (
 	DefaultVCores     = 1
 	DefaultAMMemoryMB = 256
 	DefaultAMVCores   = 1
+	// DefaultMaxAttempts is one AM attempt: a second attempt would start every rank again, which
+	// few programs expect (Flink's yarn.application-attempts defaults to 1 too). The RM caps any
+	// value at yarn.resourcemanager.am.max-attempts.
+	DefaultMaxAttempts = 1
 	// ApplicationType is the YARN application type of every yarn-er application.
 	ApplicationType = "YARN-ER"
 	// containerPriority is the priority of the AM's container requests.
@@ -86,7 +90,7 @@ type Request struct {
 	// AMMemoryMB and AMVCores size the ApplicationMaster's container; 0 means the defaults.
 	AMMemoryMB int64
 	AMVCores   int32
-	// MaxAttempts is the AM's maximum attempts; 0 leaves yarn.resourcemanager.am.max-attempts.
+	// MaxAttempts is the AM's maximum attempts; 0 means DefaultMaxAttempts.
 	MaxAttempts int32
 	// Restarts is how often one rank may be restarted after it failed.
 	Restarts int

@@ -194,6 +194,9 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	if req.Containers == 0 {
 		req.Containers = 1
 	}
+	if req.MaxAttempts == 0 {
+		req.MaxAttempts = DefaultMaxAttempts
+	}
 	var types *profile.ResourceTypes
 	if c.opts.Hadoop != nil {
 		types, _ = profile.LoadResourceTypes(c.opts.Hadoop)
@@ -281,7 +284,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		Containers: req.Containers, Restarts: req.Restarts, Priority: containerPriority, NodeLabel: req.NodeLabel,
 		Resource: quantities(vec, types), Devices: devices(vec), Command: req.Command, Env: req.Env,
 		Binary: files[0], Files: files[1:], StagingDir: dir.URL, KeepStaging: req.KeepStaging,
-		HeartbeatMillis: req.HeartbeatMillis,
+		HeartbeatMillis: req.HeartbeatMillis, MaxAttempts: int(req.MaxAttempts),
 	}
 	data, err := spec.Marshal()
 	if err != nil {

@@ -84,7 +84,7 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	fl.StringVar(&r.NodeLabel, "node-label", "", "node-label expression of the containers")
 	fl.StringVar(&o.amMemory, "am-memory", "", fmt.Sprintf("ApplicationMaster memory (default %dm)", submit.DefaultAMMemoryMB))
 	fl.Int32Var(&r.AMVCores, "am-vcores", 0, fmt.Sprintf("ApplicationMaster vcores (default %d)", submit.DefaultAMVCores))
-	fl.Int32Var(&r.MaxAttempts, "max-attempts", 0, "ApplicationMaster attempts (default yarn.resourcemanager.am.max-attempts)")
+	fl.Int32Var(&r.MaxAttempts, "max-attempts", 0, fmt.Sprintf("ApplicationMaster attempts (default %d; the RM caps it at yarn.resourcemanager.am.max-attempts)", submit.DefaultMaxAttempts))
 	fl.IntVar(&r.Restarts, "restarts", 0, "restarts of one failed container (rank) before the application fails")
 	fl.StringArrayVar(&o.env, "env", nil, "K=V added to every container's environment (repeatable)")
 	fl.StringArrayVar(&o.files, "file", nil, "LOCAL[#NAME] localized into every container's working directory (repeatable)")
