@@ -291,3 +291,119 @@ func TestSubmitKill(t *testing.T) {
 	}
 	assert.NotContains(t, stagingEntries(t, ep), appID, "staging removed")
 }
+
+// startSubmit starts `yarn-er submit args...` and waits until its application is RUNNING with
+// want containers (the AM's included). It returns the application id, the process and its
+// stderr; done receives the process's end.
+func startSubmit(t *testing.T, ctx context.Context, ep *Endpoints, want int64, args ...string) (string, *exec.Cmd, *bytes.Buffer, chan error) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, buildYarnErBinary(t), append([]string{"submit"}, args...)...)
+	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	yc := yarnClient(t, ep)
+	var appID string
+	require.Eventually(t, func() bool {
+		appID = strings.TrimSpace(strings.SplitN(stdout.String(), "\n", 2)[0])
+		if appID == "" {
+			return false
+		}
+		a, err := yc.App(ctx, appID)
+		return err == nil && a.State == yarn.StateRunning && a.RunningContainers >= want
+	}, 3*time.Minute, 500*time.Millisecond, "the application runs its containers; stderr: %s", &stderr)
+	t.Cleanup(func() { _, _, _ = yc.KillApplication(context.Background(), appID) })
+	return appID, cmd, &stderr, done
+}
+
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	if err == nil {
+		return 0
+	}
+	var exitErr *exec.ExitError
+	require.True(t, errors.As(err, &exitErr), "%v", err)
+	return exitErr.ExitCode()
+}
+
+// TestSubmitFlinkConf: --flink-conf with the examples' gpu+fpga TaskManager gives containers
+// exactly that vector (memory 4096, 4 vcores, 2 yarn.io/gpu, 1 yarn.io/fpga).
+func TestSubmitFlinkConf(t *testing.T) {
+	ep := cluster(t)
+	root, err := RepoRoot()
+	require.NoError(t, err)
+	share := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := append([]string{"--flink-conf", filepath.Join(root, "examples", "flink-conf.yaml"), "--containers", "2"}, fakeGPUHost(t, share)...)
+	appID, _, stderr, done := startSubmit(t, ctx, ep, 3, append(args, "--", "sh", "-c",
+		`i=0; while [ ! -e "$SHARE/go" ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`)...)
+
+	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
+	require.Equal(t, 0, st.code, st.stderr)
+	var status struct {
+		Containers []struct {
+			ID  string           `json:"id"`
+			AM  bool             `json:"am"`
+			Res map[string]int64 `json:"resource"`
+		} `json:"containers"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(st.stdout), &status), st.stdout)
+	workers := 0
+	for _, c := range status.Containers {
+		if c.AM {
+			continue
+		}
+		workers++
+		assert.Equal(t, map[string]int64{"memory-mb": 4096, "vcores": 4, "yarn.io/gpu": 2, "yarn.io/fpga": 1}, c.Res, c.ID)
+	}
+	assert.Equal(t, 2, workers)
+	require.NoError(t, os.WriteFile(filepath.Join(share, "go"), nil, 0o644))
+	select {
+	case err := <-done:
+		assert.Equal(t, 0, exitCode(t, err), stderr.String())
+	case <-ctx.Done():
+		t.Fatal("submit did not end")
+	}
+}
+
+// TestSubmitRankFails: a command that fails on rank 2 only is restarted --restarts times, then the
+// application FAILS with a diagnostic naming rank 2, and submit exits 6.
+func TestSubmitRankFails(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := append([]string{"submit", "--containers", "4", "--gpus", "1", "--memory", "128m", "--restarts", "1"}, fakeGPUHost(t, t.TempDir())...)
+	r := runCLI(t, ctx, ep, append(args, "--", "sh", "-c", `echo "rank $YARN_ER_RANK" >> "$SHARE/runs"; [ "$YARN_ER_RANK" != 2 ]`)...)
+	assert.Equal(t, 6, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "rank 2 failed 2 time(s)")
+	appID := strings.TrimSpace(r.stdout)
+	assert.NotContains(t, stagingEntries(t, ep), appID, "staging removed")
+}
+
+// TestSubmitInterruptDetaches: SIGINT without a terminal detaches: submit exits 130 and says how
+// to kill the application, which keeps running.
+func TestSubmitInterruptDetaches(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := append([]string{"--containers", "1", "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, t.TempDir())...)
+	appID, cmd, stderr, done := startSubmit(t, ctx, ep, 2, append(args, "--", "sleep", "300")...)
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	select {
+	case err := <-done:
+		assert.Equal(t, 130, exitCode(t, err), stderr.String())
+	case <-ctx.Done():
+		t.Fatal("submit did not end on SIGINT")
+	}
+	assert.Contains(t, stderr.String(), "yarn-er app kill "+appID)
+	a, err := yarnClient(t, ep).App(ctx, appID)
+	require.NoError(t, err)
+	assert.Equal(t, yarn.StateRunning, a.State, "detached, not killed")
+	k := runCLI(t, ctx, ep, "app", "kill", appID)
+	assert.Equal(t, 0, k.code, k.stderr)
+	w := runCLI(t, ctx, ep, "app", "wait", appID, "-q")
+	assert.Equal(t, 7, w.code, w.stderr)
+}
