@@ -339,7 +339,8 @@ func TestSubmitFlinkConf(t *testing.T) {
 	defer cancel()
 	args := append([]string{"--flink-conf", filepath.Join(root, "examples", "flink-conf.yaml"), "--containers", "2"}, fakeGPUHost(t, share)...)
 	appID, _, stderr, done := startSubmit(t, ctx, ep, 3, append(args, "--", "sh", "-c",
-		`i=0; while [ ! -e "$SHARE/go" ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`)...)
+		`echo "hello from rank $YARN_ER_RANK"; echo "$YARN_ER_RANK" > "$SHARE/up-$YARN_ER_RANK"; `+
+			`i=0; while [ ! -e "$SHARE/go" ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`)...)
 
 	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
 	require.Equal(t, 0, st.code, st.stderr)
@@ -360,6 +361,18 @@ func TestSubmitFlinkConf(t *testing.T) {
 		assert.Equal(t, map[string]int64{"memory-mb": 4096, "vcores": 4, "yarn.io/gpu": 2, "yarn.io/fpga": 1}, c.Res, c.ID)
 	}
 	assert.Equal(t, 2, workers)
+
+	// app logs reads every live container's stdout from its NodeManager.
+	require.Eventually(t, func() bool {
+		_, e0 := os.Stat(filepath.Join(share, "up-0"))
+		_, e1 := os.Stat(filepath.Join(share, "up-1"))
+		return e0 == nil && e1 == nil
+	}, time.Minute, 200*time.Millisecond, "both ranks started")
+	lg := runCLI(t, ctx, ep, "app", "logs", appID, "--file", "stdout")
+	require.Equal(t, 0, lg.code, lg.stderr)
+	assert.Contains(t, lg.stdout, "hello from rank 0")
+	assert.Contains(t, lg.stdout, "hello from rank 1")
+	assert.Equal(t, 3, strings.Count(lg.stdout, "==> container_"), "the AM and the 2 ranks: %s", lg.stdout)
 	require.NoError(t, os.WriteFile(filepath.Join(share, "go"), nil, 0o644))
 	select {
 	case err := <-done:

@@ -21,7 +21,7 @@ func newAppCmd(a *app) *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE:  helpOrUnknownCommand,
 	}
-	cmd.AddCommand(newAppListCmd(a), newAppStatusCmd(a), newAppKillCmd(a), newAppWaitCmd(a))
+	cmd.AddCommand(newAppListCmd(a), newAppStatusCmd(a), newAppLogsCmd(a), newAppKillCmd(a), newAppWaitCmd(a))
 	return cmd
 }
 
@@ -335,5 +335,35 @@ func newAppWaitCmd(a *app) *cobra.Command {
 	}
 	cc.register(cmd)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress on stderr")
+	return cmd
+}
+
+func newAppLogsCmd(a *app) *cobra.Command {
+	var (
+		cc clusterConn
+		o  submit.LogsOptions
+	)
+	cmd := &cobra.Command{
+		Use:   "logs APP_ID",
+		Short: "The stdout and stderr of an application's containers, from their NodeManagers",
+		Long: `logs prints the log files (default stdout and stderr) of the application's containers, read from
+the NodeManagers that run them: while the application runs, every live container of its current
+attempt (the ApplicationMaster's included); once it has ended, the ApplicationMaster's container
+while its NodeManager still has its logs. Aggregated logs on HDFS are not read yet: use
+'yarn logs -applicationId APP_ID' for them.`,
+		Example: `  yarn-er app logs application_1700000000000_0001
+  yarn-er app logs application_1700000000000_0001 --container container_1700000000000_0001_01_000002 --file stderr`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc, err := submitClient(a, &cc, false)
+			if err != nil {
+				return err
+			}
+			return sc.Logs(cmd.Context(), args[0], o, a.streams.Out)
+		},
+	}
+	cc.register(cmd)
+	cmd.Flags().StringVar(&o.Container, "container", "", "only this container")
+	cmd.Flags().StringSliceVar(&o.Files, "file", nil, "log files to print (default stdout,stderr)")
 	return cmd
 }
