@@ -22,7 +22,7 @@ func TestDecodeAppContainers(t *testing.T) {
 		{name: "3.5.0 capture", body: string(captured), want: []AppContainer{{
 			ID: "container_1796116205617_0001_01_000001", State: "RUNNING", NodeID: "localhost:44511",
 			NodeHTTPAddress: "http://localhost:35695", StartedTime: millis(1796116535841),
-			LogURL: "http://localhost:35695/node/containerlogs/container_1796116205617_0001_01_000001/root",
+			LogURL:   "http://localhost:35695/node/containerlogs/container_1796116205617_0001_01_000001/root",
 			Resource: Resources{Memory: {Value: 256, Units: "Mi"}, VCores: {Value: 1}, GPU: {}, "yarn.io/fpga": {}},
 		}}},
 		{name: "jersey 1 single", body: jersey1, want: []AppContainer{{
