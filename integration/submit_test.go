@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -419,4 +420,42 @@ func TestSubmitInterruptDetaches(t *testing.T) {
 	assert.Equal(t, 0, k.code, k.stderr)
 	w := runCLI(t, ctx, ep, "app", "wait", appID, "-q")
 	assert.Equal(t, 7, w.code, w.stderr)
+}
+
+// BenchmarkSubmit measures `yarn-er submit --containers N --gpus 1 --memory 128m -- true` from
+// start to the application's end (the process's wall time, staging included) and the staging
+// time it reports. Run with bench/submit.sh.
+func BenchmarkSubmit(b *testing.B) {
+	ep := cluster(b)
+	bin := buildYarnErBinary(b)
+	tree := discoverytest.New(b)
+	tree.NVIDIAHost(8)
+	share := b.TempDir()
+	stagedRe := regexp.MustCompile(`staged [^\n]* in ([0-9.]+(?:ms|s|µs))`)
+	for _, n := range []int{4, 16, 64} {
+		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
+			var wall, staging float64
+			for i := 0; i < b.N; i++ {
+				cmd := exec.Command(bin, "submit", "--containers", fmt.Sprint(n), "--gpus", "1", "--memory", "128m",
+					"--env", "YARN_ER_HOST_ROOT="+tree.Root, "--env", "YARN_ER_COORDINATION_FILE="+filepath.Join(share, "gpus"),
+					"--progress", "plain", "--", "true")
+				cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				start := time.Now()
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("submit: %v\n%s", err, stderr.String())
+				}
+				wall += time.Since(start).Seconds()
+				if m := stagedRe.FindStringSubmatch(stderr.String()); m != nil {
+					if d, err := time.ParseDuration(m[1]); err == nil {
+						staging += d.Seconds()
+					}
+				}
+			}
+			b.ReportMetric(wall/float64(b.N), "s-submit-to-finish")
+			b.ReportMetric(staging*1000/float64(b.N), "ms-staging")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
 }
