@@ -464,3 +464,25 @@ func TestDialUnreachable(t *testing.T) {
 	assert.NotEmpty(t, se.Fix)
 	assert.False(t, errors.Is(err, fs.ErrPermission))
 }
+
+func FuzzParseItem(f *testing.F) {
+	for _, s := range []string{"/etc/hostname", "/etc/hostname#h", "#x", "a#b#c", "/tmp#..", "venv.tgz#venv"} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, arg string, archive bool) {
+		typ := jobspec.TypeFile
+		if archive {
+			typ = jobspec.TypeArchive
+		}
+		it, err := ParseItem(arg, typ)
+		if err != nil {
+			if !errors.Is(err, ErrLocalFile) {
+				t.Fatalf("%q: error %v is not ErrLocalFile", arg, err)
+			}
+			return
+		}
+		if checkLinkName(it.Name) != nil || it.Local == "" || it.Type != typ {
+			t.Fatalf("%q: bad item %+v", arg, it)
+		}
+	})
+}
