@@ -459,3 +459,19 @@ func BenchmarkSubmit(b *testing.B) {
 		})
 	}
 }
+
+// TestSubmitMoreRanksThanGPUs: 9 one-GPU ranks on 8 GPUs: the ninth waits for a free GPU and
+// runs once one finishes; all succeed.
+func TestSubmitMoreRanksThanGPUs(t *testing.T) {
+	ep := cluster(t)
+	share := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	args := append([]string{"submit", "--containers", "9", "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, share)...)
+	r := runCLI(t, ctx, ep, append(args, "--", "sh", "-c", `echo ok > "$SHARE/done-$YARN_ER_RANK"`)...)
+	require.Equal(t, 0, r.code, r.stderr)
+	for rank := range 9 {
+		assert.FileExists(t, filepath.Join(share, fmt.Sprintf("done-%d", rank)))
+	}
+	assert.Contains(t, r.stderr, "capacity", "the preflight's capacity check warns that 8 of 9 fit now")
+}

@@ -64,7 +64,8 @@ func TestFollow(t *testing.T) {
 	assert.Equal(t, 2, events[2].Allocated)
 	assert.Equal(t, 1, events[2].Running)
 	assert.Equal(t, int64(2), events[2].GPUs())
-	assert.Equal(t, "application_1_0001 RUNNING: 2/4 containers allocated, 1 running, 2 GPUs, progress 50%", FormatEvent(events[2], 4))
+	assert.Equal(t, "application_1_0001 RUNNING: 2 containers allocated, 1 running, 2 GPUs, 2/4 ranks done", FormatEvent(events[2], 4))
+	assert.Equal(t, "application_1_0001 RUNNING: 2 containers allocated, 1 running, 2 GPUs, progress 50%", FormatEvent(events[2], 0))
 	assert.Equal(t, "application_1_0001 FINISHED/SUCCEEDED", FormatEvent(events[3], 4))
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -41,7 +41,8 @@ func FormatUpload(p stage.Progress) string {
 const maxDiagnostics = 160
 
 // FormatEvent renders a followed application's state as one line: "application_1_0001 RUNNING:
-// 8/8 containers allocated, 8 running, 8 GPUs, progress 25%".
+// 8 containers allocated, 8 running, 8 GPUs, 2/8 ranks done" (want is the number of ranks, 0
+// when unknown: the AM's progress is shown instead).
 func FormatEvent(e Event, want int) string {
 	a := e.App
 	var b strings.Builder
@@ -50,15 +51,17 @@ func FormatEvent(e Event, want int) string {
 		b.WriteString("/" + a.FinalStatus)
 	}
 	if a.State == yarn.StateRunning {
-		if want > 0 {
-			fmt.Fprintf(&b, ": %d/%d containers allocated, %d running", e.Allocated, want, e.Running)
-		} else {
-			fmt.Fprintf(&b, ": %d containers allocated, %d running", e.Allocated, e.Running)
-		}
+		fmt.Fprintf(&b, ": %d containers allocated, %d running", e.Allocated, e.Running)
 		if g := e.GPUs(); g > 0 {
 			fmt.Fprintf(&b, ", %d GPUs", g)
 		}
-		fmt.Fprintf(&b, ", progress %d%%", int(a.Progress))
+		if want > 0 {
+			// The AM's progress is the share of ranks that exited 0.
+			done := min(int(a.Progress*float64(want)/100+0.5), want)
+			fmt.Fprintf(&b, ", %d/%d ranks done", done, want)
+		} else {
+			fmt.Fprintf(&b, ", progress %d%%", int(a.Progress))
+		}
 	}
 	if d := strings.TrimSpace(a.Diagnostics); d != "" && (yarn.Terminal(a.State) || a.State == yarn.StateAccepted) {
 		if i := strings.IndexByte(d, '\n'); i >= 0 {

@@ -242,6 +242,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		if !rep.OK {
 			return nil, &PreflightError{Report: rep}
 		}
+		for _, ch := range rep.Checks {
+			if ch.Status == preflight.StatusWarn {
+				step(Step{Phase: PhasePreflight, Message: "preflight warning: " + ch.ID + ": " + ch.Message})
+			}
+		}
 	}
 
 	step(Step{Phase: PhaseNewApplication, Message: "asking the ResourceManager for an application id"})

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"sync"
 	"time"
 
@@ -241,9 +244,8 @@ func runSubmit(cmd *cobra.Command, a *app, o *submitOptions, args []string) erro
 		pr.end()
 		kill := false
 		if isTerminal(a.streams.Err) && isTerminalReader(a.streams.In) {
-			fmt.Fprintf(a.streams.Err, "\nkill %s or detach? [k/D] ", sub.AppID)
-			line, _ := bufio.NewReader(a.streams.In).ReadString('\n')
-			kill = strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "k")
+			fmt.Fprintf(a.streams.Err, "\nkill %s or detach? [k/D] (Ctrl-C again: detach) ", sub.AppID)
+			kill = askKill(a.streams.In)
 		}
 		if kill {
 			fmt.Fprintf(a.streams.Err, "killing %s ...\n", sub.AppID)
@@ -302,6 +304,25 @@ func runSubmit(cmd *cobra.Command, a *app, o *submitOptions, args []string) erro
 		return err
 	}
 	return submit.Outcome(app)
+}
+
+// askKill reads the answer to "kill or detach?": true for an answer starting with k; a second
+// interrupt, or the end of the input, is detach.
+func askKill(in io.Reader) bool {
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(in).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "k")
+	case <-again:
+		return false
+	}
 }
 
 // renderSubmit writes the -o json/yaml result; the table form is the application id already
