@@ -209,7 +209,12 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 		ho.Addresses = []string{u.Host}
 	}
 	if u.Port() == "" && len(opts.Addresses) == 0 && !isLogical(hc, u.Host) {
-		ho.Addresses = []string{net.JoinHostPort(u.Hostname(), "8020")}
+		// hdfs://nn without a port means the NameNode's default RPC port.
+		for i, a := range ho.Addresses {
+			if a == u.Host {
+				ho.Addresses[i] = net.JoinHostPort(u.Hostname(), "8020")
+			}
+		}
 	}
 	ho.User = opts.User
 	dt := opts.DialTimeout
