@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
+	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -474,4 +475,36 @@ func TestSubmitMoreRanksThanGPUs(t *testing.T) {
 		assert.FileExists(t, filepath.Join(share, fmt.Sprintf("done-%d", rank)))
 	}
 	assert.Contains(t, r.stderr, "capacity", "the preflight's capacity check warns that 8 of 9 fit now")
+}
+
+// TestSubmitKeepStaging: with --keep-staging the staging directory stays after the application
+// ended, holding the binary and the job spec exactly as the spec names them: sizes and mtimes as
+// HDFS has them, the scheduler address from the Hadoop configuration.
+func TestSubmitKeepStaging(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r := runCLI(t, ctx, ep, "submit", "--keep-staging", "--memory", "128m", "--name", "keep", "--", "true")
+	require.Equal(t, 0, r.code, r.stderr)
+	appID := strings.TrimSpace(r.stdout)
+	require.Contains(t, stagingEntries(t, ep), appID, "staging kept")
+	raw := hdfsClient(t, ep)
+	dir := path.Join("/user", ep.User, ".yarn-er", appID)
+	t.Cleanup(func() { _ = raw.RemoveAll(dir) })
+	b, err := raw.ReadFile(dir + "/" + jobspec.FileName)
+	require.NoError(t, err)
+	spec, err := jobspec.Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, []string{ep.RMSchedulerAddress}, spec.SchedulerAddresses)
+	assert.Equal(t, "keep", spec.Name)
+	assert.Equal(t, ep.User, spec.User)
+	assert.True(t, spec.KeepStaging)
+	assert.Equal(t, 1, spec.MaxAttempts)
+	assert.Equal(t, ep.HDFSURI+dir, spec.StagingDir)
+	assert.Nil(t, spec.Devices, "no device is asked for")
+	fi, err := raw.Stat(dir + "/" + jobspec.BinaryName)
+	require.NoError(t, err)
+	assert.Equal(t, fi.Size(), spec.Binary.Size)
+	assert.Equal(t, fi.ModTime().UnixMilli(), spec.Binary.MtimeMillis)
+	assert.Equal(t, os.FileMode(0o700), func() os.FileMode { d, _ := raw.Stat(dir); return d.Mode().Perm() }())
 }
