@@ -39,7 +39,7 @@ integration: harness ## integration tests against a mini-YARN that TestMain star
 test: unit integration ## unit tests, then integration tests
 
 # The demo runs yarn-er against the bundled mini-YARN, then stops it (also on failure).
-demo: build harness ## translate, cluster nodes and preflight against the bundled mini-YARN (good and misconfigured)
+demo: build harness ## translate, cluster nodes, preflight and a GPU submit against the bundled mini-YARN (good and misconfigured)
 	examples/demo.sh
 
 fuzz-smoke: ## run every fuzz target for FUZZTIME (default 10s) each

@@ -130,8 +130,8 @@ func writeAppTable(w io.Writer, apps []appInfoOut) error {
 			started = x.StartedTime.Local().Format("2006-01-02 15:04:05")
 		}
 		name := x.Name
-		if len(name) > 40 {
-			name = name[:39] + "…"
+		if r := []rune(name); len(r) > 40 {
+			name = string(r[:39]) + "…"
 		}
 		running := "-"
 		if x.RunningContainers >= 0 {
