@@ -49,7 +49,9 @@ FLINK_HOME=$flink_home run "$bin" preflight --flink-conf examples/flink-conf.yam
 step "4. A GPU program on YARN: 8 containers with one yarn.io/gpu each"
 # The mini-YARN's NodeManagers schedule yarn.io/gpu but the host has no GPU: a fake NVIDIA host
 # (procfs information files and /dev nodes for 8 GPUs) lets each container's 'yarn-er exec' lock
-# one device and set CUDA_VISIBLE_DEVICES, as on a real GPU node.
+# one device and set CUDA_VISIBLE_DEVICES, as on a real GPU node. Each rank holds its GPU for 5 s,
+# so the ranks that run at the same time show different GPUs (a GPU is free again once its rank
+# ended).
 gpus=$work/fake-gpu-host
 for i in 0 1 2 3 4 5 6 7; do
   bus=$(printf '0000:%02x:00.0' $((0x10 + i)))
@@ -61,7 +63,7 @@ done
 : > "$gpus/dev/nvidiactl"
 run "$bin" submit --containers 8 --gpus 1 --memory 128m --progress plain \
   --env YARN_ER_HOST_ROOT="$gpus" --env YARN_ER_COORDINATION_FILE="$work/gpu-ledger" --env OUT="$work/ranks.txt" \
-  -- sh -c 'echo "rank $YARN_ER_RANK of $YARN_ER_WORLD_SIZE sees GPU $CUDA_VISIBLE_DEVICES" >> "$OUT"'
+  -- sh -c 'echo "rank $YARN_ER_RANK of $YARN_ER_WORLD_SIZE sees GPU $CUDA_VISIBLE_DEVICES" >> "$OUT"; sleep 5'
 echo "What the ranks wrote (one shared file: both NodeManagers run on this host):"
 sort "$work/ranks.txt"
 run "$bin" app list --all --type YARN-ER
