@@ -55,7 +55,7 @@ staging directory when the application ends (unless --keep-staging).
 
 submit then follows the application until it ends (--detach: returns once it is ACCEPTED), with
 one live line on a terminal and plain lines otherwise, all on stderr; stdout gets the application
-id (and with -o json the final report). Ctrl-C asks whether to kill or detach (without a terminal:
+id (with -o json|yaml: only the final report, which names it). Ctrl-C asks whether to kill or detach (without a terminal:
 detaches and says how to kill).
 
 Exit status: 0 SUCCEEDED, 6 FAILED, 7 KILLED, 3 refused by the preflight, 2 bad flags, 4 refused
@@ -221,7 +221,11 @@ func runSubmit(cmd *cobra.Command, a *app, o *submitOptions, args []string) erro
 	case err != nil:
 		return err
 	}
-	fmt.Fprintln(a.streams.Out, sub.AppID)
+	if a.output == "table" {
+		// The id first, so that scripts have it while the application runs; -o json/yaml keep
+		// stdout one document (the final report, which names it).
+		fmt.Fprintln(a.streams.Out, sub.AppID)
+	}
 	res := submitResult{ApplicationID: sub.AppID, StagingDir: sub.StagingDir, Containers: sub.Spec.Containers}
 	for _, q := range sub.Spec.Resource {
 		res.Resource = append(res.Resource, fmt.Sprintf("%s=%d%s", q.Name, q.Value, q.Units))
