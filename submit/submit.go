@@ -249,6 +249,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		}
 	}
 
+	if c.opts.Stage.User == "" && c.opts.YARN.Auth() == yarn.AuthKerberos {
+		return nil, &stage.Error{Op: "connect", Err: stage.ErrUnsupportedAuth,
+			Fix: "staging to HDFS with Kerberos is not supported yet; submit with simple authentication (--auth simple --user NAME)"}
+	}
+
 	step(Step{Phase: PhaseNewApplication, Message: "asking the ResourceManager for an application id"})
 	na, err := c.opts.YARN.NewApplication(ctx)
 	if err != nil {
@@ -261,6 +266,8 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		}
 	}
 
+	// The RM first (REST submission disabled, a refused user), then HDFS: an unreachable
+	// NameNode uses up the application id, but nothing is submitted or staged.
 	sc, err := stage.Dial(ctx, c.opts.Stage)
 	if err != nil {
 		return nil, err
