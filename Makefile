@@ -12,7 +12,7 @@ INTEGRATION_TIMEOUT ?= 30m
 INTEGRATION_FLAGS ?= -v
 FUZZTIME  ?= 10s
 
-.PHONY: build unit vet integration test demo fuzz-smoke harness clean help
+.PHONY: build unit unit-short vet integration test demo fuzz-smoke harness clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -27,8 +27,11 @@ vet: ## gofmt and go vet, with and without the integration tag
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./integration/...
 
-unit: ## unit tests
-	$(GO) test ./...
+unit: ## unit tests with the race detector (what CI runs)
+	$(GO) test -race ./...
+
+unit-short: ## unit tests with the race detector, the 64-process stress test cut down (-short)
+	$(GO) test -race -short ./...
 
 harness: ## build the mini-YARN harness (Maven, cached)
 	$(MINI_YARN) build

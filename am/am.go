@@ -23,6 +23,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Defaults of Options.
@@ -40,7 +41,7 @@ type Options struct {
 	Identity Identity
 	// Credentials hold the AMRMToken (see FromEnv). Other tokens (HDFS delegation tokens) are
 	// passed on to the containers; the AMRMToken never is.
-	Credentials *amrm.Credentials
+	Credentials *records.Credentials
 	// Logger receives progress (default discards). Tokens are never logged.
 	Logger *slog.Logger
 	// Heartbeat is the allocate interval while container asks are outstanding or containers are
@@ -69,7 +70,7 @@ type Rank struct {
 	// Launches is how many containers the rank was started in.
 	Launches int
 	// Container and Node are the rank's last container.
-	Container amrm.ContainerID
+	Container records.ContainerID
 	Node      string
 	// ExitStatus and Diagnostics are the last container's (-1000 when it never completed).
 	ExitStatus  int32
@@ -82,7 +83,7 @@ type Rank struct {
 type Result struct {
 	// Status is the final status the AM unregistered with (StatusUndefined when it did not
 	// unregister: killed, or the attempt failed).
-	Status amrm.FinalStatus
+	Status records.FinalStatus
 	// Diagnostics are the diagnostics sent with the final status.
 	Diagnostics string
 	Ranks       []Rank
@@ -109,7 +110,7 @@ type RankError struct {
 	Rank       int
 	Failures   int
 	Restarts   int
-	Container  amrm.ContainerID
+	Container  records.ContainerID
 	Node       string
 	ExitStatus int32
 	// Diagnostics are the NodeManager's (trimmed).
@@ -159,7 +160,7 @@ type opened struct {
 
 type launchResult struct {
 	s   *slot
-	id  amrm.ContainerID
+	id  records.ContainerID
 	err error
 }
 
@@ -174,7 +175,7 @@ type runner struct {
 	prio   int32
 	capab  amrm.Resource
 	slots  []*slot
-	byID   map[amrm.ContainerID]*slot
+	byID   map[records.ContainerID]*slot
 	res    *Result
 	launch chan launchResult
 	wg     sync.WaitGroup
@@ -259,7 +260,7 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 		opts.Identity.MaxAttempts = spec.MaxAttempts // the RM does not set MAX_APP_ATTEMPTS (3.5)
 	}
 	r := &runner{spec: spec, opts: opts, log: opts.Logger, start: opts.Now(), prio: spec.Priority,
-		byID: map[amrm.ContainerID]*slot{}, res: &Result{}, launch: make(chan launchResult, spec.Containers)}
+		byID: map[records.ContainerID]*slot{}, res: &Result{}, launch: make(chan launchResult, spec.Containers)}
 	for i := range spec.Containers {
 		r.slots = append(r.slots, &slot{rank: i, exit: -1000})
 	}
@@ -338,7 +339,7 @@ func (r *runner) run(ctx context.Context) error {
 		// The job cannot run on this cluster: say why, as the application's final status.
 		diag := fmt.Sprintf("yarn-er: cannot ask for %d container(s) of %s: %v", spec.Containers, r.capab.String(), err)
 		r.log.Error("am: ask refused", "err", err)
-		return r.finish(ctx, amrm.StatusFailed, diag, err)
+		return r.finish(ctx, records.FinalFailed, diag, err)
 	}
 	r.log.Info("am: asked", "containers", spec.Containers, "resource", r.capab.String(), "priority", r.prio, "nodeLabel", spec.NodeLabel)
 
@@ -390,12 +391,12 @@ func (r *runner) run(ctx context.Context) error {
 		if r.fail != nil {
 			r.waitLaunches() // then every started container is known, and stopped
 			r.stopAll(ctx)
-			return r.finish(ctx, amrm.StatusFailed, r.fail.Error(), r.fail)
+			return r.finish(ctx, records.FinalFailed, r.fail.Error(), r.fail)
 		}
 		done := r.succeeded()
 		rm.SetProgress(float32(done) / float32(spec.Containers))
 		if done == spec.Containers {
-			return r.finish(ctx, amrm.StatusSucceeded, fmt.Sprintf("yarn-er: all %d rank(s) exited 0 (%d restart(s))", spec.Containers, r.res.Restarts), nil)
+			return r.finish(ctx, records.FinalSucceeded, fmt.Sprintf("yarn-er: all %d rank(s) exited 0 (%d restart(s))", spec.Containers, r.res.Restarts), nil)
 		}
 		if r.res.AllAllocated == 0 && r.allHaveContainers() {
 			r.res.AllAllocated = r.since()
@@ -441,7 +442,7 @@ func (r *runner) allHaveContainers() bool {
 func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 	for _, rel := range a.Released {
 		r.res.Released++
-		r.log.Warn("am: container given back", "container", string(rel.Container.ID), "node", rel.Container.Node, "reason", rel.Reason)
+		r.log.Warn("am: container given back", "container", rel.Container.ID.String(), "node", rel.Container.Node, "reason", rel.Reason)
 	}
 	for _, st := range a.Completed {
 		s := r.byID[st.ID]
@@ -454,7 +455,7 @@ func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 	for _, c := range a.Allocated {
 		s := r.nextWaiting()
 		if s == nil {
-			r.log.Info("am: releasing a surplus container", "container", string(c.ID), "node", c.Node)
+			r.log.Info("am: releasing a surplus container", "container", c.ID.String(), "node", c.Node)
 			_ = r.rm.Release(c.ID)
 			r.res.Released++
 			continue
@@ -462,7 +463,7 @@ func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 		s.state, s.container, s.exit, s.diag = starting, c, -1000, ""
 		s.launches++
 		r.byID[c.ID] = s
-		r.log.Info("am: starting rank", "rank", s.rank, "container", string(c.ID), "node", c.Node, "resource", c.Resource.String(), "launch", s.launches)
+		r.log.Info("am: starting rank", "rank", s.rank, "container", c.ID.String(), "node", c.Node, "resource", c.Resource.String(), "launch", s.launches)
 		lc := LaunchContext(r.spec, r.opts.Identity.AppID, c.ID, s.rank, r.rm.Credentials())
 		r.wg.Add(1)
 		go func() {
@@ -511,10 +512,10 @@ func (r *runner) launched(lr launchResult) {
 	}
 	if lr.err == nil {
 		s.state = running
-		r.log.Debug("am: rank started", "rank", s.rank, "container", string(lr.id))
+		r.log.Debug("am: rank started", "rank", s.rank, "container", lr.id.String())
 		return
 	}
-	r.log.Warn("am: container start failed", "rank", s.rank, "container", string(lr.id), "node", s.container.Node, "err", lr.err)
+	r.log.Warn("am: container start failed", "rank", s.rank, "container", lr.id.String(), "node", s.container.Node, "err", lr.err)
 	delete(r.byID, lr.id)
 	_ = r.rm.Release(lr.id)
 	r.completed(s, -1000, "start failed: "+lr.err.Error())
@@ -525,12 +526,12 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 	s.exit, s.diag = exit, trimDiag(diag)
 	if exit == 0 {
 		s.state = succeeded
-		r.log.Info("am: rank exited 0", "rank", s.rank, "container", string(s.container.ID))
+		r.log.Info("am: rank exited 0", "rank", s.rank, "container", s.container.ID.String())
 		return
 	}
 	s.failures++
 	if s.failures > r.spec.Restarts {
-		r.log.Error("am: rank failed; no restarts left", "rank", s.rank, "container", string(s.container.ID), "node", s.container.Node, "exitStatus", exit, "failures", s.failures)
+		r.log.Error("am: rank failed; no restarts left", "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node, "exitStatus", exit, "failures", s.failures)
 		s.state = waiting
 		if r.fail == nil {
 			r.fail = &RankError{Rank: s.rank, Failures: s.failures, Restarts: r.spec.Restarts, Container: s.container.ID,
@@ -538,7 +539,7 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 		}
 		return
 	}
-	r.log.Warn("am: rank failed; restarting it in a new container", "rank", s.rank, "container", string(s.container.ID), "node", s.container.Node,
+	r.log.Warn("am: rank failed; restarting it in a new container", "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node,
 		"exitStatus", exit, "restart", s.failures, "of", r.spec.Restarts, "diagnostics", s.diag)
 	s.state = waiting
 	r.res.Restarts++
@@ -565,17 +566,17 @@ func (r *runner) stopAll(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			if err := r.nm.StopContainer(sctx, c.Node, c.ID); err != nil {
-				r.log.Warn("am: stop container", "rank", s.rank, "container", string(c.ID), "err", err)
+				r.log.Warn("am: stop container", "rank", s.rank, "container", c.ID.String(), "err", err)
 				return
 			}
-			r.log.Info("am: stopped container", "rank", s.rank, "container", string(c.ID), "node", c.Node)
+			r.log.Info("am: stopped container", "rank", s.rank, "container", c.ID.String(), "node", c.Node)
 		}()
 	}
 	wg.Wait()
 }
 
 // finish unregisters with a final status.
-func (r *runner) finish(ctx context.Context, status amrm.FinalStatus, diag string, cause error) error {
+func (r *runner) finish(ctx context.Context, status records.FinalStatus, diag string, cause error) error {
 	// The staging directory goes first: once the ResourceManager reports the application
 	// finished, nothing of it is left on the file system.
 	r.removeStaging(ctx)

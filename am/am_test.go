@@ -18,6 +18,7 @@ import (
 	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/amrm/amrmfake"
 	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // fixture is a fake cluster, a spec for it and a staging directory on the local file system.
@@ -39,18 +40,18 @@ func newFixture(t *testing.T, n int, opts amrmfake.Options) *fixture {
 		Containers:         n,
 		Priority:           1,
 		Resource: []jobspec.Quantity{
-			{Name: jobspec.ResourceMemory, Value: 512, Units: "Mi"},
-			{Name: jobspec.ResourceVCores, Value: 1},
-			{Name: amrm.ResourceGPU, Value: 1},
+			{Name: records.MemoryMB, Value: 512, Units: "Mi"},
+			{Name: records.VCores, Value: 1},
+			{Name: records.GPU, Value: 1},
 		},
 		Devices: &jobspec.Devices{Kind: "gpu", Amount: 1},
 		Command: []string{"python3", "train.py", "--epochs", "3"},
 		Env:     map[string]string{"TRAIN_MODE": "fast"},
 		Binary: jobspec.LocalFile{Name: jobspec.BinaryName, URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/yarn-er",
-			Size: 6, MtimeMillis: 1700000001000, Type: jobspec.TypeFile},
+			Size: 6, MtimeMillis: 1700000001000, Type: records.LocalFile},
 		Files: []jobspec.LocalFile{
-			{Name: "train.py", URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/train.py", Size: 42, MtimeMillis: 1700000002000, Type: jobspec.TypeFile},
-			{Name: "data", URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/data.tgz", Size: 1000, MtimeMillis: 1700000003000, Type: jobspec.TypeArchive, Visibility: jobspec.VisibilityPrivate},
+			{Name: "train.py", URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/train.py", Size: 42, MtimeMillis: 1700000002000, Type: records.LocalFile},
+			{Name: "data", URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/data.tgz", Size: 1000, MtimeMillis: 1700000003000, Type: records.LocalArchive, Visibility: records.VisibilityPrivate},
 		},
 		StagingDir: "file://" + staging,
 	}
@@ -59,7 +60,7 @@ func newFixture(t *testing.T, n int, opts amrmfake.Options) *fixture {
 
 func (f *fixture) options(t *testing.T) Options {
 	creds := f.cluster.Credentials()
-	creds.AddToken("hdfs", amrm.Token{Identifier: []byte("dt"), Password: []byte("dtpw"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
+	creds.AddToken("hdfs", records.Token{Identifier: []byte("dt"), Password: []byte("dtpw"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
 	return Options{
 		Identity:      Identity{AppID: amrmfake.AppID, Attempt: 1, MaxAttempts: 1, Host: "am-host"},
 		Credentials:   creds,
@@ -110,7 +111,7 @@ func TestAllRanksSucceed(t *testing.T) {
 	res, err := f.run(t, f.options(t))
 	require.NoError(t, err)
 
-	assert.Equal(t, amrm.StatusSucceeded, res.Status)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
 	fin := f.cluster.Finishes()
 	require.Len(t, fin, 1)
 	assert.Equal(t, "SUCCEEDED", fin[0].Status)
@@ -127,8 +128,8 @@ func TestAllRanksSucceed(t *testing.T) {
 	var ranks []int
 	for _, l := range ls {
 		ranks = append(ranks, rankOf(t, l))
-		assert.Equal(t, int64(1), l.Resource.Extended[amrm.ResourceGPU], l.Container)
-		assert.Equal(t, string(l.Container), l.Environment[jobspec.EnvContainerID])
+		assert.Equal(t, int64(1), l.Resource.Extended[records.GPU], l.Container)
+		assert.Equal(t, l.Container.String(), l.Environment[jobspec.EnvContainerID])
 	}
 	slices.Sort(ranks)
 	assert.Equal(t, []int{0, 1, 2, 3}, ranks)
@@ -168,7 +169,7 @@ func TestLaunchContextContents(t *testing.T) {
 		assert.Equal(t, map[string]string{
 			"TRAIN_MODE":           "fast",
 			"YARN_ER_APP_ID":       amrmfake.AppID,
-			"YARN_ER_CONTAINER_ID": string(l.Container),
+			"YARN_ER_CONTAINER_ID": l.Container.String(),
 			"YARN_ER_RANK":         strconv.Itoa(rank),
 			"YARN_ER_WORLD_SIZE":   "2",
 		}, l.Environment)
@@ -179,9 +180,9 @@ func TestLaunchContextContents(t *testing.T) {
 			"data":     {URL: base + "/data.tgz", Size: 1000, Timestamp: 1700000003000, Type: "ARCHIVE", Visibility: "PRIVATE"},
 		}, l.LocalResources)
 		// The containers get the delegation tokens, never the AMRMToken.
-		creds, err := amrm.ParseCredentials(l.Tokens)
+		creds, err := records.ParseCredentials(l.Tokens)
 		require.NoError(t, err)
-		_, _, hasAMRM := creds.TokenByKind(amrm.KindAMRMToken)
+		_, _, hasAMRM := creds.TokenByKind(records.KindAMRMToken)
 		assert.False(t, hasAMRM)
 		_, dt, ok := creds.TokenByKind("HDFS_DELEGATION_TOKEN")
 		require.True(t, ok)
@@ -219,10 +220,10 @@ func TestRankExhaustsRestarts(t *testing.T) {
 	require.Len(t, rank2, 2, "rank 2 ran once and was restarted once")
 	assert.NotEqual(t, rank2[0].Container, rank2[1].Container, "a fresh container for the restart")
 	last := rank2[1]
-	for _, want := range []string{"rank 2", string(last.Container), last.Node, "exit status 3", "Exit code: 3"} {
+	for _, want := range []string{"rank 2", last.Container.String(), last.Node, "exit status 3", "Exit code: 3"} {
 		assert.Contains(t, fin[0].Diagnostics, want)
 	}
-	assert.Equal(t, amrm.StatusFailed, res.Status)
+	assert.Equal(t, records.FinalFailed, res.Status)
 	assert.Equal(t, 1, res.Restarts)
 
 	// The other ranks' containers were stopped before unregistering.
@@ -236,11 +237,11 @@ func TestRestartedRankKeepsItsRank(t *testing.T) {
 	f.spec.Restarts = 1
 	res, err := f.run(t, f.options(t))
 	require.NoError(t, err)
-	assert.Equal(t, amrm.StatusSucceeded, res.Status)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
 	assert.Equal(t, 1, res.Restarts)
 	ls := f.cluster.Launches()
 	require.Len(t, ls, 4)
-	var rank1 []amrm.ContainerID
+	var rank1 []records.ContainerID
 	for _, l := range ls {
 		if rankOf(t, l) == 1 {
 			rank1 = append(rank1, l.Container)
@@ -257,14 +258,14 @@ func TestAllocationWithoutGPUIsReasked(t *testing.T) {
 	f := newFixture(t, 4, amrmfake.Options{StripResources: func(n int) bool { return n == 0 }})
 	res, err := f.run(t, f.options(t))
 	require.NoError(t, err)
-	assert.Equal(t, amrm.StatusSucceeded, res.Status)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
 	rel := f.cluster.Releases()
 	require.Len(t, rel, 1, "the container without yarn.io/gpu was given back")
 	ls := f.cluster.Launches()
 	require.Len(t, ls, 4)
 	for _, l := range ls {
 		assert.NotEqual(t, rel[0], l.Container, "the stripped container was never started")
-		assert.Equal(t, int64(1), l.Resource.Extended[amrm.ResourceGPU])
+		assert.Equal(t, int64(1), l.Resource.Extended[records.GPU])
 	}
 	assert.Equal(t, 1, res.Released)
 }
@@ -274,7 +275,7 @@ func TestMoreRanksThanGPUs(t *testing.T) {
 	f := newFixture(t, 9, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome { return amrmfake.Outcome{Heartbeats: 5} }})
 	res, err := f.run(t, f.options(t))
 	require.NoError(t, err)
-	assert.Equal(t, amrm.StatusSucceeded, res.Status)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
 	assert.Len(t, f.cluster.Launches(), 9)
 	assert.Equal(t, int64(8), f.cluster.MaxGPUsInUse())
 }
@@ -291,7 +292,7 @@ func TestKilledRemovesStagingWithoutUnregistering(t *testing.T) {
 	}()
 	res, err := Run(ctx, f.spec, f.options(t))
 	require.ErrorIs(t, err, ErrKilled)
-	assert.Equal(t, amrm.StatusUndefined, res.Status)
+	assert.Equal(t, records.FinalUndefined, res.Status)
 	assert.Empty(t, f.cluster.Finishes(), "a killed AM cannot unregister")
 	assert.True(t, res.StagingRemoved)
 	assert.NoDirExists(t, f.staging)
@@ -334,7 +335,7 @@ func TestStagingKept(t *testing.T) {
 		f.spec.KeepStaging = true
 		res, err := f.run(t, f.options(t))
 		require.NoError(t, err)
-		assert.Equal(t, amrm.StatusSucceeded, res.Status)
+		assert.Equal(t, records.FinalSucceeded, res.Status)
 		assert.DirExists(t, f.staging)
 	})
 }
@@ -349,7 +350,7 @@ func TestResyncAfterRMRestart(t *testing.T) {
 	f.spec.Containers = 2
 	res, err := f.run(t, f.options(t))
 	require.NoError(t, err)
-	assert.Equal(t, amrm.StatusSucceeded, res.Status)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
 	assert.Equal(t, 2, f.cluster.Registers(), "registered again after the RM forgot the AM")
 }
 
@@ -358,7 +359,7 @@ func TestAskRefusedFailsTheApplication(t *testing.T) {
 	f.spec.Resource = append(f.spec.Resource, jobspec.Quantity{Name: "yarn.io/fpga", Value: 1})
 	res, err := f.run(t, f.options(t))
 	require.ErrorIs(t, err, amrm.ErrUnknownResource)
-	assert.Equal(t, amrm.StatusFailed, res.Status)
+	assert.Equal(t, records.FinalFailed, res.Status)
 	fin := f.cluster.Finishes()
 	require.Len(t, fin, 1)
 	assert.Equal(t, "FAILED", fin[0].Status)
@@ -391,13 +392,13 @@ func TestRunRefusesBadInput(t *testing.T) {
 
 	// A scheduler that refuses the token fails the attempt quickly, without unregistering.
 	opts = f.options(t)
-	opts.Credentials = amrm.NewCredentials()
-	opts.Credentials.AddToken("amrm", amrm.Token{Identifier: []byte("other"), Password: []byte("x"), Kind: amrm.KindAMRMToken})
+	opts.Credentials = records.NewCredentials()
+	opts.Credentials.AddToken("amrm", records.Token{Identifier: []byte("other"), Password: []byte("x"), Kind: records.KindAMRMToken})
 	opts.Identity.MaxAttempts = 2
 	res, err := f.run(t, opts)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, amrm.ErrAuthentication)
-	assert.Equal(t, amrm.StatusUndefined, res.Status)
+	assert.Equal(t, records.FinalUndefined, res.Status)
 	assert.DirExists(t, f.staging, "kept for the next attempt")
 	assert.Empty(t, f.cluster.Finishes())
 
@@ -433,7 +434,7 @@ func TestStagingSafety(t *testing.T) {
 }
 
 func TestRankErrorMessage(t *testing.T) {
-	e := &RankError{Rank: 2, Failures: 2, Restarts: 1, Container: "container_1_0001_01_000005", Node: "nm1:45454", ExitStatus: 1, Diagnostics: "boom"}
+	e := &RankError{Rank: 2, Failures: 2, Restarts: 1, Container: mustContainerID(t, "container_1_0001_01_000005"), Node: "nm1:45454", ExitStatus: 1, Diagnostics: "boom"}
 	assert.Equal(t, "yarn-er: rank 2 failed 2 time(s) (restarts allowed: 1); last in container container_1_0001_01_000005 on node nm1:45454 with exit status 1: boom", e.Error())
 	assert.True(t, errors.Is(e, ErrApplicationFailed))
 }

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/yarn-er/yarn-er/amrm"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Environment variables the NodeManager and the ResourceManager set in an AM container
@@ -33,7 +33,7 @@ type Identity struct {
 	// MaxAttempts is the application's maximum number of attempts (0: unknown).
 	MaxAttempts int
 	// ContainerID is the AM's own container.
-	ContainerID amrm.ContainerID
+	ContainerID records.ContainerID
 	// SubmitTime is when the application was submitted (zero: unknown).
 	SubmitTime time.Time
 	// Host is the AM's host as the NodeManager names it (registered with the RM).
@@ -43,42 +43,24 @@ type Identity struct {
 // LastAttempt reports whether no attempt follows this one if it fails (unknown counts as last).
 func (id Identity) LastAttempt() bool { return id.MaxAttempts <= 0 || id.Attempt >= id.MaxAttempts }
 
-// ParseContainerID splits a container id (container_[e<epoch>_]<ts>_<app>_<attempt>_<n>) into
-// the application id, the attempt id and the attempt number.
-func ParseContainerID(s string) (appID, attemptID string, attempt int, err error) {
-	bad := func(why string) (string, string, int, error) {
-		return "", "", 0, fmt.Errorf("%w: %s=%q: %s (want container_[e<epoch>_]<clusterTimestamp>_<app>_<attempt>_<id>)", ErrEnvironment, EnvContainerID, s, why)
-	}
-	if _, err := amrm.ParseContainerID(s); err != nil {
-		return bad("not a container id")
-	}
-	parts := strings.Split(s, "_")[1:]
-	if strings.HasPrefix(parts[0], "e") {
-		parts = parts[1:]
-	}
-	att, err := strconv.Atoi(parts[2])
-	if err != nil || att < 1 {
-		return bad("bad attempt number")
-	}
-	appID = "application_" + parts[0] + "_" + parts[1]
-	attemptID = fmt.Sprintf("appattempt_%s_%s_%06d", parts[0], parts[1], att)
-	return appID, attemptID, att, nil
-}
-
 // FromEnv builds the AM's identity and credentials from its container's environment:
 // CONTAINER_ID (application and attempt), HADOOP_TOKEN_FILE_LOCATION (the AMRMToken),
 // APP_SUBMIT_TIME_ENV, MAX_APP_ATTEMPTS and NM_HOST. getenv is usually os.Getenv.
-func FromEnv(getenv func(string) string) (Identity, *amrm.Credentials, error) {
+func FromEnv(getenv func(string) string) (Identity, *records.Credentials, error) {
 	var id Identity
 	cid := getenv(EnvContainerID)
 	if cid == "" {
 		return id, nil, fmt.Errorf("%w: %s is not set: yarn-er am runs only as a YARN ApplicationMaster (submitted by yarn-er submit)", ErrEnvironment, EnvContainerID)
 	}
-	var err error
-	if id.AppID, id.AttemptID, id.Attempt, err = ParseContainerID(cid); err != nil {
-		return id, nil, err
+	c, err := records.ParseContainerID(cid)
+	if err != nil {
+		return id, nil, fmt.Errorf("%w: %s=%q: %w", ErrEnvironment, EnvContainerID, cid, err)
 	}
-	id.ContainerID = amrm.ContainerID(cid)
+	if c.Attempt.Attempt < 1 {
+		return id, nil, fmt.Errorf("%w: %s=%q: attempt number %d (want 1 or more)", ErrEnvironment, EnvContainerID, cid, c.Attempt.Attempt)
+	}
+	id.ContainerID = c
+	id.AppID, id.AttemptID, id.Attempt = c.Attempt.Application.String(), c.Attempt.String(), int(c.Attempt.Attempt)
 	if v := getenv(EnvSubmitTime); v != "" {
 		ms, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -94,17 +76,17 @@ func FromEnv(getenv func(string) string) (Identity, *amrm.Credentials, error) {
 		id.MaxAttempts = n
 	}
 	id.Host = getenv(EnvNMHost)
-	tf := getenv(amrm.EnvTokenFile)
+	tf := getenv(records.EnvTokenFile)
 	if tf == "" {
 		return id, nil, fmt.Errorf("%w: %s is not set: the NodeManager gives every AM container its token file; without it the AM cannot authenticate to the ResourceManager (%w)",
-			ErrEnvironment, amrm.EnvTokenFile, amrm.ErrNoToken)
+			ErrEnvironment, records.EnvTokenFile, amrm.ErrNoToken)
 	}
-	creds, err := amrm.ReadTokenFile(tf)
+	creds, err := records.ReadTokenFile(tf)
 	if err != nil {
-		return id, nil, fmt.Errorf("%s=%s: %w", amrm.EnvTokenFile, tf, err)
+		return id, nil, fmt.Errorf("%s=%s: %w", records.EnvTokenFile, tf, err)
 	}
-	if _, _, ok := creds.TokenByKind(amrm.KindAMRMToken); !ok {
-		return id, nil, fmt.Errorf("%s=%s holds no %s token: %w", amrm.EnvTokenFile, tf, amrm.KindAMRMToken, amrm.ErrNoToken)
+	if _, _, ok := creds.TokenByKind(records.KindAMRMToken); !ok {
+		return id, nil, fmt.Errorf("%s=%s holds no %s token: %w", records.EnvTokenFile, tf, records.KindAMRMToken, amrm.ErrNoToken)
 	}
 	return id, creds, nil
 }

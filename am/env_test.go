@@ -13,6 +13,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func envMap(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -20,29 +21,29 @@ func envMap(m map[string]string) func(string) string { return func(k string) str
 func TestFromEnv(t *testing.T) {
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "container_tokens")
-	creds := amrm.NewCredentials()
-	creds.AddToken("amrm", amrm.Token{Identifier: []byte("id"), Password: []byte("pw"), Kind: amrm.KindAMRMToken})
-	require.NoError(t, amrm.WriteTokenFile(tokenFile, creds, amrm.FormatWritable))
+	creds := records.NewCredentials()
+	creds.AddToken("amrm", records.Token{Identifier: []byte("id"), Password: []byte("pw"), Kind: records.KindAMRMToken})
+	require.NoError(t, records.WriteTokenFile(tokenFile, creds, records.FormatWritable))
 	noAMRM := filepath.Join(dir, "no_amrm")
-	require.NoError(t, amrm.WriteTokenFile(noAMRM, amrm.NewCredentials(), amrm.FormatWritable))
+	require.NoError(t, records.WriteTokenFile(noAMRM, records.NewCredentials(), records.FormatWritable))
 	garbage := filepath.Join(dir, "garbage")
 	require.NoError(t, os.WriteFile(garbage, []byte("not a token file"), 0o600))
 
 	good := map[string]string{
-		EnvContainerID:    "container_e17_1700000000000_0042_02_000001",
-		amrm.EnvTokenFile: tokenFile,
-		EnvSubmitTime:     "1700000000123",
-		EnvMaxAttempts:    "2",
-		EnvNMHost:         "nm1.example.com",
+		EnvContainerID:       "container_e17_1700000000000_0042_02_000001",
+		records.EnvTokenFile: tokenFile,
+		EnvSubmitTime:        "1700000000123",
+		EnvMaxAttempts:       "2",
+		EnvNMHost:            "nm1.example.com",
 	}
 	id, got, err := FromEnv(envMap(good))
 	require.NoError(t, err)
 	assert.Equal(t, Identity{
 		AppID: "application_1700000000000_0042", AttemptID: "appattempt_1700000000000_0042_000002", Attempt: 2, MaxAttempts: 2,
-		ContainerID: "container_e17_1700000000000_0042_02_000001", SubmitTime: time.UnixMilli(1700000000123), Host: "nm1.example.com",
+		ContainerID: mustContainerID(t, "container_e17_1700000000000_0042_02_000001"), SubmitTime: time.UnixMilli(1700000000123), Host: "nm1.example.com",
 	}, id)
 	assert.True(t, id.LastAttempt())
-	_, tok, ok := got.TokenByKind(amrm.KindAMRMToken)
+	_, tok, ok := got.TokenByKind(records.KindAMRMToken)
 	require.True(t, ok)
 	assert.Equal(t, []byte("id"), tok.Identifier)
 
@@ -66,10 +67,11 @@ func TestFromEnv(t *testing.T) {
 	}{
 		{"no container id", with(EnvContainerID, ""), "CONTAINER_ID is not set", ErrEnvironment},
 		{"bad container id", with(EnvContainerID, "container_x"), `CONTAINER_ID="container_x"`, ErrEnvironment},
-		{"no token file variable", with(amrm.EnvTokenFile, ""), "HADOOP_TOKEN_FILE_LOCATION is not set", amrm.ErrNoToken},
-		{"missing token file", with(amrm.EnvTokenFile, filepath.Join(dir, "absent")), "absent", os.ErrNotExist},
-		{"corrupt token file", with(amrm.EnvTokenFile, garbage), "garbage", amrm.ErrBadTokenFile},
-		{"no AMRMToken", with(amrm.EnvTokenFile, noAMRM), "holds no YARN_AM_RM_TOKEN", amrm.ErrNoToken},
+		{"attempt 0", with(EnvContainerID, "container_1_0001_00_000001"), `CONTAINER_ID="container_1_0001_00_000001"`, ErrEnvironment},
+		{"no token file variable", with(records.EnvTokenFile, ""), "HADOOP_TOKEN_FILE_LOCATION is not set", amrm.ErrNoToken},
+		{"missing token file", with(records.EnvTokenFile, filepath.Join(dir, "absent")), "absent", os.ErrNotExist},
+		{"corrupt token file", with(records.EnvTokenFile, garbage), "garbage", records.ErrBadTokenFile},
+		{"no AMRMToken", with(records.EnvTokenFile, noAMRM), "holds no YARN_AM_RM_TOKEN", amrm.ErrNoToken},
 		{"bad submit time", with(EnvSubmitTime, "yesterday"), "APP_SUBMIT_TIME_ENV", ErrEnvironment},
 		{"bad max attempts", with(EnvMaxAttempts, "-1"), "MAX_APP_ATTEMPTS", ErrEnvironment},
 	}
@@ -81,33 +83,6 @@ func TestFromEnv(t *testing.T) {
 			assert.ErrorIs(t, err, tc.is)
 		})
 	}
-}
-
-func TestParseContainerID(t *testing.T) {
-	app, att, n, err := ParseContainerID("container_1700000000000_0001_01_000001")
-	require.NoError(t, err)
-	assert.Equal(t, "application_1700000000000_0001", app)
-	assert.Equal(t, "appattempt_1700000000000_0001_000001", att)
-	assert.Equal(t, 1, n)
-	for _, bad := range []string{"", "container_", "application_1_1", "container_1_0001_00_000001", "container_e1_1_2"} {
-		_, _, _, err := ParseContainerID(bad)
-		assert.ErrorIs(t, err, ErrEnvironment, bad)
-	}
-}
-
-func FuzzParseContainerID(f *testing.F) {
-	for _, s := range []string{"container_1700000000000_0001_01_000001", "container_e17_1700000000000_0042_02_000001", "container_", "container_e_1_2_3_4"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		app, att, n, err := ParseContainerID(s)
-		if err != nil {
-			return
-		}
-		if !strings.HasPrefix(app, "application_") || !strings.HasPrefix(att, "appattempt_") || n < 1 {
-			t.Fatalf("%q parsed to %q %q %d", s, app, att, n)
-		}
-	})
 }
 
 // TestCommandSurvivesTheLaunchScript runs the command words the way the NodeManager's launch
@@ -145,4 +120,11 @@ func TestCapabilityUnits(t *testing.T) {
 	spec.Resource[0].Units = "parsecs"
 	_, err = Capability(spec, reg)
 	assert.ErrorContains(t, err, "memory-mb=2parsecs")
+}
+
+func mustContainerID(t *testing.T, s string) records.ContainerID {
+	t.Helper()
+	id, err := records.ParseContainerID(s)
+	require.NoError(t, err)
+	return id
 }

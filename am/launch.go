@@ -7,7 +7,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/jobspec"
-	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // DeviceInfoFile is the file, in each container's working directory, where `yarn-er exec` writes
@@ -55,45 +55,28 @@ func isPlain(r rune) bool {
 
 // Environment returns a rank's container environment: the spec's variables, then yarn-er's own
 // (which win).
-func Environment(spec *jobspec.Spec, appID string, container amrm.ContainerID, rank int) map[string]string {
+func Environment(spec *jobspec.Spec, appID string, container records.ContainerID, rank int) map[string]string {
 	env := make(map[string]string, len(spec.Env)+4)
 	for k, v := range spec.Env {
 		env[k] = v
 	}
 	env[jobspec.EnvAppID] = appID
-	env[jobspec.EnvContainerID] = string(container)
+	env[jobspec.EnvContainerID] = container.String()
 	env[jobspec.EnvRank] = strconv.Itoa(rank)
 	env[jobspec.EnvWorldSize] = strconv.Itoa(spec.Containers)
 	return env
 }
 
-// LocalResource converts a spec file to the NodeManager's local resource.
-func LocalResource(f jobspec.LocalFile) amrm.LocalResource {
-	r := amrm.LocalResource{URL: f.URL, Size: f.Size, Timestamp: f.MtimeMillis, Type: amrm.File}
-	if f.Type == jobspec.TypeArchive {
-		r.Type = amrm.Archive
-	}
-	switch f.Visibility {
-	case jobspec.VisibilityPrivate:
-		r.Visibility = amrm.VisibilityPrivate
-	case jobspec.VisibilityPublic:
-		r.Visibility = amrm.VisibilityPublic
-	default:
-		r.Visibility = amrm.VisibilityApplication
-	}
-	return r
-}
-
 // LaunchContext returns the launch context of one rank's container.
-func LaunchContext(spec *jobspec.Spec, appID string, c amrm.ContainerID, rank int, creds *amrm.Credentials) *amrm.LaunchContext {
+func LaunchContext(spec *jobspec.Spec, appID string, c records.ContainerID, rank int, creds *records.Credentials) *amrm.LaunchContext {
 	lc := &amrm.LaunchContext{
 		Commands:       Command(spec),
 		Environment:    Environment(spec, appID, c, rank),
-		LocalResources: map[string]amrm.LocalResource{jobspec.BinaryName: LocalResource(spec.Binary)},
+		LocalResources: map[string]records.LocalResource{jobspec.BinaryName: spec.Binary.Resource()},
 		Credentials:    creds,
 	}
 	for _, f := range spec.Files {
-		lc.LocalResources[f.Name] = LocalResource(f)
+		lc.LocalResources[f.Name] = f.Resource()
 	}
 	return lc
 }
@@ -104,21 +87,21 @@ func Capability(spec *jobspec.Spec, reg *amrm.Registration) (amrm.Resource, erro
 	for _, t := range reg.ResourceTypes {
 		units[t.Name] = t.Units
 	}
-	units[jobspec.ResourceMemory] = "Mi" // memory is always asked in MiB
-	units[jobspec.ResourceVCores] = ""
+	units[records.MemoryMB] = records.MemoryUnits // memory is always asked in MiB
+	units[records.VCores] = ""
 	r := amrm.Resource{}
 	for _, q := range spec.Resource {
 		v := q.Value
 		if to, ok := units[q.Name]; ok && q.Units != to {
 			var err error
-			if v, err = profile.Convert(q.Units, to, q.Value); err != nil {
+			if v, err = records.Convert(q.Units, to, q.Value); err != nil {
 				return r, fmt.Errorf("am: resource %s=%d%s in the ResourceManager's unit %q: %w", q.Name, q.Value, q.Units, to, err)
 			}
 		}
 		switch q.Name {
-		case jobspec.ResourceMemory:
+		case records.MemoryMB:
 			r.MemoryMB = v
-		case jobspec.ResourceVCores:
+		case records.VCores:
 			r.VCores = v
 		default:
 			if r.Extended == nil {

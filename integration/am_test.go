@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"io"
 	"os"
 	"os/exec"
@@ -126,8 +127,8 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 		Containers:         8,
 		Priority:           1,
 		Resource: []jobspec.Quantity{
-			{Name: jobspec.ResourceMemory, Value: 64, Units: "Mi"},
-			{Name: jobspec.ResourceVCores, Value: 1},
+			{Name: records.MemoryMB, Value: 64, Units: "Mi"},
+			{Name: records.VCores, Value: 1},
 			{Name: "yarn.io/gpu", Value: 1},
 		},
 		Devices: &jobspec.Devices{Kind: "gpu", Amount: 1},
@@ -137,7 +138,7 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 			"YARN_ER_COORDINATION_FILE": filepath.Join(share, "gpus"),
 		},
 		Binary: jobspec.LocalFile{Name: jobspec.BinaryName, URL: "file://" + stagedBin, Size: binFI.Size(),
-			MtimeMillis: binFI.ModTime().UnixMilli(), Type: jobspec.TypeFile},
+			MtimeMillis: binFI.ModTime().UnixMilli(), Type: records.LocalFile},
 		StagingDir: "file://" + staging,
 	}
 	if o.Stage != nil {
@@ -165,11 +166,11 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 		ApplicationName: "yarn-er am " + t.Name(),
 		ApplicationType: "yarn-er",
 		MaxAppAttempts:  1,
-		Resource:        yarn.AMResource{MemoryMB: 64, VCores: 1},
+		Resource:        records.NewResources(64, 1),
 		AMContainerSpec: yarn.ContainerLaunchContext{
-			LocalResources: map[string]yarn.LocalResource{
-				jobspec.BinaryName: {Resource: "file://" + stagedBin, Type: "FILE", Visibility: "APPLICATION", Size: binFI.Size(), Timestamp: binFI.ModTime().UnixMilli()},
-				jobspec.FileName:   {Resource: "file://" + specPath, Type: "FILE", Visibility: "APPLICATION", Size: specFI.Size(), Timestamp: specFI.ModTime().UnixMilli()},
+			LocalResources: map[string]records.LocalResource{
+				jobspec.BinaryName: {URL: "file://" + stagedBin, Type: records.LocalFile, Visibility: records.VisibilityApplication, Size: binFI.Size(), Timestamp: binFI.ModTime().UnixMilli()},
+				jobspec.FileName:   {URL: "file://" + specPath, Type: records.LocalFile, Visibility: records.VisibilityApplication, Size: specFI.Size(), Timestamp: specFI.ModTime().UnixMilli()},
 			},
 			Commands: []string{"./yarn-er am 1><LOG_DIR>/stdout 2>" + amStderr},
 		},
@@ -178,7 +179,7 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 	t.Cleanup(func() {
 		if t.Failed() {
 			logAMFiles(t, job.AMLog)
-			if job.App == nil || !yarn.Terminal(job.App.State) {
+			if job.App == nil || !job.App.State.Terminal() {
 				_, _, _ = yc.KillApplication(context.Background(), na.ID)
 			}
 		}
@@ -195,7 +196,7 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 				killed = true
 			}
 		}
-		if yarn.Terminal(app.State) {
+		if app.State.Terminal() {
 			job.SubmitToFinish = time.Since(submitted)
 			return job
 		}
@@ -459,7 +460,7 @@ func TestAMRemovesHDFSStaging(t *testing.T) {
 			fi := hdfsPut(t, hc, dir+"/"+jobspec.BinaryName, data)
 			hdfsPut(t, hc, dir+"/leftover", []byte("x"))
 			return ep.HDFSURI + dir, jobspec.LocalFile{Name: jobspec.BinaryName, URL: ep.HDFSURI + dir + "/" + jobspec.BinaryName,
-				Size: fi.Size(), MtimeMillis: fi.ModTime().UnixMilli(), Type: jobspec.TypeFile}
+				Size: fi.Size(), MtimeMillis: fi.ModTime().UnixMilli(), Type: records.LocalFile}
 		},
 	})
 	require.Equal(t, "SUCCEEDED", job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
@@ -483,7 +484,7 @@ func BenchmarkAMJob(b *testing.B) {
 					s.Containers = n
 					s.Command = []string{"true"}
 				})
-				if job.App.FinalStatus != "SUCCEEDED" {
+				if job.App.FinalStatus != records.FinalSucceeded {
 					b.Fatalf("%s: %s/%s: %s", job.AppID, job.App.State, job.App.FinalStatus, job.App.Diagnostics)
 				}
 				ms := func(msg, key string) float64 {

@@ -5,6 +5,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"os"
 	"path"
 	"path/filepath"
@@ -71,7 +72,7 @@ func TestStageRoundTripHDFS(t *testing.T) {
 		assert.Equal(t, st.Size(), f.Size, f.Name)
 		assert.Equal(t, st.ModTime().UnixMilli(), f.MtimeMillis, "%s: mtime exactly as HDFS has it", f.Name)
 		assert.Equal(t, ep.HDFSURI+p, f.URL)
-		assert.Equal(t, jobspec.TypeFile, f.Type)
+		assert.Equal(t, records.LocalFile, f.Type)
 		got, err := raw.ReadFile(p)
 		require.NoError(t, err)
 		assert.Equal(t, want, got, f.Name)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"os"
 	"os/exec"
 	"path"
@@ -251,7 +252,7 @@ func TestSubmitKill(t *testing.T) {
 			return false
 		}
 		cs, err := yc.App(ctx, appID)
-		return err == nil && cs.State == yarn.StateRunning && cs.RunningContainers >= 3
+		return err == nil && cs.State == records.AppRunning && cs.RunningContainers >= 3
 	}, 3*time.Minute, 500*time.Millisecond, "the application runs its 2 containers; stderr: %s", &stderr)
 
 	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
@@ -313,7 +314,7 @@ func startSubmit(t *testing.T, ctx context.Context, ep *Endpoints, want int64, a
 			return false
 		}
 		a, err := yc.App(ctx, appID)
-		return err == nil && a.State == yarn.StateRunning && a.RunningContainers >= want
+		return err == nil && a.State == records.AppRunning && a.RunningContainers >= want
 	}, 3*time.Minute, 500*time.Millisecond, "the application runs its containers; stderr: %s", &stderr)
 	t.Cleanup(func() { _, _, _ = yc.KillApplication(context.Background(), appID) })
 	return appID, cmd, &stderr, done
@@ -415,7 +416,7 @@ func TestSubmitInterruptDetaches(t *testing.T) {
 	assert.Contains(t, stderr.String(), "yarn-er app kill "+appID)
 	a, err := yarnClient(t, ep).App(ctx, appID)
 	require.NoError(t, err)
-	assert.Equal(t, yarn.StateRunning, a.State, "detached, not killed")
+	assert.Equal(t, records.AppRunning, a.State, "detached, not killed")
 	k := runCLI(t, ctx, ep, "app", "kill", appID)
 	assert.Equal(t, 0, k.code, k.stderr)
 	w := runCLI(t, ctx, ep, "app", "wait", appID, "-q")

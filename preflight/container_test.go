@@ -6,13 +6,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 )
 
-func vector(kv ...any) *profile.Vector {
-	var v profile.Vector
+func vector(kv ...any) *records.Resources {
+	var v records.Resources
 	for i := 0; i < len(kv); i += 2 {
-		v.Set(kv[i].(string), int64(kv[i+1].(int)))
+		q := records.Quantity{Value: int64(kv[i+1].(int))}
+		if kv[i] == records.MemoryMB {
+			q.Units = records.MemoryUnits
+		}
+		v.Set(kv[i].(string), q)
 	}
 	return &v
 }

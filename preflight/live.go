@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -277,9 +277,9 @@ func orNone(err error) string {
 // drops the others, which cluster.type-unknown reports), memory and vcores rounded up to multiples
 // of the CapacityScheduler's minimum allocation when the Hadoop configuration gives it. The note
 // says what was changed.
-func (r *runner) request() (req []profile.Resource, note string) {
+func (r *runner) request() (req []records.Resource, note string) {
 	var dropped, rounded []string
-	for _, res := range r.tr.Resource.Resources() {
+	for _, res := range r.tr.Resource.All() {
 		if known := r.live.knownTypes(); known != nil && !known[res.Name] {
 			dropped = append(dropped, res.Name)
 			continue
@@ -287,7 +287,7 @@ func (r *runner) request() (req []profile.Resource, note string) {
 		if res.Value <= 0 {
 			continue
 		}
-		if r.types != nil && (res.Name == profile.MemoryMB || res.Name == profile.VCores) && r.capacityScheduler() {
+		if r.types != nil && (res.Name == records.MemoryMB || res.Name == records.VCores) && r.capacityScheduler() {
 			if rt, ok := r.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
 				v := (res.Value/rt.Minimum + 1) * rt.Minimum
 				rounded = append(rounded, fmt.Sprintf("%s %d → %d (a multiple of the minimum allocation %d)", res.Name, res.Value, v, rt.Minimum))
@@ -321,10 +321,10 @@ func (r *runner) capacityScheduler() bool {
 }
 
 // formatRequest renders a request like a Hadoop Resource: <memory-mb:4096, vcores:4, ...>.
-func formatRequest(req []profile.Resource) string {
-	var v profile.Vector
+func formatRequest(req []records.Resource) string {
+	var v records.Resources
 	for _, r := range req {
-		v.Set(r.Name, r.Value)
+		v.Set(r.Name, r.Quantity())
 	}
 	return v.String()
 }
@@ -392,7 +392,7 @@ func (r *runner) fitChecks() {
 }
 
 // noFitFix names the resources no node has enough of.
-func noFitFix(req []profile.Resource, fit packing) string {
+func noFitFix(req []records.Resource, fit packing) string {
 	var short []string
 	for _, res := range req {
 		if !fit.someNodeHas[res.Name] {
@@ -420,7 +420,7 @@ func (r *runner) targetQueue() (name, from string) {
 // queueLimit is the largest amount of one resource a container in a queue may have, and whether
 // the scheduler's effective maximum (rather than the queue's own limit) sets it.
 type queueLimit struct {
-	yarn.Quantity
+	records.Quantity
 	effective bool
 }
 
@@ -488,7 +488,7 @@ func (r *runner) queueCheck() {
 		if !ok {
 			continue
 		}
-		asked := yarn.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
+		asked := records.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
 		cmp, err := asked.Cmp(limit.Quantity)
 		if err != nil {
 			r.c.warn(IDQueueMaxAllocation, live.rm, "check the queue's maximum allocation", "queue %s: cannot compare %s: %v", q.Path, res.Name, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -21,7 +22,7 @@ type Input struct {
 	// Flink's configuration translates to (e.g. `yarn-er submit --gpus 1`): the flink.* checks then
 	// skip, every other check looks at this vector. Amounts are in each type's Hadoop unit
 	// (memory-mb in MiB).
-	Container *profile.Vector
+	Container *records.Resources
 	// ContainerName names the container in messages when Container is set (default
 	// "container").
 	ContainerName string
@@ -171,13 +172,13 @@ func (r *runner) containerName() string {
 // directTranslation stands in for Flink's translation when the container is given directly:
 // each extended type that a Hadoop configuration's yarn.resource-types does not declare is a
 // yarn.resource-type-undeclared problem, keyed by the type name.
-func directTranslation(v profile.Vector, types *profile.ResourceTypes) *profile.Translation {
+func directTranslation(v records.Resources, types *profile.ResourceTypes) *profile.Translation {
 	tr := &profile.Translation{Resource: v, Origins: map[string]profile.Origin{}}
 	if types == nil || !types.FromConfig() {
 		return tr
 	}
-	for _, res := range v.Resources() {
-		if res.Name == profile.MemoryMB || res.Name == profile.VCores {
+	for _, res := range v.All() {
+		if res.Name == records.MemoryMB || res.Name == records.VCores {
 			continue
 		}
 		if _, ok := types.Lookup(res.Name); ok {
@@ -203,10 +204,10 @@ func (r *runner) resourceName(t string) string {
 }
 
 // extendedRequest returns the requested resources other than memory-mb and vcores, in order.
-func (r *runner) extendedRequest() []profile.Resource {
-	var out []profile.Resource
-	for _, res := range r.tr.Resource.Resources() {
-		if res.Name != profile.MemoryMB && res.Name != profile.VCores {
+func (r *runner) extendedRequest() []records.Resource {
+	var out []records.Resource
+	for _, res := range r.tr.Resource.All() {
+		if res.Name != records.MemoryMB && res.Name != records.VCores {
 			out = append(out, res)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -284,16 +285,16 @@ type Item struct {
 	// Name is the link name in the containers' working directory (and the file name in the
 	// staging directory). Empty: the base name of Local.
 	Name string
-	// Type is jobspec.TypeFile or jobspec.TypeArchive (default file).
-	Type string
+	// Type is records.LocalFile or records.LocalArchive (default file).
+	Type records.LocalResourceType
 }
 
 // ParseItem reads a --file or --archive argument, LOCAL[#NAME], as an Item of type typ. The local
 // file must exist and be a regular file (archives: .tar.gz, .tgz, .tar, .zip, .jar); NAME must be
 // a plain file name.
-func ParseItem(arg, typ string) (Item, error) {
+func ParseItem(arg string, typ records.LocalResourceType) (Item, error) {
 	flag := "--file"
-	if typ == jobspec.TypeArchive {
+	if typ == records.LocalArchive {
 		flag = "--archive"
 	}
 	local, name, hasName := strings.Cut(arg, "#")
@@ -318,12 +319,12 @@ func ParseItem(arg, typ string) (Item, error) {
 	case !fi.Mode().IsRegular():
 		return Item{}, fmt.Errorf("%s %q: %w: %s is not a regular file", flag, arg, ErrLocalFile, local)
 	}
-	if typ == jobspec.TypeArchive && !archiveName(local) {
+	if typ == records.LocalArchive && !archiveName(local) {
 		return Item{}, fmt.Errorf("%s %q: %w: %s is not an archive YARN unpacks (.tar.gz, .tgz, .tar, .zip or .jar); pass plain files with --file",
 			flag, arg, ErrLocalFile, local)
 	}
 	if typ == "" {
-		typ = jobspec.TypeFile
+		typ = records.LocalFile
 	}
 	return Item{Local: local, Name: name, Type: typ}, nil
 }
@@ -541,7 +542,7 @@ func (c *Client) Stage(ctx context.Context, appID string, items []Item, progress
 		}
 		typ := it.Type
 		if typ == "" {
-			typ = jobspec.TypeFile
+			typ = records.LocalFile
 		}
 		p.Name, p.FileBytes, p.FileSize, p.Done = name, 0, files[i].size, false
 		lf, err := d.upload(ctx, name, stagedName(name, typ, it.Local), typ, files[i].f, func(n int64) {
@@ -577,15 +578,15 @@ func (d *Dir) Put(ctx context.Context, name string, data []byte) (jobspec.LocalF
 	if err := checkLinkName(name); err != nil {
 		return jobspec.LocalFile{}, &Error{Op: "write", Path: d.URL, Err: err}
 	}
-	return d.upload(ctx, name, name, jobspec.TypeFile, strings.NewReader(string(data)), nil)
+	return d.upload(ctx, name, name, records.LocalFile, strings.NewReader(string(data)), nil)
 }
 
 // stagedName is the file name on HDFS of an item linked as name: the link name, and for an
 // archive also its extension, since the NodeManager picks how to unpack an archive by the
 // extension of the file it downloads (FSDownload: .jar, .zip, .tar.gz, .tgz, .tar), not by the
 // link name.
-func stagedName(name, typ, local string) string {
-	if typ != jobspec.TypeArchive {
+func stagedName(name string, typ records.LocalResourceType, local string) string {
+	if typ != records.LocalArchive {
 		return name
 	}
 	lower := strings.ToLower(local)
@@ -602,7 +603,7 @@ func stagedName(name, typ, local string) string {
 
 // upload copies r to <dir>/<file>, closes it (retrying "replication in progress") and reads size
 // and modification time back from the NameNode; name is the link name.
-func (d *Dir) upload(ctx context.Context, name, file, typ string, r io.Reader, sent func(int64)) (jobspec.LocalFile, error) {
+func (d *Dir) upload(ctx context.Context, name, file string, typ records.LocalResourceType, r io.Reader, sent func(int64)) (jobspec.LocalFile, error) {
 	c := d.c
 	p := path.Join(d.Path, file)
 	if err := ctx.Err(); err != nil {
@@ -649,7 +650,7 @@ func (d *Dir) upload(ctx context.Context, name, file, typ string, r io.Reader, s
 	}
 	lf := jobspec.LocalFile{
 		Name: name, URL: c.URL(p), Size: fi.Size(), MtimeMillis: fi.ModTime().UnixMilli(),
-		Type: typ, Visibility: jobspec.VisibilityApplication,
+		Type: typ, Visibility: records.VisibilityApplication,
 	}
 	c.log.Debug("staged", "file", lf.URL, "size", lf.Size, "mtime", lf.MtimeMillis)
 	return lf, nil

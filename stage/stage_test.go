@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/yarn-er/yarn-er/records"
 	"io/fs"
 	"os"
 	"path"
@@ -242,7 +243,7 @@ func TestStageRoundTrip(t *testing.T) {
 	d, files, err := c.Stage(context.Background(), "application_1_0001", []Item{
 		{Local: bin, Name: jobspec.BinaryName},
 		{Local: data, Name: "input.csv"},
-		{Local: arch, Name: "env", Type: jobspec.TypeArchive},
+		{Local: arch, Name: "env", Type: records.LocalArchive},
 	}, func(p Progress) { reports = append(reports, p) })
 	require.NoError(t, err)
 
@@ -251,19 +252,20 @@ func TestStageRoundTrip(t *testing.T) {
 	assert.Equal(t, DirPerm, m.dirs[d.Path], "the staging directory is private")
 	require.Len(t, files, 3)
 	for i, want := range []struct {
-		name, typ string
-		size      int64
-	}{{"yarn-er", jobspec.TypeFile, 3*chunkSize + 17}, {"input.csv", jobspec.TypeFile, 8}, {"env", jobspec.TypeArchive, 15}} {
+		name string
+		typ  records.LocalResourceType
+		size int64
+	}{{"yarn-er", records.LocalFile, 3*chunkSize + 17}, {"input.csv", records.LocalFile, 8}, {"env", records.LocalArchive, 15}} {
 		f := files[i]
 		assert.Equal(t, want.name, f.Name)
 		assert.Equal(t, want.typ, f.Type)
 		assert.Equal(t, want.size, f.Size)
 		file := want.name
-		if want.typ == jobspec.TypeArchive {
+		if want.typ == records.LocalArchive {
 			file += ".tgz" // the NodeManager unpacks by the staged file's extension
 		}
 		assert.Equal(t, d.URL+"/"+file, f.URL)
-		assert.Equal(t, jobspec.VisibilityApplication, f.Visibility)
+		assert.Equal(t, records.VisibilityApplication, f.Visibility)
 		mf := m.files[d.Path+"/"+file]
 		require.NotNil(t, mf)
 		assert.True(t, mf.closed, "closed after the replicating answers")
@@ -382,19 +384,20 @@ func TestParseItem(t *testing.T) {
 	f := writeLocal(t, tmp, "model.bin", []byte("m"))
 	tgz := writeLocal(t, tmp, "venv.tar.gz", []byte("z"))
 	cases := []struct {
-		arg, typ string
-		want     Item
-		err      string
+		arg  string
+		typ  records.LocalResourceType
+		want Item
+		err  string
 	}{
-		{arg: f, typ: jobspec.TypeFile, want: Item{Local: f, Name: "model.bin", Type: jobspec.TypeFile}},
-		{arg: f + "#weights", typ: jobspec.TypeFile, want: Item{Local: f, Name: "weights", Type: jobspec.TypeFile}},
-		{arg: tgz + "#venv", typ: jobspec.TypeArchive, want: Item{Local: tgz, Name: "venv", Type: jobspec.TypeArchive}},
-		{arg: f, typ: jobspec.TypeArchive, err: "not an archive"},
-		{arg: filepath.Join(tmp, "missing.txt"), typ: jobspec.TypeFile, err: "does not exist"},
-		{arg: tmp + "#d", typ: jobspec.TypeFile, err: "is a directory (pack it"},
-		{arg: "#x", typ: jobspec.TypeFile, err: "no local path"},
-		{arg: f + "#a/b", typ: jobspec.TypeFile, err: "not a plain file name"},
-		{arg: f + "#..", typ: jobspec.TypeFile, err: "not a plain file name"},
+		{arg: f, typ: records.LocalFile, want: Item{Local: f, Name: "model.bin", Type: records.LocalFile}},
+		{arg: f + "#weights", typ: records.LocalFile, want: Item{Local: f, Name: "weights", Type: records.LocalFile}},
+		{arg: tgz + "#venv", typ: records.LocalArchive, want: Item{Local: tgz, Name: "venv", Type: records.LocalArchive}},
+		{arg: f, typ: records.LocalArchive, err: "not an archive"},
+		{arg: filepath.Join(tmp, "missing.txt"), typ: records.LocalFile, err: "does not exist"},
+		{arg: tmp + "#d", typ: records.LocalFile, err: "is a directory (pack it"},
+		{arg: "#x", typ: records.LocalFile, err: "no local path"},
+		{arg: f + "#a/b", typ: records.LocalFile, err: "not a plain file name"},
+		{arg: f + "#..", typ: records.LocalFile, err: "not a plain file name"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.arg, func(t *testing.T) {
@@ -470,9 +473,9 @@ func FuzzParseItem(f *testing.F) {
 		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, arg string, archive bool) {
-		typ := jobspec.TypeFile
+		typ := records.LocalFile
 		if archive {
-			typ = jobspec.TypeArchive
+			typ = records.LocalArchive
 		}
 		it, err := ParseItem(arg, typ)
 		if err != nil {

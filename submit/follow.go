@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"slices"
 	"strings"
 	"time"
@@ -54,7 +55,7 @@ func (c *Client) Follow(ctx context.Context, appID string, fn func(Event)) (*yar
 			return nil, err
 		}
 		ev := Event{Time: time.Now(), App: app}
-		if app.State == yarn.StateRunning {
+		if app.State == records.AppRunning {
 			ev.Workers = c.workers(ctx, app)
 			for _, w := range ev.Workers {
 				ev.Allocated++
@@ -68,7 +69,7 @@ func (c *Client) Follow(ctx context.Context, appID string, fn func(Event)) (*yar
 			fn(ev)
 		}
 		prev = &ev
-		if yarn.Terminal(app.State) {
+		if app.State.Terminal() {
 			return app, nil
 		}
 		t := time.NewTimer(c.opts.PollPeriod)
@@ -168,7 +169,7 @@ func (c *Client) Status(ctx context.Context, appID string) (*Status, error) {
 	if len(atts) > 0 {
 		st.Attempt = &atts[len(atts)-1]
 	}
-	if st.Attempt != nil && st.Attempt.AppAttemptID != "" && !yarn.Terminal(app.State) {
+	if st.Attempt != nil && st.Attempt.AppAttemptID != "" && !app.State.Terminal() {
 		cs, err := c.opts.YARN.AttemptContainers(ctx, appID, st.Attempt.AppAttemptID)
 		if err != nil && !errors.Is(err, yarn.ErrNotFound) {
 			return nil, err

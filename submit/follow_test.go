@@ -3,6 +3,7 @@ package submit
 import (
 	"context"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -55,7 +56,7 @@ func TestFollow(t *testing.T) {
 	var events []Event
 	app, err := c.Follow(context.Background(), "application_1_0001", func(e Event) { events = append(events, e) })
 	require.NoError(t, err)
-	assert.Equal(t, yarn.FinalSucceeded, app.FinalStatus)
+	assert.Equal(t, records.FinalSucceeded, app.FinalStatus)
 	require.Len(t, events, 4, "the repeated ACCEPTED is no event")
 	assert.Equal(t, []string{"state", "progress", "containers", "diagnostics"}, events[0].Changed)
 	assert.Equal(t, []string{"state"}, events[1].Changed)
@@ -82,6 +83,6 @@ func TestFormat(t *testing.T) {
 	assert.Equal(t, "2.0 GiB", FormatBytes(2<<30))
 	p := stage.Progress{Name: "yarn-er", Bytes: 1 << 20, Total: 4 << 20, FileCount: 2, Elapsed: time.Second}
 	assert.Equal(t, "staging 1.0 MiB/4.0 MiB (25%) at 1.0 MiB/s, file 1/2 yarn-er", FormatUpload(p))
-	long := &yarn.App{ID: "a", State: yarn.StateAccepted, Diagnostics: string(make([]byte, 500))}
+	long := &yarn.App{ID: "a", State: records.AppAccepted, Diagnostics: string(make([]byte, 500))}
 	assert.LessOrEqual(t, len([]rune(FormatEvent(Event{App: long}, 1))), 200)
 }

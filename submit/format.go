@@ -2,10 +2,10 @@ package submit
 
 import (
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"strings"
 
 	"github.com/yarn-er/yarn-er/stage"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // FormatBytes renders a byte count with a binary unit: "512 B", "3.2 MiB".
@@ -46,11 +46,11 @@ const maxDiagnostics = 160
 func FormatEvent(e Event, want int) string {
 	a := e.App
 	var b strings.Builder
-	b.WriteString(a.ID + " " + a.State)
-	if yarn.Terminal(a.State) {
-		b.WriteString("/" + a.FinalStatus)
+	b.WriteString(a.ID + " " + string(a.State))
+	if a.State.Terminal() {
+		b.WriteString("/" + a.FinalStatus.String())
 	}
-	if a.State == yarn.StateRunning {
+	if a.State == records.AppRunning {
 		fmt.Fprintf(&b, ": %d containers allocated, %d running", e.Allocated, e.Running)
 		if g := e.GPUs(); g > 0 {
 			fmt.Fprintf(&b, ", %d GPUs", g)
@@ -63,7 +63,7 @@ func FormatEvent(e Event, want int) string {
 			fmt.Fprintf(&b, ", progress %d%%", int(a.Progress))
 		}
 	}
-	if d := strings.TrimSpace(a.Diagnostics); d != "" && (yarn.Terminal(a.State) || a.State == yarn.StateAccepted) {
+	if d := strings.TrimSpace(a.Diagnostics); d != "" && (a.State.Terminal() || a.State == records.AppAccepted) {
 		if i := strings.IndexByte(d, '\n'); i >= 0 {
 			d = d[:i] + " …"
 		}

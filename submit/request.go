@@ -3,6 +3,7 @@ package submit
 import (
 	"errors"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"math"
 	"strconv"
 	"strings"
@@ -111,95 +112,98 @@ type Request struct {
 // Container returns the container vector of the request: memory-mb and vcores, then yarn.io/gpu,
 // yarn.io/fpga and every --resource, each converted to its type's unit (from types, which may be
 // nil: plain counts then), or the Flink TaskManager's vector.
-func (r *Request) Container(types *profile.ResourceTypes) (profile.Vector, error) {
+func (r *Request) Container(types *profile.ResourceTypes) (records.Resources, error) {
 	if r.Flink != nil {
 		if r.GPUs != 0 || r.FPGAs != 0 || len(r.Resources) > 0 || r.Memory != "" || r.VCores != 0 {
-			return profile.Vector{}, badRequest("--flink-conf", "gives the whole container: drop --gpus, --fpgas, --resource, --memory and --vcores, or drop --flink-conf")
+			return records.Resources{}, badRequest("--flink-conf", "gives the whole container: drop --gpus, --fpgas, --resource, --memory and --vcores, or drop --flink-conf")
 		}
 		tr, err := profile.Translate(r.Flink, profile.TranslateOptions{ResourceTypes: types})
 		if err != nil {
-			return profile.Vector{}, fmt.Errorf("the Flink configuration gives no TaskManager container: %w", err)
+			return records.Resources{}, fmt.Errorf("the Flink configuration gives no TaskManager container: %w", err)
 		}
-		if _, ok := tr.Resource.Get(profile.MemoryMB); !ok {
-			return profile.Vector{}, badRequest("--flink-conf", "sets no taskmanager.memory.process.size: set it (or -D taskmanager.memory.process.size=4g)")
+		if _, ok := tr.Resource.Get(records.MemoryMB); !ok {
+			return records.Resources{}, badRequest("--flink-conf", "sets no taskmanager.memory.process.size: set it (or -D taskmanager.memory.process.size=4g)")
 		}
 		return tr.Resource, nil
 	}
-	var v profile.Vector
+	unitOf := func(name string) string {
+		if name == records.MemoryMB {
+			return records.MemoryUnits
+		}
+		if types != nil {
+			if rt, ok := types.Lookup(name); ok {
+				return rt.Units
+			}
+		}
+		return ""
+	}
+	var v records.Resources
 	mem := int64(DefaultMemoryMB)
 	if r.Memory != "" {
 		var err error
 		if mem, err = ParseMemoryMB(r.Memory); err != nil {
-			return profile.Vector{}, badRequest("--memory", "%v", err)
+			return records.Resources{}, badRequest("--memory", "%v", err)
 		}
 	}
 	if mem <= 0 {
-		return profile.Vector{}, badRequest("--memory", "%s: must be more than 0", r.Memory)
+		return records.Resources{}, badRequest("--memory", "%s: must be more than 0", r.Memory)
 	}
-	v.Set(profile.MemoryMB, mem)
+	v.Set(records.MemoryMB, records.Quantity{Value: mem, Units: records.MemoryUnits})
 	vc := int64(DefaultVCores)
 	switch {
 	case r.VCores < 0:
-		return profile.Vector{}, badRequest("--vcores", "%d: must be 1 or more", r.VCores)
+		return records.Resources{}, badRequest("--vcores", "%d: must be 1 or more", r.VCores)
 	case r.VCores > 0:
 		vc = r.VCores
 	}
-	v.Set(profile.VCores, vc)
-	from := map[string]string{profile.MemoryMB: "--memory", profile.VCores: "--vcores"}
+	v.Set(records.VCores, records.Quantity{Value: vc})
+	from := map[string]string{records.MemoryMB: "--memory", records.VCores: "--vcores"}
 	add := func(flag, name string, value int64) error {
 		if prev, dup := from[name]; dup {
 			return badRequest(flag, "%s is given by %s already", name, prev)
 		}
 		from[name] = flag
-		v.Set(name, value)
+		v.Set(name, records.Quantity{Value: value, Units: unitOf(name)})
 		return nil
 	}
 	switch {
 	case r.GPUs < 0:
-		return profile.Vector{}, badRequest("--gpus", "%d: must not be negative", r.GPUs)
+		return records.Resources{}, badRequest("--gpus", "%d: must not be negative", r.GPUs)
 	case r.GPUs > 0:
 		_ = add("--gpus", GPU, r.GPUs)
 	}
 	switch {
 	case r.FPGAs < 0:
-		return profile.Vector{}, badRequest("--fpgas", "%d: must not be negative", r.FPGAs)
+		return records.Resources{}, badRequest("--fpgas", "%d: must not be negative", r.FPGAs)
 	case r.FPGAs > 0:
 		_ = add("--fpgas", FPGA, r.FPGAs)
 	}
 	for _, arg := range r.Resources {
 		name, q, err := ParseResource(arg)
 		if err != nil {
-			return profile.Vector{}, badRequest("--resource", "%v", err)
+			return records.Resources{}, badRequest("--resource", "%v", err)
 		}
-		unit := ""
-		if types != nil {
-			if rt, ok := types.Lookup(name); ok {
-				unit = rt.Units
-			}
-		}
-		if name == profile.MemoryMB {
-			unit = profile.MemoryUnits
-		}
-		val, err := profile.Convert(q.Unit, unit, q.Value)
+		unit := unitOf(name)
+		val, err := records.Convert(q.Units, unit, q.Value)
 		if err != nil {
-			return profile.Vector{}, badRequest("--resource", "%s: %v", arg, err)
+			return records.Resources{}, badRequest("--resource", "%s: %v", arg, err)
 		}
 		if val == 0 && q.Value != 0 {
-			return profile.Vector{}, badRequest("--resource", "%s is less than 1 %s, the unit of %s", arg, orCount(unit), name)
+			return records.Resources{}, badRequest("--resource", "%s is less than 1 %s, the unit of %s", arg, orCount(unit), name)
 		}
-		if name == profile.MemoryMB || name == profile.VCores {
+		if name == records.MemoryMB || name == records.VCores {
 			if val <= 0 {
-				return profile.Vector{}, badRequest("--resource", "%s: must be more than 0", arg)
+				return records.Resources{}, badRequest("--resource", "%s: must be more than 0", arg)
 			}
-			if r.Memory != "" && name == profile.MemoryMB || r.VCores != 0 && name == profile.VCores {
-				return profile.Vector{}, badRequest("--resource", "%s is given by %s already", name, from[name])
+			if r.Memory != "" && name == records.MemoryMB || r.VCores != 0 && name == records.VCores {
+				return records.Resources{}, badRequest("--resource", "%s is given by %s already", name, from[name])
 			}
-			v.Set(name, val)
+			v.Set(name, records.Quantity{Value: val, Units: unit})
 			from[name] = "--resource"
 			continue
 		}
 		if err := add("--resource "+arg, name, val); err != nil {
-			return profile.Vector{}, err
+			return records.Resources{}, err
 		}
 	}
 	return v, nil
@@ -213,27 +217,27 @@ func orCount(unit string) string {
 }
 
 // resourceAliases are the short names Hadoop's ResourceUtils accepts in resource strings.
-var resourceAliases = map[string]string{"memory": profile.MemoryMB, "gpu": GPU, "fpga": FPGA, "vcore": profile.VCores}
+var resourceAliases = map[string]string{"memory": records.MemoryMB, "gpu": GPU, "fpga": FPGA, "vcore": records.VCores}
 
 // ParseResource reads a --resource argument, TYPE=AMOUNT[UNIT] ("yarn.io/gpu=2",
 // "nvidia.com/gpu=1", "memory-mb=4Gi", "example.com/bw=10k"). TYPE is a Hadoop resource name (the
 // aliases memory, gpu and fpga stand for memory-mb, yarn.io/gpu and yarn.io/fpga); AMOUNT a
 // non-negative whole number, optionally with one of Hadoop's units.
-func ParseResource(arg string) (string, profile.Quantity, error) {
+func ParseResource(arg string) (string, records.Quantity, error) {
 	name, amount, ok := strings.Cut(arg, "=")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" {
-		return "", profile.Quantity{}, fmt.Errorf("%q: want TYPE=AMOUNT[UNIT], e.g. yarn.io/gpu=2 or memory-mb=4Gi", arg)
+		return "", records.Quantity{}, fmt.Errorf("%q: want TYPE=AMOUNT[UNIT], e.g. yarn.io/gpu=2 or memory-mb=4Gi", arg)
 	}
 	if alias, ok := resourceAliases[name]; ok {
 		name = alias
 	}
-	if err := profile.ValidateResourceName(name); err != nil {
-		return "", profile.Quantity{}, fmt.Errorf("%q: %w", arg, err)
+	if err := records.ValidateResourceName(name); err != nil {
+		return "", records.Quantity{}, fmt.Errorf("%q: %w", arg, err)
 	}
-	q, err := profile.ParseQuantity(strings.TrimSpace(amount))
+	q, err := records.ParseQuantity(strings.TrimSpace(amount))
 	if err != nil {
-		return "", profile.Quantity{}, fmt.Errorf("%q: %w", arg, err)
+		return "", records.Quantity{}, fmt.Errorf("%q: %w", arg, err)
 	}
 	return name, q, nil
 }
@@ -286,7 +290,7 @@ func ParseMemoryMB(s string) (int64, error) {
 
 // devices returns what `yarn-er exec` locks in each container: the GPUs when the container has
 // yarn.io/gpu, else its FPGAs; nil when it has neither.
-func devices(v profile.Vector) *jobspec.Devices {
+func devices(v records.Resources) *jobspec.Devices {
 	if n, ok := v.Get(GPU); ok && n > 0 {
 		return &jobspec.Devices{Kind: "gpu", Amount: n}
 	}
@@ -296,20 +300,11 @@ func devices(v profile.Vector) *jobspec.Devices {
 	return nil
 }
 
-// quantities converts a vector to the spec's resource list with each type's unit.
-func quantities(v profile.Vector, types *profile.ResourceTypes) []jobspec.Quantity {
+// quantities converts a vector to the spec's resource list.
+func quantities(v records.Resources) []jobspec.Quantity {
 	out := make([]jobspec.Quantity, 0, v.Len())
-	for _, res := range v.Resources() {
-		q := jobspec.Quantity{Name: res.Name, Value: res.Value}
-		switch {
-		case res.Name == profile.MemoryMB:
-			q.Units = profile.MemoryUnits
-		case types != nil:
-			if rt, ok := types.Lookup(res.Name); ok {
-				q.Units = rt.Units
-			}
-		}
-		out = append(out, q)
+	for _, res := range v.All() {
+		out = append(out, jobspec.Quantity{Name: res.Name, Value: res.Value, Units: res.Units})
 	}
 	return out
 }

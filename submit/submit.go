@@ -6,7 +6,7 @@
 //  1. the request's own checks and its container vector (Request.Container);
 //  2. the live preflight of that vector (package preflight: declared types, calculator, maximum
 //     allocation, a node that fits, capacity for N) — a *PreflightError unless Request.Force;
-//  3. the scheduler addresses from the Hadoop configuration (yarn.SchedulerAddresses);
+//  3. the scheduler addresses from the Hadoop configuration (conf.HadoopConfig.RMSchedulerAddresses);
 //  4. POST new-application, and the vector against its maximum-resource-capability;
 //  5. staging on HDFS (package stage): the yarn-er binary, the user's files, then the job spec
 //     (package jobspec) naming all of them;
@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"log/slog"
 	"maps"
 	"os"
@@ -80,14 +81,14 @@ func (e *AppError) Error() string {
 
 // Is matches ErrAppKilled for KILLED, ErrAppFailed otherwise.
 func (e *AppError) Is(target error) bool {
-	killed := e.App.FinalStatus == yarn.FinalKilled || e.App.State == yarn.StateKilled
+	killed := e.App.FinalStatus == records.FinalKilled || e.App.State == records.AppKilled
 	return (target == ErrAppKilled && killed) || (target == ErrAppFailed && !killed)
 }
 
 // Outcome maps an ended application to nil when it SUCCEEDED, else an *AppError (ErrAppKilled
 // for KILLED, ErrAppFailed for FAILED and any other final status).
 func Outcome(app *yarn.App) error {
-	if app.FinalStatus == yarn.FinalSucceeded {
+	if app.FinalStatus == records.FinalSucceeded {
 		return nil
 	}
 	return &AppError{App: app}
@@ -211,7 +212,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 			return nil, fmt.Errorf("cannot find this yarn-er executable to ship: %w (give --yarn-er-binary)", err)
 		}
 	}
-	binItem, err := stage.ParseItem(binary+"#"+jobspec.BinaryName, jobspec.TypeFile)
+	binItem, err := stage.ParseItem(binary+"#"+jobspec.BinaryName, records.LocalFile)
 	if err != nil {
 		return nil, badRequest("--yarn-er-binary", "%v", err)
 	}
@@ -220,7 +221,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 			return nil, badRequest("--file/--archive", "%s: %v", it.Local, orNotRegular(err))
 		}
 	}
-	sched, err := yarn.SchedulerAddresses(c.opts.Hadoop)
+	sched, err := schedulerAddresses(c.opts.Hadoop)
 	if err != nil {
 		return nil, fmt.Errorf("the ApplicationMaster would not find the ResourceManager: %w", err)
 	}
@@ -294,7 +295,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	spec := &jobspec.Spec{
 		Version: jobspec.Version, Name: req.appName(), User: sc.User(), SchedulerAddresses: sched,
 		Containers: req.Containers, Restarts: req.Restarts, Priority: containerPriority, NodeLabel: req.NodeLabel,
-		Resource: quantities(vec, types), Devices: devices(vec), Command: req.Command, Env: req.Env,
+		Resource: quantities(vec), Devices: devices(vec), Command: req.Command, Env: req.Env,
 		Binary: files[0], Files: files[1:], StagingDir: dir.URL, KeepStaging: req.KeepStaging,
 		HeartbeatMillis: req.HeartbeatMillis, MaxAttempts: int(req.MaxAttempts),
 	}
@@ -344,22 +345,18 @@ func submitError(what string, err error) error {
 
 // fitsMaximum checks the vector against new-application's maximum-resource-capability, which is
 // what the RM checks container requests against.
-func fitsMaximum(v profile.Vector, maxCap yarn.Resources) error {
+func fitsMaximum(v records.Resources, maxCap yarn.Resources) error {
 	if len(maxCap) == 0 {
 		return nil
 	}
 	known := slices.Sorted(maps.Keys(maxCap))
-	for _, res := range v.Resources() {
+	for _, res := range v.All() {
 		limit, ok := maxCap[res.Name]
 		if !ok {
 			return badRequest("", "the ResourceManager does not know resource type %q (it knows %s): it would drop it from the requests; ask for a known type or declare it in yarn.resource-types on the cluster",
 				res.Name, strings.Join(known, ", "))
 		}
-		units := limit.Units
-		if res.Name == profile.MemoryMB {
-			units = profile.MemoryUnits
-		}
-		asked := yarn.Quantity{Value: res.Value, Units: units}
+		asked := res.Quantity()
 		if cmp, err := asked.Cmp(limit); err == nil && cmp > 0 {
 			return badRequest("", "each container asks for %s of %s, above the ResourceManager's maximum allocation %s: ask for less, or use NodeManagers with more",
 				asked, res.Name, limit)
@@ -373,9 +370,6 @@ const AMCommand = "./" + jobspec.BinaryName + " am 1><LOG_DIR>/stdout 2><LOG_DIR
 
 // amContext is the REST submission of the AM.
 func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.LocalFile) yarn.ApplicationSubmissionContext {
-	lr := func(f jobspec.LocalFile) yarn.LocalResource {
-		return yarn.LocalResource{Resource: f.URL, Type: f.Type, Visibility: f.Visibility, Size: f.Size, Timestamp: f.MtimeMillis}
-	}
 	mem, vc := req.AMMemoryMB, req.AMVCores
 	if mem == 0 {
 		mem = DefaultAMMemoryMB
@@ -386,11 +380,11 @@ func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.L
 	return yarn.ApplicationSubmissionContext{
 		ApplicationID: appID, ApplicationName: spec.Name, Queue: req.Queue, Priority: req.Priority,
 		ApplicationType: ApplicationType, ApplicationTags: req.Tags, MaxAppAttempts: req.MaxAttempts,
-		Resource: yarn.AMResource{MemoryMB: mem, VCores: vc},
+		Resource: records.NewResources(mem, int64(vc)),
 		AMContainerSpec: yarn.ContainerLaunchContext{
-			LocalResources: map[string]yarn.LocalResource{
-				jobspec.BinaryName: lr(spec.Binary),
-				jobspec.FileName:   lr(specFile),
+			LocalResources: map[string]records.LocalResource{
+				jobspec.BinaryName: spec.Binary.Resource(),
+				jobspec.FileName:   specFile.Resource(),
 			},
 			Environment: map[string]string{jobspec.EnvSpecFile: jobspec.FileName},
 			Commands:    []string{AMCommand},
@@ -415,4 +409,21 @@ func (c *Client) Cleanup(ctx context.Context, appID string) (bool, error) {
 		return false, err
 	}
 	return true, d.Remove(ctx)
+}
+
+// schedulerAddresses returns the host:port of every ResourceManager's scheduler, where the
+// ApplicationMaster registers.
+func schedulerAddresses(hc *conf.HadoopConfig) ([]string, error) {
+	if hc == nil {
+		return nil, errors.New("no Hadoop configuration to read yarn.resourcemanager.scheduler.address from (give --hadoop-conf or set HADOOP_CONF_DIR)")
+	}
+	addrs, err := hc.RMSchedulerAddresses()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = a.HostPort()
+	}
+	return out, nil
 }

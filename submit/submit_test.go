@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -113,40 +114,40 @@ func TestParseResource(t *testing.T) {
 	name, q, err := ParseResource("fpga=2")
 	require.NoError(t, err)
 	assert.Equal(t, "yarn.io/fpga", name)
-	assert.Equal(t, profile.Quantity{Value: 2}, q)
+	assert.Equal(t, records.Quantity{Value: 2}, q)
 	name, q, err = ParseResource("example.com/bw = 10k")
 	require.NoError(t, err)
 	assert.Equal(t, "example.com/bw", name)
-	assert.Equal(t, profile.Quantity{Value: 10, Unit: "k"}, q)
+	assert.Equal(t, records.Quantity{Value: 10, Units: "k"}, q)
 	_, _, err = ParseResource("=1")
 	assert.Error(t, err)
 }
 
 func TestOutcome(t *testing.T) {
-	assert.NoError(t, Outcome(&yarn.App{ID: "a", State: yarn.StateFinished, FinalStatus: yarn.FinalSucceeded}))
-	failed := Outcome(&yarn.App{ID: "a", State: yarn.StateFinished, FinalStatus: yarn.FinalFailed, Diagnostics: "rank 2 failed"})
+	assert.NoError(t, Outcome(&yarn.App{ID: "a", State: records.AppFinished, FinalStatus: records.FinalSucceeded}))
+	failed := Outcome(&yarn.App{ID: "a", State: records.AppFinished, FinalStatus: records.FinalFailed, Diagnostics: "rank 2 failed"})
 	assert.ErrorIs(t, failed, ErrAppFailed)
 	assert.NotErrorIs(t, failed, ErrAppKilled)
 	assert.Contains(t, failed.Error(), "rank 2 failed")
-	killed := Outcome(&yarn.App{ID: "a", State: yarn.StateKilled, FinalStatus: yarn.FinalKilled})
+	killed := Outcome(&yarn.App{ID: "a", State: records.AppKilled, FinalStatus: records.FinalKilled})
 	assert.ErrorIs(t, killed, ErrAppKilled)
 	assert.NotErrorIs(t, killed, ErrAppFailed)
-	assert.ErrorIs(t, Outcome(&yarn.App{ID: "a", State: yarn.StateFailed, FinalStatus: yarn.FinalFailed}), ErrAppFailed)
+	assert.ErrorIs(t, Outcome(&yarn.App{ID: "a", State: records.AppFailed, FinalStatus: records.FinalFailed}), ErrAppFailed)
 }
 
 func TestFitsMaximum(t *testing.T) {
 	maxCap := yarn.Resources{"memory-mb": {Value: 16384, Units: "Mi"}, "vcores": {Value: 40}, "yarn.io/gpu": {Value: 4}}
-	var v profile.Vector
-	v.Set("memory-mb", 1024)
-	v.Set("vcores", 1)
-	v.Set("yarn.io/gpu", 4)
+	var v records.Resources
+	v.Set("memory-mb", records.Quantity{Value: 1024, Units: "Mi"})
+	v.Set("vcores", records.Quantity{Value: 1})
+	v.Set("yarn.io/gpu", records.Quantity{Value: 4})
 	assert.NoError(t, fitsMaximum(v, maxCap))
-	v.Set("yarn.io/gpu", 5)
+	v.Set("yarn.io/gpu", records.Quantity{Value: 5})
 	err := fitsMaximum(v, maxCap)
 	require.ErrorIs(t, err, ErrRequest)
 	assert.Contains(t, err.Error(), "above the ResourceManager's maximum allocation 4")
-	v.Set("yarn.io/gpu", 1)
-	v.Set("nvidia.com/gpu", 1)
+	v.Set("yarn.io/gpu", records.Quantity{Value: 1})
+	v.Set("nvidia.com/gpu", records.Quantity{Value: 1})
 	err = fitsMaximum(v, maxCap)
 	require.ErrorIs(t, err, ErrRequest)
 	assert.Contains(t, err.Error(), `does not know resource type "nvidia.com/gpu" (it knows memory-mb, vcores, yarn.io/gpu)`)
@@ -252,7 +253,7 @@ func TestSubmitRefusals(t *testing.T) {
 		{name: "missing file", captures: "", req: Request{Command: []string{"true"}, Files: []stage.Item{{Local: filepath.Join(tmp, "nope"), Name: "nope"}}},
 			want: ErrRequest, msg: "nope"},
 		{name: "no scheduler address", captures: "", req: Request{Command: []string{"true"}},
-			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: yarn.ErrNoAddress,
+			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: conf.ErrNoRMAddress,
 			msg: "set yarn.resourcemanager.hostname"},
 		{name: "REST submission disabled", captures: "", req: Request{Command: []string{"true"}, Force: true},
 			setup: func(rm *fakeRM) {

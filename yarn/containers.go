@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // AppContainer is one container of an application attempt as the RM reports it
@@ -53,16 +55,16 @@ func (c *appContainerJSON) container() (AppContainer, error) {
 	if out.NodeID == "" {
 		out.NodeID = string(c.AssignedNodeID)
 	}
-	out.Resource[Memory] = Quantity{Value: int64(c.AllocatedMB), Units: "Mi"}
-	out.Resource[VCores] = Quantity{Value: int64(c.AllocatedVCores)}
+	out.Resource[records.MemoryMB] = records.Quantity{Value: int64(c.AllocatedMB), Units: records.MemoryUnits}
+	out.Resource[records.VCores] = records.Quantity{Value: int64(c.AllocatedVCores)}
 	for _, kv := range c.AllocatedResources {
 		v, err := parseJSONInt64(kv.Value)
 		if err != nil {
 			return AppContainer{}, fmt.Errorf("%w: container %s allocatedResources %s: %w", ErrUnexpectedResponse, out.ID, kv.Key, err)
 		}
-		q := Quantity{Value: v}
-		if kv.Key == Memory {
-			q.Units = "Mi"
+		q := records.Quantity{Value: v}
+		if kv.Key == records.MemoryMB {
+			q.Units = records.MemoryUnits
 		}
 		out.Resource[kv.Key] = q
 	}
@@ -113,7 +115,7 @@ func (c *Client) AttemptContainers(ctx context.Context, appID, attemptID string)
 	if err := checkAppID(appID); err != nil {
 		return nil, err
 	}
-	if !attemptIDPattern.MatchString(attemptID) {
+	if _, err := records.ParseApplicationAttemptID(attemptID); err != nil {
 		return nil, fmt.Errorf("attempt id %q: want appattempt_<cluster timestamp>_<sequence>_<attempt>", attemptID)
 	}
 	return getDecoded(ctx, c, pathApps+"/"+appID+"/appattempts/"+attemptID+"/containers", nil, decodeAppContainers)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func TestDecodeAppContainers(t *testing.T) {
@@ -23,11 +25,11 @@ func TestDecodeAppContainers(t *testing.T) {
 			ID: "container_1796116205617_0001_01_000001", State: "RUNNING", NodeID: "localhost:44511",
 			NodeHTTPAddress: "http://localhost:35695", StartedTime: millis(1796116535841),
 			LogURL:   "http://localhost:35695/node/containerlogs/container_1796116205617_0001_01_000001/root",
-			Resource: Resources{Memory: {Value: 256, Units: "Mi"}, VCores: {Value: 1}, GPU: {}, "yarn.io/fpga": {}},
+			Resource: Resources{records.MemoryMB: {Value: 256, Units: records.MemoryUnits}, records.VCores: {Value: 1}, records.GPU: {}, records.FPGA: {}},
 		}}},
 		{name: "jersey 1 single", body: jersey1, want: []AppContainer{{
 			ID: "container_1_0001_01_000002", State: "RUNNING", NodeID: "nm1:8041",
-			Resource: Resources{Memory: {Value: 2048, Units: "Mi"}, VCores: {Value: 2}, GPU: {Value: 2}},
+			Resource: Resources{records.MemoryMB: {Value: 2048, Units: records.MemoryUnits}, records.VCores: {Value: 2}, records.GPU: {Value: 2}},
 		}}},
 		{name: "empty", body: `{}`, want: []AppContainer{}},
 		{name: "null", body: `{"containers":null}`, want: []AppContainer{}},

@@ -19,9 +19,10 @@ import (
 	"testing"
 
 	"github.com/yarn-er/yarn-er/amrm"
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/commonpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/records"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -50,7 +51,7 @@ const (
 
 // Launch is one startContainers request the fake NodeManagers received, decoded.
 type Launch struct {
-	Container amrm.ContainerID
+	Container records.ContainerID
 	Node      string
 	// Resource is what the container was allocated.
 	Resource       amrm.Resource
@@ -109,7 +110,7 @@ type Cluster struct {
 	// SchedulerAddr is the scheduler's host:port.
 	SchedulerAddr string
 	// AMRMToken is the token the scheduler accepts; put it in the AM's credentials.
-	AMRMToken amrm.Token
+	AMRMToken records.Token
 
 	t    testing.TB
 	opts Options
@@ -128,12 +129,12 @@ type Cluster struct {
 	maxAsked     map[int32]int
 	nextID       int64
 	nAllocated   int
-	containers   map[amrm.ContainerID]*container
+	containers   map[records.ContainerID]*container
 	pending      []*yarnpb.ContainerStatusProto
 	progress     []float32
 	launches     []Launch
-	stops        []amrm.ContainerID
-	releases     []amrm.ContainerID
+	stops        []records.ContainerID
+	releases     []records.ContainerID
 	finishes     []Finish
 	nmTokenSent  map[string]bool
 	usedGPUs     int64
@@ -144,13 +145,13 @@ type node struct {
 	srv   *ipctest.Server
 	host  string
 	port  int32
-	token amrm.Token
+	token records.Token
 	gpus  int64
 	slots int
 }
 
 type container struct {
-	id      amrm.ContainerID
+	id      records.ContainerID
 	pb      *yarnpb.ContainerProto
 	node    *node
 	gpus    int64
@@ -175,9 +176,9 @@ func New(t testing.TB, opts Options) *Cluster {
 	}
 	c := &Cluster{
 		t: t, opts: opts,
-		AMRMToken:   amrm.Token{Identifier: []byte("fake-amrm-identifier"), Password: []byte("fake-amrm-password"), Kind: amrm.KindAMRMToken},
+		AMRMToken:   records.Token{Identifier: []byte("fake-amrm-identifier"), Password: []byte("fake-amrm-password"), Kind: records.KindAMRMToken},
 		outstanding: map[int32]int{}, capability: map[int32]*yarnpb.ResourceProto{}, maxAsked: map[int32]int{},
-		nextID: 2, containers: map[amrm.ContainerID]*container{}, nmTokenSent: map[string]bool{},
+		nextID: 2, containers: map[records.ContainerID]*container{}, nmTokenSent: map[string]bool{},
 	}
 	c.rm = ipctest.NewServer(t, c.handleRM)
 	c.rm.AddToken(c.AMRMToken.Identifier, c.AMRMToken.Password)
@@ -191,7 +192,7 @@ func New(t testing.TB, opts Options) *Cluster {
 		}
 		p, _ := strconv.Atoi(port)
 		n.host, n.port = host, int32(p)
-		n.token = amrm.Token{Identifier: []byte("fake-nm-" + n.srv.Addr), Password: []byte(fmt.Sprintf("nm-pw-%d", i)), Kind: amrm.KindNMToken}
+		n.token = records.Token{Identifier: []byte("fake-nm-" + n.srv.Addr), Password: []byte(fmt.Sprintf("nm-pw-%d", i)), Kind: records.KindNMToken}
 		n.srv.AddToken(n.token.Identifier, n.token.Password)
 		c.nodes = append(c.nodes, n)
 	}
@@ -199,8 +200,8 @@ func New(t testing.TB, opts Options) *Cluster {
 }
 
 // Credentials returns credentials holding the scheduler's AMRMToken.
-func (c *Cluster) Credentials() *amrm.Credentials {
-	cr := amrm.NewCredentials()
+func (c *Cluster) Credentials() *records.Credentials {
+	cr := records.NewCredentials()
 	cr.AddToken("amrm", c.AMRMToken)
 	return cr
 }
@@ -240,17 +241,17 @@ func (c *Cluster) Launches() []Launch {
 }
 
 // Stops returns the containers the AM stopped through a NodeManager.
-func (c *Cluster) Stops() []amrm.ContainerID {
+func (c *Cluster) Stops() []records.ContainerID {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]amrm.ContainerID(nil), c.stops...)
+	return append([]records.ContainerID(nil), c.stops...)
 }
 
 // Releases returns the containers the AM released through the scheduler.
-func (c *Cluster) Releases() []amrm.ContainerID {
+func (c *Cluster) Releases() []records.ContainerID {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]amrm.ContainerID(nil), c.releases...)
+	return append([]records.ContainerID(nil), c.releases...)
 }
 
 // Finishes returns the finishApplicationMaster calls.
@@ -289,10 +290,10 @@ func (c *Cluster) MaxGPUsInUse() int64 {
 }
 
 // Running returns the containers started and not completed.
-func (c *Cluster) Running() []amrm.ContainerID {
+func (c *Cluster) Running() []records.ContainerID {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []amrm.ContainerID
+	var out []records.ContainerID
 	for id, ct := range c.containers {
 		if ct.started && !ct.done {
 			out = append(out, id)
@@ -369,17 +370,17 @@ func (c *Cluster) registrationResponse() *yarnpb.RegisterApplicationMasterRespon
 		MaximumCapability: &yarnpb.ResourceProto{
 			Memory: proto.Int64(8192), VirtualCores: proto.Int32(8),
 			ResourceValueMap: []*yarnpb.ResourceInformationProto{
-				ri(amrm.ResourceMemory, 8192, "Mi"), ri(amrm.ResourceVCores, 8, ""), ri(amrm.ResourceGPU, maxGPU, ""),
+				ri(records.MemoryMB, 8192, "Mi"), ri(records.VCores, 8, ""), ri(records.GPU, maxGPU, ""),
 			},
 		},
 		Queue:         proto.String("default"),
-		ResourceTypes: []*yarnpb.ResourceTypeInfoProto{rt(amrm.ResourceMemory, "Mi"), rt(amrm.ResourceVCores, ""), rt(amrm.ResourceGPU, "")},
+		ResourceTypes: []*yarnpb.ResourceTypeInfoProto{rt(records.MemoryMB, "Mi"), rt(records.VCores, ""), rt(records.GPU, "")},
 	}
 }
 
 func gpusOf(r *yarnpb.ResourceProto) int64 {
 	for _, ri := range r.GetResourceValueMap() {
-		if ri.GetKey() == amrm.ResourceGPU {
+		if ri.GetKey() == records.GPU {
 			return ri.GetValue()
 		}
 	}
@@ -428,7 +429,7 @@ func (c *Cluster) allocate(req *yarnpb.AllocateRequestProto) *yarnpb.AllocateRes
 				resp.NmTokens = append(resp.NmTokens, &yarnpb.NMTokenProto{
 					NodeId: &yarnpb.NodeIdProto{Host: proto.String(nd.host), Port: proto.Int32(nd.port)},
 					Token: &commonpb.TokenProto{Identifier: nd.token.Identifier, Password: nd.token.Password,
-						Kind: proto.String(amrm.KindNMToken), Service: proto.String(nd.srv.Addr)},
+						Kind: proto.String(records.KindNMToken), Service: proto.String(nd.srv.Addr)},
 				})
 			}
 		}
@@ -478,8 +479,8 @@ func (c *Cluster) newContainer(prio int32, capPB *yarnpb.ResourceProto, nd *node
 		NodeHttpAddress: proto.String(nd.host + ":8042"),
 		Resource:        r,
 		Priority:        &yarnpb.PriorityProto{Priority: proto.Int32(prio)},
-		ContainerToken: &commonpb.TokenProto{Identifier: []byte(id), Password: []byte("container-token-password"),
-			Kind: proto.String(amrm.KindContainerToken), Service: proto.String(nd.srv.Addr)},
+		ContainerToken: &commonpb.TokenProto{Identifier: []byte(id.String()), Password: []byte("container-token-password"),
+			Kind: proto.String(records.KindContainerToken), Service: proto.String(nd.srv.Addr)},
 	}
 	ct := &container{id: id, pb: pb, node: nd, gpus: gpus}
 	c.containers[id] = ct
@@ -498,10 +499,13 @@ func (c *Cluster) complete(ct *container, exit int32, diag string) {
 	})
 }
 
-func containerID(p *yarnpb.ContainerIdProto) amrm.ContainerID {
+func containerID(p *yarnpb.ContainerIdProto) records.ContainerID {
 	app := p.GetAppAttemptId().GetApplicationId()
-	return amrm.ContainerID(fmt.Sprintf("container_%d_%04d_%02d_%06d", app.GetClusterTimestamp(), app.GetId(),
-		p.GetAppAttemptId().GetAttemptId(), p.GetId()))
+	att := records.ApplicationAttemptID{
+		Application: records.ApplicationID{ClusterTimestamp: app.GetClusterTimestamp(), ID: app.GetId()},
+		Attempt:     p.GetAppAttemptId().GetAttemptId(),
+	}
+	return records.ContainerIDFromNumber(att, p.GetId())
 }
 
 func (c *Cluster) handleNM(nd *node, call *ipctest.Call) (proto.Message, error) {
@@ -516,17 +520,17 @@ func (c *Cluster) handleNM(nd *node, call *ipctest.Call) (proto.Message, error) 
 		}
 		resp := &yarnpb.StartContainersResponseProto{}
 		for _, r := range req.GetStartContainerRequest() {
-			id := amrm.ContainerID(r.GetContainerToken().GetIdentifier())
+			id, _ := records.ParseContainerID(string(r.GetContainerToken().GetIdentifier()))
 			c.mu.Lock()
 			ct := c.containers[id]
 			var fail string
 			switch {
 			case ct == nil || ct.node != nd:
-				fail = "No container " + string(id) + " allocated on this node"
+				fail = "No container " + id.String() + " allocated on this node"
 			case ct.started:
-				fail = "Container " + string(id) + " has already been started"
+				fail = "Container " + id.String() + " has already been started"
 			case ct.done:
-				fail = "Container " + string(id) + " was released"
+				fail = "Container " + id.String() + " was released"
 			}
 			if fail != "" {
 				c.mu.Unlock()
@@ -539,7 +543,7 @@ func (c *Cluster) handleNM(nd *node, call *ipctest.Call) (proto.Message, error) 
 			l := decodeLaunch(id, nd.srv.Addr, r.GetContainerLaunchContext())
 			l.Resource = amrm.Resource{MemoryMB: ct.pb.GetResource().GetMemory(), VCores: int64(ct.pb.GetResource().GetVirtualCores())}
 			if ct.gpus > 0 {
-				l.Resource.Extended = map[string]int64{amrm.ResourceGPU: ct.gpus}
+				l.Resource.Extended = map[string]int64{records.GPU: ct.gpus}
 			}
 			ct.started = true
 			c.launches = append(c.launches, l)
@@ -591,7 +595,7 @@ func (c *Cluster) handleNM(nd *node, call *ipctest.Call) (proto.Message, error) 
 	return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: call.Method}
 }
 
-func decodeLaunch(id amrm.ContainerID, node string, p *yarnpb.ContainerLaunchContextProto) Launch {
+func decodeLaunch(id records.ContainerID, node string, p *yarnpb.ContainerLaunchContextProto) Launch {
 	l := Launch{Container: id, Node: node, Commands: p.GetCommand(), Environment: map[string]string{},
 		LocalResources: map[string]LocalResource{}, Tokens: p.GetTokens()}
 	for _, kv := range p.GetEnvironment() {
