@@ -307,8 +307,8 @@ func TestAMEightGPUContainers(t *testing.T) {
 	// containers seconds apart on a loaded machine), so the devices are held at the same time.
 	barrier := `i=0; while [ "$(ls "$SHARE" | grep -c 'json$')" -lt 8 ] && [ $i -lt 900 ]; do sleep 0.2; i=$((i+1)); done; sleep 1`
 	job := runAMJob(t, ep, func(s *jobspec.Spec) { s.Command = reportCommand(barrier) })
-	require.Equal(t, "FINISHED", job.App.State)
-	require.Equal(t, "SUCCEEDED", job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
+	require.Equal(t, records.AppFinished, job.App.State)
+	require.Equal(t, records.FinalSucceeded, job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
 	assert.Contains(t, job.App.Diagnostics, "all 8 rank(s) exited 0")
 
 	reps := rankReports(t, job.Share)
@@ -339,8 +339,8 @@ func TestAMRankFailsAfterRestarts(t *testing.T) {
 		s.Restarts = 1
 		s.Command = reportCommand(`if [ "$r" = 2 ]; then echo "rank 2 gives up" >&2; exit 7; fi; sleep 60; touch "$SHARE/rank-$r.done"`)
 	})
-	require.Equal(t, "FINISHED", job.App.State)
-	require.Equal(t, "FAILED", job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
+	require.Equal(t, records.AppFinished, job.App.State)
+	require.Equal(t, records.FinalFailed, job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
 	diag := job.App.Diagnostics
 	assert.Contains(t, diag, "rank 2 failed 2 time(s) (restarts allowed: 1)")
 	assert.Contains(t, diag, "exit status 7")
@@ -370,7 +370,7 @@ func TestAMNineContainersOnEightGPUs(t *testing.T) {
 		s.Containers = 9
 		s.Command = reportCommand("sleep 2")
 	})
-	require.Equal(t, "SUCCEEDED", job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
+	require.Equal(t, records.FinalSucceeded, job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
 	reps := rankReports(t, job.Share)
 	require.Len(t, reps, 9)
 	var ranks []int
@@ -397,8 +397,8 @@ func mustRead(t testing.TB, p string) string {
 func TestAMCorruptSpec(t *testing.T) {
 	ep := cluster(t)
 	job := runAMJobWith(t, ep, amJobOptions{Mod: func(s *jobspec.Spec) { s.Command = []string{"true"} }, Raw: []byte(`{"version":1,"containers":`)})
-	assert.Equal(t, "FAILED", job.App.State)
-	assert.Equal(t, "FAILED", job.App.FinalStatus)
+	assert.Equal(t, records.AppFailed, job.App.State)
+	assert.Equal(t, records.FinalFailed, job.App.FinalStatus)
 	assert.Contains(t, job.App.Diagnostics, "yarn-er-job.json: job spec: not JSON")
 	assert.Contains(t, job.App.Diagnostics, "exitCode: 3")
 	t.Logf("diagnostics: %s", job.App.Diagnostics)
@@ -416,8 +416,8 @@ func TestAMKilled(t *testing.T) {
 		},
 		KillAfterRanks: 2,
 	})
-	assert.Equal(t, "KILLED", job.App.State)
-	assert.Equal(t, "KILLED", job.App.FinalStatus)
+	assert.Equal(t, records.AppKilled, job.App.State)
+	assert.Equal(t, records.FinalKilled, job.App.FinalStatus)
 	assert.Eventually(t, func() bool {
 		_, err := os.Stat(job.Staging)
 		return os.IsNotExist(err)
@@ -463,7 +463,7 @@ func TestAMRemovesHDFSStaging(t *testing.T) {
 				Size: fi.Size(), MtimeMillis: fi.ModTime().UnixMilli(), Type: records.LocalFile}
 		},
 	})
-	require.Equal(t, "SUCCEEDED", job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
+	require.Equal(t, records.FinalSucceeded, job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)
 	assert.Len(t, rankReports(t, job.Share), 2, "both ranks ran the yarn-er localized from HDFS")
 	_, err := hc.Stat(dir)
 	assert.True(t, os.IsNotExist(err), "staging %s on HDFS is gone: %v", dir, err)
