@@ -39,7 +39,7 @@ type Event struct {
 func (e Event) GPUs() int64 {
 	var n int64
 	for _, w := range e.Workers {
-		n += w.Resource[GPU].Value
+		n += w.Resource.Value(records.GPU)
 	}
 	return n
 }

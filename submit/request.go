@@ -14,12 +14,6 @@ import (
 	"github.com/yarn-er/yarn-er/stage"
 )
 
-// Resource type names yarn-er's shorthand flags ask for.
-const (
-	GPU  = "yarn.io/gpu"
-	FPGA = "yarn.io/fpga"
-)
-
 // Defaults of a Request.
 const (
 	DefaultMemoryMB   = 1024
@@ -170,13 +164,13 @@ func (r *Request) Container(types *profile.ResourceTypes) (records.Resources, er
 	case r.GPUs < 0:
 		return records.Resources{}, badRequest("--gpus", "%d: must not be negative", r.GPUs)
 	case r.GPUs > 0:
-		_ = add("--gpus", GPU, r.GPUs)
+		_ = add("--gpus", records.GPU, r.GPUs)
 	}
 	switch {
 	case r.FPGAs < 0:
 		return records.Resources{}, badRequest("--fpgas", "%d: must not be negative", r.FPGAs)
 	case r.FPGAs > 0:
-		_ = add("--fpgas", FPGA, r.FPGAs)
+		_ = add("--fpgas", records.FPGA, r.FPGAs)
 	}
 	for _, arg := range r.Resources {
 		name, q, err := ParseResource(arg)
@@ -217,7 +211,7 @@ func orCount(unit string) string {
 }
 
 // resourceAliases are the short names Hadoop's ResourceUtils accepts in resource strings.
-var resourceAliases = map[string]string{"memory": records.MemoryMB, "gpu": GPU, "fpga": FPGA, "vcore": records.VCores}
+var resourceAliases = map[string]string{"memory": records.MemoryMB, "gpu": records.GPU, "fpga": records.FPGA, "vcore": records.VCores}
 
 // ParseResource reads a --resource argument, TYPE=AMOUNT[UNIT] ("yarn.io/gpu=2",
 // "nvidia.com/gpu=1", "memory-mb=4Gi", "example.com/bw=10k"). TYPE is a Hadoop resource name (the
@@ -291,10 +285,10 @@ func ParseMemoryMB(s string) (int64, error) {
 // devices returns what `yarn-er exec` locks in each container: the GPUs when the container has
 // yarn.io/gpu, else its FPGAs; nil when it has neither.
 func devices(v records.Resources) *jobspec.Devices {
-	if n, ok := v.Get(GPU); ok && n > 0 {
+	if n, ok := v.Get(records.GPU); ok && n > 0 {
 		return &jobspec.Devices{Kind: "gpu", Amount: n}
 	}
-	if n, ok := v.Get(FPGA); ok && n > 0 {
+	if n, ok := v.Get(records.FPGA); ok && n > 0 {
 		return &jobspec.Devices{Kind: "fpga", Amount: n}
 	}
 	return nil
