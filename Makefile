@@ -71,7 +71,7 @@ matrix: flink ## integration tests on every Hadoop line of MATRIX_VERSIONS
 test: unit matrix ## all tests: unit tests, then the integration suite on every Hadoop line of the matrix
 
 # The demo runs yarn-er against the bundled mini-YARN, then stops it (also on failure).
-demo: build harness flink ## translate, cluster nodes, preflight and a Flink GPU job against the bundled mini-YARN (good and misconfigured)
+demo: build harness flink ## translate, cluster nodes, preflight, a Flink GPU job and a GPU submit against the bundled mini-YARN (good and misconfigured)
 	examples/demo.sh
 
 fuzz: ## run every fuzz target for FUZZTIME (default 10s; a count like 2000x works too); fails only on a finding

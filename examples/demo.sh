@@ -5,7 +5,8 @@
 #   2. the cluster's GPUs and FPGAs (cluster nodes),
 #   3. a preflight that passes on a well-configured cluster, with yarn-er as Flink's discovery script,
 #      then a real Flink job (1.20.0, from docker/flink) whose 2 TaskManagers get 2 GPUs each,
-#   4. a preflight that fails on a misconfigured cluster, naming the files and lines to fix.
+#   4. a GPU program run on YARN: 8 containers with one yarn.io/gpu each (submit, app list),
+#   5. a preflight that fails on a misconfigured cluster, naming the files and lines to fix.
 # Both clusters are stopped on exit, also on failure or Ctrl-C.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -51,7 +52,29 @@ step "3b. A Flink job on the cluster: which GPUs each TaskManager got (yarn-er a
 # both NodeManagers share; it preflights the job's own configuration first.
 "$root/docker/flink/gpu-report" --work "$work/flink-job" --yarn-er "$bin"
 
-step "4. Preflight against a misconfigured cluster (docker/conf-misconfigured: DefaultResourceCalculator, no GPU/FPGA types)"
+step "4. A GPU program on YARN: 8 containers with one yarn.io/gpu each"
+# The mini-YARN's NodeManagers schedule yarn.io/gpu but the host has no GPU: a fake NVIDIA host
+# (procfs information files and /dev nodes for 8 GPUs) lets each container's 'yarn-er exec' lock
+# one device and set CUDA_VISIBLE_DEVICES, as on a real GPU node. Each rank holds its GPU for 5 s,
+# so the ranks that run at the same time show different GPUs (a GPU is free again once its rank
+# ended).
+gpus=$work/fake-gpu-host
+for i in 0 1 2 3 4 5 6 7; do
+  bus=$(printf '0000:%02x:00.0' $((0x10 + i)))
+  mkdir -p "$gpus/proc/driver/nvidia/gpus/$bus" "$gpus/dev"
+  printf 'Model: \t\t NVIDIA H200\nGPU UUID: \t GPU-00000000-0000-0000-0000-%012d\nBus Location: \t %s\nDevice Minor: \t %d\nGPU Excluded:\t No\n' \
+    "$i" "$bus" "$i" > "$gpus/proc/driver/nvidia/gpus/$bus/information"
+  : > "$gpus/dev/nvidia$i"
+done
+: > "$gpus/dev/nvidiactl"
+run "$bin" submit --containers 8 --gpus 1 --memory 128m --progress plain \
+  --env YARN_ER_HOST_ROOT="$gpus" --env YARN_ER_COORDINATION_FILE="$work/gpu-ledger" --env OUT="$work/ranks.txt" \
+  -- sh -c 'echo "rank $YARN_ER_RANK of $YARN_ER_WORLD_SIZE sees GPU $CUDA_VISIBLE_DEVICES" >> "$OUT"; sleep 5'
+echo "What the ranks wrote (one shared file: both NodeManagers run on this host):"
+sort "$work/ranks.txt"
+run "$bin" app list --all --type YARN-ER
+
+step "5. Preflight against a misconfigured cluster (docker/conf-misconfigured: DefaultResourceCalculator, no GPU/FPGA types)"
 "$mini" start --conf docker/conf-misconfigured --state "$work/misconfigured" --watch-pid $$
 eval "$("$mini" env --state "$work/misconfigured")"
 status=0

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
 	"sort"
 	"strings"
 )
@@ -29,22 +30,6 @@ const BinaryName = "yarn-er"
 
 // MaxSize bounds a spec document (a spec is small; this only stops garbage early).
 const MaxSize = 4 << 20
-
-// Resource type names the spec uses for the two mandatory resources.
-const (
-	ResourceMemory = "memory-mb"
-	ResourceVCores = "vcores"
-)
-
-// Local resource types and visibilities, spelled as YARN spells them.
-const (
-	TypeFile    = "FILE"
-	TypeArchive = "ARCHIVE"
-
-	VisibilityApplication = "APPLICATION"
-	VisibilityPrivate     = "PRIVATE"
-	VisibilityPublic      = "PUBLIC"
-)
 
 // Spec is the job an ApplicationMaster runs.
 type Spec struct {
@@ -92,6 +77,10 @@ type Spec struct {
 	// HeartbeatMillis is the AM's heartbeat interval while container asks are outstanding
 	// (0: the AM's default).
 	HeartbeatMillis int `json:"heartbeatMillis,omitempty"`
+	// MaxAttempts is the application's maximum number of AM attempts as submitted (0: unknown,
+	// each attempt counts as the last). The ResourceManager does not tell the AM; the AM needs
+	// it to keep the staging directory for the next attempt when it is stopped with attempts left.
+	MaxAttempts int `json:"maxAttempts,omitempty"`
 }
 
 // Quantity is one resource of the container vector.
@@ -123,10 +112,15 @@ type LocalFile struct {
 	Size int64 `json:"size"`
 	// MtimeMillis is the file's modification time in milliseconds as HDFS reports it.
 	MtimeMillis int64 `json:"mtimeMillis"`
-	// Type is TypeFile or TypeArchive.
-	Type string `json:"type"`
-	// Visibility is one of the Visibility constants (default application).
-	Visibility string `json:"visibility,omitempty"`
+	// Type is records.LocalFile or records.LocalArchive.
+	Type records.LocalResourceType `json:"type"`
+	// Visibility is one of the records.Visibility constants (default application).
+	Visibility records.LocalResourceVisibility `json:"visibility,omitempty"`
+}
+
+// Resource returns the file as the local resource the NodeManager localizes.
+func (f LocalFile) Resource() records.LocalResource {
+	return records.LocalResource{URL: f.URL, Size: f.Size, Timestamp: f.MtimeMillis, Type: f.Type, Visibility: f.Visibility}
 }
 
 // Error is a spec that cannot be used; Field names the JSON field at fault.
@@ -254,6 +248,9 @@ func (s *Spec) Validate() error {
 	if s.HeartbeatMillis < 0 {
 		return invalid("heartbeatMillis", "%d: must not be negative", s.HeartbeatMillis)
 	}
+	if s.MaxAttempts < 0 {
+		return invalid("maxAttempts", "%d: must not be negative", s.MaxAttempts)
+	}
 	return nil
 }
 
@@ -272,7 +269,7 @@ func validateResource(rs []Quantity) error {
 			return invalid(field+".value", "%s=%d: must not be negative", q.Name, q.Value)
 		}
 	}
-	for _, must := range []string{ResourceMemory, ResourceVCores} {
+	for _, must := range []string{records.MemoryMB, records.VCores} {
 		if !seen[must] {
 			return invalid("resource", "%s missing", must)
 		}
@@ -290,11 +287,11 @@ func (f LocalFile) validate(field string) error {
 		return invalid(field+".size", "%d: must not be negative", f.Size)
 	case f.MtimeMillis <= 0:
 		return invalid(field+".mtimeMillis", "%d: must be the file's HDFS modification time", f.MtimeMillis)
-	case f.Type != TypeFile && f.Type != TypeArchive:
-		return invalid(field+".type", "%q: %s or %s", f.Type, TypeFile, TypeArchive)
+	case f.Type != records.LocalFile && f.Type != records.LocalArchive:
+		return invalid(field+".type", "%q: %s or %s", f.Type, records.LocalFile, records.LocalArchive)
 	}
 	switch f.Visibility {
-	case "", VisibilityApplication, VisibilityPrivate, VisibilityPublic:
+	case "", records.VisibilityApplication, records.VisibilityPrivate, records.VisibilityPublic:
 	default:
 		return invalid(field+".visibility", "%q: APPLICATION, PRIVATE or PUBLIC", f.Visibility)
 	}

@@ -2,6 +2,7 @@ package jobspec
 
 import (
 	"errors"
+	"github.com/yarn-er/yarn-er/records"
 	"strings"
 	"testing"
 
@@ -19,16 +20,16 @@ func validSpec() *Spec {
 		Restarts:           2,
 		Priority:           1,
 		Resource: []Quantity{
-			{Name: ResourceMemory, Value: 4096, Units: "Mi"},
-			{Name: ResourceVCores, Value: 4},
+			{Name: records.MemoryMB, Value: 4096, Units: "Mi"},
+			{Name: records.VCores, Value: 4},
 			{Name: "yarn.io/gpu", Value: 1},
 		},
 		Devices: &Devices{Kind: "gpu", Amount: 1},
 		Command: []string{"python", "train.py"},
 		Env:     map[string]string{"B": "2", "A": "1"},
-		Binary:  LocalFile{Name: BinaryName, URL: "hdfs://nn:8020/user/alice/.yarn-er/app_1/yarn-er", Size: 10, MtimeMillis: 1700000000123, Type: TypeFile},
+		Binary:  LocalFile{Name: BinaryName, URL: "hdfs://nn:8020/user/alice/.yarn-er/app_1/yarn-er", Size: 10, MtimeMillis: 1700000000123, Type: records.LocalFile},
 		Files: []LocalFile{
-			{Name: "data.tgz", URL: "hdfs://nn:8020/user/alice/.yarn-er/app_1/data.tgz", Size: 3, MtimeMillis: 1700000000124, Type: TypeArchive},
+			{Name: "data.tgz", URL: "hdfs://nn:8020/user/alice/.yarn-er/app_1/data.tgz", Size: 3, MtimeMillis: 1700000000124, Type: records.LocalArchive},
 		},
 		StagingDir: "hdfs://nn:8020/user/alice/.yarn-er/app_1",
 	}
@@ -105,6 +106,7 @@ func TestValidate(t *testing.T) {
 		{"file negative size", func(s *Spec) { s.Files[0].Size = -1 }, "files[0].size"},
 		{"no staging", func(s *Spec) { s.StagingDir = "" }, "stagingDir"},
 		{"negative heartbeat", func(s *Spec) { s.HeartbeatMillis = -1 }, "heartbeatMillis"},
+		{"negative max attempts", func(s *Spec) { s.MaxAttempts = -1 }, "maxAttempts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

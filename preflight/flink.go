@@ -41,6 +41,14 @@ func message(p profile.Problem) string {
 
 // flinkChecks reports the checks on Flink's configuration.
 func (r *runner) flinkChecks() {
+	if r.in.Container != nil {
+		for _, id := range IDs() {
+			if AreaOf(id) == AreaFlink {
+				r.c.skip(id, "the %s is given directly, not computed from a Flink configuration", r.containerName())
+			}
+		}
+		return
+	}
 	for _, p := range r.tr.Problems {
 		id := problemID(p.Code)
 		if AreaOf(id) != AreaFlink {

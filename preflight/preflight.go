@@ -3,7 +3,9 @@ package preflight
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/yarn-er/yarn-er/conf"
@@ -14,8 +16,16 @@ import (
 
 // Input is what a preflight looks at.
 type Input struct {
-	// Flink is Flink's configuration (conf.LoadFlink). Required.
+	// Flink is Flink's configuration (conf.LoadFlink). Required unless Container is set.
 	Flink *conf.FlinkConfig
+	// Container, when set, is the container to check instead of the TaskManager container that
+	// Flink's configuration translates to (e.g. `yarn-er submit --gpus 1`): the flink.* checks then
+	// skip, every other check looks at this vector. Amounts are in each type's Hadoop unit
+	// (memory-mb in MiB).
+	Container *records.Resources
+	// ContainerName names the container in messages when Container is set (default
+	// "container").
+	ContainerName string
 	// Hadoop is the Hadoop configuration (conf.LoadHadoop); nil skips the yarn.* checks that need
 	// it.
 	Hadoop *conf.HadoopConfig
@@ -70,7 +80,7 @@ type DiscoverCommand struct {
 // Run checks in and returns the report. Problems of the configuration or the cluster become
 // check entries, never errors: Run fails only when in has no Flink configuration or ctx ends.
 func Run(ctx context.Context, in Input) (*Report, error) {
-	if in.Flink == nil {
+	if in.Flink == nil && in.Container == nil {
 		return nil, errors.New("preflight: no Flink configuration")
 	}
 	if in.Logger == nil {
@@ -90,6 +100,21 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 	r.clusterChecks()
 
 	rep := &Report{Checks: r.c.checks(), strict: in.Strict, liveSkip: r.live == nil || r.live.infoErr != nil}
+	if in.Container != nil {
+		name := r.containerName()
+		rep.subject = name + "s"
+		for _, id := range IDs() {
+			if AreaOf(id) == AreaFlink {
+				rep.notApplicable++
+			}
+		}
+		rename := strings.NewReplacer("TaskManager containers", name+"s", "TaskManager container", name,
+			"TaskManagers", name+"s", "TaskManager", name)
+		for i := range rep.Checks {
+			rep.Checks[i].Message = rename.Replace(rep.Checks[i].Message)
+			rep.Checks[i].Fix = rename.Replace(rep.Checks[i].Fix)
+		}
+	}
 	for _, res := range r.extendedRequest() {
 		rep.resources = append(rep.resources, r.resourceName(res.Name))
 	}
@@ -128,8 +153,44 @@ func (r *runner) prepare() {
 		r.nodeResources, r.nodeProblems = profile.LoadNodeResources(r.in.Hadoop, r.types)
 		opts.ResourceTypes = r.types
 	}
+	if r.in.Container != nil {
+		r.tr = directTranslation(*r.in.Container, r.types)
+		return
+	}
 	// Translate's errors are also in its Problems, which the checks report.
 	r.tr, _ = profile.Translate(r.in.Flink, opts)
+}
+
+// containerName is what messages call the container of Input.Container.
+func (r *runner) containerName() string {
+	if n := strings.TrimSpace(r.in.ContainerName); n != "" {
+		return n
+	}
+	return "container"
+}
+
+// directTranslation stands in for Flink's translation when the container is given directly:
+// each extended type that a Hadoop configuration's yarn.resource-types does not declare is a
+// yarn.resource-type-undeclared problem, keyed by the type name.
+func directTranslation(v records.Resources, types *profile.ResourceTypes) *profile.Translation {
+	tr := &profile.Translation{Resource: v, Origins: map[string]profile.Origin{}}
+	if types == nil || !types.FromConfig() {
+		return tr
+	}
+	for _, res := range v.All() {
+		if res.Name == records.MemoryMB || res.Name == records.VCores {
+			continue
+		}
+		if _, ok := types.Lookup(res.Name); ok {
+			continue
+		}
+		tr.Problems = append(tr.Problems, profile.Problem{
+			Severity: profile.SeverityWarning, Code: profile.CodeResourceTypeUndeclared, Key: res.Name,
+			Message: fmt.Sprintf("resource type '%s' is not declared in yarn.resource-types: the ResourceManager drops unknown resource types from requests, so the containers would get no %s", res.Name, res.Name),
+			Fix:     fmt.Sprintf("add %s to yarn.resource-types (resource-types.xml) on the ResourceManager and offer it on the NodeManagers, or ask for a declared type", res.Name),
+		})
+	}
+	return tr
 }
 
 // resourceName returns the Flink name of the external resource requested as YARN type t, or t.

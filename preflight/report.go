@@ -143,7 +143,11 @@ type Report struct {
 	strict    bool
 	resources []string // the external resources requested from YARN, for the verdict
 	liveSkip  bool     // the live checks did not run
-	authErr   error
+	subject   string   // who gets the resources, for the verdict ("" : TaskManagers)
+	// notApplicable is how many of the skips are checks that do not apply (the flink.* checks of
+	// a container given directly): they do not make the verdict uncertain.
+	notApplicable int
+	authErr       error
 }
 
 // Counts are the number of entries per status.
@@ -193,24 +197,28 @@ func (r *Report) Verdict() string {
 		parts = append(parts, fmt.Sprintf("%d skipped", c.Skip))
 	}
 	what := "their " + joinAnd(r.resources)
+	who := "TaskManagers"
+	if r.subject != "" {
+		who = r.subject
+	}
 	var tail string
 	switch {
 	case len(r.resources) == 0 && c.Fail == 0:
-		tail = "no external resource is requested from YARN: TaskManagers ask for memory and vcores only"
+		tail = "no external resource is requested from YARN: " + who + " ask for memory and vcores only"
 	case len(r.resources) == 0:
 		tail = "fix the failures before submitting"
 	case c.Fail > 0:
-		tail = "TaskManagers will NOT get " + what
+		tail = who + " will NOT get " + what
 	case r.strict && c.Warn > 0:
 		tail = "warnings count as failures (--strict): review them before submitting"
 	case r.liveSkip:
-		tail = "TaskManagers should get " + what + " as far as the files tell (live checks skipped)"
+		tail = who + " should get " + what + " as far as the files tell (live checks skipped)"
 	case c.Warn > 0:
-		tail = "TaskManagers should get " + what + "; review the warnings"
-	case c.Skip > 0:
-		tail = "TaskManagers should get " + what + " (" + plural(c.Skip, "check", "checks") + " could not run)"
+		tail = who + " should get " + what + "; review the warnings"
+	case c.Skip > r.notApplicable:
+		tail = who + " should get " + what + " (" + plural(c.Skip-r.notApplicable, "check", "checks") + " could not run)"
 	default:
-		tail = "TaskManagers will get " + what
+		tail = who + " will get " + what
 	}
 	return "preflight: " + strings.Join(parts, ", ") + " — " + tail
 }

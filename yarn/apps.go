@@ -196,7 +196,6 @@ func (c *Client) Apps(ctx context.Context, q AppsQuery) ([]App, error) {
 	return getDecoded(ctx, c, pathApps, q.values(), decodeApps)
 }
 
-// appIDPattern is ApplicationId's string form.
 // checkAppID checks an application id before it goes into a URL path.
 func checkAppID(id string) error {
 	if _, err := records.ParseApplicationID(id); err != nil {

@@ -161,3 +161,22 @@ func FuzzDecodeSchedulerOverview(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeAppContainers(f *testing.F) {
+	f.Add([]byte(`{"container":[{"containerId":"c","allocatedMB":1,"allocatedResources":{"entry":[{"key":"yarn.io/gpu","value":1}]}}]}`))
+	f.Add([]byte(`{"containers":{"container":{"containerId":"c"}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cs, err := decodeAppContainers(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrUnexpectedResponse) {
+				t.Fatalf("decode error is not ErrUnexpectedResponse: %v", err)
+			}
+			return
+		}
+		for _, c := range cs {
+			if c.Resource == nil {
+				t.Fatalf("container %q without resources", c.ID)
+			}
+		}
+	})
+}

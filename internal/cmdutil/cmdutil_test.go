@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/submit"
+	"github.com/yarn-er/yarn-er/yarn"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,6 +28,9 @@ func TestExitCodeMapping(t *testing.T) {
 		{"findings", &cmdutil.FindingsError{Summary: "2 checks failed"}, cmdutil.ExitFindings},
 		{"silent", &cmdutil.SilentError{Code: cmdutil.ExitNoDevices}, cmdutil.ExitNoDevices},
 		{"canceled", context.Canceled, cmdutil.ExitInterrupted},
+		{"application failed", &submit.AppError{App: &yarn.App{ID: "application_1_0001", State: records.AppFinished, FinalStatus: records.FinalFailed}}, cmdutil.ExitAppFailed},
+		{"application killed", &submit.AppError{App: &yarn.App{ID: "application_1_0001", State: records.AppKilled, FinalStatus: records.FinalKilled}}, cmdutil.ExitAppKilled},
+		{"preflight refused", fmt.Errorf("submit: %w", submit.ErrPreflight), cmdutil.ExitFindings},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/yarn-er/yarn-er/discovery"
+	"github.com/yarn-er/yarn-er/submit"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -17,6 +18,8 @@ const (
 	ExitFindings    = 3   // validation found problems
 	ExitAuth        = 4   // authentication or authorization failed
 	ExitNoDevices   = 5   // not enough devices, or devices held by others
+	ExitAppFailed   = 6   // the YARN application ended FAILED (submit, app wait)
+	ExitAppKilled   = 7   // the YARN application was KILLED (submit, app wait)
 	ExitInterrupted = 130 // SIGINT: 128 + 2
 	ExitTerminated  = 143 // SIGTERM: 128 + 15
 )
@@ -86,6 +89,12 @@ func ExitCode(err error) int {
 	case errors.As(err, &usage):
 		return ExitUsage
 	case errors.As(err, &findings):
+		return ExitFindings
+	case errors.Is(err, submit.ErrAppKilled):
+		return ExitAppKilled
+	case errors.Is(err, submit.ErrAppFailed):
+		return ExitAppFailed
+	case errors.Is(err, submit.ErrPreflight):
 		return ExitFindings
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted

@@ -19,6 +19,15 @@ type IOStreams struct {
 // IsOutTerminal reports whether Out is a terminal.
 func (s *IOStreams) IsOutTerminal() bool { return isTerminal(s.Out) }
 
+// IsErrTerminal reports whether ErrOut is a terminal.
+func (s *IOStreams) IsErrTerminal() bool { return isTerminal(s.ErrOut) }
+
+// IsInTerminal reports whether In is a terminal.
+func (s *IOStreams) IsInTerminal() bool {
+	f, ok := s.In.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))

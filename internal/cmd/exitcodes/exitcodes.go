@@ -16,6 +16,8 @@ func NewCmdExitCodes() *cobra.Command {
   3  validation findings: a check (preflight, lint) found problems
   4  authentication or authorization failed (Kerberos, HTTP 401/403, bad token)
   5  not enough devices, or the devices asked for are held by other processes
+  6  the YARN application ended FAILED (submit, app wait)
+  7  the YARN application was KILLED (submit, app wait)
 130  interrupted (SIGINT)
 143  terminated (SIGTERM)
 

@@ -117,7 +117,7 @@ func preflightRun(o *Options) error {
 		return err
 	}
 	color := f.IO.IsOutTerminal() && f.Env.Getenv("NO_COLOR") == ""
-	if err := f.Render(rep, func(w io.Writer) error { return writePreflightTable(w, rep, color) }); err != nil {
+	if err := f.Render(rep, func(w io.Writer) error { return WriteTable(w, rep, color) }); err != nil {
 		return err
 	}
 	if rep.OK {
@@ -215,9 +215,9 @@ const ansiReset = "\x1b[0m"
 const tableLegend = `✓ passed, ! warning, ✗ failed, - skipped. A check id such as flink.no-yarn-config-key
 names the problem the check looks for: ✓ in front of it means that problem was not found.`
 
-// writePreflightTable writes the human form: the legend, then the checks grouped by area, each with its status
+// WriteTable writes a preflight report in its human form: the legend, then the checks grouped by area, each with its status
 // mark, id and message, the fix and source under findings, and the verdict last.
-func writePreflightTable(w io.Writer, rep *preflight.Report, color bool) error {
+func WriteTable(w io.Writer, rep *preflight.Report, color bool) error {
 	ew := &cmdutil.ErrWriter{W: w}
 	width := 0
 	for _, c := range rep.Checks {

@@ -41,14 +41,14 @@ func TestPreflightTableColours(t *testing.T) {
 		{ID: preflight.IDClusterReachable, Status: preflight.StatusSkip, Message: "no RM"},
 	}}
 	var b bytes.Buffer
-	require.NoError(t, writePreflightTable(&b, rep, true))
+	require.NoError(t, WriteTable(&b, rep, true))
 	out := b.String()
 	assert.Contains(t, out, "\x1b[31m✗\x1b[0m flink.amount-invalid")
 	assert.Contains(t, out, "\x1b[2m-\x1b[0m cluster.reachable")
 	assert.Contains(t, out, "fix: fix it")
 	assert.Contains(t, out, "at:  f:1")
 	b.Reset()
-	require.NoError(t, writePreflightTable(&b, rep, false))
+	require.NoError(t, WriteTable(&b, rep, false))
 	assert.NotContains(t, b.String(), "\x1b[")
 }
 
@@ -61,7 +61,7 @@ func TestPreflightTableExplainsTheIDs(t *testing.T) {
 		{ID: preflight.IDClusterReachable, Status: preflight.StatusSkip, Message: "no RM"},
 	}}
 	var b bytes.Buffer
-	require.NoError(t, writePreflightTable(&b, rep, false))
+	require.NoError(t, WriteTable(&b, rep, false))
 	lines := strings.Split(b.String(), "\n")
 	require.GreaterOrEqual(t, len(lines), 3)
 	legend := lines[0] + " " + lines[1]

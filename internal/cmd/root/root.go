@@ -4,11 +4,14 @@ package root
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-er/yarn-er/internal/cmd/am"
+	"github.com/yarn-er/yarn-er/internal/cmd/app"
 	"github.com/yarn-er/yarn-er/internal/cmd/cluster"
 	"github.com/yarn-er/yarn-er/internal/cmd/discover"
 	"github.com/yarn-er/yarn-er/internal/cmd/exec"
 	"github.com/yarn-er/yarn-er/internal/cmd/exitcodes"
 	"github.com/yarn-er/yarn-er/internal/cmd/preflight"
+	"github.com/yarn-er/yarn-er/internal/cmd/submit"
 	"github.com/yarn-er/yarn-er/internal/cmd/translate"
 	"github.com/yarn-er/yarn-er/internal/cmd/version"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
@@ -42,6 +45,9 @@ containers without handing one device to two processes.`,
 		cluster.NewCmdCluster(f),
 		discover.NewCmdDiscover(f, nil),
 		exec.NewCmdExec(f, nil),
+		submit.NewCmdSubmit(f, nil),
+		app.NewCmdApp(f),
+		am.NewCmdAM(f, nil),
 		version.NewCmdVersion(f, nil),
 		exitcodes.NewCmdExitCodes(),
 	)

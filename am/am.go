@@ -1,0 +1,613 @@
+// Package am is yarn-er's ApplicationMaster: it runs the job a jobspec.Spec describes on YARN.
+// It registers with the ResourceManager's scheduler (amrm), asks for the spec's N containers at
+// one priority with the spec's resource vector (extended resources included; amrm releases and
+// asks again for any allocation that lacks them), starts each rank through the NodeManager
+// protocol with the yarn-er binary and the user's files localized and the program wrapped in
+// `yarn-er exec`, restarts a failed rank in a fresh container up to spec.Restarts times, and
+// unregisters SUCCEEDED when every rank exited 0 or FAILED naming the rank that used up its
+// restarts. The staging directory is removed when the application ends unless spec.KeepStaging.
+//
+// Run reads nothing global: the identity, credentials, logger, clock and heartbeats come in
+// Options (FromEnv builds the identity and credentials from an AM container's environment). The
+// package never imports the REST client (yarn/): the spec is its only input.
+package am
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yarn-er/yarn-er/amrm"
+	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+// Defaults of Options.
+const (
+	DefaultHeartbeat      = 100 * time.Millisecond
+	DefaultIdleHeartbeat  = time.Second
+	DefaultRetryTimeout   = 2 * time.Minute
+	DefaultStopTimeout    = 30 * time.Second
+	DefaultCleanupTimeout = 5 * time.Second
+)
+
+// Options configure Run.
+type Options struct {
+	// Identity is the AM's application, attempt and container (see FromEnv). AppID is required.
+	Identity Identity
+	// Credentials hold the AMRMToken (see FromEnv). Other tokens (HDFS delegation tokens) are
+	// passed on to the containers; the AMRMToken never is.
+	Credentials *records.Credentials
+	// Logger receives progress (default discards). Tokens are never logged.
+	Logger *slog.Logger
+	// Heartbeat is the allocate interval while container asks are outstanding or containers are
+	// being started (default spec.HeartbeatMillis, else DefaultHeartbeat).
+	Heartbeat time.Duration
+	// IdleHeartbeat is the interval while every rank has its container (default DefaultIdleHeartbeat).
+	IdleHeartbeat time.Duration
+	// RetryTimeout is how long heartbeats are retried through connection failures (an RM restart
+	// or failover) before the attempt fails (default DefaultRetryTimeout).
+	RetryTimeout time.Duration
+	// StopTimeout bounds stopping the remaining containers and unregistering (default DefaultStopTimeout).
+	StopTimeout time.Duration
+	// CleanupTimeout bounds the staging removal after ctx ended (default DefaultCleanupTimeout).
+	CleanupTimeout time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// TrackingURL is registered with the ResourceManager and reported at the end ("" for none).
+	TrackingURL string
+	// Staging removes the staging directory (nil: OpenStaging(spec.StagingDir, AppID, spec.User)).
+	Staging Staging
+}
+
+// Rank is one rank's state at the end of Run.
+type Rank struct {
+	Rank int
+	// Launches is how many containers the rank was started in.
+	Launches int
+	// Container and Node are the rank's last container.
+	Container records.ContainerID
+	Node      string
+	// ExitStatus and Diagnostics are the last container's (-1000 when it never completed).
+	ExitStatus  int32
+	Diagnostics string
+	// Succeeded: the last container exited 0.
+	Succeeded bool
+}
+
+// Result is what happened.
+type Result struct {
+	// Status is the final status the AM unregistered with (StatusUndefined when it did not
+	// unregister: killed, or the attempt failed).
+	Status records.FinalStatus
+	// Diagnostics are the diagnostics sent with the final status.
+	Diagnostics string
+	Ranks       []Rank
+	// Restarts is the number of rank restarts.
+	Restarts int
+	// Released are the containers given back (surplus, or lacking an asked resource).
+	Released int
+	// Heartbeats is the number of allocate calls.
+	Heartbeats int
+	// Registered and AllAllocated are the times from Run's start to registration and to the
+	// first moment every rank had a container (zero when that never happened).
+	Registered, AllAllocated time.Duration
+	// StagingRemoved reports the staging directory removed; StagingError says why not.
+	StagingRemoved bool
+	StagingError   string
+}
+
+// ErrApplicationFailed is matched by a *RankError.
+var ErrApplicationFailed = errors.New("am: application failed")
+
+// RankError is a rank that failed more often than the spec allows; the application unregistered
+// FAILED with its message as diagnostics.
+type RankError struct {
+	Rank       int
+	Failures   int
+	Restarts   int
+	Container  records.ContainerID
+	Node       string
+	ExitStatus int32
+	// Diagnostics are the NodeManager's (trimmed).
+	Diagnostics string
+}
+
+func (e *RankError) Error() string {
+	msg := fmt.Sprintf("yarn-er: rank %d failed %d time(s) (restarts allowed: %d); last in container %s on node %s with exit status %d",
+		e.Rank, e.Failures, e.Restarts, e.Container, e.Node, e.ExitStatus)
+	if e.Diagnostics != "" {
+		msg += ": " + e.Diagnostics
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, ErrApplicationFailed) true.
+func (e *RankError) Is(target error) bool { return target == ErrApplicationFailed }
+
+// ErrKilled is returned when ctx ended before the application did (SIGTERM from the NodeManager
+// when the application is killed): the AM cannot unregister; on the last attempt it removed the
+// staging directory.
+var ErrKilled = errors.New("am: stopped before the application ended")
+
+type slotState int
+
+const (
+	waiting slotState = iota
+	starting
+	running
+	succeeded
+)
+
+type slot struct {
+	rank      int
+	state     slotState
+	launches  int
+	failures  int
+	container amrm.Container
+	exit      int32
+	diag      string
+}
+
+type opened struct {
+	st  Staging
+	err error
+}
+
+type launchResult struct {
+	s   *slot
+	id  records.ContainerID
+	err error
+}
+
+// runner is one Run.
+type runner struct {
+	spec   *jobspec.Spec
+	opts   Options
+	log    *slog.Logger
+	start  time.Time
+	rm     *amrm.Client
+	nm     *amrm.NMClient
+	prio   int32
+	capab  amrm.Resource
+	slots  []*slot
+	byID   map[records.ContainerID]*slot
+	res    *Result
+	launch chan launchResult
+	wg     sync.WaitGroup
+	fail   *RankError
+
+	stagingCh chan opened
+	cleaned   bool
+}
+
+// removeStaging removes the staging directory once (unless the spec keeps it).
+func (r *runner) removeStaging(ctx context.Context) {
+	if r.cleaned || r.spec.KeepStaging {
+		return
+	}
+	r.cleaned = true
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.CleanupTimeout)
+	defer cancel()
+	select {
+	case o := <-r.stagingCh:
+		if o.err != nil {
+			r.res.StagingError = o.err.Error()
+		}
+		if o.st == nil {
+			return
+		}
+		defer o.st.Close()
+		if err := o.st.Remove(cctx); err != nil {
+			r.log.Warn("am: staging directory not removed", "dir", r.spec.StagingDir, "err", err)
+			r.res.StagingError = err.Error()
+			return
+		}
+		r.res.StagingRemoved = true
+		r.log.Info("am: staging directory removed", "dir", r.spec.StagingDir)
+	case <-cctx.Done():
+		r.res.StagingError = "staging connection not ready: " + cctx.Err().Error()
+	}
+}
+
+// Run runs the spec's application as its ApplicationMaster until it ends or ctx ends. It returns
+// the result and nil when every rank exited 0 (unregistered SUCCEEDED), a *RankError when a rank
+// used up its restarts (unregistered FAILED), ErrKilled (wrapped) when ctx ended first, and other
+// errors when the attempt could not run (bad options, registration refused, ResourceManager
+// lost); then the AM did not unregister and YARN may start another attempt.
+func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error) {
+	if spec == nil {
+		return nil, errors.New("am: no job spec")
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Identity.AppID == "" {
+		return nil, errors.New("am: Options.Identity.AppID is empty")
+	}
+	if opts.Credentials == nil {
+		return nil, fmt.Errorf("am: no credentials: %w", amrm.ErrNoToken)
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = DefaultHeartbeat
+		if spec.HeartbeatMillis > 0 {
+			opts.Heartbeat = time.Duration(spec.HeartbeatMillis) * time.Millisecond
+		}
+	}
+	if opts.IdleHeartbeat <= 0 {
+		opts.IdleHeartbeat = max(DefaultIdleHeartbeat, opts.Heartbeat)
+	}
+	if opts.RetryTimeout <= 0 {
+		opts.RetryTimeout = DefaultRetryTimeout
+	}
+	if opts.StopTimeout <= 0 {
+		opts.StopTimeout = DefaultStopTimeout
+	}
+	if opts.CleanupTimeout <= 0 {
+		opts.CleanupTimeout = DefaultCleanupTimeout
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Identity.MaxAttempts == 0 {
+		opts.Identity.MaxAttempts = spec.MaxAttempts // the RM does not set MAX_APP_ATTEMPTS (3.5)
+	}
+	r := &runner{spec: spec, opts: opts, log: opts.Logger, start: opts.Now(), prio: spec.Priority,
+		byID: map[records.ContainerID]*slot{}, res: &Result{}, launch: make(chan launchResult, spec.Containers)}
+	for i := range spec.Containers {
+		r.slots = append(r.slots, &slot{rank: i, exit: -1000})
+	}
+
+	// The staging connection opens while the AM registers, so that removal later is one call.
+	stagingCh := make(chan opened, 1)
+	if !spec.KeepStaging {
+		go func() {
+			if opts.Staging != nil {
+				stagingCh <- opened{st: opts.Staging}
+				return
+			}
+			st, err := OpenStaging(spec.StagingDir, opts.Identity.AppID, spec.User)
+			if err != nil {
+				r.log.Warn("am: the staging directory will not be removed", "err", err)
+			}
+			stagingCh <- opened{st: st, err: err}
+		}()
+	}
+
+	r.stagingCh = stagingCh
+	err := r.run(ctx)
+	r.collect()
+	switch {
+	case r.cleaned:
+	case spec.KeepStaging:
+		r.log.Info("am: keeping the staging directory", "dir", spec.StagingDir)
+	case opts.Identity.LastAttempt():
+		// No attempt follows: this attempt's end (killed, or failed) is the application's.
+		// With attempts left, a SIGTERM may as well be a lost AM node: the next attempt needs
+		// the staging directory.
+		r.removeStaging(ctx)
+	default:
+		r.log.Info("am: keeping the staging directory for the next attempt", "attempt", opts.Identity.Attempt, "maxAttempts", opts.Identity.MaxAttempts)
+		go func() {
+			if o := <-stagingCh; o.st != nil {
+				_ = o.st.Close()
+			}
+		}()
+	}
+	return r.res, err
+}
+
+func (r *runner) since() time.Duration { return r.opts.Now().Sub(r.start) }
+
+func (r *runner) run(ctx context.Context) error {
+	spec := r.spec
+	rm, err := amrm.New(amrm.Config{
+		SchedulerAddrs: spec.SchedulerAddresses,
+		Credentials:    r.opts.Credentials,
+		Heartbeat:      r.opts.Heartbeat,
+		RetryTimeout:   r.opts.RetryTimeout,
+		Logger:         r.log,
+	})
+	if err != nil {
+		return err
+	}
+	defer rm.Close()
+	r.rm = rm
+	reg, err := rm.Register(ctx, amrm.RegisterRequest{Host: r.opts.Identity.Host, RPCPort: -1, TrackingURL: r.opts.TrackingURL})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
+		}
+		return fmt.Errorf("am: register with the ResourceManager at %s: %w", strings.Join(spec.SchedulerAddresses, ","), err)
+	}
+	r.res.Registered = r.since()
+	r.log.Info("am: registered", "app", r.opts.Identity.AppID, "attempt", r.opts.Identity.Attempt, "queue", reg.Queue,
+		"maxCapability", reg.MaximumCapability.String(), "after", r.res.Registered)
+
+	r.capab, err = Capability(spec, reg)
+	if err == nil {
+		err = rm.AskWithLabel(r.prio, r.capab, spec.Containers, spec.NodeLabel)
+	}
+	if err != nil {
+		// The job cannot run on this cluster: say why, as the application's final status.
+		diag := fmt.Sprintf("yarn-er: cannot ask for %d container(s) of %s: %v", spec.Containers, r.capab.String(), err)
+		r.log.Error("am: ask refused", "err", err)
+		return r.finish(ctx, records.FinalFailed, diag, err)
+	}
+	r.log.Info("am: asked", "containers", spec.Containers, "resource", r.capab.String(), "priority", r.prio, "nodeLabel", spec.NodeLabel)
+
+	nm, err := amrm.NewNMClient(amrm.NMConfig{Tokens: rm, Logger: r.log})
+	if err != nil {
+		return err
+	}
+	defer nm.Close()
+	r.nm = nm
+
+	lctx, lcancel := context.WithCancel(ctx)
+	defer func() { lcancel(); r.waitLaunches() }()
+
+	lastOK := r.opts.Now()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
+		case lr := <-r.launch:
+			r.launched(lr)
+			continue
+		case <-timer.C:
+		}
+		alloc, err := rm.Allocate(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
+			}
+			if errors.Is(err, amrm.ErrConnection) && r.opts.Now().Sub(lastOK) < r.opts.RetryTimeout {
+				r.log.Warn("am: heartbeat failed; retrying", "err", err)
+				timer.Reset(r.opts.IdleHeartbeat)
+				continue
+			}
+			return fmt.Errorf("am: heartbeat to the ResourceManager: %w", err)
+		}
+		lastOK = r.opts.Now()
+		r.res.Heartbeats++
+		r.handle(lctx, alloc)
+		for drained := false; !drained; {
+			select {
+			case lr := <-r.launch:
+				r.launched(lr)
+			default:
+				drained = true
+			}
+		}
+		if r.fail != nil {
+			r.waitLaunches() // then every started container is known, and stopped
+			r.stopAll(ctx)
+			return r.finish(ctx, records.FinalFailed, r.fail.Error(), r.fail)
+		}
+		done := r.succeeded()
+		rm.SetProgress(float32(done) / float32(spec.Containers))
+		if done == spec.Containers {
+			return r.finish(ctx, records.FinalSucceeded, fmt.Sprintf("yarn-er: all %d rank(s) exited 0 (%d restart(s))", spec.Containers, r.res.Restarts), nil)
+		}
+		if r.res.AllAllocated == 0 && r.allHaveContainers() {
+			r.res.AllAllocated = r.since()
+			r.log.Info("am: every rank has a container", "containers", spec.Containers, "after", r.res.AllAllocated)
+		}
+		timer.Reset(r.interval())
+	}
+}
+
+// interval is the next heartbeat's delay: fast while containers are asked for or starting.
+func (r *runner) interval() time.Duration {
+	if r.rm.Outstanding(r.prio) > 0 {
+		return r.opts.Heartbeat
+	}
+	for _, s := range r.slots {
+		if s.state == waiting || s.state == starting {
+			return r.opts.Heartbeat
+		}
+	}
+	return r.opts.IdleHeartbeat
+}
+
+func (r *runner) succeeded() int {
+	n := 0
+	for _, s := range r.slots {
+		if s.state == succeeded {
+			n++
+		}
+	}
+	return n
+}
+
+func (r *runner) allHaveContainers() bool {
+	for _, s := range r.slots {
+		if s.state == waiting {
+			return false
+		}
+	}
+	return true
+}
+
+// handle applies one heartbeat's allocation.
+func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
+	for _, rel := range a.Released {
+		r.res.Released++
+		r.log.Warn("am: container given back", "container", rel.Container.ID.String(), "node", rel.Container.Node, "reason", rel.Reason)
+	}
+	for _, st := range a.Completed {
+		s := r.byID[st.ID]
+		if s == nil {
+			continue // a container released before it was used
+		}
+		delete(r.byID, st.ID)
+		r.completed(s, st.ExitStatus, st.Diagnostics)
+	}
+	for _, c := range a.Allocated {
+		s := r.nextWaiting()
+		if s == nil {
+			r.log.Info("am: releasing a surplus container", "container", c.ID.String(), "node", c.Node)
+			_ = r.rm.Release(c.ID)
+			r.res.Released++
+			continue
+		}
+		s.state, s.container, s.exit, s.diag = starting, c, -1000, ""
+		s.launches++
+		r.byID[c.ID] = s
+		r.log.Info("am: starting rank", "rank", s.rank, "container", c.ID.String(), "node", c.Node, "resource", c.Resource.String(), "launch", s.launches)
+		lc := LaunchContext(r.spec, r.opts.Identity.AppID, c.ID, s.rank, r.rm.Credentials())
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			err := r.nm.StartContainer(ctx, c, lc)
+			r.launch <- launchResult{s: s, id: c.ID, err: err}
+		}()
+	}
+}
+
+func (r *runner) nextWaiting() *slot {
+	for _, s := range r.slots {
+		if s.state == waiting {
+			return s
+		}
+	}
+	return nil
+}
+
+// waitLaunches waits for the container starts in flight, applying their outcomes.
+func (r *runner) waitLaunches() {
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	for {
+		select {
+		case lr := <-r.launch:
+			r.launched(lr)
+		case <-done:
+			for {
+				select {
+				case lr := <-r.launch:
+					r.launched(lr)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// launched applies a container start's outcome.
+func (r *runner) launched(lr launchResult) {
+	s := lr.s
+	if s.state != starting || s.container.ID != lr.id {
+		return // completed (or replaced) meanwhile
+	}
+	if lr.err == nil {
+		s.state = running
+		r.log.Debug("am: rank started", "rank", s.rank, "container", lr.id.String())
+		return
+	}
+	r.log.Warn("am: container start failed", "rank", s.rank, "container", lr.id.String(), "node", s.container.Node, "err", lr.err)
+	delete(r.byID, lr.id)
+	_ = r.rm.Release(lr.id)
+	r.completed(s, -1000, "start failed: "+lr.err.Error())
+}
+
+// completed applies a rank's container exit: done, restarted, or the application's failure.
+func (r *runner) completed(s *slot, exit int32, diag string) {
+	s.exit, s.diag = exit, trimDiag(diag)
+	if exit == 0 {
+		s.state = succeeded
+		r.log.Info("am: rank exited 0", "rank", s.rank, "container", s.container.ID.String())
+		return
+	}
+	s.failures++
+	if s.failures > r.spec.Restarts {
+		r.log.Error("am: rank failed; no restarts left", "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node, "exitStatus", exit, "failures", s.failures)
+		s.state = waiting
+		if r.fail == nil {
+			r.fail = &RankError{Rank: s.rank, Failures: s.failures, Restarts: r.spec.Restarts, Container: s.container.ID,
+				Node: s.container.Node, ExitStatus: exit, Diagnostics: s.diag}
+		}
+		return
+	}
+	r.log.Warn("am: rank failed; restarting it in a new container", "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node,
+		"exitStatus", exit, "restart", s.failures, "of", r.spec.Restarts, "diagnostics", s.diag)
+	s.state = waiting
+	r.res.Restarts++
+	if r.fail != nil {
+		return
+	}
+	if err := r.rm.AskWithLabel(r.prio, r.capab, r.rm.Outstanding(r.prio)+1, r.spec.NodeLabel); err != nil {
+		r.fail = &RankError{Rank: s.rank, Failures: s.failures, Restarts: r.spec.Restarts, Container: s.container.ID,
+			Node: s.container.Node, ExitStatus: exit, Diagnostics: "cannot ask for a new container: " + err.Error()}
+	}
+}
+
+// stopAll stops every started container that has not completed.
+func (r *runner) stopAll(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(ctx, r.opts.StopTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, s := range r.slots {
+		if s.state != running {
+			continue
+		}
+		c := s.container
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := r.nm.StopContainer(sctx, c.Node, c.ID); err != nil {
+				r.log.Warn("am: stop container", "rank", s.rank, "container", c.ID.String(), "err", err)
+				return
+			}
+			r.log.Info("am: stopped container", "rank", s.rank, "container", c.ID.String(), "node", c.Node)
+		}()
+	}
+	wg.Wait()
+}
+
+// finish unregisters with a final status.
+func (r *runner) finish(ctx context.Context, status records.FinalStatus, diag string, cause error) error {
+	// The staging directory goes first: once the ResourceManager reports the application
+	// finished, nothing of it is left on the file system.
+	r.removeStaging(ctx)
+	uctx, cancel := context.WithTimeout(ctx, r.opts.StopTimeout)
+	defer cancel()
+	if err := r.rm.Unregister(uctx, status, diag, r.opts.TrackingURL); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
+		}
+		return errors.Join(cause, fmt.Errorf("am: unregister %s: %w", status, err))
+	}
+	r.res.Status, r.res.Diagnostics = status, diag
+	r.log.Info("am: unregistered", "status", status.String(), "diagnostics", diag, "after", r.since())
+	return cause
+}
+
+// collect fills the result's ranks.
+func (r *runner) collect() {
+	r.res.Ranks = r.res.Ranks[:0]
+	for _, s := range r.slots {
+		r.res.Ranks = append(r.res.Ranks, Rank{Rank: s.rank, Launches: s.launches, Container: s.container.ID, Node: s.container.Node,
+			ExitStatus: s.exit, Diagnostics: s.diag, Succeeded: s.state == succeeded})
+	}
+}
+
+// trimDiag keeps the head of a NodeManager diagnostic (they can hold whole stack traces).
+func trimDiag(s string) string {
+	s = strings.TrimSpace(s)
+	const limit = 1000
+	if len(s) > limit {
+		s = s[:limit] + "…"
+	}
+	return s
+}

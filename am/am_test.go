@@ -1,0 +1,440 @@
+package am
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/amrm"
+	"github.com/yarn-er/yarn-er/amrm/amrmfake"
+	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+// fixture is a fake cluster, a spec for it and a staging directory on the local file system.
+type fixture struct {
+	cluster *amrmfake.Cluster
+	spec    *jobspec.Spec
+	staging string
+}
+
+func newFixture(t *testing.T, n int, opts amrmfake.Options) *fixture {
+	t.Helper()
+	c := amrmfake.New(t, opts)
+	staging := filepath.Join(t.TempDir(), ".yarn-er", amrmfake.AppID)
+	require.NoError(t, os.MkdirAll(staging, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(staging, "yarn-er"), []byte("binary"), 0o755))
+	spec := &jobspec.Spec{
+		Version: jobspec.Version, Name: "test", User: "alice",
+		SchedulerAddresses: []string{c.SchedulerAddr},
+		Containers:         n,
+		Priority:           1,
+		Resource: []jobspec.Quantity{
+			{Name: records.MemoryMB, Value: 512, Units: "Mi"},
+			{Name: records.VCores, Value: 1},
+			{Name: records.GPU, Value: 1},
+		},
+		Devices: &jobspec.Devices{Kind: "gpu", Amount: 1},
+		Command: []string{"python3", "train.py", "--epochs", "3"},
+		Env:     map[string]string{"TRAIN_MODE": "fast"},
+		Binary: jobspec.LocalFile{Name: jobspec.BinaryName, URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/yarn-er",
+			Size: 6, MtimeMillis: 1700000001000, Type: records.LocalFile},
+		Files: []jobspec.LocalFile{
+			{Name: "train.py", URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/train.py", Size: 42, MtimeMillis: 1700000002000, Type: records.LocalFile},
+			{Name: "data", URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/data.tgz", Size: 1000, MtimeMillis: 1700000003000, Type: records.LocalArchive, Visibility: records.VisibilityPrivate},
+		},
+		StagingDir: "file://" + staging,
+	}
+	return &fixture{cluster: c, spec: spec, staging: staging}
+}
+
+func (f *fixture) options(t *testing.T) Options {
+	creds := f.cluster.Credentials()
+	creds.AddToken("hdfs", records.Token{Identifier: []byte("dt"), Password: []byte("dtpw"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
+	return Options{
+		Identity:      Identity{AppID: amrmfake.AppID, Attempt: 1, MaxAttempts: 1, Host: "am-host"},
+		Credentials:   creds,
+		Heartbeat:     2 * time.Millisecond,
+		IdleHeartbeat: 5 * time.Millisecond,
+		TrackingURL:   "http://am-host:1234/",
+	}
+}
+
+func (f *fixture) run(t *testing.T, opts Options) (*Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return Run(ctx, f.spec, opts)
+}
+
+func rankOf(t *testing.T, l amrmfake.Launch) int {
+	t.Helper()
+	r, err := strconv.Atoi(l.Environment[jobspec.EnvRank])
+	require.NoError(t, err, "launch of %s has no rank", l.Container)
+	return r
+}
+
+// exitByRank answers each start with the exit status for its rank (0 when unlisted), counting
+// launches per rank.
+func exitByRank(exits map[int][]int32) func(amrmfake.Launch) amrmfake.Outcome {
+	var mu sync.Mutex
+	seen := map[int]int{}
+	return func(l amrmfake.Launch) amrmfake.Outcome {
+		mu.Lock()
+		defer mu.Unlock()
+		r, _ := strconv.Atoi(l.Environment[jobspec.EnvRank])
+		n := seen[r]
+		seen[r]++
+		if n < len(exits[r]) {
+			return amrmfake.Outcome{ExitStatus: exits[r][n], Diagnostics: fmt.Sprintf("Exception from container-launch.\nExit code: %d", exits[r][n])}
+		}
+		return amrmfake.Outcome{}
+	}
+}
+
+func TestAllRanksSucceed(t *testing.T) {
+	// Rank r runs for 2+2r heartbeats, so the ranks finish one by one.
+	f := newFixture(t, 4, amrmfake.Options{Exit: func(l amrmfake.Launch) amrmfake.Outcome {
+		r, _ := strconv.Atoi(l.Environment[jobspec.EnvRank])
+		return amrmfake.Outcome{Heartbeats: 2 + 2*r}
+	}})
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	fin := f.cluster.Finishes()
+	require.Len(t, fin, 1)
+	assert.Equal(t, "SUCCEEDED", fin[0].Status)
+	assert.Contains(t, fin[0].Diagnostics, "all 4 rank(s) exited 0")
+	assert.Equal(t, "http://am-host:1234/", fin[0].TrackingURL)
+	host, port, url := f.cluster.Registration()
+	assert.Equal(t, "am-host", host)
+	assert.Equal(t, int32(-1), port)
+	assert.Equal(t, "http://am-host:1234/", url)
+
+	// One container per rank, ranks 0..3, each with one GPU, asked for once at one priority.
+	ls := f.cluster.Launches()
+	require.Len(t, ls, 4)
+	var ranks []int
+	for _, l := range ls {
+		ranks = append(ranks, rankOf(t, l))
+		assert.Equal(t, int64(1), l.Resource.Extended[records.GPU], l.Container)
+		assert.Equal(t, l.Container.String(), l.Environment[jobspec.EnvContainerID])
+	}
+	slices.Sort(ranks)
+	assert.Equal(t, []int{0, 1, 2, 3}, ranks)
+	assert.Equal(t, 4, f.cluster.MaxAsked(1))
+	assert.Empty(t, f.cluster.Releases())
+
+	// Progress rose to 1 over the heartbeats (completed ranks / N).
+	prog := f.cluster.Progress()
+	require.NotEmpty(t, prog)
+	assert.Equal(t, float32(0), prog[0])
+	assert.True(t, slices.IsSorted(prog), "progress never goes back: %v", prog)
+	assert.Contains(t, prog, float32(0.75), "three of four ranks done was reported")
+
+	require.Len(t, res.Ranks, 4)
+	for _, r := range res.Ranks {
+		assert.True(t, r.Succeeded, "rank %d", r.Rank)
+		assert.Equal(t, 1, r.Launches)
+		assert.Equal(t, int32(0), r.ExitStatus)
+	}
+	assert.Positive(t, res.AllAllocated)
+
+	// The staging directory is gone.
+	assert.True(t, res.StagingRemoved, res.StagingError)
+	assert.NoDirExists(t, f.staging)
+}
+
+func TestLaunchContextContents(t *testing.T) {
+	f := newFixture(t, 2, amrmfake.Options{})
+	_, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	ls := f.cluster.Launches()
+	require.Len(t, ls, 2)
+	for _, l := range ls {
+		rank := rankOf(t, l)
+		assert.Equal(t, []string{"./yarn-er", "exec", "--amount", "1", "--name", "gpu", "--info-file", "yarn-er-devices.json", "--",
+			"python3", "train.py", "--epochs", "3", "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr"}, l.Commands)
+		assert.Equal(t, map[string]string{
+			"TRAIN_MODE":           "fast",
+			"YARN_ER_APP_ID":       amrmfake.AppID,
+			"YARN_ER_CONTAINER_ID": l.Container.String(),
+			"YARN_ER_RANK":         strconv.Itoa(rank),
+			"YARN_ER_WORLD_SIZE":   "2",
+		}, l.Environment)
+		base := "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID
+		assert.Equal(t, map[string]amrmfake.LocalResource{
+			"yarn-er":  {URL: base + "/yarn-er", Size: 6, Timestamp: 1700000001000, Type: "FILE", Visibility: "APPLICATION"},
+			"train.py": {URL: base + "/train.py", Size: 42, Timestamp: 1700000002000, Type: "FILE", Visibility: "APPLICATION"},
+			"data":     {URL: base + "/data.tgz", Size: 1000, Timestamp: 1700000003000, Type: "ARCHIVE", Visibility: "PRIVATE"},
+		}, l.LocalResources)
+		// The containers get the delegation tokens, never the AMRMToken.
+		creds, err := records.ParseCredentials(l.Tokens)
+		require.NoError(t, err)
+		_, _, hasAMRM := creds.TokenByKind(records.KindAMRMToken)
+		assert.False(t, hasAMRM)
+		_, dt, ok := creds.TokenByKind("HDFS_DELEGATION_TOKEN")
+		require.True(t, ok)
+		assert.Equal(t, "nn:8020", dt.Service)
+	}
+}
+
+func TestRankExhaustsRestarts(t *testing.T) {
+	// Rank 2 fails twice with one restart allowed; the others run until stopped.
+	f := newFixture(t, 4, amrmfake.Options{Exit: func(l amrmfake.Launch) amrmfake.Outcome {
+		if l.Environment[jobspec.EnvRank] == "2" {
+			return amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exception from container-launch.\nExit code: 3", Heartbeats: 2}
+		}
+		return amrmfake.Outcome{Heartbeats: -1}
+	}})
+	f.spec.Restarts = 1
+	res, err := f.run(t, f.options(t))
+
+	var rerr *RankError
+	require.ErrorAs(t, err, &rerr)
+	assert.ErrorIs(t, err, ErrApplicationFailed)
+	assert.Equal(t, 2, rerr.Rank)
+	assert.Equal(t, 2, rerr.Failures)
+	assert.Equal(t, int32(3), rerr.ExitStatus)
+
+	fin := f.cluster.Finishes()
+	require.Len(t, fin, 1)
+	assert.Equal(t, "FAILED", fin[0].Status)
+	var rank2 []amrmfake.Launch
+	for _, l := range f.cluster.Launches() {
+		if rankOf(t, l) == 2 {
+			rank2 = append(rank2, l)
+		}
+	}
+	require.Len(t, rank2, 2, "rank 2 ran once and was restarted once")
+	assert.NotEqual(t, rank2[0].Container, rank2[1].Container, "a fresh container for the restart")
+	last := rank2[1]
+	for _, want := range []string{"rank 2", last.Container.String(), last.Node, "exit status 3", "Exit code: 3"} {
+		assert.Contains(t, fin[0].Diagnostics, want)
+	}
+	assert.Equal(t, records.FinalFailed, res.Status)
+	assert.Equal(t, 1, res.Restarts)
+
+	// The other ranks' containers were stopped before unregistering.
+	assert.Len(t, f.cluster.Stops(), 3)
+	assert.Empty(t, f.cluster.Running())
+	assert.NoDirExists(t, f.staging, "FAILED ends the application: staging goes too")
+}
+
+func TestRestartedRankKeepsItsRank(t *testing.T) {
+	f := newFixture(t, 3, amrmfake.Options{Exit: exitByRank(map[int][]int32{1: {137}})})
+	f.spec.Restarts = 1
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	assert.Equal(t, 1, res.Restarts)
+	ls := f.cluster.Launches()
+	require.Len(t, ls, 4)
+	var rank1 []records.ContainerID
+	for _, l := range ls {
+		if rankOf(t, l) == 1 {
+			rank1 = append(rank1, l.Container)
+			assert.Equal(t, "3", l.Environment[jobspec.EnvWorldSize])
+		}
+	}
+	require.Len(t, rank1, 2)
+	assert.NotEqual(t, rank1[0], rank1[1])
+	assert.Equal(t, 2, res.Ranks[1].Launches)
+	assert.Equal(t, 1, res.Ranks[0].Launches)
+}
+
+func TestAllocationWithoutGPUIsReasked(t *testing.T) {
+	f := newFixture(t, 4, amrmfake.Options{StripResources: func(n int) bool { return n == 0 }})
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	rel := f.cluster.Releases()
+	require.Len(t, rel, 1, "the container without yarn.io/gpu was given back")
+	ls := f.cluster.Launches()
+	require.Len(t, ls, 4)
+	for _, l := range ls {
+		assert.NotEqual(t, rel[0], l.Container, "the stripped container was never started")
+		assert.Equal(t, int64(1), l.Resource.Extended[records.GPU])
+	}
+	assert.Equal(t, 1, res.Released)
+}
+
+func TestMoreRanksThanGPUs(t *testing.T) {
+	// 9 ranks on two 4-GPU nodes: the ninth waits for a GPU to come free.
+	f := newFixture(t, 9, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome { return amrmfake.Outcome{Heartbeats: 5} }})
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	assert.Len(t, f.cluster.Launches(), 9)
+	assert.Equal(t, int64(8), f.cluster.MaxGPUsInUse())
+}
+
+func TestKilledRemovesStagingWithoutUnregistering(t *testing.T) {
+	f := newFixture(t, 2, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome { return amrmfake.Outcome{Heartbeats: -1} }})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for len(f.cluster.Running()) < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel() // SIGTERM from the NodeManager
+	}()
+	res, err := Run(ctx, f.spec, f.options(t))
+	require.ErrorIs(t, err, ErrKilled)
+	assert.Equal(t, records.FinalUndefined, res.Status)
+	assert.Empty(t, f.cluster.Finishes(), "a killed AM cannot unregister")
+	assert.True(t, res.StagingRemoved)
+	assert.NoDirExists(t, f.staging)
+}
+
+func TestStagingKept(t *testing.T) {
+	cases := []struct {
+		name        string
+		keep        bool
+		attempt     int
+		maxAttempts int
+	}{
+		{"keepStaging", true, 1, 1},
+		{"killed with attempts left", false, 1, 2},
+		{"killed with attempts left per the spec", false, 1, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, 1, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome { return amrmfake.Outcome{Heartbeats: -1} }})
+			f.spec.KeepStaging = tc.keep
+			f.spec.MaxAttempts = 2
+			opts := f.options(t)
+			opts.Identity.Attempt, opts.Identity.MaxAttempts = tc.attempt, tc.maxAttempts
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				for len(f.cluster.Running()) < 1 {
+					time.Sleep(time.Millisecond)
+				}
+				cancel()
+			}()
+			res, err := Run(ctx, f.spec, opts)
+			require.ErrorIs(t, err, ErrKilled)
+			assert.False(t, res.StagingRemoved)
+			assert.DirExists(t, f.staging)
+		})
+	}
+	t.Run("keepStaging on success", func(t *testing.T) {
+		f := newFixture(t, 1, amrmfake.Options{})
+		f.spec.KeepStaging = true
+		res, err := f.run(t, f.options(t))
+		require.NoError(t, err)
+		assert.Equal(t, records.FinalSucceeded, res.Status)
+		assert.DirExists(t, f.staging)
+	})
+}
+
+func TestResyncAfterRMRestart(t *testing.T) {
+	var once sync.Once
+	var f *fixture
+	f = newFixture(t, 2, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome {
+		once.Do(func() { go f.cluster.Forget() })
+		return amrmfake.Outcome{Heartbeats: 4}
+	}})
+	f.spec.Containers = 2
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	assert.Equal(t, 2, f.cluster.Registers(), "registered again after the RM forgot the AM")
+}
+
+func TestAskRefusedFailsTheApplication(t *testing.T) {
+	f := newFixture(t, 1, amrmfake.Options{})
+	f.spec.Resource = append(f.spec.Resource, jobspec.Quantity{Name: "yarn.io/fpga", Value: 1})
+	res, err := f.run(t, f.options(t))
+	require.ErrorIs(t, err, amrm.ErrUnknownResource)
+	assert.Equal(t, records.FinalFailed, res.Status)
+	fin := f.cluster.Finishes()
+	require.Len(t, fin, 1)
+	assert.Equal(t, "FAILED", fin[0].Status)
+	assert.Contains(t, fin[0].Diagnostics, "yarn.io/fpga")
+	assert.Empty(t, f.cluster.Launches())
+}
+
+func TestWithoutDevicesTheCommandRunsDirectly(t *testing.T) {
+	f := newFixture(t, 1, amrmfake.Options{})
+	f.spec.Devices = nil
+	f.spec.Resource = f.spec.Resource[:2]
+	_, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	ls := f.cluster.Launches()
+	require.Len(t, ls, 1)
+	assert.Equal(t, []string{"python3", "train.py", "--epochs", "3", "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr"}, ls[0].Commands)
+}
+
+func TestRunRefusesBadInput(t *testing.T) {
+	f := newFixture(t, 1, amrmfake.Options{})
+	bad := *f.spec
+	bad.Containers = 0
+	_, err := Run(context.Background(), &bad, f.options(t))
+	assert.ErrorIs(t, err, jobspec.ErrInvalid)
+
+	opts := f.options(t)
+	opts.Credentials = nil
+	_, err = Run(context.Background(), f.spec, opts)
+	assert.ErrorIs(t, err, amrm.ErrNoToken)
+
+	// A scheduler that refuses the token fails the attempt quickly, without unregistering.
+	opts = f.options(t)
+	opts.Credentials = records.NewCredentials()
+	opts.Credentials.AddToken("amrm", records.Token{Identifier: []byte("other"), Password: []byte("x"), Kind: records.KindAMRMToken})
+	opts.Identity.MaxAttempts = 2
+	res, err := f.run(t, opts)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, amrm.ErrAuthentication)
+	assert.Equal(t, records.FinalUndefined, res.Status)
+	assert.DirExists(t, f.staging, "kept for the next attempt")
+	assert.Empty(t, f.cluster.Finishes())
+
+	// On the last attempt, its failure is the application's: staging goes.
+	opts.Identity.Attempt = 2
+	res, err = f.run(t, opts)
+	require.ErrorIs(t, err, amrm.ErrAuthentication)
+	assert.True(t, res.StagingRemoved)
+	assert.NoDirExists(t, f.staging)
+}
+
+func TestStagingSafety(t *testing.T) {
+	cases := []struct{ url, want string }{
+		{"file:///", "application id"},
+		{"file:///tmp/other", "application id"},
+		{"s3://bucket/" + amrmfake.AppID, "only hdfs:// and file://"},
+		{"hdfs:///user/alice/.yarn-er/" + amrmfake.AppID, "no NameNode address"},
+		{"%zz", "invalid URL escape"},
+	}
+	for _, tc := range cases {
+		_, err := OpenStaging(tc.url, amrmfake.AppID, "alice")
+		require.Error(t, err, tc.url)
+		assert.ErrorIs(t, err, ErrStaging)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+	dir := filepath.Join(t.TempDir(), amrmfake.AppID)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o700))
+	st, err := OpenStaging("file://"+dir, amrmfake.AppID, "alice")
+	require.NoError(t, err)
+	require.NoError(t, st.Remove(context.Background()))
+	assert.NoDirExists(t, dir)
+	require.NoError(t, st.Remove(context.Background()), "already gone is fine")
+}
+
+func TestRankErrorMessage(t *testing.T) {
+	e := &RankError{Rank: 2, Failures: 2, Restarts: 1, Container: mustContainerID(t, "container_1_0001_01_000005"), Node: "nm1:45454", ExitStatus: 1, Diagnostics: "boom"}
+	assert.Equal(t, "yarn-er: rank 2 failed 2 time(s) (restarts allowed: 1); last in container container_1_0001_01_000005 on node nm1:45454 with exit status 1: boom", e.Error())
+	assert.True(t, errors.Is(e, ErrApplicationFailed))
+}

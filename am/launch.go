@@ -1,0 +1,114 @@
+package am
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/yarn-er/yarn-er/amrm"
+	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+// DeviceInfoFile is the file, in each container's working directory, where `yarn-er exec` writes
+// the container's devices (discover's json format) before the program starts.
+const DeviceInfoFile = "yarn-er-devices.json"
+
+// Command returns the words of a rank's container command, as the NodeManager joins them into
+// its launch script: the program under `./yarn-er exec` when the spec locks devices, else the
+// program itself, with stdout and stderr in the container's log directory.
+//
+// The NodeManager writes the joined words into its script inside double quotes for
+// `/bin/bash -c`, so each word is quoted twice: single quotes for that bash, then the
+// double-quote specials ($ ` " \) escaped for the script's own shell. The program gets its
+// arguments byte for byte.
+func Command(spec *jobspec.Spec) []string {
+	var argv []string
+	if d := spec.Devices; d != nil && d.Amount > 0 {
+		argv = append(argv, "./"+jobspec.BinaryName, "exec",
+			"--amount", strconv.FormatInt(d.Amount, 10),
+			"--name", d.Kind,
+			"--info-file", DeviceInfoFile,
+			"--")
+	}
+	argv = append(argv, spec.Command...)
+	words := make([]string, 0, len(argv)+2)
+	for _, a := range argv {
+		words = append(words, launchQuote(a))
+	}
+	return append(words, "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr")
+}
+
+// launchQuote quotes a word for bash, then for the double-quoted string the NodeManager's launch
+// script hands to bash -c.
+func launchQuote(s string) string {
+	q := s
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return !isPlain(r) }) {
+		q = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(q)
+}
+
+func isPlain(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:,+@%", r)
+}
+
+// Environment returns a rank's container environment: the spec's variables, then yarn-er's own
+// (which win).
+func Environment(spec *jobspec.Spec, appID string, container records.ContainerID, rank int) map[string]string {
+	env := make(map[string]string, len(spec.Env)+4)
+	for k, v := range spec.Env {
+		env[k] = v
+	}
+	env[jobspec.EnvAppID] = appID
+	env[jobspec.EnvContainerID] = container.String()
+	env[jobspec.EnvRank] = strconv.Itoa(rank)
+	env[jobspec.EnvWorldSize] = strconv.Itoa(spec.Containers)
+	return env
+}
+
+// LaunchContext returns the launch context of one rank's container.
+func LaunchContext(spec *jobspec.Spec, appID string, c records.ContainerID, rank int, creds *records.Credentials) *amrm.LaunchContext {
+	lc := &amrm.LaunchContext{
+		Commands:       Command(spec),
+		Environment:    Environment(spec, appID, c, rank),
+		LocalResources: map[string]records.LocalResource{jobspec.BinaryName: spec.Binary.Resource()},
+		Credentials:    creds,
+	}
+	for _, f := range spec.Files {
+		lc.LocalResources[f.Name] = f.Resource()
+	}
+	return lc
+}
+
+// Capability converts the spec's resource vector to the units the ResourceManager declared.
+func Capability(spec *jobspec.Spec, reg *amrm.Registration) (amrm.Resource, error) {
+	units := map[string]string{}
+	for _, t := range reg.ResourceTypes {
+		units[t.Name] = t.Units
+	}
+	units[records.MemoryMB] = records.MemoryUnits // memory is always asked in MiB
+	units[records.VCores] = ""
+	r := amrm.Resource{}
+	for _, q := range spec.Resource {
+		v := q.Value
+		if to, ok := units[q.Name]; ok && q.Units != to {
+			var err error
+			if v, err = records.Convert(q.Units, to, q.Value); err != nil {
+				return r, fmt.Errorf("am: resource %s=%d%s in the ResourceManager's unit %q: %w", q.Name, q.Value, q.Units, to, err)
+			}
+		}
+		switch q.Name {
+		case records.MemoryMB:
+			r.MemoryMB = v
+		case records.VCores:
+			r.VCores = v
+		default:
+			if r.Extended == nil {
+				r.Extended = map[string]int64{}
+			}
+			r.Extended[q.Name] = v
+		}
+	}
+	return r, nil
+}

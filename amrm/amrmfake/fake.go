@@ -1,0 +1,616 @@
+// Package amrmfake is a fake YARN cluster for tests of ApplicationMasters built on package amrm:
+// a ResourceManager scheduler (ApplicationMasterProtocol) and NodeManagers
+// (ContainerManagementProtocol), each a real Hadoop IPC server on 127.0.0.1 speaking SASL
+// TOKEN/DIGEST-MD5, so an AM under test runs its real amrm client against it.
+//
+// The fake follows the 3.x ResourceManager's rules where an AM can see them: strict responseId,
+// absolute asks per priority counted down as containers are allocated, NMTokens handed out with
+// a node's first container, completed containers reported on a later heartbeat, releases and
+// stops reported as completions. What a container "does" is decided by Cluster.Exit when the
+// NodeManager starts it. It is for tests only: nothing here is a ResourceManager.
+package amrmfake
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/yarn-er/yarn-er/amrm"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/records"
+	"google.golang.org/protobuf/proto"
+)
+
+const (
+	amProtocol = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB"
+	cmProtocol = "org.apache.hadoop.yarn.api.ContainerManagementProtocolPB"
+
+	exNotRegistered = "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException"
+	exInvalid       = "org.apache.hadoop.yarn.exceptions.InvalidApplicationMasterRequestException"
+)
+
+// ClusterTimestamp and AppNumber make up the fake application's id.
+const (
+	ClusterTimestamp = 1700000000000
+	AppNumber        = 1
+)
+
+// AppID is the fake application's id.
+var AppID = fmt.Sprintf("application_%d_%04d", ClusterTimestamp, AppNumber)
+
+// Exit statuses YARN reports for containers an AM released or stopped.
+const (
+	ExitAborted           = -100
+	ExitKilledByAppMaster = -105
+)
+
+// Launch is one startContainers request the fake NodeManagers received, decoded.
+type Launch struct {
+	Container records.ContainerID
+	Node      string
+	// Resource is what the container was allocated.
+	Resource       amrm.Resource
+	Commands       []string
+	Environment    map[string]string
+	LocalResources map[string]LocalResource
+	// Tokens are the credentials bytes the AM passed (a token storage file).
+	Tokens []byte
+}
+
+// LocalResource is a local resource as the NodeManager received it.
+type LocalResource struct {
+	URL        string
+	Size       int64
+	Timestamp  int64
+	Type       string // FILE, ARCHIVE or PATTERN
+	Visibility string // PUBLIC, PRIVATE or APPLICATION
+}
+
+// Outcome is what a started container does.
+type Outcome struct {
+	// ExitStatus is the exit status reported when the container completes.
+	ExitStatus int32
+	// Diagnostics are reported with the completion.
+	Diagnostics string
+	// Heartbeats is how many allocate calls after the start the completion is reported on
+	// (0 or 1: the next one). A negative value keeps the container running until it is stopped.
+	Heartbeats int
+}
+
+// Finish is a finishApplicationMaster call.
+type Finish struct {
+	Status      string // SUCCEEDED, FAILED, KILLED, ...
+	Diagnostics string
+	TrackingURL string
+}
+
+// Options configure a Cluster.
+type Options struct {
+	// Nodes is the number of NodeManagers (default 2).
+	Nodes int
+	// GPUsPerNode is each node's yarn.io/gpu capacity (default 4); containers asking no GPU take
+	// one of SlotsPerNode instead.
+	GPUsPerNode int64
+	// SlotsPerNode limits containers per node regardless of GPUs (default 16).
+	SlotsPerNode int
+	// Exit decides what a started container does (default: exits 0 on the next heartbeat).
+	Exit func(l Launch) Outcome
+	// StripResources, when it returns true for the n-th allocated container (from 0), allocates
+	// that container without its extended resources (a scheduler that dropped yarn.io/gpu).
+	StripResources func(n int) bool
+}
+
+// Cluster is a fake ResourceManager scheduler with its NodeManagers.
+type Cluster struct {
+	// SchedulerAddr is the scheduler's host:port.
+	SchedulerAddr string
+	// AMRMToken is the token the scheduler accepts; put it in the AM's credentials.
+	AMRMToken records.Token
+
+	t    testing.TB
+	opts Options
+	rm   *ipctest.Server
+
+	mu           sync.Mutex
+	nodes        []*node
+	registered   bool
+	registers    int
+	register     *yarnpb.RegisterApplicationMasterRequestProto
+	lastID       int32
+	lastResp     *yarnpb.AllocateResponseProto
+	allocates    int
+	outstanding  map[int32]int
+	capability   map[int32]*yarnpb.ResourceProto
+	maxAsked     map[int32]int
+	nextID       int64
+	nAllocated   int
+	containers   map[records.ContainerID]*container
+	pending      []*yarnpb.ContainerStatusProto
+	progress     []float32
+	launches     []Launch
+	stops        []records.ContainerID
+	releases     []records.ContainerID
+	finishes     []Finish
+	nmTokenSent  map[string]bool
+	usedGPUs     int64
+	maxGPUsInUse int64
+}
+
+type node struct {
+	srv   *ipctest.Server
+	host  string
+	port  int32
+	token records.Token
+	gpus  int64
+	slots int
+}
+
+type container struct {
+	id      records.ContainerID
+	pb      *yarnpb.ContainerProto
+	node    *node
+	gpus    int64
+	started bool
+	done    bool
+	outcome Outcome
+	// due is the allocate number on which the completion is reported.
+	due int
+}
+
+// New starts a fake cluster; t.Cleanup stops it.
+func New(t testing.TB, opts Options) *Cluster {
+	t.Helper()
+	if opts.Nodes <= 0 {
+		opts.Nodes = 2
+	}
+	if opts.GPUsPerNode == 0 {
+		opts.GPUsPerNode = 4
+	}
+	if opts.SlotsPerNode <= 0 {
+		opts.SlotsPerNode = 16
+	}
+	c := &Cluster{
+		t: t, opts: opts,
+		AMRMToken:   records.Token{Identifier: []byte("fake-amrm-identifier"), Password: []byte("fake-amrm-password"), Kind: records.KindAMRMToken},
+		outstanding: map[int32]int{}, capability: map[int32]*yarnpb.ResourceProto{}, maxAsked: map[int32]int{},
+		nextID: 2, containers: map[records.ContainerID]*container{}, nmTokenSent: map[string]bool{},
+	}
+	c.rm = ipctest.NewServer(t, c.handleRM)
+	c.rm.AddToken(c.AMRMToken.Identifier, c.AMRMToken.Password)
+	c.SchedulerAddr = c.rm.Addr
+	for i := 0; i < opts.Nodes; i++ {
+		n := &node{gpus: opts.GPUsPerNode, slots: opts.SlotsPerNode}
+		n.srv = ipctest.NewServer(t, func(call *ipctest.Call) (proto.Message, error) { return c.handleNM(n, call) })
+		host, port, err := net.SplitHostPort(n.srv.Addr)
+		if err != nil {
+			t.Fatalf("amrmfake: %v", err)
+		}
+		p, _ := strconv.Atoi(port)
+		n.host, n.port = host, int32(p)
+		n.token = records.Token{Identifier: []byte("fake-nm-" + n.srv.Addr), Password: []byte(fmt.Sprintf("nm-pw-%d", i)), Kind: records.KindNMToken}
+		n.srv.AddToken(n.token.Identifier, n.token.Password)
+		c.nodes = append(c.nodes, n)
+	}
+	return c
+}
+
+// Credentials returns credentials holding the scheduler's AMRMToken.
+func (c *Cluster) Credentials() *records.Credentials {
+	cr := records.NewCredentials()
+	cr.AddToken("amrm", c.AMRMToken)
+	return cr
+}
+
+// Forget makes the scheduler forget the AM's registration and drops its connections, as an RM
+// restart or failover does: the AM must register again and resend its asks.
+func (c *Cluster) Forget() {
+	c.mu.Lock()
+	c.registered = false
+	c.lastID = 0
+	c.lastResp = nil
+	c.outstanding = map[int32]int{}
+	c.mu.Unlock()
+	c.rm.DropConnections()
+}
+
+// Registers is the number of successful registrations.
+func (c *Cluster) Registers() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.registers
+}
+
+// Registration is the last registerApplicationMaster request (host, RPC port, tracking URL).
+func (c *Cluster) Registration() (host string, rpcPort int32, trackingURL string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := c.register
+	return r.GetHost(), r.GetRpcPort(), r.GetTrackingUrl()
+}
+
+// Launches returns every container start, in order.
+func (c *Cluster) Launches() []Launch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Launch(nil), c.launches...)
+}
+
+// Stops returns the containers the AM stopped through a NodeManager.
+func (c *Cluster) Stops() []records.ContainerID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]records.ContainerID(nil), c.stops...)
+}
+
+// Releases returns the containers the AM released through the scheduler.
+func (c *Cluster) Releases() []records.ContainerID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]records.ContainerID(nil), c.releases...)
+}
+
+// Finishes returns the finishApplicationMaster calls.
+func (c *Cluster) Finishes() []Finish {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Finish(nil), c.finishes...)
+}
+
+// Progress returns the progress values of every allocate call.
+func (c *Cluster) Progress() []float32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]float32(nil), c.progress...)
+}
+
+// Allocates is the number of allocate calls answered.
+func (c *Cluster) Allocates() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.allocates
+}
+
+// MaxAsked is the largest outstanding count the AM asked for at a priority.
+func (c *Cluster) MaxAsked(priority int32) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.maxAsked[priority]
+}
+
+// MaxGPUsInUse is the largest number of yarn.io/gpu held by containers at once.
+func (c *Cluster) MaxGPUsInUse() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.maxGPUsInUse
+}
+
+// Running returns the containers started and not completed.
+func (c *Cluster) Running() []records.ContainerID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []records.ContainerID
+	for id, ct := range c.containers {
+		if ct.started && !ct.done {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (c *Cluster) handleRM(call *ipctest.Call) (proto.Message, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if call.Protocol != amProtocol {
+		return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchProtocolException", Message: "Unknown protocol: " + call.Protocol}
+	}
+	switch call.Method {
+	case "registerApplicationMaster":
+		req := &yarnpb.RegisterApplicationMasterRequestProto{}
+		if err := call.Decode(req); err != nil {
+			return nil, err
+		}
+		if c.registered {
+			return nil, &ipctest.Exception{Class: exInvalid, Message: "Application Master is already registered : " + AppID}
+		}
+		c.registered, c.register = true, req
+		c.registers++
+		c.lastID, c.lastResp = 0, nil
+		return c.registrationResponse(), nil
+	case "allocate":
+		req := &yarnpb.AllocateRequestProto{}
+		if err := call.Decode(req); err != nil {
+			return nil, err
+		}
+		if !c.registered {
+			return nil, &ipctest.Exception{Class: exNotRegistered, Message: "AM is not registered for known application attempt. AM should re-register."}
+		}
+		if req.GetResponseId()+1 == c.lastID && c.lastResp != nil {
+			return c.lastResp, nil
+		}
+		if req.GetResponseId() != c.lastID {
+			return nil, &ipctest.Exception{Class: exInvalid, Message: fmt.Sprintf("Invalid responseId in AllocateRequest: expect responseId to be %d, but get %d", c.lastID, req.GetResponseId())}
+		}
+		resp := c.allocate(req)
+		c.lastID++
+		resp.ResponseId = proto.Int32(c.lastID)
+		c.lastResp = resp
+		return resp, nil
+	case "finishApplicationMaster":
+		req := &yarnpb.FinishApplicationMasterRequestProto{}
+		if err := call.Decode(req); err != nil {
+			return nil, err
+		}
+		if !c.registered {
+			return nil, &ipctest.Exception{Class: exNotRegistered, Message: "Application Master is trying to unregister before registering"}
+		}
+		st := req.GetFinalApplicationStatus().String()
+		if len(st) > 4 && st[:4] == "APP_" {
+			st = st[4:]
+		}
+		c.finishes = append(c.finishes, Finish{Status: st, Diagnostics: req.GetDiagnostics(), TrackingURL: req.GetTrackingUrl()})
+		return &yarnpb.FinishApplicationMasterResponseProto{IsUnregistered: proto.Bool(true)}, nil
+	}
+	return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: "Unknown method " + call.Method}
+}
+
+func (c *Cluster) registrationResponse() *yarnpb.RegisterApplicationMasterResponseProto {
+	maxGPU := c.opts.GPUsPerNode
+	ri := func(k string, v int64, u string) *yarnpb.ResourceInformationProto {
+		return &yarnpb.ResourceInformationProto{Key: proto.String(k), Value: proto.Int64(v), Units: proto.String(u)}
+	}
+	rt := func(k, u string) *yarnpb.ResourceTypeInfoProto {
+		return &yarnpb.ResourceTypeInfoProto{Name: proto.String(k), Units: proto.String(u), Type: yarnpb.ResourceTypesProto_COUNTABLE.Enum()}
+	}
+	return &yarnpb.RegisterApplicationMasterResponseProto{
+		MaximumCapability: &yarnpb.ResourceProto{
+			Memory: proto.Int64(8192), VirtualCores: proto.Int32(8),
+			ResourceValueMap: []*yarnpb.ResourceInformationProto{
+				ri(records.MemoryMB, 8192, "Mi"), ri(records.VCores, 8, ""), ri(records.GPU, maxGPU, ""),
+			},
+		},
+		Queue:         proto.String("default"),
+		ResourceTypes: []*yarnpb.ResourceTypeInfoProto{rt(records.MemoryMB, "Mi"), rt(records.VCores, ""), rt(records.GPU, "")},
+	}
+}
+
+func gpusOf(r *yarnpb.ResourceProto) int64 {
+	for _, ri := range r.GetResourceValueMap() {
+		if ri.GetKey() == records.GPU {
+			return ri.GetValue()
+		}
+	}
+	return 0
+}
+
+// allocate applies one heartbeat (mutex held).
+func (c *Cluster) allocate(req *yarnpb.AllocateRequestProto) *yarnpb.AllocateResponseProto {
+	c.allocates++
+	n := c.allocates
+	c.progress = append(c.progress, req.GetProgress())
+	resp := &yarnpb.AllocateResponseProto{NumClusterNodes: proto.Int32(int32(len(c.nodes)))}
+	for _, a := range req.GetAsk() {
+		p := a.GetPriority().GetPriority()
+		c.outstanding[p] = int(a.GetNumContainers())
+		c.capability[p] = a.GetCapability()
+		c.maxAsked[p] = max(c.maxAsked[p], int(a.GetNumContainers()))
+	}
+	for _, pid := range req.GetRelease() {
+		id := containerID(pid)
+		c.releases = append(c.releases, id)
+		if ct := c.containers[id]; ct != nil && !ct.done {
+			c.complete(ct, ExitAborted, "Container released by the application")
+		}
+	}
+	// Completions that are due.
+	for _, ct := range c.containers {
+		if ct.started && !ct.done && ct.outcome.Heartbeats >= 0 && n >= ct.due {
+			c.complete(ct, ct.outcome.ExitStatus, ct.outcome.Diagnostics)
+		}
+	}
+	resp.CompletedContainerStatuses, c.pending = c.pending, nil
+	// New containers for outstanding asks, as capacity allows.
+	for p, want := range c.outstanding {
+		for ; want > 0; want-- {
+			capPB := c.capability[p]
+			gpus := gpusOf(capPB)
+			nd := c.freeNode(gpus)
+			if nd == nil {
+				break
+			}
+			ct := c.newContainer(p, capPB, nd, gpus)
+			resp.AllocatedContainers = append(resp.AllocatedContainers, ct.pb)
+			if !c.nmTokenSent[nd.srv.Addr] {
+				c.nmTokenSent[nd.srv.Addr] = true
+				resp.NmTokens = append(resp.NmTokens, &yarnpb.NMTokenProto{
+					NodeId: &yarnpb.NodeIdProto{Host: proto.String(nd.host), Port: proto.Int32(nd.port)},
+					Token: &commonpb.TokenProto{Identifier: nd.token.Identifier, Password: nd.token.Password,
+						Kind: proto.String(records.KindNMToken), Service: proto.String(nd.srv.Addr)},
+				})
+			}
+		}
+		c.outstanding[p] = want
+	}
+	return resp
+}
+
+func (c *Cluster) freeNode(gpus int64) *node {
+	for _, nd := range c.nodes {
+		used, slots := int64(0), 0
+		for _, ct := range c.containers {
+			if ct.node == nd && !ct.done {
+				used += ct.gpus
+				slots++
+			}
+		}
+		if slots < nd.slots && used+gpus <= nd.gpus {
+			return nd
+		}
+	}
+	return nil
+}
+
+func (c *Cluster) newContainer(prio int32, capPB *yarnpb.ResourceProto, nd *node, gpus int64) *container {
+	seq := c.nextID
+	c.nextID++
+	idPB := &yarnpb.ContainerIdProto{
+		AppId: &yarnpb.ApplicationIdProto{Id: proto.Int32(AppNumber), ClusterTimestamp: proto.Int64(ClusterTimestamp)},
+		AppAttemptId: &yarnpb.ApplicationAttemptIdProto{
+			ApplicationId: &yarnpb.ApplicationIdProto{Id: proto.Int32(AppNumber), ClusterTimestamp: proto.Int64(ClusterTimestamp)},
+			AttemptId:     proto.Int32(1),
+		},
+		Id: proto.Int64(seq),
+	}
+	id := containerID(idPB)
+	r := proto.Clone(capPB).(*yarnpb.ResourceProto)
+	strip := c.opts.StripResources != nil && c.opts.StripResources(c.nAllocated)
+	c.nAllocated++
+	if strip {
+		r.ResourceValueMap = nil
+		gpus = 0
+	}
+	pb := &yarnpb.ContainerProto{
+		Id:              idPB,
+		NodeId:          &yarnpb.NodeIdProto{Host: proto.String(nd.host), Port: proto.Int32(nd.port)},
+		NodeHttpAddress: proto.String(nd.host + ":8042"),
+		Resource:        r,
+		Priority:        &yarnpb.PriorityProto{Priority: proto.Int32(prio)},
+		ContainerToken: &commonpb.TokenProto{Identifier: []byte(id.String()), Password: []byte("container-token-password"),
+			Kind: proto.String(records.KindContainerToken), Service: proto.String(nd.srv.Addr)},
+	}
+	ct := &container{id: id, pb: pb, node: nd, gpus: gpus}
+	c.containers[id] = ct
+	c.usedGPUs += gpus
+	c.maxGPUsInUse = max(c.maxGPUsInUse, c.usedGPUs)
+	return ct
+}
+
+// complete marks a container done and queues its status for the next heartbeat (mutex held).
+func (c *Cluster) complete(ct *container, exit int32, diag string) {
+	ct.done = true
+	c.usedGPUs -= ct.gpus
+	c.pending = append(c.pending, &yarnpb.ContainerStatusProto{
+		ContainerId: ct.pb.GetId(), State: yarnpb.ContainerStateProto_C_COMPLETE.Enum(),
+		ExitStatus: proto.Int32(exit), Diagnostics: proto.String(diag),
+	})
+}
+
+func containerID(p *yarnpb.ContainerIdProto) records.ContainerID {
+	app := p.GetAppAttemptId().GetApplicationId()
+	att := records.ApplicationAttemptID{
+		Application: records.ApplicationID{ClusterTimestamp: app.GetClusterTimestamp(), ID: app.GetId()},
+		Attempt:     p.GetAppAttemptId().GetAttemptId(),
+	}
+	return records.ContainerIDFromNumber(att, p.GetId())
+}
+
+func (c *Cluster) handleNM(nd *node, call *ipctest.Call) (proto.Message, error) {
+	if call.Protocol != cmProtocol {
+		return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchProtocolException", Message: call.Protocol}
+	}
+	switch call.Method {
+	case "startContainers":
+		req := &yarnpb.StartContainersRequestProto{}
+		if err := call.Decode(req); err != nil {
+			return nil, err
+		}
+		resp := &yarnpb.StartContainersResponseProto{}
+		for _, r := range req.GetStartContainerRequest() {
+			id, _ := records.ParseContainerID(string(r.GetContainerToken().GetIdentifier()))
+			c.mu.Lock()
+			ct := c.containers[id]
+			var fail string
+			switch {
+			case ct == nil || ct.node != nd:
+				fail = "No container " + id.String() + " allocated on this node"
+			case ct.started:
+				fail = "Container " + id.String() + " has already been started"
+			case ct.done:
+				fail = "Container " + id.String() + " was released"
+			}
+			if fail != "" {
+				c.mu.Unlock()
+				resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
+					ContainerId: &yarnpb.ContainerIdProto{Id: proto.Int64(0)},
+					Exception:   &yarnpb.SerializedExceptionProto{ClassName: proto.String("org.apache.hadoop.yarn.exceptions.YarnException"), Message: proto.String(fail)},
+				})
+				continue
+			}
+			l := decodeLaunch(id, nd.srv.Addr, r.GetContainerLaunchContext())
+			l.Resource = amrm.Resource{MemoryMB: ct.pb.GetResource().GetMemory(), VCores: int64(ct.pb.GetResource().GetVirtualCores())}
+			if ct.gpus > 0 {
+				l.Resource.Extended = map[string]int64{records.GPU: ct.gpus}
+			}
+			ct.started = true
+			c.launches = append(c.launches, l)
+			exit := c.opts.Exit
+			c.mu.Unlock()
+			out := Outcome{}
+			if exit != nil {
+				out = exit(l) // outside the lock: a test may inspect the cluster
+			}
+			c.mu.Lock()
+			ct.outcome = out
+			ct.due = c.allocates + max(out.Heartbeats, 1)
+			c.mu.Unlock()
+			resp.SucceededRequests = append(resp.SucceededRequests, ct.pb.GetId())
+		}
+		return resp, nil
+	case "stopContainers":
+		req := &yarnpb.StopContainersRequestProto{}
+		if err := call.Decode(req); err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, pid := range req.GetContainerId() {
+			id := containerID(pid)
+			c.stops = append(c.stops, id)
+			if ct := c.containers[id]; ct != nil && !ct.done {
+				c.complete(ct, ExitKilledByAppMaster, "Container killed by the ApplicationMaster.")
+			}
+		}
+		return &yarnpb.StopContainersResponseProto{SucceededRequests: req.GetContainerId()}, nil
+	case "getContainerStatuses":
+		req := &yarnpb.GetContainerStatusesRequestProto{}
+		if err := call.Decode(req); err != nil {
+			return nil, err
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		resp := &yarnpb.GetContainerStatusesResponseProto{}
+		for _, pid := range req.GetContainerId() {
+			st := yarnpb.ContainerStateProto_C_RUNNING
+			if ct := c.containers[containerID(pid)]; ct != nil && ct.done {
+				st = yarnpb.ContainerStateProto_C_COMPLETE
+			}
+			resp.Status = append(resp.Status, &yarnpb.ContainerStatusProto{ContainerId: pid, State: st.Enum()})
+		}
+		return resp, nil
+	}
+	return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: call.Method}
+}
+
+func decodeLaunch(id records.ContainerID, node string, p *yarnpb.ContainerLaunchContextProto) Launch {
+	l := Launch{Container: id, Node: node, Commands: p.GetCommand(), Environment: map[string]string{},
+		LocalResources: map[string]LocalResource{}, Tokens: p.GetTokens()}
+	for _, kv := range p.GetEnvironment() {
+		l.Environment[kv.GetKey()] = kv.GetValue()
+	}
+	for _, kv := range p.GetLocalResources() {
+		r := kv.GetValue()
+		u := r.GetResource()
+		host := u.GetHost()
+		if u.GetPort() >= 0 && host != "" {
+			host = net.JoinHostPort(host, strconv.Itoa(int(u.GetPort())))
+		}
+		uu := url.URL{Scheme: u.GetScheme(), Host: host, Path: u.GetFile()}
+		l.LocalResources[kv.GetKey()] = LocalResource{URL: uu.String(), Size: r.GetSize(), Timestamp: r.GetTimestamp(),
+			Type: r.GetType().String(), Visibility: r.GetVisibility().String()}
+	}
+	return l
+}

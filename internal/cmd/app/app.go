@@ -1,0 +1,380 @@
+// Package app is `yarn-er app` and its subcommands list, status, logs, kill and wait: YARN
+// applications, those of yarn-er submit and any other.
+package app
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	submitcmd "github.com/yarn-er/yarn-er/internal/cmd/submit"
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/submit"
+	"github.com/yarn-er/yarn-er/view"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// NewCmdApp returns `yarn-er app` with its subcommands.
+func NewCmdApp(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "app",
+		Short: "List, inspect, wait for and kill YARN applications (those of yarn-er submit and any other)",
+		Args:  cobra.ArbitraryArgs,
+		RunE:  cmdutil.HelpOrUnknownCommand,
+	}
+	cmd.AddCommand(NewCmdList(f, nil), NewCmdStatus(f, nil), NewCmdLogs(f, nil), NewCmdKill(f, nil), NewCmdWait(f, nil))
+	return cmd
+}
+
+// activeStates are the states `app list` shows by default, as `yarn application -list` does.
+var activeStates = []string{string(records.AppNew), string(records.AppNewSaving), string(records.AppSubmitted),
+	string(records.AppAccepted), string(records.AppRunning)}
+
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// appInfo is an application's public view.
+func appInfo(x *yarn.App) view.AppInfo {
+	tags := x.ApplicationTags
+	if tags == nil {
+		tags = []string{}
+	}
+	return view.AppInfo{
+		ID: x.ID, Name: x.Name, Type: x.ApplicationType, User: x.User, Queue: x.Queue, State: string(x.State),
+		FinalStatus: x.FinalStatus.String(), Progress: x.Progress, Tags: tags,
+		StartedTime: optTime(x.StartedTime), LaunchTime: optTime(x.LaunchTime), FinishedTime: optTime(x.FinishedTime),
+		ElapsedMillis: x.ElapsedTime.Milliseconds(), RunningContainers: x.RunningContainers,
+		Allocated: view.ResourceMap(x.Allocated), GPUs: x.Allocated.Value(records.GPU),
+		Diagnostics: x.Diagnostics, TrackingURL: x.TrackingURL, AMContainerLogs: x.AMContainerLogs,
+	}
+}
+
+// ListOptions are `app list`'s flags.
+type ListOptions struct {
+	cmdutil.Base
+	Conn *cmdutil.ClusterConn
+	// All is --all; States --state; User --app-user; Queue --queue; Types --type; Limit --limit.
+	All    bool
+	States []string
+	User   string
+	Queue  string
+	Types  []string
+	Limit  int
+}
+
+// NewCmdList returns `yarn-er app list`; runF (nil: listRun) runs it.
+func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Command {
+	opts := &ListOptions{Base: cmdutil.Base{F: f}}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Applications, newest first: active ones by default (--all for every state)",
+		Example: `  yarn-er app list
+  yarn-er app list --all --type YARN-ER -o json`,
+		Args: cobra.NoArgs,
+		RunE: cmdutil.RunE(opts, runF, listRun),
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	fl := cmd.Flags()
+	fl.BoolVar(&opts.All, "all", false, "every state, ended applications included")
+	fl.StringSliceVar(&opts.States, "state", nil, "only these states (NEW, SUBMITTED, ACCEPTED, RUNNING, FINISHED, FAILED, KILLED)")
+	fl.StringVar(&opts.User, "app-user", "", "only this user's applications")
+	fl.StringVar(&opts.Queue, "queue", "", "only this queue's applications")
+	fl.StringSliceVar(&opts.Types, "type", nil, "only these application types (e.g. YARN-ER, MAPREDUCE, Apache Flink)")
+	fl.IntVar(&opts.Limit, "limit", 0, "at most this many (0: no limit)")
+	return cmd
+}
+
+func listRun(opts *ListOptions) error {
+	if opts.Limit < 0 {
+		return cmdutil.Usagef("--limit %d: want 0 (no limit) or more", opts.Limit)
+	}
+	for _, s := range opts.States {
+		if _, err := records.ParseApplicationState(s); err != nil {
+			return cmdutil.Usagef("--state %s: %w", s, err)
+		}
+	}
+	c, err := opts.Conn.RMClient()
+	if err != nil {
+		return err
+	}
+	q := yarn.AppsQuery{States: opts.States, User: opts.User, Queue: opts.Queue, ApplicationTypes: opts.Types, Limit: opts.Limit}
+	if len(q.States) == 0 && !opts.All {
+		q.States = activeStates
+	}
+	apps, err := c.Apps(opts.Ctx, q)
+	if err != nil {
+		return err
+	}
+	slices.SortStableFunc(apps, func(x, y yarn.App) int { return y.StartedTime.Compare(x.StartedTime) })
+	out := make([]view.AppInfo, 0, len(apps))
+	for i := range apps {
+		out = append(out, appInfo(&apps[i]))
+	}
+	return opts.F.Render(out, func(w io.Writer) error { return writeAppTable(w, out) })
+}
+
+func writeAppTable(w io.Writer, apps []view.AppInfo) error {
+	tw := cmdutil.NewTable(w)
+	fmt.Fprintln(tw, "ID\tNAME\tTYPE\tUSER\tQUEUE\tSTATE\tFINAL\tPROGRESS\tCONTAINERS\tGPUS\tSTARTED")
+	for _, x := range apps {
+		started := "-"
+		if x.StartedTime != nil {
+			started = x.StartedTime.Local().Format("2006-01-02 15:04:05")
+		}
+		name := x.Name
+		if r := []rune(name); len(r) > 40 {
+			name = string(r[:39]) + "…"
+		}
+		running := "-"
+		if x.RunningContainers >= 0 {
+			running = fmt.Sprint(x.RunningContainers)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d%%\t%s\t%d\t%s\n", x.ID, dash(name), dash(x.Type), dash(x.User), dash(x.Queue),
+			x.State, dash(x.FinalStatus), int(x.Progress), running, x.GPUs, started)
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string { return cmdutil.OrDash(strings.TrimSpace(s)) }
+
+// IDOptions are the options of the subcommands that take one application id (status, kill).
+type IDOptions struct {
+	cmdutil.Base
+	Conn *cmdutil.ClusterConn
+}
+
+// NewCmdStatus returns `yarn-er app status`; runF (nil: statusRun) runs it.
+func NewCmdStatus(f *cmdutil.Factory, runF func(*IDOptions) error) *cobra.Command {
+	opts := &IDOptions{Base: cmdutil.Base{F: f}}
+	cmd := &cobra.Command{
+		Use:   "status APP_ID",
+		Short: "One application: state, final status, progress, queue, user, times, diagnostics and its containers",
+		Long: `status shows an application and, while it runs, the live containers of its current attempt with
+their node and resources (the ResourceManager lists no containers of an ended attempt).`,
+		Example: `  yarn-er app status application_1700000000000_0001 -o json`,
+		Args:    cobra.ExactArgs(1),
+		RunE:    cmdutil.RunE(opts, runF, statusRun),
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	return cmd
+}
+
+func statusRun(opts *IDOptions) error {
+	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
+	if err != nil {
+		return err
+	}
+	st, err := sc.Status(opts.Ctx, opts.Args[0])
+	if err != nil {
+		return err
+	}
+	out := statusView(st)
+	return opts.F.Render(out, func(w io.Writer) error { return writeStatus(w, out) })
+}
+
+// statusView is an application's status in its public view.
+func statusView(st *submit.Status) view.AppStatus {
+	out := view.AppStatus{AppInfo: appInfo(st.App), Containers: []view.AppContainer{}}
+	if at := st.Attempt; at != nil {
+		out.Attempt = &view.AppAttempt{ID: at.AppAttemptID, State: at.State, ContainerID: at.ContainerID,
+			Node: at.NodeID, LogsLink: at.LogsLink, Diagnostics: at.Diagnostics}
+	}
+	for _, c := range st.Containers {
+		out.Containers = append(out.Containers, view.AppContainer{ID: c.ID, State: c.State, Node: c.NodeID,
+			NodeHTTP: c.NodeHTTPAddress, Resource: view.ResourceMap(c.Resource), GPUs: c.Resource.Value(records.GPU),
+			ExitStatus: c.ExitStatus, LogURL: c.LogURL, AM: out.Attempt != nil && c.ID == out.Attempt.ContainerID})
+	}
+	return out
+}
+
+func writeStatus(w io.Writer, s view.AppStatus) error {
+	ew := &cmdutil.ErrWriter{W: w}
+	when := func(t *time.Time) string {
+		if t == nil {
+			return "-"
+		}
+		return t.Local().Format("2006-01-02 15:04:05")
+	}
+	ew.Printf("Application:  %s\n", s.ID)
+	ew.Printf("Name:         %s\n", s.Name)
+	ew.Printf("Type:         %s\n", s.Type)
+	ew.Printf("User:         %s\n", s.User)
+	ew.Printf("Queue:        %s\n", s.Queue)
+	ew.Printf("State:        %s\n", s.State)
+	ew.Printf("Final status: %s\n", s.FinalStatus)
+	ew.Printf("Progress:     %d%%\n", int(s.Progress))
+	ew.Printf("Started:      %s\n", when(s.StartedTime))
+	ew.Printf("Finished:     %s\n", when(s.FinishedTime))
+	ew.Printf("Elapsed:      %v\n", (time.Duration(s.ElapsedMillis) * time.Millisecond).Round(time.Second))
+	if len(s.Tags) > 0 {
+		ew.Printf("Tags:         %s\n", strings.Join(s.Tags, ","))
+	}
+	if s.TrackingURL != "" {
+		ew.Printf("Tracking URL: %s\n", s.TrackingURL)
+	}
+	if d := strings.TrimSpace(s.Diagnostics); d != "" {
+		ew.Printf("Diagnostics:  %s\n", strings.ReplaceAll(d, "\n", "\n              "))
+	}
+	if s.Attempt != nil {
+		ew.Printf("Attempt:      %s %s on %s (AM container %s)\n", s.Attempt.ID, s.Attempt.State, s.Attempt.Node, s.Attempt.ContainerID)
+	}
+	if ew.Err != nil || len(s.Containers) == 0 {
+		return ew.Err
+	}
+	ew.Printf("\n")
+	tw := cmdutil.NewTable(ew)
+	fmt.Fprintln(tw, "CONTAINER\tSTATE\tNODE\tMEMORY-MB\tVCORES\tGPUS\tRESOURCES")
+	for _, c := range s.Containers {
+		id := c.ID
+		if c.AM {
+			id += " (AM)"
+		}
+		var other []string
+		for _, name := range slices.Sorted(maps.Keys(c.Resource)) {
+			if name == records.MemoryMB || name == records.VCores || name == records.GPU || c.Resource[name].Value == 0 {
+				continue
+			}
+			other = append(other, fmt.Sprintf("%s=%s", name, c.Resource[name]))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", id, c.State, c.Node, c.Resource[records.MemoryMB].Value,
+			c.Resource[records.VCores].Value, c.GPUs, strings.Join(other, ","))
+	}
+	return tw.Flush()
+}
+
+// NewCmdKill returns `yarn-er app kill`; runF (nil: killRun) runs it.
+func NewCmdKill(f *cmdutil.Factory, runF func(*IDOptions) error) *cobra.Command {
+	opts := &IDOptions{Base: cmdutil.Base{F: f}}
+	cmd := &cobra.Command{
+		Use:   "kill APP_ID",
+		Short: "Kill an application and wait until it is KILLED",
+		Long: `kill asks the ResourceManager to kill the application, waits until it has ended, and removes the
+application's HDFS staging directory if it is still there. It exits 0 once the application is KILLED,
+or when it had already ended (saying how).`,
+		Args: cobra.ExactArgs(1),
+		RunE: cmdutil.RunE(opts, runF, killRun),
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	return cmd
+}
+
+func killRun(opts *IDOptions) error {
+	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
+	if err != nil {
+		return err
+	}
+	app, err := sc.Kill(opts.Ctx, opts.Args[0])
+	if err != nil {
+		return err
+	}
+	if app.State != records.AppKilled {
+		fmt.Fprintf(opts.F.IO.ErrOut, "%s had already ended: %s/%s\n", app.ID, app.State, app.FinalStatus)
+	}
+	return renderEnd(opts.F, app)
+}
+
+// renderEnd writes an ended application: its view, or "ID STATE/FINAL" as a table.
+func renderEnd(f *cmdutil.Factory, app *yarn.App) error {
+	return f.Render(appInfo(app), func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%s %s/%s\n", app.ID, app.State, app.FinalStatus)
+		return err
+	})
+}
+
+// WaitOptions are `app wait`'s flags.
+type WaitOptions struct {
+	cmdutil.Base
+	Conn *cmdutil.ClusterConn
+	// Quiet is --quiet: no progress on stderr.
+	Quiet bool
+}
+
+// NewCmdWait returns `yarn-er app wait`; runF (nil: waitRun) runs it.
+func NewCmdWait(f *cmdutil.Factory, runF func(*WaitOptions) error) *cobra.Command {
+	opts := &WaitOptions{Base: cmdutil.Base{F: f}}
+	cmd := &cobra.Command{
+		Use:   "wait APP_ID",
+		Short: "Wait until an application ends; exit as submit does (0 SUCCEEDED, 6 FAILED, 7 KILLED)",
+		Args:  cobra.ExactArgs(1),
+		RunE:  cmdutil.RunE(opts, runF, waitRun),
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress on stderr")
+	return cmd
+}
+
+func waitRun(opts *WaitOptions) error {
+	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
+	if err != nil {
+		return err
+	}
+	mode := "auto"
+	if opts.Quiet {
+		mode = "none"
+	}
+	pr := submitcmd.NewProgress(opts.F, mode)
+	app, err := sc.Follow(opts.Ctx, opts.Args[0], func(e submit.Event) {
+		pr.Live(submit.FormatEvent(e, 0), e.App.State.Terminal())
+	})
+	pr.End()
+	if err != nil {
+		return err
+	}
+	if err := renderEnd(opts.F, app); err != nil {
+		return err
+	}
+	return submit.Outcome(app)
+}
+
+// LogsOptions are `app logs`' flags.
+type LogsOptions struct {
+	cmdutil.Base
+	Conn *cmdutil.ClusterConn
+	// Logs is --container and --file.
+	Logs submit.LogsOptions
+}
+
+// NewCmdLogs returns `yarn-er app logs`; runF (nil: logsRun) runs it.
+func NewCmdLogs(f *cmdutil.Factory, runF func(*LogsOptions) error) *cobra.Command {
+	opts := &LogsOptions{Base: cmdutil.Base{F: f}}
+	cmd := &cobra.Command{
+		Use:   "logs APP_ID",
+		Short: "The stdout and stderr of an application's containers, from their NodeManagers",
+		Long: `logs prints the log files (default stdout and stderr) of the application's containers, read from
+the NodeManagers that run them: while the application runs, every live container of its current
+attempt (the ApplicationMaster's included); once it has ended, the ApplicationMaster's container
+while its NodeManager still has its logs. Aggregated logs on HDFS are not read yet: use
+'yarn logs -applicationId APP_ID' for them.`,
+		Example: `  yarn-er app logs application_1700000000000_0001
+  yarn-er app logs application_1700000000000_0001 --container container_1700000000000_0001_01_000002 --file stderr`,
+		Args: cobra.ExactArgs(1),
+		RunE: cmdutil.RunE(opts, runF, logsRun),
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	cmd.Flags().StringVar(&opts.Logs.Container, "container", "", "only this container")
+	cmd.Flags().StringSliceVar(&opts.Logs.Files, "file", nil, "log files to print (default stdout,stderr)")
+	return cmd
+}
+
+func logsRun(opts *LogsOptions) error {
+	if c := opts.Logs.Container; c != "" {
+		if _, err := records.ParseContainerID(c); err != nil {
+			return cmdutil.Usagef("--container: %w", err)
+		}
+	}
+	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
+	if err != nil {
+		return err
+	}
+	return sc.Logs(opts.Ctx, opts.Args[0], opts.Logs, opts.F.IO.Out)
+}

@@ -1,0 +1,82 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+)
+
+func testFactory() *cmdutil.Factory {
+	streams, _, _ := cmdutil.TestStreams()
+	return cmdutil.New(streams, cmdutil.Env{})
+}
+
+// parse runs cmd on args; its runF captured the options, nothing reaches an RM.
+func parse(t *testing.T, cmd *cobra.Command, args ...string) {
+	t.Helper()
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	require.NoError(t, cmd.Execute())
+}
+
+func TestListFlags(t *testing.T) {
+	var got *ListOptions
+	parse(t, NewCmdList(testFactory(), func(o *ListOptions) error { got = o; return nil }),
+		"--all", "--state", "RUNNING,FINISHED", "--app-user", "alice", "--queue", "gpu", "--type", "YARN-ER",
+		"--limit", "5", "--rm", "http://rm:8088", "--rm-timeout", "7s")
+	require.NotNil(t, got)
+	assert.True(t, got.All)
+	assert.Equal(t, []string{"RUNNING", "FINISHED"}, got.States)
+	assert.Equal(t, "alice", got.User)
+	assert.Equal(t, "gpu", got.Queue)
+	assert.Equal(t, []string{"YARN-ER"}, got.Types)
+	assert.Equal(t, 5, got.Limit)
+	assert.Equal(t, []string{"http://rm:8088"}, got.Conn.RM.Addrs)
+	assert.Equal(t, 7*time.Second, got.Conn.RM.Timeout)
+}
+
+func TestListRefusesBadFlagsBeforeAskingTheRM(t *testing.T) {
+	for _, args := range [][]string{{"--limit", "-1"}, {"--state", "SLEEPING"}} {
+		err := listRun(&ListOptions{Base: cmdutil.Base{F: testFactory()}, Limit: -1, States: args[1:]})
+		var usage *cmdutil.UsageError
+		assert.ErrorAs(t, err, &usage, args)
+	}
+}
+
+func TestIDCommandsFlags(t *testing.T) {
+	for name, mk := range map[string]func(*cmdutil.Factory, func(*IDOptions) error) *cobra.Command{
+		"status": NewCmdStatus, "kill": NewCmdKill,
+	} {
+		var got *IDOptions
+		parse(t, mk(testFactory(), func(o *IDOptions) error { got = o; return nil }), "application_1_0007", "--user", "bob")
+		require.NotNil(t, got, name)
+		assert.Equal(t, []string{"application_1_0007"}, got.Args, name)
+		assert.Equal(t, "bob", got.Conn.RM.User, name)
+	}
+}
+
+func TestWaitAndLogsFlags(t *testing.T) {
+	var w *WaitOptions
+	parse(t, NewCmdWait(testFactory(), func(o *WaitOptions) error { w = o; return nil }), "-q", "application_1_0007")
+	require.NotNil(t, w)
+	assert.True(t, w.Quiet)
+	assert.Equal(t, []string{"application_1_0007"}, w.Args)
+
+	var l *LogsOptions
+	parse(t, NewCmdLogs(testFactory(), func(o *LogsOptions) error { l = o; return nil }), "application_1_0007",
+		"--container", "container_1_0007_01_000002", "--file", "stderr,gpu.log")
+	require.NotNil(t, l)
+	assert.Equal(t, "container_1_0007_01_000002", l.Logs.Container)
+	assert.Equal(t, []string{"stderr", "gpu.log"}, l.Logs.Files)
+
+	l.Logs.Container = "container_x"
+	err := logsRun(l)
+	var usage *cmdutil.UsageError
+	require.ErrorAs(t, err, &usage)
+	assert.Contains(t, err.Error(), "--container", "a bad container id is refused before the RM is asked")
+}

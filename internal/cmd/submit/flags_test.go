@@ -1,0 +1,125 @@
+package submit
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+func testFactory() *cmdutil.Factory {
+	streams, _, _ := cmdutil.TestStreams()
+	return cmdutil.New(streams, cmdutil.Env{})
+}
+
+// parse runs cmd on args; its runF captured the options, nothing reaches an RM.
+func parse(t *testing.T, cmd *cobra.Command, args ...string) {
+	t.Helper()
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	require.NoError(t, cmd.Execute())
+}
+
+func capture(t *testing.T, args ...string) *Options {
+	t.Helper()
+	var got *Options
+	parse(t, NewCmdSubmit(testFactory(), func(o *Options) error { got = o; return nil }), args...)
+	require.NotNil(t, got)
+	return got
+}
+
+func TestSubmitFlags(t *testing.T) {
+	got := capture(t, "--gpus", "1", "--fpgas", "2", "--resource", "nvidia.com/gpu=1", "--resource", "x.io/y=3",
+		"--memory", "4g", "--vcores", "2", "--containers", "8", "--queue", "gpu", "--name", "train", "--tags", "a,b",
+		"--priority", "5", "--node-label", "gpu", "--am-memory", "512m", "--am-vcores", "2", "--max-attempts", "3",
+		"--restarts", "1", "--env", "A=1", "--env", "B=2", "--file", "data.csv#input.csv", "--archive", "venv.tgz#venv",
+		"--yarn-er-binary", "/opt/yarn-er", "--keep-staging", "--force", "--detach", "--progress", "plain",
+		"--rm", "http://rm:8088", "--hadoop-conf", "/etc/hadoop/conf", "--user", "alice",
+		"--", "python", "train.py", "--epochs", "3")
+	r := got.Req
+	assert.Equal(t, int64(1), r.GPUs)
+	assert.Equal(t, int64(2), r.FPGAs)
+	assert.Equal(t, []string{"nvidia.com/gpu=1", "x.io/y=3"}, r.Resources)
+	assert.Equal(t, "4g", r.Memory)
+	assert.Equal(t, int64(2), r.VCores)
+	assert.Equal(t, 8, r.Containers)
+	assert.Equal(t, "gpu", r.Queue)
+	assert.Equal(t, "train", r.Name)
+	assert.Equal(t, []string{"a", "b"}, r.Tags)
+	assert.Equal(t, "gpu", r.NodeLabel)
+	assert.Equal(t, int32(2), r.AMVCores)
+	assert.Equal(t, int32(3), r.MaxAttempts)
+	assert.Equal(t, 1, r.Restarts)
+	assert.Equal(t, "/opt/yarn-er", r.Binary)
+	assert.True(t, r.KeepStaging)
+	assert.True(t, r.Force)
+	assert.Equal(t, int32(5), got.Priority)
+	assert.True(t, got.PrioritySet)
+	assert.Equal(t, "512m", got.AMMemory)
+	assert.Equal(t, []string{"A=1", "B=2"}, got.Env)
+	assert.Equal(t, []string{"data.csv#input.csv"}, got.Files)
+	assert.Equal(t, []string{"venv.tgz#venv"}, got.Archives)
+	assert.True(t, got.Detach)
+	assert.Equal(t, "plain", got.Progress)
+	assert.Equal(t, []string{"http://rm:8088"}, got.Conn.RM.Addrs)
+	assert.Equal(t, "/etc/hadoop/conf", got.Conn.Hadoop.Dir)
+	assert.Equal(t, "alice", got.Conn.RM.User)
+	assert.Equal(t, []string{"python", "train.py", "--epochs", "3"}, got.Args, "flags after the command are the command's")
+	assert.NotNil(t, got.Ctx)
+}
+
+func TestSubmitFlagDefaults(t *testing.T) {
+	got := capture(t, "nvidia-smi", "-L")
+	assert.Equal(t, 1, got.Req.Containers)
+	assert.Equal(t, "auto", got.Progress)
+	assert.False(t, got.PrioritySet)
+	assert.False(t, got.Detach)
+	assert.Empty(t, got.Flink.Path)
+	assert.Equal(t, []string{"nvidia-smi", "-L"}, got.Args, "the first non-flag word starts the command")
+}
+
+func TestBuildRequest(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data.csv")
+	venv := filepath.Join(dir, "venv.tgz")
+	require.NoError(t, os.WriteFile(data, []byte("1,2\n"), 0o600))
+	require.NoError(t, os.WriteFile(venv, []byte("z"), 0o600))
+
+	got := capture(t, "--priority", "0", "--am-memory", "1g", "--env", "MODE=test", "--file", data+"#input.csv",
+		"--archive", venv+"#venv", "--", "true")
+	r, err := buildRequest(got)
+	require.NoError(t, err)
+	require.NotNil(t, r.Priority, "--priority 0 is given, not the queue's default")
+	assert.Equal(t, int32(0), *r.Priority)
+	assert.Equal(t, int64(1024), r.AMMemoryMB)
+	assert.Equal(t, map[string]string{"MODE": "test"}, r.Env)
+	require.Len(t, r.Files, 1)
+	assert.Equal(t, "input.csv", r.Files[0].Name)
+	assert.Equal(t, records.LocalFile, r.Files[0].Type)
+	require.Len(t, r.Archives, 1)
+	assert.Equal(t, records.LocalArchive, r.Archives[0].Type)
+	assert.Equal(t, []string{"true"}, r.Command)
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "no command"},
+		{[]string{"--containers", "0", "--", "true"}, "--containers 0"},
+		{[]string{"--am-memory", "lots", "--", "true"}, "--am-memory"},
+		{[]string{"--env", "NOEQUALS", "--", "true"}, `--env "NOEQUALS"`},
+		{[]string{"--file", filepath.Join(dir, "absent"), "--", "true"}, "absent"},
+		{[]string{"--progress", "loud", "--", "true"}, "--progress"},
+	} {
+		_, err := buildRequest(capture(t, tc.args...))
+		var usage *cmdutil.UsageError
+		require.ErrorAs(t, err, &usage, tc.args)
+		assert.Contains(t, err.Error(), tc.want)
+	}
+}

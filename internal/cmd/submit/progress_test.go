@@ -1,0 +1,45 @@
+package submit
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestProgressTTYAndPlain(t *testing.T) {
+	var tty bytes.Buffer
+	p := &Progress{w: &tty, tty: true}
+	p.Line("submitted application_1_0001")
+	p.Live("staging 1.0 MiB/2.0 MiB", false)
+	p.Live("staging 2.0 MiB/2.0 MiB", false)
+	p.Line("staged 2.0 MiB")
+	p.Live("application_1_0001 RUNNING", false)
+	p.Live("application_1_0001 FINISHED/SUCCEEDED", true)
+	p.End()
+	assert.Equal(t, "submitted application_1_0001\n"+
+		"\r\x1b[Kstaging 1.0 MiB/2.0 MiB\r\x1b[Kstaging 2.0 MiB/2.0 MiB\n"+
+		"staged 2.0 MiB\n"+
+		"\r\x1b[Kapplication_1_0001 RUNNING\r\x1b[Kapplication_1_0001 FINISHED/SUCCEEDED\n", tty.String())
+
+	var plain bytes.Buffer
+	p = &Progress{w: &plain}
+	p.Live("staging 1.0 MiB/2.0 MiB", false)
+	p.Live("staging 1.5 MiB/2.0 MiB", false) // throttled: less than 2 s after the last
+	p.Live("staging 2.0 MiB/2.0 MiB", true)
+	p.Live("application_1_0001 RUNNING", false)
+	p.Live("application_1_0001 RUNNING", false) // unchanged: not repeated
+	lines := strings.Split(strings.TrimSpace(plain.String()), "\n")
+	assert.Len(t, lines, 3, plain.String())
+	for _, l := range lines {
+		assert.Contains(t, l, " yarn-er: ")
+		assert.NotContains(t, l, "\x1b")
+	}
+
+	var none bytes.Buffer
+	p = &Progress{w: &none, none: true}
+	p.Line("x")
+	p.Live("y", true)
+	assert.Empty(t, none.String())
+}

@@ -1,0 +1,365 @@
+// Package submit is `yarn-er submit`: run a program on YARN in N containers with their GPUs/FPGAs
+// through yarn-er's own ApplicationMaster, and follow it.
+package submit
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	preflightcmd "github.com/yarn-er/yarn-er/internal/cmd/preflight"
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/stage"
+	"github.com/yarn-er/yarn-er/submit"
+	"github.com/yarn-er/yarn-er/view"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// Options are submit's flags. Req holds the flags that map one to one onto the request; the
+// others are turned into it by buildRequest.
+type Options struct {
+	cmdutil.Base
+	Conn  *cmdutil.ClusterConn
+	Flink cmdutil.FlinkFlags
+	// Req is --gpus, --fpgas, --resource, --memory, --vcores, --containers, --queue, --name,
+	// --tags, --node-label, --am-vcores, --max-attempts, --restarts, --yarn-er-binary,
+	// --keep-staging and --force.
+	Req submit.Request
+	// AMMemory is --am-memory as given (e.g. 512m).
+	AMMemory string
+	// Priority is --priority; PrioritySet says whether it was given.
+	Priority    int32
+	PrioritySet bool
+	// Env is --env K=V, Files --file, Archives --archive, as given.
+	Env      []string
+	Files    []string
+	Archives []string
+	// Detach is --detach; Progress is --progress (auto, plain, none).
+	Detach   bool
+	Progress string
+}
+
+// NewCmdSubmit returns `yarn-er submit`; runF (nil: submitRun) runs it.
+func NewCmdSubmit(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command {
+	opts := &Options{Base: cmdutil.Base{F: f}}
+	run := cmdutil.RunE(opts, runF, submitRun)
+	cmd := &cobra.Command{
+		Use:   "submit [flags] -- COMMAND [ARGS...]",
+		Short: "Run a program on YARN in N containers with their GPUs/FPGAs, and follow it",
+		Long: `submit launches COMMAND in --containers containers, each with the resources asked for
+(--gpus, --fpgas, --resource TYPE=AMOUNT[UNIT], --memory, --vcores, or the TaskManager container of
+--flink-conf), through yarn-er's own ApplicationMaster. Each container runs the program under
+'yarn-er exec', so it sees only its own devices, with YARN_ER_APP_ID, YARN_ER_CONTAINER_ID,
+YARN_ER_RANK (0..N-1) and YARN_ER_WORLD_SIZE set.
+
+Before anything is staged, the live preflight of that container runs (declared types, calculator,
+maximum allocation, a node that fits, capacity for N); its failures abort with exit status 3 unless
+--force. Then the yarn-er binary, the job spec and the --file/--archive files are staged on HDFS
+(fs.defaultFS) in /user/<user>/.yarn-er/<application id>/, and the ApplicationMaster is submitted
+over the ResourceManager's REST API. A failed submission leaves nothing on HDFS; the AM removes the
+staging directory when the application ends (unless --keep-staging).
+
+submit then follows the application until it ends (--detach: returns once it is ACCEPTED), with
+one live line on a terminal and plain lines otherwise, all on stderr; stdout gets the application
+id (with -o json|yaml: only the final report, which names it). Ctrl-C asks whether to kill or detach (without a terminal:
+detaches and says how to kill).
+
+Exit status: 0 SUCCEEDED, 6 FAILED, 7 KILLED, 3 refused by the preflight, 2 bad flags, 4 refused
+credentials, 1 any other error, 130 interrupted (detached).`,
+		Example: `  yarn-er submit --gpus 1 --containers 8 -- python train.py --epochs 3
+  yarn-er submit --resource nvidia.com/gpu=2 --memory 16g --vcores 8 --queue gpu -- ./infer.sh
+  yarn-er submit --flink-conf conf/flink-conf.yaml --containers 4 -- nvidia-smi
+  yarn-er submit --gpus 1 --file data.csv#input.csv --archive venv.tgz#venv --env MODE=test --detach -- venv/bin/python job.py`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.PrioritySet = cmd.Flags().Changed("priority")
+			return run(cmd, args)
+		},
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	cmdutil.AddFlinkFlags(cmd, &opts.Flink)
+	fl := cmd.Flags()
+	fl.SetInterspersed(false)
+	r := &opts.Req
+	fl.Int64Var(&r.GPUs, "gpus", 0, "yarn.io/gpu per container")
+	fl.Int64Var(&r.FPGAs, "fpgas", 0, "yarn.io/fpga per container")
+	fl.StringArrayVar(&r.Resources, "resource", nil, "TYPE=AMOUNT[UNIT] per container, any resource type (repeatable), e.g. nvidia.com/gpu=1")
+	fl.StringVar(&r.Memory, "memory", "", fmt.Sprintf("memory per container, e.g. 4g, 512m, 4096 (MiB) (default %dm)", submit.DefaultMemoryMB))
+	fl.Int64Var(&r.VCores, "vcores", 0, fmt.Sprintf("vcores per container (default %d)", submit.DefaultVCores))
+	fl.IntVar(&r.Containers, "containers", 1, "number of containers (ranks 0..N-1)")
+	fl.StringVar(&r.Queue, "queue", "", "YARN queue (default: the ResourceManager's)")
+	fl.StringVar(&r.Name, "name", "", `application name (default "yarn-er: COMMAND")`)
+	fl.StringSliceVar(&r.Tags, "tags", nil, "application tags, comma-separated")
+	fl.Int32Var(&opts.Priority, "priority", 0, "application priority (default: the queue's)")
+	fl.StringVar(&r.NodeLabel, "node-label", "", "node-label expression of the containers")
+	fl.StringVar(&opts.AMMemory, "am-memory", "", fmt.Sprintf("ApplicationMaster memory (default %dm)", submit.DefaultAMMemoryMB))
+	fl.Int32Var(&r.AMVCores, "am-vcores", 0, fmt.Sprintf("ApplicationMaster vcores (default %d)", submit.DefaultAMVCores))
+	fl.Int32Var(&r.MaxAttempts, "max-attempts", 0, fmt.Sprintf("ApplicationMaster attempts (default %d; the RM caps it at yarn.resourcemanager.am.max-attempts)", submit.DefaultMaxAttempts))
+	fl.IntVar(&r.Restarts, "restarts", 0, "restarts of one failed container (rank) before the application fails")
+	fl.StringArrayVar(&opts.Env, "env", nil, "K=V added to every container's environment (repeatable)")
+	fl.StringArrayVar(&opts.Files, "file", nil, "LOCAL[#NAME] localized into every container's working directory (repeatable)")
+	fl.StringArrayVar(&opts.Archives, "archive", nil, "LOCAL[#NAME] archive (.tar.gz, .tgz, .zip, .jar) unpacked into NAME in every container (repeatable)")
+	fl.StringVar(&r.Binary, "yarn-er-binary", "", "yarn-er binary to ship to the containers (default: this one; give one for another OS/arch)")
+	fl.BoolVar(&r.KeepStaging, "keep-staging", false, "keep the HDFS staging directory after the application ended")
+	fl.BoolVar(&r.Force, "force", false, "submit even when the preflight finds problems (it is then not run)")
+	fl.BoolVar(&opts.Detach, "detach", false, "return once the application is ACCEPTED, printing its id")
+	fl.StringVar(&opts.Progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), plain (log lines) or none")
+	_ = cmd.RegisterFlagCompletionFunc("progress", cmdutil.FixedCompletion("auto", "plain", "none"))
+	_ = cmd.MarkFlagFilename("yarn-er-binary")
+	return cmd
+}
+
+// buildRequest turns the flags into a submit.Request.
+func buildRequest(opts *Options) (submit.Request, error) {
+	r := opts.Req
+	args := opts.Args
+	r.Command = args
+	if len(args) == 0 {
+		return r, cmdutil.Usagef("no command: give it after --, e.g. yarn-er submit --gpus 1 -- nvidia-smi")
+	}
+	if r.Containers < 1 {
+		return r, cmdutil.Usagef("--containers %d: must be 1 or more", r.Containers)
+	}
+	if opts.PrioritySet {
+		p := opts.Priority
+		r.Priority = &p
+	}
+	if opts.AMMemory != "" {
+		mb, err := submit.ParseMemoryMB(opts.AMMemory)
+		if err != nil || mb <= 0 {
+			return r, cmdutil.Usagef("--am-memory %q: want a size such as 256m or 1g", opts.AMMemory)
+		}
+		r.AMMemoryMB = mb
+	}
+	if len(opts.Env) > 0 {
+		r.Env = map[string]string{}
+		for _, kv := range opts.Env {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return r, cmdutil.Usagef("--env %q: want K=V", kv)
+			}
+			r.Env[k] = v
+		}
+	}
+	for _, f := range opts.Files {
+		it, err := stage.ParseItem(f, records.LocalFile)
+		if err != nil {
+			return r, cmdutil.Usagef("%v", err)
+		}
+		r.Files = append(r.Files, it)
+	}
+	for _, f := range opts.Archives {
+		it, err := stage.ParseItem(f, records.LocalArchive)
+		if err != nil {
+			return r, cmdutil.Usagef("%v", err)
+		}
+		r.Archives = append(r.Archives, it)
+	}
+	if opts.Flink.Path != "" || len(opts.Flink.Dynamic) > 0 {
+		fc, err := opts.F.LoadFlink(&opts.Flink)
+		if err != nil {
+			return r, err
+		}
+		r.Flink = fc
+	}
+	switch opts.Progress {
+	case "auto", "plain", "none":
+	default:
+		return r, cmdutil.Usagef("--progress %q: want auto, plain or none", opts.Progress)
+	}
+	return r, nil
+}
+
+// NewClient builds the submit client from the cluster flags; needHadoop makes a missing Hadoop
+// configuration a usage error (submitting needs it, following does not).
+func NewClient(f *cmdutil.Factory, conn *cmdutil.ClusterConn, needHadoop bool) (*submit.Client, error) {
+	hc, err := conn.HadoopConfig()
+	if err != nil {
+		return nil, err
+	}
+	if hc == nil && needHadoop {
+		return nil, cmdutil.Usagef("no Hadoop configuration: submit needs the cluster's (fs.defaultFS, the scheduler address): give --hadoop-conf DIR or set HADOOP_CONF_DIR")
+	}
+	yc, err := conn.RMClient()
+	if err != nil {
+		return nil, err
+	}
+	return submit.New(submit.Options{YARN: yc, Hadoop: hc, Logger: f.Logger()})
+}
+
+func submitRun(opts *Options) error {
+	f := opts.F
+	req, err := buildRequest(opts)
+	if err != nil {
+		return err
+	}
+	sc, err := NewClient(f, opts.Conn, true)
+	if err != nil {
+		return err
+	}
+	pr := NewProgress(f, opts.Progress)
+	ctx := opts.Ctx
+	sub, err := sc.Submit(ctx, req, func(s submit.Step) {
+		if s.Upload != nil {
+			pr.Live(submit.FormatUpload(*s.Upload), s.Upload.Done && s.Upload.Files == s.Upload.FileCount)
+			return
+		}
+		pr.Line(s.Message)
+	})
+	pr.End()
+	var pe *submit.PreflightError
+	switch {
+	case errors.As(err, &pe):
+		_ = preflightcmd.WriteTable(f.IO.ErrOut, pe.Report, false)
+		return &cmdutil.FindingsError{Summary: "submit: " + pe.Error()}
+	case errors.Is(err, submit.ErrRequest):
+		return &cmdutil.UsageError{Err: err}
+	case err != nil:
+		return err
+	}
+	if f.Output == cmdutil.OutputTable {
+		// The id first, so that scripts have it while the application runs; -o json/yaml keep
+		// stdout one document (the final report, which names it).
+		fmt.Fprintln(f.IO.Out, sub.AppID)
+	}
+	res := view.Submit{ApplicationID: sub.AppID, StagingDir: sub.StagingDir, Containers: sub.Spec.Containers}
+	for _, q := range sub.Spec.Resource {
+		res.Resource = append(res.Resource, fmt.Sprintf("%s=%d%s", q.Name, q.Value, q.Units))
+	}
+	pr.Line(fmt.Sprintf("staged %s in %v", submit.FormatBytes(sub.Staged), sub.StageTime.Round(time.Millisecond)))
+
+	// Follow on a context of its own: Ctrl-C (the command's context) asks what to do.
+	follow, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopFollow()
+	var (
+		mu       sync.Mutex
+		detached bool
+	)
+	go func() {
+		select {
+		case <-follow.Done():
+			return
+		case <-ctx.Done():
+		}
+		pr.End()
+		kill := false
+		if f.IO.IsErrTerminal() && f.IO.IsInTerminal() {
+			fmt.Fprintf(f.IO.ErrOut, "\nkill %s or detach? [k/D] (Ctrl-C again: detach) ", sub.AppID)
+			kill = askKill(f.IO.In)
+		}
+		if kill {
+			fmt.Fprintf(f.IO.ErrOut, "killing %s ...\n", sub.AppID)
+			if _, err := sc.Kill(context.WithoutCancel(ctx), sub.AppID); err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "yarn-er: kill %s: %v\n", sub.AppID, err)
+			}
+			return // Follow sees KILLED
+		}
+		mu.Lock()
+		detached = true
+		mu.Unlock()
+		stopFollow()
+	}()
+	var app *yarn.App
+	if opts.Detach {
+		app, err = yarnWaitAccepted(follow, sc, sub.AppID)
+		if app != nil {
+			res.State, res.FinalStatus = string(app.State), app.FinalStatus.String()
+			pr.Line(fmt.Sprintf("%s is %s; follow it with: yarn-er app wait %s; kill it with: yarn-er app kill %s", sub.AppID, app.State, sub.AppID, sub.AppID))
+			res.Detached = true
+			return renderSubmit(f, res)
+		}
+	} else {
+		app, err = sc.Follow(follow, sub.AppID, func(e submit.Event) {
+			pr.Live(submit.FormatEvent(e, sub.Spec.Containers), e.App.State.Terminal())
+		})
+	}
+	pr.End()
+	mu.Lock()
+	wasDetached := detached
+	mu.Unlock()
+	if wasDetached || (opts.Detach && app == nil && errors.Is(err, context.Canceled)) {
+		fmt.Fprintf(f.IO.ErrOut, "detached from %s (it keeps running); follow it with: yarn-er app wait %s; kill it with: yarn-er app kill %s\n",
+			sub.AppID, sub.AppID, sub.AppID)
+		res.Detached = true
+		if app != nil {
+			res.State, res.FinalStatus = string(app.State), app.FinalStatus.String()
+		}
+		if err := renderSubmit(f, res); err != nil {
+			return err
+		}
+		return &cmdutil.SilentError{Code: cmdutil.ExitInterrupted}
+	}
+	if err != nil {
+		return fmt.Errorf("following %s: %w", sub.AppID, err)
+	}
+	if !req.KeepStaging {
+		if removed, err := sc.Cleanup(context.WithoutCancel(ctx), sub.AppID); err != nil {
+			f.Logger().Warn("could not check the staging directory", "app", sub.AppID, "err", err)
+		} else if removed {
+			pr.Line("removed the staging directory the application left behind")
+		}
+	}
+	res.State, res.FinalStatus, res.Diagnostics, res.TrackingURL = string(app.State), app.FinalStatus.String(), app.Diagnostics, app.TrackingURL
+	if err := renderSubmit(f, res); err != nil {
+		return err
+	}
+	return submit.Outcome(app)
+}
+
+// askKill reads the answer to "kill or detach?": true for an answer starting with k; a second
+// interrupt, or the end of the input, is detach.
+func askKill(in io.Reader) bool {
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(in).ReadString('\n')
+		answer <- line
+	}()
+	select {
+	case line := <-answer:
+		return strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "k")
+	case <-again:
+		return false
+	}
+}
+
+// renderSubmit writes the -o json/yaml result; the table form is the application id already
+// printed.
+func renderSubmit(f *cmdutil.Factory, res view.Submit) error {
+	if f.Output == cmdutil.OutputTable {
+		return nil
+	}
+	return f.Render(res, nil)
+}
+
+// yarnWaitAccepted waits until the application is past SUBMITTED (ACCEPTED, RUNNING or ended).
+func yarnWaitAccepted(ctx context.Context, sc *submit.Client, id string) (*yarn.App, error) {
+	var last *yarn.App
+	wait, stop := context.WithCancel(ctx)
+	defer stop()
+	_, err := sc.Follow(wait, id, func(e submit.Event) {
+		switch e.App.State {
+		case records.AppNew, records.AppNewSaving, records.AppSubmitted:
+			return
+		}
+		last = e.App
+		stop()
+	})
+	if last != nil {
+		return last, nil
+	}
+	return nil, err
+}

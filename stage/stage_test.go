@@ -1,0 +1,491 @@
+package stage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"github.com/yarn-er/yarn-er/records"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/colinmarc/hdfs/v2"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/jobspec"
+)
+
+// memFS is an in-memory HDFS for fault injection: it records files and directories and fails
+// where a test says.
+type memFS struct {
+	mu    sync.Mutex
+	dirs  map[string]os.FileMode
+	files map[string]*memFile
+	// replicating is how many times each Close answers "replication in progress" first.
+	replicating int
+	// failCreate / failMkdir / failWrite: errors returned by those operations (for names
+	// containing the key, "" matching all).
+	failCreate, failMkdir, failWrite map[string]error
+	closes                           int
+	now                              int64
+}
+
+type memFile struct {
+	data   bytes.Buffer
+	perm   os.FileMode
+	mtime  time.Time
+	closed bool
+}
+
+func newMemFS() *memFS {
+	return &memFS{dirs: map[string]os.FileMode{"/": 0o755}, files: map[string]*memFile{}, now: 1700000000123}
+}
+
+type memInfo struct {
+	name  string
+	size  int64
+	mode  os.FileMode
+	mtime time.Time
+}
+
+func (i memInfo) Name() string       { return i.name }
+func (i memInfo) Size() int64        { return i.size }
+func (i memInfo) Mode() os.FileMode  { return i.mode }
+func (i memInfo) ModTime() time.Time { return i.mtime }
+func (i memInfo) IsDir() bool        { return i.mode.IsDir() }
+func (i memInfo) Sys() any           { return nil }
+
+func match(m map[string]error, name string) error {
+	for k, err := range m {
+		if strings.Contains(name, k) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *memFS) Stat(name string) (os.FileInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.dirs[name]; ok {
+		return memInfo{name: path.Base(name), mode: p | os.ModeDir}, nil
+	}
+	if f, ok := m.files[name]; ok {
+		return memInfo{name: path.Base(name), size: int64(f.data.Len()), mode: f.perm, mtime: f.mtime}, nil
+	}
+	return nil, &os.PathError{Op: "stat", Path: name, Err: os.ErrNotExist}
+}
+
+func (m *memFS) Mkdir(name string, perm os.FileMode) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := match(m.failMkdir, name); err != nil {
+		return &os.PathError{Op: "mkdir", Path: name, Err: err}
+	}
+	if _, ok := m.dirs[name]; ok {
+		return &os.PathError{Op: "mkdir", Path: name, Err: os.ErrExist}
+	}
+	if _, ok := m.dirs[path.Dir(name)]; !ok {
+		return &os.PathError{Op: "mkdir", Path: name, Err: os.ErrNotExist}
+	}
+	m.dirs[name] = perm
+	return nil
+}
+
+func (m *memFS) MkdirAll(name string, perm os.FileMode) error {
+	if name == "/" {
+		return nil
+	}
+	if err := m.MkdirAll(path.Dir(name), perm); err != nil {
+		return err
+	}
+	err := m.Mkdir(name, perm)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	return err
+}
+
+func (m *memFS) Chmod(name string, perm os.FileMode) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.dirs[name]; ok {
+		m.dirs[name] = perm
+		return nil
+	}
+	if f, ok := m.files[name]; ok {
+		f.perm = perm
+		return nil
+	}
+	return &os.PathError{Op: "chmod", Path: name, Err: os.ErrNotExist}
+}
+
+func (m *memFS) Create(name string) (fileWriter, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := match(m.failCreate, name); err != nil {
+		return nil, &os.PathError{Op: "create", Path: name, Err: err}
+	}
+	if _, ok := m.dirs[path.Dir(name)]; !ok {
+		return nil, &os.PathError{Op: "create", Path: name, Err: os.ErrNotExist}
+	}
+	f := &memFile{perm: 0o644}
+	m.files[name] = f
+	return &memWriter{m: m, name: name, f: f, replicating: m.replicating}, nil
+}
+
+func (m *memFS) RemoveAll(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for d := range m.dirs {
+		if d == name || strings.HasPrefix(d, name+"/") {
+			delete(m.dirs, d)
+		}
+	}
+	for f := range m.files {
+		if strings.HasPrefix(f, name+"/") {
+			delete(m.files, f)
+		}
+	}
+	return nil
+}
+
+func (m *memFS) Close() error { return nil }
+
+// paths lists every directory and file under root.
+func (m *memFS) paths(root string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for d := range m.dirs {
+		if strings.HasPrefix(d, root) {
+			out = append(out, d+"/")
+		}
+	}
+	for f := range m.files {
+		if strings.HasPrefix(f, root) {
+			out = append(out, f)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+type memWriter struct {
+	m           *memFS
+	name        string
+	f           *memFile
+	replicating int
+}
+
+func (w *memWriter) Write(b []byte) (int, error) {
+	if err := match(w.m.failWrite, w.name); err != nil {
+		return 0, &os.PathError{Op: "write", Path: w.name, Err: err}
+	}
+	return w.f.data.Write(b)
+}
+
+func (w *memWriter) SetDeadline(time.Time) error { return nil }
+
+func (w *memWriter) Close() error {
+	w.m.mu.Lock()
+	defer w.m.mu.Unlock()
+	w.m.closes++
+	if w.replicating > 0 {
+		w.replicating--
+		return &os.PathError{Op: "create", Path: w.name, Err: hdfs.ErrReplicating}
+	}
+	w.f.closed = true
+	w.m.now += 7
+	w.f.mtime = time.UnixMilli(w.m.now)
+	return nil
+}
+
+func testClient(t *testing.T, m *memFS, opts Options) *Client {
+	t.Helper()
+	opts.fs = m
+	if opts.User == "" {
+		opts.User = "alice"
+	}
+	if opts.DefaultFS == "" && opts.HadoopConf == nil {
+		opts.DefaultFS = "hdfs://nn.example.com:8020"
+	}
+	c, err := Dial(context.Background(), opts)
+	require.NoError(t, err)
+	return c
+}
+
+func writeLocal(t *testing.T, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, data, 0o644))
+	return p
+}
+
+func TestStageRoundTrip(t *testing.T) {
+	m := newMemFS()
+	m.replicating = 2
+	c := testClient(t, m, Options{})
+	tmp := t.TempDir()
+	bin := writeLocal(t, tmp, "yarn-er", bytes.Repeat([]byte{1}, 3*chunkSize+17))
+	data := writeLocal(t, tmp, "data.csv", []byte("a,b\n1,2\n"))
+	arch := writeLocal(t, tmp, "env.tgz", []byte("not really gzip"))
+
+	var reports []Progress
+	d, files, err := c.Stage(context.Background(), "application_1_0001", []Item{
+		{Local: bin, Name: jobspec.BinaryName},
+		{Local: data, Name: "input.csv"},
+		{Local: arch, Name: "env", Type: records.LocalArchive},
+	}, func(p Progress) { reports = append(reports, p) })
+	require.NoError(t, err)
+
+	assert.Equal(t, "/user/alice/.yarn-er/application_1_0001", d.Path)
+	assert.Equal(t, "hdfs://nn.example.com:8020/user/alice/.yarn-er/application_1_0001", d.URL)
+	assert.Equal(t, DirPerm, m.dirs[d.Path], "the staging directory is private")
+	require.Len(t, files, 3)
+	for i, want := range []struct {
+		name string
+		typ  records.LocalResourceType
+		size int64
+	}{{"yarn-er", records.LocalFile, 3*chunkSize + 17}, {"input.csv", records.LocalFile, 8}, {"env", records.LocalArchive, 15}} {
+		f := files[i]
+		assert.Equal(t, want.name, f.Name)
+		assert.Equal(t, want.typ, f.Type)
+		assert.Equal(t, want.size, f.Size)
+		file := want.name
+		if want.typ == records.LocalArchive {
+			file += ".tgz" // the NodeManager unpacks by the staged file's extension
+		}
+		assert.Equal(t, d.URL+"/"+file, f.URL)
+		assert.Equal(t, records.VisibilityApplication, f.Visibility)
+		mf := m.files[d.Path+"/"+file]
+		require.NotNil(t, mf)
+		assert.True(t, mf.closed, "closed after the replicating answers")
+		assert.Equal(t, mf.mtime.UnixMilli(), f.MtimeMillis, "mtime read back from HDFS after close")
+		assert.Equal(t, FilePerm, mf.perm)
+	}
+	assert.Equal(t, 9, m.closes, "each close retried twice on replication in progress")
+
+	require.NotEmpty(t, reports)
+	last := reports[len(reports)-1]
+	assert.Equal(t, Progress{Name: "env", FileBytes: 15, FileSize: 15, Bytes: 3*chunkSize + 17 + 8 + 15,
+		Total: 3*chunkSize + 17 + 8 + 15, Files: 3, FileCount: 3, Elapsed: last.Elapsed, Done: true}, last)
+	var prev int64
+	for _, p := range reports {
+		assert.GreaterOrEqual(t, p.Bytes, prev, "bytes only grow")
+		prev = p.Bytes
+	}
+
+	spec, err := d.Put(context.Background(), jobspec.FileName, []byte(`{"version":1}`))
+	require.NoError(t, err)
+	assert.Equal(t, int64(13), spec.Size)
+	require.NoError(t, d.Remove(context.Background()))
+	assert.Empty(t, m.paths(d.Path))
+}
+
+func TestStageFailureRemovesEverything(t *testing.T) {
+	tmp := t.TempDir()
+	a := writeLocal(t, tmp, "a", []byte("aaaa"))
+	b := writeLocal(t, tmp, "b", []byte("bbbb"))
+	denied := &os.PathError{Op: "create", Path: "x", Err: os.ErrPermission}
+	cases := []struct {
+		name  string
+		setup func(m *memFS)
+		items []Item
+		ctx   func() context.Context
+		want  error
+		fix   string
+	}{
+		{name: "create denied", setup: func(m *memFS) { m.failCreate = map[string]error{"/b": os.ErrPermission} },
+			items: []Item{{Local: a}, {Local: b}}, want: os.ErrPermission, fix: "hdfs dfs -mkdir -p /user/alice"},
+		{name: "write fails", setup: func(m *memFS) { m.failWrite = map[string]error{"/b": errors.New("pipeline broke")} },
+			items: []Item{{Local: a}, {Local: b}}},
+		{name: "still replicating", setup: func(m *memFS) { m.replicating = 1000 },
+			items: []Item{{Local: a}}, want: hdfs.ErrReplicating},
+		{name: "cancelled", setup: func(*memFS) {},
+			items: []Item{{Local: a}}, ctx: func() context.Context {
+				ctx, cancel := context.WithCancel(context.Background())
+				cancel()
+				return ctx
+			}, want: context.Canceled},
+		{name: "mkdir denied", setup: func(m *memFS) { m.failMkdir = map[string]error{"application_": denied.Err} },
+			items: []Item{{Local: a}}, want: os.ErrPermission},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMemFS()
+			tc.setup(m)
+			c := testClient(t, m, Options{CloseRetryTimeout: 300 * time.Millisecond})
+			ctx := context.Background()
+			if tc.ctx != nil {
+				ctx = tc.ctx()
+			}
+			_, _, err := c.Stage(ctx, "application_1_0002", tc.items, nil)
+			require.Error(t, err)
+			if tc.want != nil {
+				assert.ErrorIs(t, err, tc.want)
+			}
+			if tc.fix != "" {
+				assert.Contains(t, err.Error(), tc.fix)
+			}
+			assert.Empty(t, m.paths("/user/alice/.yarn-er/application_1_0002"), "nothing left on HDFS")
+		})
+	}
+}
+
+func TestStageLocalProblemsBeforeHDFS(t *testing.T) {
+	tmp := t.TempDir()
+	a := writeLocal(t, tmp, "a", []byte("x"))
+	sub := filepath.Join(tmp, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	a2 := writeLocal(t, sub, "a", []byte("y"))
+	for _, tc := range []struct {
+		name  string
+		items []Item
+		want  string
+	}{
+		{"missing", []Item{{Local: filepath.Join(tmp, "nope")}}, "no such file"},
+		{"duplicate name", []Item{{Local: a}, {Local: a2}}, `link name "a" is used by`},
+		{"directory", []Item{{Local: sub}}, "not a regular file"},
+		{"bad name", []Item{{Local: a, Name: "x/y"}}, "not a plain file name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMemFS()
+			c := testClient(t, m, Options{})
+			_, _, err := c.Stage(context.Background(), "application_1_0003", tc.items, nil)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrLocalFile)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Empty(t, m.paths("/user"), "HDFS not touched")
+		})
+	}
+}
+
+func TestCreateExisting(t *testing.T) {
+	m := newMemFS()
+	c := testClient(t, m, Options{})
+	_, err := c.Create(context.Background(), "application_1_0004")
+	require.NoError(t, err)
+	_, err = c.Create(context.Background(), "application_1_0004")
+	require.ErrorIs(t, err, ErrExists)
+	assert.Equal(t, os.FileMode(0o755), m.dirs["/user/alice"], "a missing home is created world-readable")
+}
+
+func TestParseItem(t *testing.T) {
+	tmp := t.TempDir()
+	f := writeLocal(t, tmp, "model.bin", []byte("m"))
+	tgz := writeLocal(t, tmp, "venv.tar.gz", []byte("z"))
+	cases := []struct {
+		arg  string
+		typ  records.LocalResourceType
+		want Item
+		err  string
+	}{
+		{arg: f, typ: records.LocalFile, want: Item{Local: f, Name: "model.bin", Type: records.LocalFile}},
+		{arg: f + "#weights", typ: records.LocalFile, want: Item{Local: f, Name: "weights", Type: records.LocalFile}},
+		{arg: tgz + "#venv", typ: records.LocalArchive, want: Item{Local: tgz, Name: "venv", Type: records.LocalArchive}},
+		{arg: f, typ: records.LocalArchive, err: "not an archive"},
+		{arg: filepath.Join(tmp, "missing.txt"), typ: records.LocalFile, err: "does not exist"},
+		{arg: tmp + "#d", typ: records.LocalFile, err: "is a directory (pack it"},
+		{arg: "#x", typ: records.LocalFile, err: "no local path"},
+		{arg: f + "#a/b", typ: records.LocalFile, err: "not a plain file name"},
+		{arg: f + "#..", typ: records.LocalFile, err: "not a plain file name"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.arg, func(t *testing.T) {
+			it, err := ParseItem(tc.arg, tc.typ)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, ErrLocalFile)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, it)
+		})
+	}
+}
+
+func TestDialConfiguration(t *testing.T) {
+	hc := func(kv ...string) *conf.HadoopConfig {
+		c := &conf.HadoopConfig{}
+		for i := 0; i < len(kv); i += 2 {
+			c.Set(kv[i], kv[i+1], conf.Source{File: "core-site.xml", Line: 3})
+		}
+		return c
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		want string
+		err  error
+		msg  string
+	}{
+		{name: "defaultFS", opts: Options{HadoopConf: hc("fs.defaultFS", "hdfs://nn:9000")}, want: "hdfs://nn:9000"},
+		{name: "nameservice", opts: Options{HadoopConf: hc("fs.defaultFS", "hdfs://mycluster/")}, want: "hdfs://mycluster"},
+		{name: "not set", opts: Options{HadoopConf: hc()}, err: ErrNoFileSystem, msg: "set fs.defaultFS"},
+		{name: "local fs", opts: Options{HadoopConf: hc("fs.defaultFS", "file:///")}, err: ErrNoFileSystem, msg: "core-site.xml:3"},
+		{name: "no user", opts: Options{User: " ", DefaultFS: "hdfs://nn:1"}, msg: "no HDFS user"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.opts.fs = newMemFS()
+			if tc.opts.User == "" {
+				tc.opts.User = "bob"
+			}
+			c, err := Dial(context.Background(), tc.opts)
+			if tc.err != nil || tc.msg != "" {
+				require.Error(t, err)
+				if tc.err != nil {
+					assert.ErrorIs(t, err, tc.err)
+				}
+				assert.Contains(t, err.Error(), tc.msg)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, c.DefaultFS())
+			assert.Equal(t, tc.want+"/user/bob/.yarn-er/x", c.URL(c.BaseDir()+"/x"))
+		})
+	}
+}
+
+func TestDialUnreachable(t *testing.T) {
+	// A port nothing listens on: the NameNode connection is refused.
+	_, err := Dial(context.Background(), Options{DefaultFS: "hdfs://127.0.0.1:1", User: "alice", DialTimeout: time.Second})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrUnreachable)
+	assert.Contains(t, err.Error(), "127.0.0.1:1")
+	var se *Error
+	require.True(t, errors.As(err, &se))
+	assert.NotEmpty(t, se.Fix)
+	assert.False(t, errors.Is(err, fs.ErrPermission))
+}
+
+func FuzzParseItem(f *testing.F) {
+	for _, s := range []string{"/etc/hostname", "/etc/hostname#h", "#x", "a#b#c", "/tmp#..", "venv.tgz#venv"} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, arg string, archive bool) {
+		typ := records.LocalFile
+		if archive {
+			typ = records.LocalArchive
+		}
+		it, err := ParseItem(arg, typ)
+		if err != nil {
+			if !errors.Is(err, ErrLocalFile) {
+				t.Fatalf("%q: error %v is not ErrLocalFile", arg, err)
+			}
+			return
+		}
+		if checkLinkName(it.Name) != nil || it.Local == "" || it.Type != typ {
+			t.Fatalf("%q: bad item %+v", arg, it)
+		}
+	})
+}

@@ -1,0 +1,181 @@
+package submit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/yarn-er/yarn-er/records"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// Event is one observation of a followed application, sent when something changed.
+//
+// Everything comes from the ResourceManager: the application report (state, final status,
+// progress, diagnostics, running containers, allocated resources) and the live containers of the
+// current attempt (GET .../appattempts/{attempt}/containers). The AM reports progress as the
+// share of ranks that finished, and its diagnostics name failed ranks; the RM lists live
+// containers only, so the counts of completed and failed containers are the AM's to tell
+// (through progress and diagnostics), not the client's.
+type Event struct {
+	// Time is when the observation was made.
+	Time time.Time
+	// App is the application report.
+	App *yarn.App
+	// Workers are the live containers other than the AM's (nil when the RM did not list them).
+	Workers []yarn.AppContainer
+	// Running is the number of workers RUNNING, Allocated the number of workers the RM has given
+	// the AM (running or not yet started).
+	Running, Allocated int
+	// Changed says what is new: "state", "progress", "containers", "diagnostics" (all of them on
+	// the first event).
+	Changed []string
+}
+
+// GPUs returns the yarn.io/gpu the workers hold.
+func (e Event) GPUs() int64 {
+	var n int64
+	for _, w := range e.Workers {
+		n += w.Resource.Value(records.GPU)
+	}
+	return n
+}
+
+// Follow polls the application every PollPeriod until it reaches a terminal state, calling fn
+// (may be nil) for each change, and returns the final report. It returns early with ctx's error,
+// or when the RM cannot be asked (the yarn client has retried already).
+func (c *Client) Follow(ctx context.Context, appID string, fn func(Event)) (*yarn.App, error) {
+	var prev *Event
+	for {
+		app, err := c.opts.YARN.App(ctx, appID)
+		if err != nil {
+			return nil, err
+		}
+		ev := Event{Time: time.Now(), App: app}
+		if app.State == records.AppRunning {
+			ev.Workers = c.workers(ctx, app)
+			for _, w := range ev.Workers {
+				ev.Allocated++
+				if w.State == "RUNNING" {
+					ev.Running++
+				}
+			}
+		}
+		ev.Changed = changes(prev, &ev)
+		if len(ev.Changed) > 0 && fn != nil {
+			fn(ev)
+		}
+		prev = &ev
+		if app.State.Terminal() {
+			return app, nil
+		}
+		t := time.NewTimer(c.opts.PollPeriod)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return app, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// workers lists the current attempt's live containers but the AM's; nil when that fails (the
+// follow goes on with the application report alone).
+func (c *Client) workers(ctx context.Context, app *yarn.App) []yarn.AppContainer {
+	atts, err := c.opts.YARN.AppAttempts(ctx, app.ID)
+	if err != nil || len(atts) == 0 {
+		c.log.Debug("no attempts", "app", app.ID, "err", err)
+		return nil
+	}
+	cur := atts[len(atts)-1]
+	if cur.AppAttemptID == "" {
+		return nil
+	}
+	cs, err := c.opts.YARN.AttemptContainers(ctx, app.ID, cur.AppAttemptID)
+	if err != nil {
+		c.log.Debug("no containers", "app", app.ID, "err", err)
+		return nil
+	}
+	out := make([]yarn.AppContainer, 0, len(cs))
+	for _, ct := range cs {
+		if ct.ID != cur.ContainerID {
+			out = append(out, ct)
+		}
+	}
+	slices.SortFunc(out, func(a, b yarn.AppContainer) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+func changes(prev, cur *Event) []string {
+	if prev == nil {
+		return []string{"state", "progress", "containers", "diagnostics"}
+	}
+	var out []string
+	if prev.App.State != cur.App.State || prev.App.FinalStatus != cur.App.FinalStatus {
+		out = append(out, "state")
+	}
+	if prev.App.Progress != cur.App.Progress {
+		out = append(out, "progress")
+	}
+	if prev.Running != cur.Running || prev.Allocated != cur.Allocated {
+		out = append(out, "containers")
+	}
+	if prev.App.Diagnostics != cur.App.Diagnostics {
+		out = append(out, "diagnostics")
+	}
+	return out
+}
+
+// Kill asks the RM to kill the application, waits until it has ended, and removes the staging
+// directory the AM may have had no time to remove. It returns the final report.
+func (c *Client) Kill(ctx context.Context, appID string) (*yarn.App, error) {
+	if _, _, err := c.opts.YARN.KillApplication(ctx, appID); err != nil {
+		return nil, fmt.Errorf("kill %s: %w", appID, err)
+	}
+	app, err := c.opts.YARN.WaitApp(ctx, appID, c.opts.PollPeriod, nil)
+	if err != nil {
+		return app, err
+	}
+	if _, err := c.Cleanup(ctx, appID); err != nil && !errors.Is(err, context.Canceled) {
+		c.log.Warn("could not remove the staging directory", "app", appID, "err", err)
+	}
+	return app, nil
+}
+
+// Status is an application with its current attempt's containers.
+type Status struct {
+	App *yarn.App
+	// Attempt is the current attempt (nil before the first).
+	Attempt *yarn.AppAttempt
+	// Containers are the attempt's live containers, the AM's included.
+	Containers []yarn.AppContainer
+}
+
+// Status reads an application, its latest attempt and that attempt's live containers (only
+// while the application runs: the RM lists no containers of an ended attempt).
+func (c *Client) Status(ctx context.Context, appID string) (*Status, error) {
+	app, err := c.opts.YARN.App(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	st := &Status{App: app}
+	atts, err := c.opts.YARN.AppAttempts(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	if len(atts) > 0 {
+		st.Attempt = &atts[len(atts)-1]
+	}
+	if st.Attempt != nil && st.Attempt.AppAttemptID != "" && !app.State.Terminal() {
+		cs, err := c.opts.YARN.AttemptContainers(ctx, appID, st.Attempt.AppAttemptID)
+		if err != nil && !errors.Is(err, yarn.ErrNotFound) {
+			return nil, err
+		}
+		slices.SortFunc(cs, func(a, b yarn.AppContainer) int { return strings.Compare(a.ID, b.ID) })
+		st.Containers = cs
+	}
+	return st, nil
+}

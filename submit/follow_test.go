@@ -1,0 +1,88 @@
+package submit
+
+import (
+	"context"
+	"fmt"
+	"github.com/yarn-er/yarn-er/records"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/stage"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// TestFollow walks an application through ACCEPTED, RUNNING with containers coming up, and
+// FINISHED, and checks the events say what changed.
+func TestFollow(t *testing.T) {
+	polls := []string{
+		`{"app":{"id":"application_1_0001","state":"ACCEPTED","finalStatus":"UNDEFINED"}}`,
+		`{"app":{"id":"application_1_0001","state":"ACCEPTED","finalStatus":"UNDEFINED"}}`,
+		`{"app":{"id":"application_1_0001","state":"RUNNING","finalStatus":"UNDEFINED","progress":0}}`,
+		`{"app":{"id":"application_1_0001","state":"RUNNING","finalStatus":"UNDEFINED","progress":50}}`,
+		`{"app":{"id":"application_1_0001","state":"FINISHED","finalStatus":"SUCCEEDED","progress":100}}`,
+	}
+	containers := []string{
+		`{"container":[{"containerId":"container_1_0001_01_000001","containerState":"RUNNING"}]}`,
+		`{"container":[{"containerId":"container_1_0001_01_000001","containerState":"RUNNING"},
+		  {"containerId":"container_1_0001_01_000002","containerState":"RUNNING","allocatedResources":{"entry":[{"key":"yarn.io/gpu","value":1}]}},
+		  {"containerId":"container_1_0001_01_000003","containerState":"NEW","allocatedResources":{"entry":[{"key":"yarn.io/gpu","value":1}]}}]}`,
+	}
+	var n, nc atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ws/v1/cluster/apps/application_1_0001":
+			i := min(int(n.Add(1))-1, len(polls)-1)
+			_, _ = fmt.Fprint(w, polls[i])
+		case "/ws/v1/cluster/apps/application_1_0001/appattempts":
+			_, _ = fmt.Fprint(w, `{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1_0001_000001","containerId":"container_1_0001_01_000001"}]}}`)
+		case "/ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers":
+			i := min(int(nc.Add(1))-1, len(containers)-1)
+			_, _ = fmt.Fprint(w, containers[i])
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{srv.URL}, User: "alice", Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	c, err := New(Options{YARN: yc, PollPeriod: time.Millisecond, Stage: stage.Options{}})
+	require.NoError(t, err)
+	var events []Event
+	app, err := c.Follow(context.Background(), "application_1_0001", func(e Event) { events = append(events, e) })
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, app.FinalStatus)
+	require.Len(t, events, 4, "the repeated ACCEPTED is no event")
+	assert.Equal(t, []string{"state", "progress", "containers", "diagnostics"}, events[0].Changed)
+	assert.Equal(t, []string{"state"}, events[1].Changed)
+	assert.Equal(t, 0, events[1].Allocated, "the AM's container is not a worker")
+	assert.Equal(t, []string{"progress", "containers"}, events[2].Changed)
+	assert.Equal(t, 2, events[2].Allocated)
+	assert.Equal(t, 1, events[2].Running)
+	assert.Equal(t, int64(2), events[2].GPUs())
+	assert.Equal(t, "application_1_0001 RUNNING: 2 containers allocated, 1 running, 2 GPUs, 2/4 ranks done", FormatEvent(events[2], 4))
+	assert.Equal(t, "application_1_0001 RUNNING: 2 containers allocated, 1 running, 2 GPUs, progress 50%", FormatEvent(events[2], 0))
+	assert.Equal(t, "application_1_0001 FINISHED/SUCCEEDED", FormatEvent(events[3], 4))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	n.Store(0)
+	_, err = c.Follow(ctx, "application_1_0001", nil)
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestFormat(t *testing.T) {
+	assert.Equal(t, "512 B", FormatBytes(512))
+	assert.Equal(t, "1.5 KiB", FormatBytes(1536))
+	assert.Equal(t, "20.8 MiB", FormatBytes(21810380))
+	assert.Equal(t, "2.0 GiB", FormatBytes(2<<30))
+	p := stage.Progress{Name: "yarn-er", Bytes: 1 << 20, Total: 4 << 20, FileCount: 2, Elapsed: time.Second}
+	assert.Equal(t, "staging 1.0 MiB/4.0 MiB (25%) at 1.0 MiB/s, file 1/2 yarn-er", FormatUpload(p))
+	long := &yarn.App{ID: "a", State: records.AppAccepted, Diagnostics: string(make([]byte, 500))}
+	assert.LessOrEqual(t, len([]rune(FormatEvent(Event{App: long}, 1))), 200)
+}

@@ -1,0 +1,69 @@
+package submit
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+func TestLogs(t *testing.T) {
+	nm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ws/v1/node/containers/container_1_0001_01_000002/logs/stdout":
+			_, _ = fmt.Fprint(w, "rank 0 says hi\n")
+		case "/ws/v1/node/containers/container_1_0001_01_000001/logs/stdout":
+			_, _ = fmt.Fprint(w, "am log\n")
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer nm.Close()
+	nmAddr := strings.TrimPrefix(nm.URL, "http://")
+	state := "RUNNING"
+	rm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/ws/v1/cluster/apps/application_1_0001":
+			_, _ = fmt.Fprintf(w, `{"app":{"id":"application_1_0001","state":"%s","finalStatus":"UNDEFINED"}}`, state)
+		case "/ws/v1/cluster/apps/application_1_0001/appattempts":
+			_, _ = fmt.Fprintf(w, `{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1_0001_000001","containerId":"container_1_0001_01_000001","nodeId":"nm:1","nodeHttpAddress":"%s"}]}}`, nmAddr)
+		case "/ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers":
+			_, _ = fmt.Fprintf(w, `{"container":[{"containerId":"container_1_0001_01_000001","nodeId":"nm:1","nodeHttpAddress":"http://%s"},
+			 {"containerId":"container_1_0001_01_000002","nodeId":"nm:1","nodeHttpAddress":"http://%s"}]}`, nmAddr, nmAddr)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	defer rm.Close()
+	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL}, User: "alice", Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	c, err := New(Options{YARN: yc})
+	require.NoError(t, err)
+
+	var out bytes.Buffer
+	require.NoError(t, c.Logs(context.Background(), "application_1_0001", LogsOptions{Files: []string{"stdout"}}, &out))
+	assert.Equal(t, "==> container_1_0001_01_000001 on nm:1: stdout <==\nam log\n"+
+		"==> container_1_0001_01_000002 on nm:1: stdout <==\nrank 0 says hi\n", out.String())
+
+	out.Reset()
+	require.NoError(t, c.Logs(context.Background(), "application_1_0001", LogsOptions{Container: "container_1_0001_01_000002"}, &out))
+	assert.Contains(t, out.String(), "rank 0 says hi")
+	assert.Contains(t, out.String(), "stderr <==\n(not available:")
+
+	err = c.Logs(context.Background(), "application_1_0001", LogsOptions{Container: "container_1_0001_01_000009"}, &out)
+	assert.ErrorIs(t, err, ErrNoLogs)
+
+	// Ended: only the AM's container is known.
+	state = "FINISHED"
+	out.Reset()
+	require.NoError(t, c.Logs(context.Background(), "application_1_0001", LogsOptions{Files: []string{"stdout"}}, &out))
+	assert.Equal(t, "==> container_1_0001_01_000001 on nm:1: stdout <==\nam log\n", out.String())
+}

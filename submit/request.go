@@ -1,0 +1,351 @@
+package submit
+
+import (
+	"errors"
+	"fmt"
+	"github.com/yarn-er/yarn-er/records"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/stage"
+)
+
+// Defaults of a Request.
+const (
+	DefaultMemoryMB   = 1024
+	DefaultVCores     = 1
+	DefaultAMMemoryMB = 256
+	DefaultAMVCores   = 1
+	// DefaultMaxAttempts is one AM attempt: a second attempt would start every rank again, which
+	// few programs expect (Flink's yarn.application-attempts defaults to 1 too). The RM caps any
+	// value at yarn.resourcemanager.am.max-attempts.
+	DefaultMaxAttempts = 1
+	// ApplicationType is the YARN application type of every yarn-er application.
+	ApplicationType = "YARN-ER"
+	// containerPriority is the priority of the AM's container requests.
+	containerPriority = 1
+)
+
+// ErrRequest matches every *RequestError.
+var ErrRequest = errors.New("invalid submission")
+
+// RequestError is a request that cannot be submitted; Flag names the flag (or setting) at fault
+// and the message says how to fix it.
+type RequestError struct {
+	Flag string
+	Msg  string
+}
+
+func (e *RequestError) Error() string {
+	if e.Flag == "" {
+		return e.Msg
+	}
+	return e.Flag + ": " + e.Msg
+}
+
+// Is makes errors.Is(err, ErrRequest) true for every *RequestError.
+func (e *RequestError) Is(target error) bool { return target == ErrRequest }
+
+func badRequest(flag, format string, args ...any) error {
+	return &RequestError{Flag: flag, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Request is one application to submit.
+type Request struct {
+	// Command is the program and its arguments, run in every container. Required.
+	Command []string
+	// Containers is the number of containers (ranks); 0 means 1.
+	Containers int
+
+	// GPUs and FPGAs are yarn.io/gpu and yarn.io/fpga per container (--gpus, --fpgas).
+	GPUs, FPGAs int64
+	// Resources are further TYPE=AMOUNT[UNIT] amounts per container (--resource), any type.
+	Resources []string
+	// Memory is the container memory (--memory: 4g, 512m, 4096 = MiB); "" means DefaultMemoryMB.
+	Memory string
+	// VCores is the container's vcores; 0 means DefaultVCores.
+	VCores int64
+	// Flink, when set, gives the container instead: exactly the TaskManager container that
+	// `yarn-er translate` computes from it. It excludes GPUs, FPGAs, Resources, Memory and VCores.
+	Flink *conf.FlinkConfig
+
+	// Queue, Name and Tags are the application's queue (default: the RM's), name (default
+	// "yarn-er: <command>") and tags.
+	Queue string
+	Name  string
+	Tags  []string
+	// Priority is the application priority; nil leaves the RM's default.
+	Priority *int32
+	// NodeLabel is the node-label expression of the containers.
+	NodeLabel string
+	// AMMemoryMB and AMVCores size the ApplicationMaster's container; 0 means the defaults.
+	AMMemoryMB int64
+	AMVCores   int32
+	// MaxAttempts is the AM's maximum attempts; 0 means DefaultMaxAttempts.
+	MaxAttempts int32
+	// Restarts is how often one rank may be restarted after it failed.
+	Restarts int
+	// Env is added to every container's environment.
+	Env map[string]string
+	// Files and Archives are localized into every container's working directory.
+	Files, Archives []stage.Item
+	// Binary is the yarn-er executable to ship (another OS/arch); "" is this executable.
+	Binary string
+	// KeepStaging keeps the staging directory after the application ended.
+	KeepStaging bool
+	// Force submits even when the preflight finds problems (it is then not run).
+	Force bool
+	// HeartbeatMillis is the AM's heartbeat while container asks are outstanding (0: its default).
+	HeartbeatMillis int
+}
+
+// Container returns the container vector of the request: memory-mb and vcores, then yarn.io/gpu,
+// yarn.io/fpga and every --resource, each converted to its type's unit (from types, which may be
+// nil: plain counts then), or the Flink TaskManager's vector.
+func (r *Request) Container(types *profile.ResourceTypes) (records.Resources, error) {
+	if r.Flink != nil {
+		if r.GPUs != 0 || r.FPGAs != 0 || len(r.Resources) > 0 || r.Memory != "" || r.VCores != 0 {
+			return records.Resources{}, badRequest("--flink-conf", "gives the whole container: drop --gpus, --fpgas, --resource, --memory and --vcores, or drop --flink-conf")
+		}
+		tr, err := profile.Translate(r.Flink, profile.TranslateOptions{ResourceTypes: types})
+		if err != nil {
+			return records.Resources{}, fmt.Errorf("the Flink configuration gives no TaskManager container: %w", err)
+		}
+		if _, ok := tr.Resource.Get(records.MemoryMB); !ok {
+			return records.Resources{}, badRequest("--flink-conf", "sets no taskmanager.memory.process.size: set it (or -D taskmanager.memory.process.size=4g)")
+		}
+		return tr.Resource, nil
+	}
+	unitOf := func(name string) string {
+		if name == records.MemoryMB {
+			return records.MemoryUnits
+		}
+		if types != nil {
+			if rt, ok := types.Lookup(name); ok {
+				return rt.Units
+			}
+		}
+		return ""
+	}
+	var v records.Resources
+	mem := int64(DefaultMemoryMB)
+	if r.Memory != "" {
+		var err error
+		if mem, err = ParseMemoryMB(r.Memory); err != nil {
+			return records.Resources{}, badRequest("--memory", "%v", err)
+		}
+	}
+	if mem <= 0 {
+		return records.Resources{}, badRequest("--memory", "%s: must be more than 0", r.Memory)
+	}
+	v.Set(records.MemoryMB, records.Quantity{Value: mem, Units: records.MemoryUnits})
+	vc := int64(DefaultVCores)
+	switch {
+	case r.VCores < 0:
+		return records.Resources{}, badRequest("--vcores", "%d: must be 1 or more", r.VCores)
+	case r.VCores > 0:
+		vc = r.VCores
+	}
+	v.Set(records.VCores, records.Quantity{Value: vc})
+	from := map[string]string{records.MemoryMB: "--memory", records.VCores: "--vcores"}
+	add := func(flag, name string, value int64) error {
+		if prev, dup := from[name]; dup {
+			return badRequest(flag, "%s is given by %s already", name, prev)
+		}
+		from[name] = flag
+		v.Set(name, records.Quantity{Value: value, Units: unitOf(name)})
+		return nil
+	}
+	switch {
+	case r.GPUs < 0:
+		return records.Resources{}, badRequest("--gpus", "%d: must not be negative", r.GPUs)
+	case r.GPUs > 0:
+		_ = add("--gpus", records.GPU, r.GPUs)
+	}
+	switch {
+	case r.FPGAs < 0:
+		return records.Resources{}, badRequest("--fpgas", "%d: must not be negative", r.FPGAs)
+	case r.FPGAs > 0:
+		_ = add("--fpgas", records.FPGA, r.FPGAs)
+	}
+	for _, arg := range r.Resources {
+		name, q, err := ParseResource(arg)
+		if err != nil {
+			return records.Resources{}, badRequest("--resource", "%v", err)
+		}
+		unit := unitOf(name)
+		val, err := records.Convert(q.Units, unit, q.Value)
+		if err != nil {
+			return records.Resources{}, badRequest("--resource", "%s: %v", arg, err)
+		}
+		if val == 0 && q.Value != 0 {
+			return records.Resources{}, badRequest("--resource", "%s is less than 1 %s, the unit of %s", arg, orCount(unit), name)
+		}
+		if name == records.MemoryMB || name == records.VCores {
+			if val <= 0 {
+				return records.Resources{}, badRequest("--resource", "%s: must be more than 0", arg)
+			}
+			if r.Memory != "" && name == records.MemoryMB || r.VCores != 0 && name == records.VCores {
+				return records.Resources{}, badRequest("--resource", "%s is given by %s already", name, from[name])
+			}
+			v.Set(name, records.Quantity{Value: val, Units: unit})
+			from[name] = "--resource"
+			continue
+		}
+		if err := add("--resource "+arg, name, val); err != nil {
+			return records.Resources{}, err
+		}
+	}
+	return v, nil
+}
+
+func orCount(unit string) string {
+	if unit == "" {
+		return "(a plain count)"
+	}
+	return unit
+}
+
+// resourceAliases are the short names Hadoop's ResourceUtils accepts in resource strings.
+var resourceAliases = map[string]string{"memory": records.MemoryMB, "gpu": records.GPU, "fpga": records.FPGA, "vcore": records.VCores}
+
+// ParseResource reads a --resource argument, TYPE=AMOUNT[UNIT] ("yarn.io/gpu=2",
+// "nvidia.com/gpu=1", "memory-mb=4Gi", "example.com/bw=10k"). TYPE is a Hadoop resource name (the
+// aliases memory, gpu and fpga stand for memory-mb, yarn.io/gpu and yarn.io/fpga); AMOUNT a
+// non-negative whole number, optionally with one of Hadoop's units.
+func ParseResource(arg string) (string, records.Quantity, error) {
+	name, amount, ok := strings.Cut(arg, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return "", records.Quantity{}, fmt.Errorf("%q: want TYPE=AMOUNT[UNIT], e.g. yarn.io/gpu=2 or memory-mb=4Gi", arg)
+	}
+	if alias, ok := resourceAliases[name]; ok {
+		name = alias
+	}
+	if err := records.ValidateResourceName(name); err != nil {
+		return "", records.Quantity{}, fmt.Errorf("%q: %w", arg, err)
+	}
+	q, err := records.ParseQuantity(strings.TrimSpace(amount))
+	if err != nil {
+		return "", records.Quantity{}, fmt.Errorf("%q: %w", arg, err)
+	}
+	return name, q, nil
+}
+
+// ParseMemoryMB reads a --memory value in MiB: a plain number is MiB ("4096"); units k, m, g, t
+// (binary, case-insensitive, with an optional "i" and "b": 4g, 4G, 4Gi, 4GiB, 512mb) scale it.
+// The result must be a whole number of MiB.
+func ParseMemoryMB(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, fmt.Errorf("%q: want a size such as 4g, 512m or 4096 (MiB)", s)
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q: too large", s)
+	}
+	raw := strings.TrimSpace(t[i:])
+	var shift uint
+	switch strings.ToLower(raw) {
+	case "b", "bytes":
+		shift = 0
+	case "k", "kb", "ki", "kib":
+		shift = 10
+	case "", "m", "mb", "mi", "mib":
+		shift = 20
+	case "g", "gb", "gi", "gib":
+		shift = 30
+	case "t", "tb", "ti", "tib":
+		shift = 40
+	default:
+		return 0, fmt.Errorf("%q: unknown unit %q (use k, m, g or t)", s, raw)
+	}
+	// bytes = n << shift; MiB = bytes >> 20.
+	if shift >= 20 {
+		if n > math.MaxInt64>>(shift-20) {
+			return 0, fmt.Errorf("%q: too large", s)
+		}
+		return n << (shift - 20), nil
+	}
+	div := int64(1) << (20 - shift)
+	if n%div != 0 {
+		return 0, fmt.Errorf("%q is not a whole number of MiB", s)
+	}
+	return n / div, nil
+}
+
+// devices returns what `yarn-er exec` locks in each container: the GPUs when the container has
+// yarn.io/gpu, else its FPGAs; nil when it has neither.
+func devices(v records.Resources) *jobspec.Devices {
+	if n, ok := v.Get(records.GPU); ok && n > 0 {
+		return &jobspec.Devices{Kind: "gpu", Amount: n}
+	}
+	if n, ok := v.Get(records.FPGA); ok && n > 0 {
+		return &jobspec.Devices{Kind: "fpga", Amount: n}
+	}
+	return nil
+}
+
+// quantities converts a vector to the spec's resource list.
+func quantities(v records.Resources) []jobspec.Quantity {
+	out := make([]jobspec.Quantity, 0, v.Len())
+	for _, res := range v.All() {
+		out = append(out, jobspec.Quantity{Name: res.Name, Value: res.Value, Units: res.Units})
+	}
+	return out
+}
+
+// validate checks what needs no cluster.
+func (r *Request) validate() error {
+	if len(r.Command) == 0 || r.Command[0] == "" {
+		return badRequest("", "no command: give it after --, e.g. yarn-er submit --gpus 1 -- nvidia-smi")
+	}
+	if r.Containers < 0 {
+		return badRequest("--containers", "%d: must be 1 or more", r.Containers)
+	}
+	if r.Restarts < 0 {
+		return badRequest("--restarts", "%d: must not be negative", r.Restarts)
+	}
+	if r.MaxAttempts < 0 {
+		return badRequest("--max-attempts", "%d: must not be negative", r.MaxAttempts)
+	}
+	if r.AMMemoryMB < 0 {
+		return badRequest("--am-memory", "%d: must be more than 0", r.AMMemoryMB)
+	}
+	if r.AMVCores < 0 {
+		return badRequest("--am-vcores", "%d: must be 1 or more", r.AMVCores)
+	}
+	for k := range r.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return badRequest("--env", "bad variable name %q (want K=V)", k)
+		}
+	}
+	names := map[string]string{jobspec.BinaryName: "the yarn-er binary", jobspec.FileName: "the job spec"}
+	for _, it := range append(append([]stage.Item(nil), r.Files...), r.Archives...) {
+		if prev, dup := names[it.Name]; dup {
+			return badRequest("--file/--archive", "link name %q of %s is used by %s too: rename it with LOCAL#NAME", it.Name, it.Local, prev)
+		}
+		names[it.Name] = it.Local
+	}
+	return nil
+}
+
+// appName returns the application's name.
+func (r *Request) appName() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	name := "yarn-er: " + strings.Join(r.Command, " ")
+	if len(name) > 200 {
+		name = name[:200] + "…"
+	}
+	return name
+}

@@ -1,0 +1,429 @@
+// Package submit launches any program on YARN with its GPUs and FPGAs through yarn-er's own Go
+// ApplicationMaster, and follows it: the client side of `yarn-er submit` and `yarn-er app`.
+//
+// A submission goes, in this order, through
+//
+//  1. the request's own checks and its container vector (Request.Container);
+//  2. the live preflight of that vector (package preflight: declared types, calculator, maximum
+//     allocation, a node that fits, capacity for N) — a *PreflightError unless Request.Force;
+//  3. the scheduler addresses from the Hadoop configuration (conf.HadoopConfig.RMSchedulerAddresses);
+//  4. POST new-application, and the vector against its maximum-resource-capability;
+//  5. staging on HDFS (package stage): the yarn-er binary, the user's files, then the job spec
+//     (package jobspec) naming all of them;
+//  6. POST /ws/v1/cluster/apps of the AM container `./yarn-er am`, application type YARN-ER.
+//
+// Nothing is staged before step 5, and a failure in 5 or 6 removes the staging directory: a
+// submission that fails leaves nothing on HDFS. Once the application runs, its AM removes the
+// staging directory when it ends; Cleanup removes one that an application left behind (an AM that
+// never started).
+//
+// Follow polls the application until it ends; Outcome maps its final status to nil (SUCCEEDED),
+// or an *AppError matching ErrAppFailed or ErrAppKilled.
+//
+// The package never imports the AM side (amrm, am): the job spec is the only contract.
+package submit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/yarn-er/yarn-er/records"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/preflight"
+	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/stage"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// Sentinel errors.
+var (
+	// ErrPreflight matches *PreflightError.
+	ErrPreflight = errors.New("preflight found problems")
+	// ErrAppFailed: the application ended with final status FAILED.
+	ErrAppFailed = errors.New("application failed")
+	// ErrAppKilled: the application was killed.
+	ErrAppKilled = errors.New("application killed")
+)
+
+// PreflightError is a submission the live preflight refused; nothing was submitted or staged.
+type PreflightError struct {
+	// Report is the preflight's report (its failed checks say what to fix).
+	Report *preflight.Report
+}
+
+func (e *PreflightError) Error() string {
+	return e.Report.Verdict() + " (nothing was submitted; fix the failures, or pass --force to submit anyway)"
+}
+
+// Is makes errors.Is(err, ErrPreflight) true.
+func (e *PreflightError) Is(target error) bool { return target == ErrPreflight }
+
+// AppError is an application that did not succeed.
+type AppError struct {
+	App *yarn.App
+}
+
+func (e *AppError) Error() string {
+	msg := fmt.Sprintf("application %s ended %s/%s", e.App.ID, e.App.State, e.App.FinalStatus)
+	if d := strings.TrimSpace(e.App.Diagnostics); d != "" {
+		msg += ": " + d
+	}
+	return msg
+}
+
+// Is matches ErrAppKilled for KILLED, ErrAppFailed otherwise.
+func (e *AppError) Is(target error) bool {
+	killed := e.App.FinalStatus == records.FinalKilled || e.App.State == records.AppKilled
+	return (target == ErrAppKilled && killed) || (target == ErrAppFailed && !killed)
+}
+
+// Outcome maps an ended application to nil when it SUCCEEDED, else an *AppError (ErrAppKilled
+// for KILLED, ErrAppFailed for FAILED and any other final status).
+func Outcome(app *yarn.App) error {
+	if app.FinalStatus == records.FinalSucceeded {
+		return nil
+	}
+	return &AppError{App: app}
+}
+
+// Options configure a Client.
+type Options struct {
+	// YARN is the ResourceManager client. Required.
+	YARN *yarn.Client
+	// Hadoop is the client's Hadoop configuration: scheduler addresses, fs.defaultFS and resource
+	// types. Required to submit.
+	Hadoop *conf.HadoopConfig
+	// Stage configures the HDFS client; HadoopConf and User default to Hadoop and the YARN
+	// client's user.
+	Stage stage.Options
+	// PollPeriod is how often Follow and Kill ask the RM (default 1s).
+	PollPeriod time.Duration
+	// Executable returns the yarn-er binary to ship when the request names none (default
+	// os.Executable).
+	Executable func() (string, error)
+	// Logger receives debug records. Default: discard.
+	Logger *slog.Logger
+}
+
+// Client submits and follows yarn-er applications.
+type Client struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New returns a Client.
+func New(opts Options) (*Client, error) {
+	if opts.YARN == nil {
+		return nil, errors.New("submit: no ResourceManager client")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.PollPeriod <= 0 {
+		opts.PollPeriod = time.Second
+	}
+	if opts.Executable == nil {
+		opts.Executable = os.Executable
+	}
+	if opts.Stage.HadoopConf == nil {
+		opts.Stage.HadoopConf = opts.Hadoop
+	}
+	if opts.Stage.User == "" {
+		opts.Stage.User = opts.YARN.User()
+	}
+	if opts.Stage.Logger == nil {
+		opts.Stage.Logger = opts.Logger
+	}
+	return &Client{opts: opts, log: opts.Logger.With("component", "submit")}, nil
+}
+
+// Phase is a step of a submission, reported to the Submit callback.
+type Phase string
+
+// Phases, in order.
+const (
+	PhasePreflight      Phase = "preflight"
+	PhaseNewApplication Phase = "new-application"
+	PhaseStaging        Phase = "staging"
+	PhaseSubmitting     Phase = "submitting"
+	PhaseSubmitted      Phase = "submitted"
+)
+
+// Step is what Submit reports while it works.
+type Step struct {
+	Phase Phase
+	// AppID is known from PhaseStaging on.
+	AppID string
+	// Message is a one-line description.
+	Message string
+	// Upload is the staging progress (PhaseStaging only, nil on its first report).
+	Upload *stage.Progress
+}
+
+// Submission is a submitted application.
+type Submission struct {
+	AppID string
+	// StagingDir is the staging directory's URL.
+	StagingDir string
+	// Spec is the job spec the AM runs.
+	Spec *jobspec.Spec
+	// Preflight is the preflight report (nil with Force).
+	Preflight *preflight.Report
+	// Staged is the total size of what was staged, in bytes.
+	Staged int64
+	// StageTime is how long staging took.
+	StageTime time.Duration
+}
+
+// Submit submits req; see the package documentation for the steps. step (may be nil) is called
+// as the submission goes.
+func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Submission, error) {
+	if step == nil {
+		step = func(Step) {}
+	}
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	if req.Containers == 0 {
+		req.Containers = 1
+	}
+	if req.MaxAttempts == 0 {
+		req.MaxAttempts = DefaultMaxAttempts
+	}
+	var types *profile.ResourceTypes
+	if c.opts.Hadoop != nil {
+		types, _ = profile.LoadResourceTypes(c.opts.Hadoop)
+	}
+	vec, err := req.Container(types)
+	if err != nil {
+		return nil, err
+	}
+	binary := req.Binary
+	if binary == "" {
+		if binary, err = c.opts.Executable(); err != nil {
+			return nil, fmt.Errorf("cannot find this yarn-er executable to ship: %w (give --yarn-er-binary)", err)
+		}
+	}
+	binItem, err := stage.ParseItem(binary+"#"+jobspec.BinaryName, records.LocalFile)
+	if err != nil {
+		return nil, badRequest("--yarn-er-binary", "%v", err)
+	}
+	for _, it := range append(append([]stage.Item(nil), req.Files...), req.Archives...) {
+		if fi, err := os.Stat(it.Local); err != nil || !fi.Mode().IsRegular() {
+			return nil, badRequest("--file/--archive", "%s: %v", it.Local, orNotRegular(err))
+		}
+	}
+	sched, err := schedulerAddresses(c.opts.Hadoop)
+	if err != nil {
+		return nil, fmt.Errorf("the ApplicationMaster would not find the ResourceManager: %w", err)
+	}
+
+	out := &Submission{}
+	if !req.Force {
+		step(Step{Phase: PhasePreflight, Message: "checking the cluster for " + vec.String()})
+		rep, err := preflight.Run(ctx, preflight.Input{
+			Container: &vec, ContainerName: "container", Hadoop: c.opts.Hadoop, Client: c.opts.YARN,
+			Containers: req.Containers, Queue: req.Queue, Logger: c.opts.Logger.With("component", "preflight"),
+		})
+		if err != nil {
+			return nil, err
+		}
+		out.Preflight = rep
+		if authErr := rep.AuthError(); authErr != nil {
+			return nil, fmt.Errorf("the ResourceManager refused user %q: %w", c.opts.YARN.User(), authErr)
+		}
+		if !rep.OK {
+			return nil, &PreflightError{Report: rep}
+		}
+		for _, ch := range rep.Checks {
+			if ch.Status == preflight.StatusWarn {
+				step(Step{Phase: PhasePreflight, Message: "preflight warning: " + ch.ID + ": " + ch.Message})
+			}
+		}
+	}
+
+	if c.opts.Stage.User == "" && c.opts.YARN.Auth() == yarn.AuthKerberos {
+		return nil, &stage.Error{Op: "connect", Err: stage.ErrUnsupportedAuth,
+			Fix: "staging to HDFS with Kerberos is not supported yet; submit with simple authentication (--auth simple --user NAME)"}
+	}
+
+	step(Step{Phase: PhaseNewApplication, Message: "asking the ResourceManager for an application id"})
+	na, err := c.opts.YARN.NewApplication(ctx)
+	if err != nil {
+		return nil, submitError("new application", err)
+	}
+	out.AppID = na.ID
+	if !req.Force {
+		if err := fitsMaximum(vec, na.MaximumResourceCapability); err != nil {
+			return nil, err
+		}
+	}
+
+	// The RM first (REST submission disabled, a refused user), then HDFS: an unreachable
+	// NameNode uses up the application id, but nothing is submitted or staged.
+	sc, err := stage.Dial(ctx, c.opts.Stage)
+	if err != nil {
+		return nil, err
+	}
+	defer sc.Close()
+	items := append([]stage.Item{binItem}, req.Files...)
+	items = append(items, req.Archives...)
+	step(Step{Phase: PhaseStaging, AppID: na.ID, Message: "staging to " + sc.URL(sc.BaseDir()+"/"+na.ID)})
+	start := time.Now()
+	dir, files, err := sc.Stage(ctx, na.ID, items, func(p stage.Progress) {
+		step(Step{Phase: PhaseStaging, AppID: na.ID, Upload: &p})
+	})
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			if err := dir.Remove(context.WithoutCancel(ctx)); err != nil {
+				c.log.Warn("could not remove the staging directory", "dir", dir.URL, "err", err)
+			}
+		}
+	}()
+	spec := &jobspec.Spec{
+		Version: jobspec.Version, Name: req.appName(), User: sc.User(), SchedulerAddresses: sched,
+		Containers: req.Containers, Restarts: req.Restarts, Priority: containerPriority, NodeLabel: req.NodeLabel,
+		Resource: quantities(vec), Devices: devices(vec), Command: req.Command, Env: req.Env,
+		Binary: files[0], Files: files[1:], StagingDir: dir.URL, KeepStaging: req.KeepStaging,
+		HeartbeatMillis: req.HeartbeatMillis, MaxAttempts: int(req.MaxAttempts),
+	}
+	data, err := spec.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("job spec: %w", err)
+	}
+	specFile, err := dir.Put(ctx, jobspec.FileName, data)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		out.Staged += f.Size
+	}
+	out.Staged += specFile.Size
+	out.StageTime = time.Since(start)
+
+	step(Step{Phase: PhaseSubmitting, AppID: na.ID, Message: "submitting the ApplicationMaster"})
+	if err := c.opts.YARN.SubmitApplication(ctx, amContext(req, na.ID, spec, specFile)); err != nil {
+		return nil, submitError("submission of "+na.ID, err)
+	}
+	ok = true
+	out.StagingDir, out.Spec = dir.URL, spec
+	step(Step{Phase: PhaseSubmitted, AppID: na.ID, Message: "submitted " + na.ID})
+	return out, nil
+}
+
+func orNotRegular(err error) error {
+	if err != nil {
+		return err
+	}
+	return errors.New("not a regular file")
+}
+
+// submitError adds what to fix to the RM's refusals.
+func submitError(what string, err error) error {
+	switch {
+	case errors.Is(err, yarn.ErrRESTSubmissionDisabled):
+		return fmt.Errorf("%s: %w (fix: set yarn.webapp.enable-rest-app-submissions=true in the ResourceManager's yarn-site.xml and restart it)", what, err)
+	case errors.Is(err, yarn.ErrMethodNotAllowed):
+		return fmt.Errorf("%s: %w (fix: the RM allows only some HTTP methods: add POST and PUT to yarn.resourcemanager.webapp.methods-allowed)", what, err)
+	case yarn.IsAuthError(err):
+		return fmt.Errorf("%s: the ResourceManager refused the user: %w (fix: submit as a user the cluster accepts: --user, or a Kerberos ticket)", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// fitsMaximum checks the vector against new-application's maximum-resource-capability, which is
+// what the RM checks container requests against.
+func fitsMaximum(v records.Resources, maxCap yarn.Resources) error {
+	if len(maxCap) == 0 {
+		return nil
+	}
+	known := slices.Sorted(maps.Keys(maxCap))
+	for _, res := range v.All() {
+		limit, ok := maxCap[res.Name]
+		if !ok {
+			return badRequest("", "the ResourceManager does not know resource type %q (it knows %s): it would drop it from the requests; ask for a known type or declare it in yarn.resource-types on the cluster",
+				res.Name, strings.Join(known, ", "))
+		}
+		asked := res.Quantity()
+		if cmp, err := asked.Cmp(limit); err == nil && cmp > 0 {
+			return badRequest("", "each container asks for %s of %s, above the ResourceManager's maximum allocation %s: ask for less, or use NodeManagers with more",
+				asked, res.Name, limit)
+		}
+	}
+	return nil
+}
+
+// AMCommand is the command the AM container runs.
+const AMCommand = "./" + jobspec.BinaryName + " am 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"
+
+// amContext is the REST submission of the AM.
+func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.LocalFile) yarn.ApplicationSubmissionContext {
+	mem, vc := req.AMMemoryMB, req.AMVCores
+	if mem == 0 {
+		mem = DefaultAMMemoryMB
+	}
+	if vc == 0 {
+		vc = DefaultAMVCores
+	}
+	return yarn.ApplicationSubmissionContext{
+		ApplicationID: appID, ApplicationName: spec.Name, Queue: req.Queue, Priority: req.Priority,
+		ApplicationType: ApplicationType, ApplicationTags: req.Tags, MaxAppAttempts: req.MaxAttempts,
+		Resource: records.NewResources(mem, int64(vc)),
+		AMContainerSpec: yarn.ContainerLaunchContext{
+			LocalResources: map[string]records.LocalResource{
+				jobspec.BinaryName: spec.Binary.Resource(),
+				jobspec.FileName:   specFile.Resource(),
+			},
+			Environment: map[string]string{jobspec.EnvSpecFile: jobspec.FileName},
+			Commands:    []string{AMCommand},
+		},
+	}
+}
+
+// Cleanup removes the staging directory of an application if it is still on HDFS (its AM
+// never ran, or was killed before it could) and reports whether there was one.
+func (c *Client) Cleanup(ctx context.Context, appID string) (bool, error) {
+	sc, err := stage.Dial(ctx, c.opts.Stage)
+	if err != nil {
+		return false, err
+	}
+	defer sc.Close()
+	d, err := sc.Open(appID)
+	if err != nil {
+		return false, err
+	}
+	there, err := d.Exists(ctx)
+	if err != nil || !there {
+		return false, err
+	}
+	return true, d.Remove(ctx)
+}
+
+// schedulerAddresses returns the host:port of every ResourceManager's scheduler, where the
+// ApplicationMaster registers.
+func schedulerAddresses(hc *conf.HadoopConfig) ([]string, error) {
+	if hc == nil {
+		return nil, errors.New("no Hadoop configuration to read yarn.resourcemanager.scheduler.address from (give --hadoop-conf or set HADOOP_CONF_DIR)")
+	}
+	addrs, err := hc.RMSchedulerAddresses()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = a.HostPort()
+	}
+	return out, nil
+}

@@ -1,0 +1,316 @@
+package submit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/preflight"
+	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/stage"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+func TestContainerVector(t *testing.T) {
+	types := profile.DefaultResourceTypes()
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want string
+		err  string
+	}{
+		{name: "defaults", req: Request{}, want: "<memory-mb:1024, vcores:1>"},
+		{name: "gpus", req: Request{GPUs: 2, Memory: "4g", VCores: 4}, want: "<memory-mb:4096, vcores:4, yarn.io/gpu:2>"},
+		{name: "gpus and fpgas", req: Request{GPUs: 1, FPGAs: 1, Memory: "128m"}, want: "<memory-mb:128, vcores:1, yarn.io/gpu:1, yarn.io/fpga:1>"},
+		{name: "resource", req: Request{Resources: []string{"nvidia.com/gpu=1", "gpu=2"}}, want: "<memory-mb:1024, vcores:1, nvidia.com/gpu:1, yarn.io/gpu:2>"},
+		{name: "memory as resource", req: Request{Resources: []string{"memory-mb=2Gi", "vcores=3"}}, want: "<memory-mb:2048, vcores:3>"},
+		{name: "gpu twice", req: Request{GPUs: 1, Resources: []string{"yarn.io/gpu=2"}}, err: "yarn.io/gpu is given by --gpus already"},
+		{name: "memory twice", req: Request{Memory: "1g", Resources: []string{"memory=2Gi"}}, err: "given by --memory already"},
+		{name: "bad resource", req: Request{Resources: []string{"gpu"}}, err: "want TYPE=AMOUNT[UNIT]"},
+		{name: "bad name", req: Request{Resources: []string{"10gpu=1"}}, err: "not a valid resource name"},
+		{name: "bad unit", req: Request{Resources: []string{"yarn.io/gpu=1 parsecs"}}, err: "--resource"},
+		{name: "fraction of a unit", req: Request{Resources: []string{"yarn.io/gpu=1m"}}, err: "less than 1"},
+		{name: "negative gpus", req: Request{GPUs: -1}, err: "--gpus"},
+		{name: "bad memory", req: Request{Memory: "lots"}, err: "--memory"},
+		{name: "zero memory", req: Request{Memory: "0"}, err: "more than 0"},
+		{name: "negative vcores", req: Request{VCores: -2}, err: "--vcores"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := tc.req.Container(types)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, ErrRequest)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, v.String())
+		})
+	}
+}
+
+func TestContainerFromFlink(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "flink-conf.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`taskmanager.memory.process.size: 4g
+taskmanager.numberOfTaskSlots: 2
+external-resources: gpu
+external-resource.gpu.amount: 2
+external-resource.gpu.yarn.config-key: yarn.io/gpu
+external-resource.gpu.driver-factory.class: org.apache.flink.externalresource.gpu.GPUDriverFactory
+`), 0o600))
+	fc, err := conf.LoadFlink(conf.FlinkOptions{Path: path, Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	v, err := (&Request{Flink: fc}).Container(nil)
+	require.NoError(t, err)
+	assert.Equal(t, "<memory-mb:4096, vcores:2, yarn.io/gpu:2>", v.String())
+	assert.Equal(t, &jobspec.Devices{Kind: "gpu", Amount: 2}, devices(v))
+
+	_, err = (&Request{Flink: fc, GPUs: 1}).Container(nil)
+	require.ErrorIs(t, err, ErrRequest)
+	assert.Contains(t, err.Error(), "drop --gpus")
+}
+
+func TestParseMemoryMB(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		err  string
+	}{
+		{"4096", 4096, ""}, {"4g", 4096, ""}, {"4G", 4096, ""}, {"4Gi", 4096, ""}, {"4GiB", 4096, ""}, {"4gb", 4096, ""},
+		{"512m", 512, ""}, {"512 MiB", 512, ""}, {"2048k", 2, ""}, {"1t", 1 << 20, ""}, {" 64m ", 64, ""},
+		{"1048576b", 1, ""},
+		{"1000k", 0, "not a whole number of MiB"}, {"", 0, "want a size"}, {"g", 0, "want a size"},
+		{"-1g", 0, "want a size"}, {"1.5g", 0, "unknown unit"}, {"4x", 0, "unknown unit"},
+		{"99999999999999999999", 0, "too large"}, {"9223372036854775807t", 0, "too large"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := ParseMemoryMB(tc.in)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestParseResource(t *testing.T) {
+	name, q, err := ParseResource("fpga=2")
+	require.NoError(t, err)
+	assert.Equal(t, "yarn.io/fpga", name)
+	assert.Equal(t, records.Quantity{Value: 2}, q)
+	name, q, err = ParseResource("example.com/bw = 10k")
+	require.NoError(t, err)
+	assert.Equal(t, "example.com/bw", name)
+	assert.Equal(t, records.Quantity{Value: 10, Units: "k"}, q)
+	_, _, err = ParseResource("=1")
+	assert.Error(t, err)
+}
+
+func TestOutcome(t *testing.T) {
+	assert.NoError(t, Outcome(&yarn.App{ID: "a", State: records.AppFinished, FinalStatus: records.FinalSucceeded}))
+	failed := Outcome(&yarn.App{ID: "a", State: records.AppFinished, FinalStatus: records.FinalFailed, Diagnostics: "rank 2 failed"})
+	assert.ErrorIs(t, failed, ErrAppFailed)
+	assert.NotErrorIs(t, failed, ErrAppKilled)
+	assert.Contains(t, failed.Error(), "rank 2 failed")
+	killed := Outcome(&yarn.App{ID: "a", State: records.AppKilled, FinalStatus: records.FinalKilled})
+	assert.ErrorIs(t, killed, ErrAppKilled)
+	assert.NotErrorIs(t, killed, ErrAppFailed)
+	assert.ErrorIs(t, Outcome(&yarn.App{ID: "a", State: records.AppFailed, FinalStatus: records.FinalFailed}), ErrAppFailed)
+}
+
+func TestFitsMaximum(t *testing.T) {
+	maxCap := yarn.Resources{"memory-mb": {Value: 16384, Units: "Mi"}, "vcores": {Value: 40}, "yarn.io/gpu": {Value: 4}}
+	var v records.Resources
+	v.Set("memory-mb", records.Quantity{Value: 1024, Units: "Mi"})
+	v.Set("vcores", records.Quantity{Value: 1})
+	v.Set("yarn.io/gpu", records.Quantity{Value: 4})
+	assert.NoError(t, fitsMaximum(v, maxCap))
+	v.Set("yarn.io/gpu", records.Quantity{Value: 5})
+	err := fitsMaximum(v, maxCap)
+	require.ErrorIs(t, err, ErrRequest)
+	assert.Contains(t, err.Error(), "above the ResourceManager's maximum allocation 4")
+	v.Set("yarn.io/gpu", records.Quantity{Value: 1})
+	v.Set("nvidia.com/gpu", records.Quantity{Value: 1})
+	err = fitsMaximum(v, maxCap)
+	require.ErrorIs(t, err, ErrRequest)
+	assert.Contains(t, err.Error(), `does not know resource type "nvidia.com/gpu" (it knows memory-mb, vcores, yarn.io/gpu)`)
+}
+
+// fakeRM serves captured answers by path; bodies keyed "METHOD path" override.
+type fakeRM struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	bodies map[string]string
+	status map[string]int
+	hits   map[string]int
+}
+
+func capture(t *testing.T, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "yarn", "yarnfake", "captures", "hadoop-"+yarnfake.DefaultVersion, rel))
+	require.NoError(t, err)
+	return string(b)
+}
+
+func newFakeRM(t *testing.T, dir string) *fakeRM {
+	f := &fakeRM{status: map[string]int{}, hits: map[string]int{}, bodies: map[string]string{
+		"GET /ws/v1/cluster/info":                  capture(t, dir+"info.json"),
+		"GET /ws/v1/cluster/nodes":                 capture(t, dir+"nodes.json"),
+		"GET /ws/v1/cluster/scheduler":             capture(t, dir+"scheduler.json"),
+		"GET /ws/v1/cluster/scheduler-overview":    capture(t, dir+"scheduler-overview.json"),
+		"POST /ws/v1/cluster/apps/new-application": capture(t, dir+"new-application.json"),
+	}}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Method + " " + r.URL.Path
+		f.mu.Lock()
+		f.hits[key]++
+		body, ok := f.bodies[key]
+		st, forced := f.status[key]
+		f.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case forced:
+			w.WriteHeader(st)
+			_, _ = fmt.Fprint(w, body)
+		case !ok:
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = fmt.Fprintf(w, `{"RemoteException":{"exception":"NotFoundException","message":"no %s","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`, r.URL.Path)
+		default:
+			_, _ = fmt.Fprint(w, body)
+		}
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeRM) hit(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.hits[key]
+}
+
+func testHadoop(t *testing.T, extra map[string]string) *conf.HadoopConfig {
+	hc := &conf.HadoopConfig{}
+	src := conf.Source{File: "yarn-site.xml", Line: 1}
+	hc.Set("yarn.resourcemanager.scheduler.address", "rm.example.com:8030", src)
+	hc.Set("yarn.resource-types", "yarn.io/gpu,yarn.io/fpga", src)
+	hc.Set("yarn.scheduler.capacity.resource-calculator", preflight.DominantCalculator, src)
+	// Nothing listens on port 1: staging would fail loudly if it were reached.
+	hc.Set("fs.defaultFS", "hdfs://127.0.0.1:1", src)
+	for k, v := range extra {
+		hc.Set(k, v, src)
+	}
+	return hc
+}
+
+func testClient(t *testing.T, rm *fakeRM, hc *conf.HadoopConfig) *Client {
+	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.srv.URL}, User: "alice",
+		Retry: yarn.RetryPolicy{MaxAttempts: 1, FailoverTimeout: -1}, Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	c, err := New(Options{YARN: yc, Hadoop: hc, Executable: func() (string, error) { return os.Args[0], nil },
+		Stage: stage.Options{DialTimeout: 1}})
+	require.NoError(t, err)
+	return c
+}
+
+// Bad input is refused before an application id is used up or anything is staged.
+func TestSubmitRefusals(t *testing.T) {
+	tmp := t.TempDir()
+	for _, tc := range []struct {
+		name      string
+		captures  string
+		req       Request
+		setup     func(rm *fakeRM)
+		hadoop    map[string]string
+		want      error
+		msg       string
+		newAppHit int
+	}{
+		{name: "misconfigured cluster", captures: "misconfigured/", req: Request{GPUs: 1, Command: []string{"true"}},
+			want: ErrPreflight, msg: "containers will NOT get their yarn.io/gpu"},
+		{name: "above the maximum", captures: "", req: Request{GPUs: 5, Command: []string{"true"}},
+			want: ErrPreflight, msg: "fix the failures, or pass --force"},
+		{name: "queue missing", captures: "", req: Request{GPUs: 1, Queue: "nope", Command: []string{"true"}},
+			want: ErrPreflight},
+		{name: "no command", captures: "", req: Request{GPUs: 1}, want: ErrRequest, msg: "no command"},
+		{name: "missing file", captures: "", req: Request{Command: []string{"true"}, Files: []stage.Item{{Local: filepath.Join(tmp, "nope"), Name: "nope"}}},
+			want: ErrRequest, msg: "nope"},
+		{name: "no scheduler address", captures: "", req: Request{Command: []string{"true"}},
+			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: conf.ErrNoRMAddress,
+			msg: "set yarn.resourcemanager.hostname"},
+		{name: "REST submission disabled", captures: "", req: Request{Command: []string{"true"}, Force: true},
+			setup: func(rm *fakeRM) {
+				rm.status["POST /ws/v1/cluster/apps/new-application"] = http.StatusForbidden
+				rm.bodies["POST /ws/v1/cluster/apps/new-application"] = `{"RemoteException":{"exception":"ForbiddenException","message":"App submission via REST is disabled.","javaClassName":"org.apache.hadoop.yarn.webapp.ForbiddenException"}}`
+			},
+			want: yarn.ErrRESTSubmissionDisabled, msg: "yarn.webapp.enable-rest-app-submissions=true", newAppHit: 1},
+		{name: "user refused", captures: "", req: Request{Command: []string{"true"}, Force: true},
+			setup: func(rm *fakeRM) {
+				rm.status["POST /ws/v1/cluster/apps/new-application"] = http.StatusUnauthorized
+				rm.bodies["POST /ws/v1/cluster/apps/new-application"] = `{"RemoteException":{"exception":"AuthorizationException","message":"Unable to obtain user name, user not authenticated","javaClassName":"org.apache.hadoop.security.authorize.AuthorizationException"}}`
+			},
+			want: yarn.ErrUnauthorized, msg: "refused the user", newAppHit: 1},
+		{name: "HDFS unreachable", captures: "", req: Request{Command: []string{"true"}, Force: true},
+			want: stage.ErrUnreachable, msg: "127.0.0.1:1", newAppHit: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rm := newFakeRM(t, tc.captures)
+			if tc.setup != nil {
+				tc.setup(rm)
+			}
+			c := testClient(t, rm, testHadoop(t, tc.hadoop))
+			var phases []Phase
+			_, err := c.Submit(context.Background(), tc.req, func(s Step) { phases = append(phases, s.Phase) })
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tc.want)
+			assert.Contains(t, err.Error(), tc.msg)
+			assert.Equal(t, tc.newAppHit, rm.hit("POST /ws/v1/cluster/apps/new-application"), "application ids used up")
+			assert.Zero(t, rm.hit("POST /ws/v1/cluster/apps"), "nothing submitted")
+			assert.NotContains(t, phases, PhaseSubmitting)
+			var pe *PreflightError
+			if errors.As(err, &pe) {
+				assert.False(t, pe.Report.OK)
+			}
+		})
+	}
+}
+
+func TestAMContext(t *testing.T) {
+	prio := int32(3)
+	spec := &jobspec.Spec{Name: "yarn-er: train", Binary: jobspec.LocalFile{Name: "yarn-er", URL: "hdfs://nn/b", Size: 10, MtimeMillis: 5, Type: "FILE", Visibility: "APPLICATION"}}
+	sc := amContext(Request{Queue: "gpu", Tags: []string{"team-a"}, Priority: &prio, MaxAttempts: 1, AMMemoryMB: 512},
+		"application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName, URL: "hdfs://nn/s", Size: 3, MtimeMillis: 6, Type: "FILE", Visibility: "APPLICATION"})
+	b, err := json.Marshal(sc)
+	require.NoError(t, err)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(b, &got))
+	assert.Equal(t, "YARN-ER", got["application-type"])
+	assert.Equal(t, "gpu", got["queue"])
+	assert.Equal(t, map[string]any{"memory": 512.0, "vCores": 1.0}, got["resource"])
+	assert.Equal(t, map[string]any{"tag": []any{"team-a"}}, got["application-tags"])
+	am := got["am-container-spec"].(map[string]any)
+	assert.Equal(t, map[string]any{"command": []any{"./yarn-er am 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"}}, am["commands"])
+	lr := am["local-resources"].(map[string]any)["entry"].([]any)
+	require.Len(t, lr, 2)
+	assert.Equal(t, "yarn-er", lr[0].(map[string]any)["key"])
+	assert.Equal(t, map[string]any{"resource": "hdfs://nn/b", "type": "FILE", "visibility": "APPLICATION", "size": 10.0, "timestamp": 5.0}, lr[0].(map[string]any)["value"])
+	assert.Equal(t, jobspec.FileName, lr[1].(map[string]any)["key"])
+}

@@ -1,0 +1,73 @@
+package view
+
+import "time"
+
+// AppInfo is one application in `app list` (a JSON array of them) and `app kill`, `app wait`.
+type AppInfo struct {
+	ID                string      `json:"id"`
+	Name              string      `json:"name"`
+	Type              string      `json:"type"`
+	User              string      `json:"user"`
+	Queue             string      `json:"queue"`
+	State             string      `json:"state"`
+	FinalStatus       string      `json:"finalStatus"`
+	Progress          float64     `json:"progress"`
+	Tags              []string    `json:"tags"`
+	StartedTime       *time.Time  `json:"startedTime"`
+	LaunchTime        *time.Time  `json:"launchTime"`
+	FinishedTime      *time.Time  `json:"finishedTime"`
+	ElapsedMillis     int64       `json:"elapsedMillis"`
+	RunningContainers int64       `json:"runningContainers"`
+	Allocated         ResourceMap `json:"allocated"`
+	GPUs              int64       `json:"gpus"`
+	Diagnostics       string      `json:"diagnostics"`
+	TrackingURL       string      `json:"trackingUrl"`
+	AMContainerLogs   string      `json:"amContainerLogs"`
+}
+
+// AppStatus is `app status`: the application, its current attempt and that attempt's live
+// containers.
+type AppStatus struct {
+	AppInfo
+	// Attempt is the current attempt; null when the RM reports none.
+	Attempt *AppAttempt `json:"attempt"`
+	// Containers are the live containers of the current attempt (none once it ended).
+	Containers []AppContainer `json:"containers"`
+}
+
+// AppAttempt is one ApplicationMaster attempt.
+type AppAttempt struct {
+	ID          string `json:"id"`
+	State       string `json:"state"`
+	ContainerID string `json:"amContainerId"`
+	Node        string `json:"node"`
+	LogsLink    string `json:"logsLink"`
+	Diagnostics string `json:"diagnostics"`
+}
+
+// AppContainer is one live container of an attempt.
+type AppContainer struct {
+	ID         string      `json:"id"`
+	State      string      `json:"state"`
+	Node       string      `json:"node"`
+	NodeHTTP   string      `json:"nodeHttpAddress"`
+	Resource   ResourceMap `json:"resource"`
+	GPUs       int64       `json:"gpus"`
+	ExitStatus int64       `json:"exitStatus"`
+	LogURL     string      `json:"logUrl"`
+	// AM marks the ApplicationMaster's own container.
+	AM bool `json:"am"`
+}
+
+// Submit is `submit -o json|yaml`: the final report of a submitted application.
+type Submit struct {
+	ApplicationID string   `json:"applicationId"`
+	State         string   `json:"state"`
+	FinalStatus   string   `json:"finalStatus"`
+	Diagnostics   string   `json:"diagnostics"`
+	TrackingURL   string   `json:"trackingUrl"`
+	StagingDir    string   `json:"stagingDir"`
+	Detached      bool     `json:"detached"`
+	Containers    int      `json:"containers"`
+	Resource      []string `json:"resource"`
+}

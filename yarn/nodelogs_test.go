@@ -1,0 +1,44 @@
+package yarn
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestContainerLog(t *testing.T) {
+	var gotQuery string
+	nm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotQuery = r.URL.RawQuery
+		switch r.URL.Path {
+		case "/ws/v1/node/containers/container_1_0001_01_000002/logs/stdout":
+			_, _ = w.Write([]byte("hello from rank 1\n"))
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = w.Write([]byte(`{"RemoteException":{"exception":"NotFoundException","message":"Cannot find this log on the local disk.","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`))
+		}
+	}))
+	defer nm.Close()
+	c, err := NewClient(Options{Addresses: []string{"http://rm.invalid:8088"}, User: "alice", Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	n, err := c.ContainerLog(context.Background(), strings.TrimPrefix(nm.URL, "http://"), "container_1_0001_01_000002", "stdout", &buf)
+	require.NoError(t, err)
+	assert.Equal(t, int64(18), n)
+	assert.Equal(t, "hello from rank 1\n", buf.String())
+	assert.Equal(t, "user.name=alice", gotQuery)
+
+	_, err = c.ContainerLog(context.Background(), nm.URL, "container_1_0001_01_000009", "stderr", &buf)
+	require.ErrorIs(t, err, ErrNotFound)
+	assert.Contains(t, err.Error(), "Cannot find this log")
+
+	_, err = c.ContainerLog(context.Background(), nm.URL, "c", "../etc/passwd", &buf)
+	require.Error(t, err)
+}
