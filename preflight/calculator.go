@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -267,7 +267,7 @@ func (r *runner) fairAllocations() (path string, alloc *FairAllocations, readErr
 	if path == "" {
 		return "", nil, errors.New("no Hadoop configuration"), nil
 	}
-	data, readErr := os.ReadFile(path)
+	data, readErr := conf.ReadConfigFile(path, 0) // regular files only, size-capped (docs/limits.md)
 	if readErr != nil {
 		return path, nil, readErr, nil
 	}

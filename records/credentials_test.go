@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -213,4 +214,23 @@ func TestTokenURLString(t *testing.T) {
 		assert.ErrorIs(t, err, ErrBadToken, bad)
 		assert.NotErrorIs(t, err, ErrBadTokenFile)
 	}
+}
+
+func TestReadTokenFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	_, err := ReadTokenFile(fifo)
+	require.ErrorContains(t, err, "not a regular file")
+
+	_, err = ReadTokenFile("/dev/zero")
+	require.ErrorContains(t, err, "not a regular file")
+
+	big := filepath.Join(dir, "big")
+	f, err := os.Create(big)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(MaxTokenFileSize+1))
+	require.NoError(t, f.Close())
+	_, err = ReadTokenFile(big)
+	require.ErrorContains(t, err, "limit")
 }
