@@ -141,6 +141,8 @@ const (
 	starting
 	running
 	succeeded
+	// exhausted: the rank failed with no restarts left; it is never started again.
+	exhausted
 )
 
 type slot struct {
@@ -453,7 +455,10 @@ func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 		r.completed(s, st.ExitStatus, st.Diagnostics)
 	}
 	for _, c := range a.Allocated {
-		s := r.nextWaiting()
+		var s *slot
+		if r.fail == nil { // a failing application starts nothing more
+			s = r.nextWaiting()
+		}
 		if s == nil {
 			r.log.Info("am: releasing a surplus container", "container", c.ID.String(), "node", c.Node)
 			_ = r.rm.Release(c.ID)
@@ -532,7 +537,7 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 	s.failures++
 	if s.failures > r.spec.Restarts {
 		r.log.Error("am: rank failed; no restarts left", "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node, "exitStatus", exit, "failures", s.failures)
-		s.state = waiting
+		s.state = exhausted
 		if r.fail == nil {
 			r.fail = &RankError{Rank: s.rank, Failures: s.failures, Restarts: r.spec.Restarts, Container: s.container.ID,
 				Node: s.container.Node, ExitStatus: exit, Diagnostics: s.diag}

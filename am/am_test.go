@@ -438,3 +438,29 @@ func TestRankErrorMessage(t *testing.T) {
 	assert.Equal(t, "yarn-er: rank 2 failed 2 time(s) (restarts allowed: 1); last in container container_1_0001_01_000005 on node nm1:45454 with exit status 1: boom", e.Error())
 	assert.True(t, errors.Is(e, ErrApplicationFailed))
 }
+
+func TestExhaustedRankIsNeverStartedAgain(t *testing.T) {
+	// 9 ranks on 8 GPUs: rank 8 waits for a GPU while rank 2 fails twice with one restart
+	// allowed. The GPU rank 2 frees the second time comes back as an allocation for the ask still
+	// outstanding; a failing application must give it back, not start rank 2 (or any rank) in it.
+	f := newFixture(t, 9, amrmfake.Options{Exit: func(l amrmfake.Launch) amrmfake.Outcome {
+		if l.Environment[jobspec.EnvRank] == "2" {
+			return amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exit code: 3", Heartbeats: 1}
+		}
+		return amrmfake.Outcome{Heartbeats: -1}
+	}})
+	f.spec.Restarts = 1
+	_, err := f.run(t, f.options(t))
+	var rerr *RankError
+	require.ErrorAs(t, err, &rerr)
+	assert.Equal(t, 2, rerr.Rank)
+	perRank := map[int]int{}
+	for _, l := range f.cluster.Launches() {
+		perRank[rankOf(t, l)]++
+	}
+	assert.Equal(t, 2, perRank[2], "rank 2 ran once and was restarted once, never a third time")
+	for r, n := range perRank {
+		assert.LessOrEqual(t, n, 1+map[bool]int{true: 1}[r == 2], "rank %d", r)
+	}
+	assert.Empty(t, f.cluster.Running())
+}

@@ -337,7 +337,10 @@ func TestAMRankFailsAfterRestarts(t *testing.T) {
 	job := runAMJob(t, ep, func(s *jobspec.Spec) {
 		s.Containers = 4
 		s.Restarts = 1
-		s.Command = reportCommand(`if [ "$r" = 2 ]; then echo "rank 2 gives up" >&2; exit 7; fi; sleep 60; touch "$SHARE/rank-$r.done"`)
+		// Rank 2 fails only once the other ranks run (each writes rank-<r>.runs first), so that
+		// every rank has started when the application fails: NodeManagers that start containers
+		// quickly (Hadoop 3.2-3.4) would otherwise see it fail before rank 3 got a container.
+		s.Command = reportCommand(`if [ "$r" = 2 ]; then for i in $(seq 600); do [ -e "$SHARE/rank-0.runs" ] && [ -e "$SHARE/rank-1.runs" ] && [ -e "$SHARE/rank-3.runs" ] && break; sleep 0.1; done; echo "rank 2 gives up" >&2; exit 7; fi; sleep 60; touch "$SHARE/rank-$r.done"`)
 	})
 	require.Equal(t, records.AppFinished, job.App.State)
 	require.Equal(t, records.FinalFailed, job.App.FinalStatus, "diagnostics: %s", job.App.Diagnostics)

@@ -372,9 +372,17 @@ func TestSubmitFlinkConf(t *testing.T) {
 	}, time.Minute, 200*time.Millisecond, "both ranks started")
 	lg := runCLI(t, ctx, ep, "app", "logs", appID, "--file", "stdout")
 	require.Equal(t, 0, lg.code, lg.stderr)
-	assert.Contains(t, lg.stdout, "hello from rank 0")
-	assert.Contains(t, lg.stdout, "hello from rank 1")
 	assert.Equal(t, 3, strings.Count(lg.stdout, "==> container_"), "the AM and the 2 ranks: %s", lg.stdout)
+	if ep.HadoopAtLeast(3, 5) {
+		assert.Contains(t, lg.stdout, "hello from rank 0")
+		assert.Contains(t, lg.stdout, "hello from rank 1")
+	} else {
+		// Per-version branch: on Hadoop 3.2-3.4 the harness gives the one shared Guice filter back
+		// to the RM, so the mini-YARN's NodeManagers serve no REST (/ws/v1/node/...; see
+		// docs/hadoop-versions.md). app logs then says, per container, that the log is not
+		// available and why, instead of failing.
+		assert.Equal(t, 3, strings.Count(lg.stdout, "(not available: GET http://"), lg.stdout)
+	}
 	require.NoError(t, os.WriteFile(filepath.Join(share, "go"), nil, 0o644))
 	select {
 	case err := <-done:
