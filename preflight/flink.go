@@ -14,7 +14,7 @@ func problemID(code string) string {
 		return IDResourceNotListed
 	case profile.CodeYarnConfigKeyInvalid:
 		return IDNoYarnConfigKey
-	case profile.CodeMemoryInvalid, profile.CodeCPUInvalid:
+	case profile.CodeMemoryInvalid, profile.CodeMemoryNotConfigured, profile.CodeMemoryInconsistent, profile.CodeCPUInvalid:
 		return IDTaskManagerResources
 	case profile.CodeNodeResourcesInvalid:
 		return IDNMResources

@@ -80,9 +80,9 @@ func TestFlinkChecksFindings(t *testing.T) {
 			msg:  "Could not find driver class name for fpga", fix: "ExternalResourceDriverFactory",
 		},
 		{
-			name: "no process size", id: IDTaskManagerResources, status: StatusWarn,
+			name: "no memory option", id: IDTaskManagerResources, status: StatusFail,
 			text: withoutLines(goodFlink, "taskmanager.memory.process.size"),
-			msg:  "taskmanager.memory.process.size is not set",
+			msg:  "Either required fine-grained memory",
 		},
 		{
 			name: "bad cpu cores", id: IDTaskManagerResources, status: StatusFail,
