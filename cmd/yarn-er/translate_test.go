@@ -273,11 +273,15 @@ func TestTranslateTable(t *testing.T) {
 	assert.Contains(t, res.stderr, "--flink-conf")
 
 	// -D alone is a configuration.
-	res = runCLI(t, nil, "translate", "-D", "taskmanager.numberOfTaskSlots=1")
+	res = runCLI(t, nil, "translate", "-D", "taskmanager.numberOfTaskSlots=1", "-D", "taskmanager.memory.flink.size=1g")
 	require.Equal(t, exitOK, res.code, res.stderr)
-	assert.Contains(t, res.stdout, "TaskManager container on YARN: <vcores:1>")
+	assert.Contains(t, res.stdout, "TaskManager container on YARN: <memory-mb:1472, vcores:1>")
 	assert.Contains(t, res.stdout, "External resources: none")
-	assert.Contains(t, res.stdout, "taskmanager.memory.process.size is not set")
+
+	// No memory option at all: Flink refuses to start TaskManagers, so translate fails.
+	res = runCLI(t, nil, "translate", "-D", "taskmanager.numberOfTaskSlots=1")
+	assert.Equal(t, exitError, res.code)
+	assert.Contains(t, res.stderr, "Either required fine-grained memory")
 }
 
 func TestTranslateYAML(t *testing.T) {
