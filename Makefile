@@ -12,7 +12,7 @@ INTEGRATION_TIMEOUT ?= 30m
 INTEGRATION_FLAGS ?= -v
 FUZZTIME  ?= 10s
 
-.PHONY: build unit vet integration test demo fuzz-smoke harness clean help
+.PHONY: build unit vet integration test demo fuzz-smoke harness flink-golden clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -38,6 +38,10 @@ integration: harness ## integration tests against a mini-YARN that TestMain star
 
 test: unit integration ## unit tests, then integration tests
 
+# The recordings are committed; `go test ./profile/` compares yarn-er with them (TestFlinkGolden).
+flink-golden: ## re-record profile/testdata/flink-golden/ with Flink 1.20.0 and 2.0.0's own classes (Maven)
+	docker/flink-golden/record
+
 # The demo runs yarn-er against the bundled mini-YARN, then stops it (also on failure).
 demo: build harness ## translate, cluster nodes and preflight against the bundled mini-YARN (good and misconfigured)
 	examples/demo.sh
@@ -51,4 +55,4 @@ fuzz-smoke: ## run every fuzz target for FUZZTIME (default 10s) each
 	done
 
 clean: ## remove bin/ and the harness build
-	rm -rf $(BIN) docker/harness/target
+	rm -rf $(BIN) docker/harness/target docker/flink-golden/target
