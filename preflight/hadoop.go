@@ -32,7 +32,7 @@ const noHadoop = "no Hadoop configuration (give --hadoop-conf, or set HADOOP_CON
 func (r *runner) hadoopChecks() {
 	r.calculatorCheck()
 	if r.in.Hadoop == nil {
-		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources} {
+		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDNMResources} {
 			r.c.skip(id, noHadoop)
 		}
 		// The ResourceManager's effective maximum allocation stands in for the files.
@@ -45,6 +45,7 @@ func (r *runner) hadoopChecks() {
 	}
 	r.resourceTypesCheck()
 	r.undeclaredCheck()
+	r.unitCheck()
 	r.maxAllocationCheck()
 	r.nmResourcesCheck()
 }

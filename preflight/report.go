@@ -50,6 +50,9 @@ const (
 	IDResourceTypesInvalid = profile.CodeResourceTypesInvalid
 	// IDResourceTypeUndeclared: a yarn.config-key that yarn.resource-types does not declare.
 	IDResourceTypeUndeclared = profile.CodeResourceTypeUndeclared
+	// IDResourceTypeUnit: a requested type is declared with a unit; Flink sends a plain amount,
+	// which the ResourceManager converts (16 → 0 for Gi).
+	IDResourceTypeUnit = profile.CodeResourceTypeUnit
 	// IDCalculatorNotDominant: the scheduler ignores every resource but memory (CapacityScheduler
 	// without DominantResourceCalculator, FairScheduler without drf, FifoScheduler).
 	IDCalculatorNotDominant = "yarn.calculator-not-dominant"
@@ -77,7 +80,7 @@ const (
 var ids = [...]string{
 	IDResourceNotListed, IDAmountInvalid, IDNoYarnConfigKey, IDDuplicateConfigKey, IDNoDriverFactory,
 	IDDiscoveryScript, IDCoordinationArgs, IDTaskManagerResources,
-	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDCalculatorNotDominant, IDMaxAllocationExceeded,
+	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
 	IDNMResources,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
 }

@@ -24,9 +24,10 @@ func TestIDsArePublicContract(t *testing.T) {
 	for _, id := range publicIDs {
 		assert.Contains(t, got, id)
 	}
-	// The only addition: the TaskManager container check.
-	assert.Len(t, got, len(publicIDs)+1)
+	// The additions: the TaskManager container check and the unit of a requested type.
+	assert.Len(t, got, len(publicIDs)+2)
 	assert.Contains(t, got, IDTaskManagerResources)
+	assert.Contains(t, got, IDResourceTypeUnit)
 	// Grouped by area, flink first.
 	var areas []Area
 	for _, id := range got {

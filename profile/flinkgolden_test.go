@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,6 +123,14 @@ func checkGolden(t *testing.T, dir string, v FlinkVersion, want *goldenRecord) {
 		sent, ok := tr.Resource.Get(r.Name)
 		assert.True(t, ok, "%s requested", r.Name)
 		assert.Equal(t, r.SentValue, sent, "%s as Flink sends it", r.Name)
+		if opts.ResourceTypes != nil {
+			// what the ResourceManager reads, in the declared unit
+			i := slices.IndexFunc(tr.RMRequest, func(x RMResource) bool { return x.Name == r.Name })
+			require.GreaterOrEqual(t, i, 0, "%s in the ResourceManager's view", r.Name)
+			assert.Equal(t, RMResource{Name: r.Name, Sent: r.SentValue, Value: r.Value, Units: r.Units}, tr.RMRequest[i])
+			assert.Equal(t, r.Units != "",
+				slices.ContainsFunc(tr.Problems, func(p Problem) bool { return p.Code == CodeResourceTypeUnit }))
+		}
 	}
 	var gotNames []string
 	for _, r := range tr.Resource.Resources() {

@@ -78,6 +78,9 @@ type Translation struct {
 	Origins map[string]Origin
 	// ExternalResources are the enabled external resources with a valid amount, in the order listed.
 	ExternalResources []ExternalResource
+	// RMRequest is each external resource of Resource as the ResourceManager reads it, in the
+	// unit the cluster declares for its type; only with resource types from a configuration.
+	RMRequest []RMResource
 	// Memory is the TaskManager's memory as Flink derives it; nil when Flink would refuse the
 	// configuration (the error is among Problems).
 	Memory *TaskManagerMemory
@@ -521,7 +524,9 @@ func (t *translator) requestable(rk resourceKeys, types *ResourceTypes) bool {
 			"set it to a YARN resource type name such as yarn.io/gpu", "%s No cluster can declare it.", err.Error())
 	}
 	if types.FromConfig() {
-		if _, ok := types.Lookup(key); !ok {
+		if rt, ok := types.Lookup(key); ok {
+			t.checkUnit(rk, rt)
+		} else {
 			t.add(SeverityWarning, CodeResourceTypeUndeclared, src, rk.yarnKey.Key,
 				fmt.Sprintf("add %s to yarn.resource-types (resource-types.xml) on the ResourceManager and offer it on the NodeManagers, or fix the key", key),
 				"resource type '%s' is not declared in yarn.resource-types: the ResourceManager drops unknown resource types from requests, so the TaskManagers would get no %s (recent Flink versions fail instead: \"External resource %s is not supported by the Yarn cluster.\")",
