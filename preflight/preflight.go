@@ -31,6 +31,9 @@ type Input struct {
 	Queue string
 	// Strict makes warnings count as failures in Report.OK.
 	Strict bool
+	// FlinkVersion selects Flink 1.x or 2.x rules where they differ (the TaskManager memory
+	// model); FlinkVersionUnset: what the configuration file implies (profile.DefaultFlinkVersion).
+	FlinkVersion profile.FlinkVersion
 
 	// FlinkHome is Flink's installation directory ($FLINK_HOME), against which relative discovery
 	// script paths are resolved; "": unknown, flink.discovery-script then skips relative paths.
@@ -121,7 +124,7 @@ type runner struct {
 
 // prepare translates Flink's configuration and loads the resource types.
 func (r *runner) prepare() {
-	var opts profile.TranslateOptions
+	opts := profile.TranslateOptions{FlinkVersion: r.in.FlinkVersion}
 	if r.in.Hadoop != nil {
 		r.types, r.typeProblems = profile.LoadResourceTypes(r.in.Hadoop)
 		r.nodeResources, r.nodeProblems = profile.LoadNodeResources(r.in.Hadoop, r.types)
