@@ -7,12 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/profile"
 )
 
 // flinkFlags are the flags that say where Flink's configuration is: --flink-conf and -D.
 type flinkFlags struct {
 	path    string
 	dynamic []string
+	version string
 }
 
 // addFlinkFlags registers --flink-conf and -D/--dynamic on cmd.
@@ -22,7 +24,21 @@ func addFlinkFlags(cmd *cobra.Command, f *flinkFlags) {
 		"Flink configuration: flink-conf.yaml, config.yaml or their directory (default $FLINK_CONF_DIR, then $FLINK_HOME/conf)")
 	fl.StringArrayVarP(&f.dynamic, "dynamic", "D", nil,
 		"override a Flink option, key=value, as Flink's CLI does (repeatable)")
+	fl.StringVar(&f.version, "flink-version", "",
+		"Flink rules where 1.x and 2.x differ (TaskManager memory): 1.x, 2.x or a release such as 1.20.0 (default: flink-conf.yaml means 1.x, config.yaml 2.x)")
 	_ = cmd.MarkFlagFilename("flink-conf", "yaml", "yml")
+}
+
+// flinkVersion returns --flink-version, or the version fc's file implies.
+func (f *flinkFlags) flinkVersion(fc *conf.FlinkConfig) (profile.FlinkVersion, error) {
+	if f.version == "" {
+		return profile.DefaultFlinkVersion(fc.Files()), nil
+	}
+	v, err := profile.ParseFlinkVersion(f.version)
+	if err != nil {
+		return profile.FlinkVersionUnset, usageErrorf("--flink-version: %v", err)
+	}
+	return v, nil
 }
 
 // load reads Flink's configuration: the file or directory of --flink-conf, else $FLINK_CONF_DIR or

@@ -81,6 +81,10 @@ func runPreflight(cmd *cobra.Command, a *app, o *preflightOptions) error {
 	if err != nil {
 		return err
 	}
+	version, err := o.flink.flinkVersion(fc)
+	if err != nil {
+		return err
+	}
 	hc, err := o.conn.hadoop.load(a)
 	if err != nil {
 		return err
@@ -103,6 +107,7 @@ func runPreflight(cmd *cobra.Command, a *app, o *preflightOptions) error {
 		Containers:      o.containers,
 		Queue:           strings.TrimSpace(o.queue),
 		Strict:          o.strict,
+		FlinkVersion:    version,
 		FlinkHome:       home,
 		FlinkHomeOrigin: homeOrigin,
 		Discover:        discoverCommand(),

@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,11 +14,15 @@ import (
 )
 
 // translateOutput is what `yarn-er translate` prints. Its JSON shape is public:
-// {"resource": {...}, "externalResources": [...], "warnings": [...]}.
+// {"resource": {...}, "externalResources": [...], "warnings": [...]}, plus (additions) "memory", the
+// TaskManager's memory as Flink derives it, and "rmRequest", the external resources as the
+// ResourceManager reads them (with a Hadoop configuration).
 type translateOutput struct {
 	Resource          profile.Vector             `json:"resource"`
 	ExternalResources []profile.ExternalResource `json:"externalResources"`
 	Warnings          []string                   `json:"warnings"`
+	Memory            *profile.TaskManagerMemory `json:"memory,omitempty"`
+	RMRequest         []profile.RMResource       `json:"rmRequest,omitempty"`
 
 	origins map[string]profile.Origin
 	files   []string
@@ -32,7 +37,8 @@ func newTranslateCmd(a *app) *cobra.Command {
 		Use:   "translate",
 		Short: "Show the YARN container a Flink TaskManager asks for",
 		Long: `translate reads Flink's configuration the way Flink does and prints the resource vector of one
-TaskManager container on YARN: memory-mb (taskmanager.memory.process.size), vcores
+TaskManager container on YARN: memory-mb (the process size Flink derives from
+taskmanager.memory.process.size, .flink.size or task heap + managed memory), vcores
 (taskmanager.cpu.cores, else yarn.containers.vcores, else taskmanager.numberOfTaskSlots) and one
 entry per external resource (external-resource.<name>.amount under its yarn.config-key), followed by
 the external resources as Flink enables them and every warning.
@@ -76,6 +82,9 @@ func runTranslate(a *app, flink *flinkFlags, hadoop *hadoopFlags) (*translateOut
 		out.Warnings = append(out.Warnings, w.String())
 	}
 	var opts profile.TranslateOptions
+	if opts.FlinkVersion, err = flink.flinkVersion(fc); err != nil {
+		return nil, err
+	}
 	if hc != nil {
 		out.files = append(out.files, hc.Files()...)
 		for _, w := range hc.Warnings() {
@@ -92,6 +101,8 @@ func runTranslate(a *app, flink *flinkFlags, hadoop *hadoopFlags) (*translateOut
 	out.Resource = tr.Resource
 	out.ExternalResources = tr.ExternalResources
 	out.origins = tr.Origins
+	out.Memory = tr.Memory
+	out.RMRequest = tr.RMRequest
 	out.Warnings = append(out.Warnings, problemStrings(tr.Problems)...)
 	return out, nil
 }
@@ -129,6 +140,17 @@ func (o *translateOutput) table(w io.Writer) error {
 		}
 		_ = tw.Flush()
 	}
+	if m := o.Memory; m != nil {
+		ew.printf("\nTaskManager memory (Flink %s, from %s): process %s = flink %s + JVM metaspace %s + JVM overhead %s\n",
+			m.FlinkVersion, m.DerivedFrom, mib(m.TotalProcess), mib(m.TotalFlink), mib(m.JVMMetaspace), mib(m.JVMOverhead))
+		ew.printf("  flink = framework heap %s + task heap %s + managed %s + network %s + framework off-heap %s + task off-heap %s\n",
+			mib(m.FrameworkHeap), mib(m.TaskHeap), mib(m.Managed), mib(m.Network), mib(m.FrameworkOffHeap), mib(m.TaskOffHeap))
+	}
+	for _, r := range o.RMRequest {
+		if r.Units != "" {
+			ew.printf("\nThe ResourceManager reads %s = %d (no unit, as Flink sends it) as %d%s.\n", r.Name, r.Sent, r.Value, r.Units)
+		}
+	}
 	ew.printf("\nExternal resources:")
 	if len(o.ExternalResources) == 0 {
 		ew.printf(" none\n")
@@ -151,6 +173,13 @@ func (o *translateOutput) table(w io.Writer) error {
 		}
 	}
 	return ew.err
+}
+
+// mib renders bytes in MiB with up to three decimals ("1372.8m").
+func mib(b int64) string {
+	s := strconv.FormatFloat(float64(b)/(1<<20), 'f', 3, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + "m"
 }
 
 // formatParams renders driver parameters as "k=v, k=v" sorted by key.

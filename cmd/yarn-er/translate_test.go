@@ -32,7 +32,9 @@ type translateJSON struct {
 		DriverFactoryClass  string            `json:"driverFactoryClass"`
 		Params              map[string]string `json:"params"`
 	} `json:"externalResources"`
-	Warnings []string `json:"warnings"`
+	Warnings  []string          `json:"warnings"`
+	Memory    map[string]any    `json:"memory"`
+	RMRequest []json.RawMessage `json:"rmRequest"`
 }
 
 // decodeTranslate parses the JSON output, checks that it has exactly the public keys, in order, and
@@ -51,7 +53,12 @@ func decodeTranslate(t *testing.T, stdout string) (translateJSON, string) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &raw))
 	var compact bytes.Buffer
 	require.NoError(t, json.Compact(&compact, raw.Resource))
-	assert.Equal(t, []string{"resource", "externalResources", "warnings"}, objectKeys(t, stdout))
+	keys := objectKeys(t, stdout)
+	require.GreaterOrEqual(t, len(keys), 3)
+	assert.Equal(t, []string{"resource", "externalResources", "warnings"}, keys[:3], "the public keys first")
+	for _, extra := range keys[3:] {
+		assert.Contains(t, []string{"memory", "rmRequest"}, extra, "only additive keys")
+	}
 	return out, compact.String()
 }
 
@@ -299,4 +306,34 @@ func TestTranslateYAML(t *testing.T) {
 	}
 	assert.Equal(t, []string{"memory-mb=4096", "vcores=4", "yarn.io/gpu=2", "yarn.io/fpga=1"}, pairs)
 	assert.Contains(t, res.stdout, "warnings: []")
+}
+
+func TestTranslateFlinkVersionAndMemory(t *testing.T) {
+	dir := t.TempDir()
+	legacyHeap := filepath.Join(dir, "flink-conf.yaml")
+	require.NoError(t, os.WriteFile(legacyHeap, []byte("taskmanager.heap.size: 2048m\n"), 0o600))
+
+	// flink-conf.yaml implies Flink 1.x, which maps the legacy heap to the process size.
+	res := runCLI(t, nil, "translate", "--flink-conf", legacyHeap, "-o", "json")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	out, raw := decodeTranslate(t, res.stdout)
+	assert.Equal(t, `{"memory-mb":2048,"vcores":1}`, raw)
+	assert.Equal(t, "1.x", out.Memory["flinkVersion"])
+	assert.Equal(t, "taskmanager.heap.size", out.Memory["legacyHeapKey"])
+	assert.Equal(t, "process-size", out.Memory["derivedFrom"])
+
+	// Flink 2.x ignores it and refuses the configuration.
+	res = runCLI(t, nil, "translate", "--flink-conf", legacyHeap, "--flink-version", "2.0.0")
+	assert.Equal(t, exitError, res.code)
+	assert.Contains(t, res.stderr, "Either required fine-grained memory")
+	assert.Contains(t, res.stderr, "Flink 2.x no longer reads taskmanager.heap.size")
+
+	res = runCLI(t, nil, "translate", "--flink-conf", legacyHeap, "--flink-version", "0.9")
+	assert.Equal(t, exitUsage, res.code)
+	assert.Contains(t, res.stderr, "--flink-version")
+
+	// The table shows the derivation.
+	res = runCLI(t, nil, "translate", "-D", "taskmanager.memory.flink.size=1g")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "TaskManager memory (Flink 2.x, from flink-size): process 1472m = flink 1024m + JVM metaspace 256m + JVM overhead 192m")
 }
