@@ -21,9 +21,29 @@ import (
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
-// preflightFlinkHome makes a FLINK_HOME whose plugins/external-resource-gpu/ holds an executable
-// nvidia-gpu-discovery.sh and the gpu-discovery-common.sh it sources, as Flink's GPU plugin ships
-// them, so that flink.discovery-script passes.
+// gpuPluginJar returns Flink's real GPU plugin jar (org.apache.flink:flink-external-resource-gpu
+// 1.20.0) from the local Maven repository, fetching it with Maven when it is not there yet. Its
+// pom names a parent Maven Central does not serve, hence -Dtransitive=false.
+func gpuPluginJar(t *testing.T) string {
+	t.Helper()
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	jar := filepath.Join(home, ".m2", "repository", "org", "apache", "flink", "flink-external-resource-gpu", "1.20.0", "flink-external-resource-gpu-1.20.0.jar")
+	if _, err := os.Stat(jar); err == nil {
+		return jar
+	}
+	mvn := os.Getenv("MVN")
+	if mvn == "" {
+		mvn = "mvn"
+	}
+	out, err := exec.Command(mvn, "-B", "-q", "dependency:get", "-Dartifact=org.apache.flink:flink-external-resource-gpu:1.20.0", "-Dtransitive=false").CombinedOutput()
+	require.NoError(t, err, "fetching Flink's GPU plugin jar: %s", out)
+	return jar
+}
+
+// preflightFlinkHome makes a FLINK_HOME whose plugins/external-resource-gpu/ holds Flink's GPU
+// plugin jar, an executable nvidia-gpu-discovery.sh and the gpu-discovery-common.sh it sources, as
+// Flink's GPU plugin ships them, so that flink.gpu-plugin-jar and flink.discovery-script pass.
 func preflightFlinkHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
@@ -32,6 +52,9 @@ func preflightFlinkHome(t *testing.T) string {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "nvidia-gpu-discovery.sh"),
 		[]byte("#!/usr/bin/env bash\nsource \"$(dirname \"$0\")\"/gpu-discovery-common.sh\n"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "gpu-discovery-common.sh"), []byte("#!/usr/bin/env bash\n"), 0o755))
+	jar, err := os.ReadFile(gpuPluginJar(t))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "flink-external-resource-gpu-1.20.0.jar"), jar, 0o644))
 	return home
 }
 

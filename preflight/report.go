@@ -39,6 +39,9 @@ const (
 	IDNoDriverFactory = profile.CodeNoDriverFactory
 	// IDDiscoveryScript: the GPU discovery script is missing or not executable under $FLINK_HOME.
 	IDDiscoveryScript = "flink.discovery-script"
+	// IDGPUPluginJar: a resource uses Flink's GPU driver but no subdirectory of $FLINK_HOME/plugins/
+	// holds its jar, so the TaskManagers get no GPU information.
+	IDGPUPluginJar = "flink.gpu-plugin-jar"
 	// IDCoordinationArgs: discovery-script.args the script does not understand (e.g.
 	// --enable-coordination), so coordination is silently off or discovery fails.
 	IDCoordinationArgs = "flink.coordination-args"
@@ -79,7 +82,7 @@ const (
 // ids is the canonical order: the order, grouped by area.
 var ids = [...]string{
 	IDResourceNotListed, IDAmountInvalid, IDNoYarnConfigKey, IDDuplicateConfigKey, IDNoDriverFactory,
-	IDDiscoveryScript, IDCoordinationArgs, IDTaskManagerResources,
+	IDDiscoveryScript, IDGPUPluginJar, IDCoordinationArgs, IDTaskManagerResources,
 	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
 	IDNMResources,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,

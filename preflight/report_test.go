@@ -24,8 +24,10 @@ func TestIDsArePublicContract(t *testing.T) {
 	for _, id := range publicIDs {
 		assert.Contains(t, got, id)
 	}
-	// The additions: the TaskManager container check and the unit of a requested type.
-	assert.Len(t, got, len(publicIDs)+2)
+	// The additions: the TaskManager container check, the unit of a requested type and the GPU
+	// plugin jar.
+	assert.Len(t, got, len(publicIDs)+3)
+	assert.Contains(t, got, IDGPUPluginJar)
 	assert.Contains(t, got, IDTaskManagerResources)
 	assert.Contains(t, got, IDResourceTypeUnit)
 	// Grouped by area, flink first.

@@ -67,6 +67,7 @@ type scriptUse struct {
 // discoveryChecks runs flink.discovery-script and flink.coordination-args for every resource
 // whose driver is Flink's GPU driver or that configures a script path.
 func (r *runner) discoveryChecks() {
+	r.pluginJarCheck()
 	var uses []scriptUse
 	for _, er := range r.tr.ExternalResources {
 		prefix := profile.ExternalResourcePrefix + er.Name + "." + profile.SuffixParamPrefix

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -53,7 +54,28 @@ func preflightEnv(t *testing.T, flink, target string) (string, map[string]string
 		require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\n. \"$(dirname \"$0\")\"/gpu-discovery-common.sh\n"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(plugin, "gpu-discovery-common.sh"), []byte("#!/bin/sh\n"), 0o755))
 	}
+	writeGPUPluginJar(t, filepath.Join(plugin, "flink-external-resource-gpu-1.20.0.jar"))
 	return cf, map[string]string{"FLINK_HOME": home}
+}
+
+// writeGPUPluginJar writes a jar laid out like Flink's GPU plugin: the driver factory class and
+// its ServiceLoader entry.
+func writeGPUPluginJar(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	zw := zip.NewWriter(f)
+	for name, body := range map[string]string{
+		"org/apache/flink/externalresource/gpu/GPUDriverFactory.class":                                 "\xca\xfe\xba\xbe",
+		"META-INF/services/org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory": preflight.GPUDriverFactory + "\n",
+	} {
+		w, err := zw.Create(name)
+		require.NoError(t, err)
+		_, err = w.Write([]byte(body))
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	require.NoError(t, f.Close())
 }
 
 // preflightHadoop writes the Hadoop configuration of the good mini-YARN (docker/conf).
@@ -138,7 +160,7 @@ func TestPreflightPassesOffline(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "preflight: 14 passed, 6 skipped — "), lines[len(lines)-1])
+	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "preflight: 15 passed, 6 skipped — "), lines[len(lines)-1])
 	assert.NotContains(t, out, "\x1b[", "no colours when stdout is not a terminal")
 	// Groups in order.
 	assert.Less(t, strings.Index(out, "Flink configuration"), strings.Index(out, "Hadoop configuration"))
@@ -218,7 +240,7 @@ func TestPreflightLive(t *testing.T) {
 	require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
 	assert.Contains(t, res.stdout, "✓ cluster.capacity")
 	assert.Contains(t, res.stdout, "4 TaskManager containers")
-	assert.Contains(t, res.stdout, "preflight: 20 passed — TaskManagers will get their gpu and fpga")
+	assert.Contains(t, res.stdout, "preflight: 21 passed — TaskManagers will get their gpu and fpga")
 
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--rm", url, "--user", "alice", "--containers", "5")
 	require.Equal(t, exitOK, res.code, res.stderr)
