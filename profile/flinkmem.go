@@ -155,7 +155,7 @@ func DeriveTaskManagerMemory(fc *conf.FlinkConfig, v FlinkVersion) (*TaskManager
 	if v == FlinkVersionUnset {
 		v = DefaultFlinkVersion(fc.Files())
 	}
-	m := &memModel{fc: fc, version: v, overlay: map[string]string{}}
+	m := &memModel{fc: fc, version: v, overlay: map[string]string{}, jvm: tmJVM}
 	mem, ref := m.derive()
 	return mem, m.problems, ref
 }
@@ -166,6 +166,8 @@ type memModel struct {
 	version FlinkVersion
 	// overlay holds values Flink sets on its copy of the configuration (the legacy heap mapping).
 	overlay map[string]string
+	// jvm are the process, flink size, metaspace and overhead options of the process modelled.
+	jvm jvmOptions
 }
 
 // find returns the key holding a value for the option (the key itself, then its deprecated keys)
@@ -521,38 +523,59 @@ func (m *memModel) fromFlinkSize() (*TaskManagerMemory, *MemoryRefusal) {
 }
 
 func (m *memModel) fromProcessSize() (*TaskManagerMemory, *MemoryRefusal) {
-	process, ref := m.size(optProcess)
+	process, metaspace, overhead, ref := m.jvmFromProcess()
 	if ref != nil {
 		return nil, ref
 	}
-	metaspace, ref := m.size(optMetaspace)
-	if ref != nil {
-		return nil, ref
-	}
-	r, ref := m.overheadRange()
-	if ref != nil {
-		return nil, ref
-	}
-	overhead, ref := withFraction(process, r)
-	if ref != nil {
-		return nil, ref
-	}
-	jvm, ref := sum(metaspace, overhead)
-	if ref != nil {
-		return nil, ref
-	}
-	if jvm > process {
-		return nil, &MemoryRefusal{Code: CodeMemoryInconsistent,
-			Keys: []string{KeyProcessSize, KeyJVMMetaspace, KeyJVMOverheadFrac, KeyJVMOverheadMin, KeyJVMOverheadMax},
-			FlinkMessage: fmt.Sprintf("Sum of configured JVM Metaspace (%s) and JVM Overhead (%s) exceed configured Total Process Memory (%s).",
-				humanSize(metaspace), humanSize(overhead), humanSize(process)),
-			Fix: fmt.Sprintf("raise %s, or lower %s and %s", KeyProcessSize, KeyJVMMetaspace, KeyJVMOverheadMin)}
-	}
-	p, ref := m.fromTotalFlink(process - jvm)
+	p, ref := m.fromTotalFlink(process - metaspace - overhead)
 	if ref != nil {
 		return nil, ref
 	}
 	return m.assemble(p, metaspace, overhead)
+}
+
+// jvmOptions are the options of ProcessMemoryUtils for one kind of process (TaskManager or
+// JobManager).
+type jvmOptions struct {
+	process, flink, metaspace, overheadMin, overheadMax memOption
+	overheadFrac                                        fracOption
+	// parts are the fine-grained keys named with the process and flink sizes in messages.
+	parts []string
+}
+
+var tmJVM = jvmOptions{process: optProcess, flink: optFlink, metaspace: optMetaspace,
+	overheadMin: optOverheadMin, overheadMax: optOverheadMax, overheadFrac: optOverheadFrac,
+	parts: []string{KeyTaskHeap, KeyManagedSize}}
+
+// jvmFromProcess is deriveJvmMetaspaceAndOverheadWithTotalProcessMemory: the configured process
+// size, its metaspace and its overhead (a fraction of it, capped to min/max).
+func (m *memModel) jvmFromProcess() (process, metaspace, overhead int64, ref *MemoryRefusal) {
+	o := m.jvm
+	if process, ref = m.size(o.process); ref != nil {
+		return
+	}
+	if metaspace, ref = m.size(o.metaspace); ref != nil {
+		return
+	}
+	r, ref := m.overheadRange()
+	if ref != nil {
+		return
+	}
+	if overhead, ref = withFraction(process, r); ref != nil {
+		return
+	}
+	jvm, ref := sum(metaspace, overhead)
+	if ref != nil {
+		return
+	}
+	if jvm > process {
+		ref = &MemoryRefusal{Code: CodeMemoryInconsistent,
+			Keys: []string{o.process.key, o.metaspace.key, o.overheadFrac.key, o.overheadMin.key, o.overheadMax.key},
+			FlinkMessage: fmt.Sprintf("Sum of configured JVM Metaspace (%s) and JVM Overhead (%s) exceed configured Total Process Memory (%s).",
+				humanSize(metaspace), humanSize(overhead), humanSize(process)),
+			Fix: fmt.Sprintf("raise %s, or lower %s and %s", o.process.key, o.metaspace.key, o.overheadMin.key)}
+	}
+	return
 }
 
 // fromTotalFlink is TaskExecutorFlinkMemoryUtils.deriveFromTotalFlinkMemory.
@@ -676,15 +699,15 @@ func (m *memModel) networkRange() (rangeFraction, *MemoryRefusal) {
 }
 
 func (m *memModel) overheadRange() (rangeFraction, *MemoryRefusal) {
-	minB, ref := m.size(optOverheadMin)
+	minB, ref := m.size(m.jvm.overheadMin)
 	if ref != nil {
 		return rangeFraction{}, ref
 	}
-	maxB, ref := m.size(optOverheadMax)
+	maxB, ref := m.size(m.jvm.overheadMax)
 	if ref != nil {
 		return rangeFraction{}, ref
 	}
-	return m.rangeOf(minB, maxB, optOverheadFrac, KeyJVMOverheadMin, KeyJVMOverheadMax)
+	return m.rangeOf(minB, maxB, m.jvm.overheadFrac, m.jvm.overheadMin.key, m.jvm.overheadMax.key)
 }
 
 // usingLegacyNetwork: Flink 1.x reads taskmanager.network.numberOfBuffers when it is set and none
@@ -811,57 +834,64 @@ func (m *memModel) checkTotalFlink(p flinkParts) *MemoryRefusal {
 		Fix: fmt.Sprintf("make the configured components add up to %s, or configure fewer of them", KeyFlinkSize)}
 }
 
-// withJVMFromFlink is deriveJvmMetaspaceAndOverheadFromTotalFlinkMemory, then assembles the spec.
+// withJVMFromFlink derives JVM metaspace and overhead from the flink size, then assembles the spec.
 func (m *memModel) withJVMFromFlink(p flinkParts) (*TaskManagerMemory, *MemoryRefusal) {
 	flinkTotal, ref := p.total()
 	if ref != nil {
 		return nil, ref
 	}
-	metaspace, ref := m.size(optMetaspace)
+	metaspace, overhead, ref := m.jvmFromFlink(flinkTotal)
 	if ref != nil {
 		return nil, ref
+	}
+	return m.assemble(p, metaspace, overhead)
+}
+
+// jvmFromFlink is deriveJvmMetaspaceAndOverheadFromTotalFlinkMemory: with a configured process
+// size the overhead is the rest (and must fall within its min/max), else its fraction of flink
+// size + metaspace.
+func (m *memModel) jvmFromFlink(flinkTotal int64) (metaspace, overhead int64, ref *MemoryRefusal) {
+	o := m.jvm
+	if metaspace, ref = m.size(o.metaspace); ref != nil {
+		return
 	}
 	flinkAndMeta, ref := sum(flinkTotal, metaspace)
 	if ref != nil {
-		return nil, ref
+		return
 	}
-	var overhead int64
-	if m.contains(optProcess) {
-		process, ref := m.size(optProcess)
-		if ref != nil {
-			return nil, ref
-		}
-		if process < flinkAndMeta {
-			return nil, &MemoryRefusal{Code: CodeMemoryInconsistent,
-				Keys: m.presentKeys(KeyProcessSize, KeyFlinkSize, KeyTaskHeap, KeyManagedSize, KeyJVMMetaspace),
-				FlinkMessage: fmt.Sprintf("The configured Total Process Memory size (%s) is less than the sum of the derived Total Flink Memory size (%s) and the configured or default JVM Metaspace size  (%s).",
-					humanSize(process), humanSize(flinkTotal), humanSize(metaspace)),
-				Fix: fmt.Sprintf("raise %s, or set only one of %s and %s", KeyProcessSize, KeyProcessSize, KeyFlinkSize)}
-		}
-		overhead = process - flinkAndMeta
+	if !m.contains(o.process) {
 		r, ref := m.overheadRange()
 		if ref != nil {
-			return nil, ref
+			return 0, 0, ref
 		}
-		if overhead > r.max || overhead < r.min {
-			keys := m.presentKeys(KeyProcessSize, KeyFlinkSize, KeyTaskHeap, KeyManagedSize, KeyJVMMetaspace)
-			keys = append(keys, KeyJVMOverheadMin, KeyJVMOverheadMax)
-			return nil, &MemoryRefusal{Code: CodeMemoryInconsistent, Keys: keys,
-				FlinkMessage: fmt.Sprintf("Derived JVM Overhead size (%s) is not in configured JVM Overhead range [%s, %s].",
-					humanSize(overhead), humanSize(r.min), humanSize(r.max)),
-				Fix: fmt.Sprintf("set only one of %s and %s (Flink derives the other), or adjust %s/%s so that process size - flink size - metaspace (%s) falls within them",
-					KeyProcessSize, KeyFlinkSize, KeyJVMOverheadMin, KeyJVMOverheadMax, humanSize(overhead))}
-		}
-	} else {
-		r, ref := m.overheadRange()
-		if ref != nil {
-			return nil, ref
-		}
-		if overhead, ref = withInverseFraction(flinkAndMeta, r); ref != nil {
-			return nil, ref
-		}
+		overhead, ref = withInverseFraction(flinkAndMeta, r)
+		return metaspace, overhead, ref
 	}
-	return m.assemble(p, metaspace, overhead)
+	process, ref := m.size(o.process)
+	if ref != nil {
+		return
+	}
+	keys := m.presentKeys(append([]string{o.process.key, o.flink.key}, append(o.parts, o.metaspace.key)...)...)
+	if process < flinkAndMeta {
+		ref = &MemoryRefusal{Code: CodeMemoryInconsistent, Keys: keys,
+			FlinkMessage: fmt.Sprintf("The configured Total Process Memory size (%s) is less than the sum of the derived Total Flink Memory size (%s) and the configured or default JVM Metaspace size  (%s).",
+				humanSize(process), humanSize(flinkTotal), humanSize(metaspace)),
+			Fix: fmt.Sprintf("raise %s, or set only one of %s and %s", o.process.key, o.process.key, o.flink.key)}
+		return
+	}
+	overhead = process - flinkAndMeta
+	r, ref := m.overheadRange()
+	if ref != nil {
+		return
+	}
+	if overhead > r.max || overhead < r.min {
+		ref = &MemoryRefusal{Code: CodeMemoryInconsistent, Keys: append(keys, o.overheadMin.key, o.overheadMax.key),
+			FlinkMessage: fmt.Sprintf("Derived JVM Overhead size (%s) is not in configured JVM Overhead range [%s, %s].",
+				humanSize(overhead), humanSize(r.min), humanSize(r.max)),
+			Fix: fmt.Sprintf("set only one of %s and %s (Flink derives the other), or adjust %s/%s so that process size - flink size - metaspace (%s) falls within them",
+				o.process.key, o.flink.key, o.overheadMin.key, o.overheadMax.key, humanSize(overhead))}
+	}
+	return
 }
 
 func (m *memModel) assemble(p flinkParts, metaspace, overhead int64) (*TaskManagerMemory, *MemoryRefusal) {
