@@ -26,11 +26,23 @@ type goldenRecord struct {
 		Value     int64  `json:"value"`
 		Units     string `json:"units"`
 	} `json:"resources"`
-	Memory map[string]int64 `json:"memory"`
-	Error  *struct {
-		Class   string `json:"class"`
-		Message string `json:"message"`
-	} `json:"error"`
+	Memory     map[string]int64 `json:"memory"`
+	Error      *goldenError     `json:"error"`
+	JobManager struct {
+		MemoryMB     *int64       `json:"memoryMB"`
+		VCores       int64        `json:"vcores"`
+		JVMHeap      int64        `json:"jvmHeap"`
+		OffHeap      int64        `json:"offHeap"`
+		JVMMetaspace int64        `json:"jvmMetaspace"`
+		JVMOverhead  int64        `json:"jvmOverhead"`
+		TotalProcess int64        `json:"totalProcess"`
+		Error        *goldenError `json:"error"`
+	} `json:"jobManager"`
+}
+
+type goldenError struct {
+	Class   string `json:"class"`
+	Message string `json:"message"`
 }
 
 // TestFlinkGolden compares yarn-er with the answers recorded from Flink 1.20.0 and 2.0.0
@@ -71,6 +83,7 @@ func checkGolden(t *testing.T, dir string, v FlinkVersion, want *goldenRecord) {
 	}
 	fc, err := conf.LoadFlink(conf.FlinkOptions{Path: path, Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
+	checkGoldenJobManager(t, fc, v, want)
 
 	var opts TranslateOptions
 	opts.FlinkVersion = v
@@ -139,4 +152,21 @@ func checkGolden(t *testing.T, dir string, v FlinkVersion, want *goldenRecord) {
 		}
 	}
 	assert.ElementsMatch(t, names, gotNames)
+}
+
+// checkGoldenJobManager compares the ApplicationMaster container with Flink's client.
+func checkGoldenJobManager(t *testing.T, fc *conf.FlinkConfig, v FlinkVersion, want *goldenRecord) {
+	t.Helper()
+	jm, _, ref := DeriveJobManagerMemory(fc, v)
+	if want.JobManager.Error != nil {
+		require.NotNil(t, ref, "Flink refuses the JobManager: %s", want.JobManager.Error.Message)
+		assert.Equal(t, want.JobManager.Error.Message, ref.FlinkMessage)
+		return
+	}
+	require.Nil(t, ref, "yarn-er refuses the JobManager Flink accepts")
+	require.NotNil(t, want.JobManager.MemoryMB)
+	assert.Equal(t, *want.JobManager.MemoryMB, jm.ContainerMB, "JobManager memory-mb")
+	assert.Equal(t, want.JobManager.VCores, jm.VCores, "JobManager vcores")
+	assert.Equal(t, []int64{want.JobManager.JVMHeap, want.JobManager.OffHeap, want.JobManager.JVMMetaspace, want.JobManager.JVMOverhead, want.JobManager.TotalProcess},
+		[]int64{jm.JVMHeap, jm.OffHeap, jm.JVMMetaspace, jm.JVMOverhead, jm.TotalProcess})
 }

@@ -60,7 +60,11 @@ public final class GoldenRecorder {
         }
         Arrays.sort(dirs);
         for (File dir : dirs) {
-            String json = record(dir);
+            // Paths in Flink's messages are written relative to the configurations' directory, so
+            // that recordings do not depend on where the checkout is.
+            String json =
+                    record(dir)
+                            .replace(configs.getAbsolutePath() + File.separator, "configs/");
             Files.write(
                     new File(out, dir.getName() + ".json").toPath(),
                     json.getBytes(StandardCharsets.UTF_8));
@@ -69,6 +73,62 @@ public final class GoldenRecorder {
     }
 
     static String record(File dir) {
+        String tm = recordTaskManager(dir);
+        String jm = recordJobManager(dir);
+        return tm.substring(0, tm.length() - 2) + ",\n  \"jobManager\": " + jm + "\n}\n";
+    }
+
+    /** The ApplicationMaster (JobManager) container, as Flink's YARN client derives it. */
+    static String recordJobManager(File dir) {
+        try {
+            Configuration conf = GlobalConfiguration.loadConfiguration(dir.getAbsolutePath());
+            Class<?> utils = Class.forName("org.apache.flink.runtime.jobmanager.JobManagerProcessUtils");
+            Object spec;
+            try {
+                Method m =
+                        utils.getMethod(
+                                "processSpecFromConfigWithNewOptionToInterpretLegacyHeap",
+                                Configuration.class,
+                                org.apache.flink.configuration.ConfigOption.class);
+                spec =
+                        m.invoke(
+                                null,
+                                conf,
+                                org.apache.flink.configuration.JobManagerOptions
+                                        .TOTAL_PROCESS_MEMORY);
+            } catch (NoSuchMethodException e) {
+                spec = utils.getMethod("processSpecFromConfig", Configuration.class).invoke(null, conf);
+            }
+            org.apache.flink.runtime.util.config.memory.ProcessMemorySpec p =
+                    (org.apache.flink.runtime.util.config.memory.ProcessMemorySpec) spec;
+            return "{\"memoryMB\": "
+                    + p.getTotalProcessMemorySize().getMebiBytes()
+                    + ", \"vcores\": "
+                    + conf.get(YarnConfigOptions.APP_MASTER_VCORES)
+                    + ", \"jvmHeap\": "
+                    + p.getJvmHeapMemorySize().getBytes()
+                    + ", \"offHeap\": "
+                    + p.getJvmDirectMemorySize().getBytes()
+                    + ", \"jvmMetaspace\": "
+                    + p.getJvmMetaspaceSize().getBytes()
+                    + ", \"jvmOverhead\": "
+                    + p.getJvmOverheadSize().getBytes()
+                    + ", \"totalProcess\": "
+                    + p.getTotalProcessMemorySize().getBytes()
+                    + "}";
+        } catch (Throwable t) {
+            while (t instanceof InvocationTargetException && t.getCause() != null) {
+                t = t.getCause();
+            }
+            return "{\"error\": {\"class\": "
+                    + str(t.getClass().getName())
+                    + ", \"message\": "
+                    + str(String.valueOf(t.getMessage()))
+                    + "}}";
+        }
+    }
+
+    static String recordTaskManager(File dir) {
         StringBuilder sb = new StringBuilder("{\n");
         try {
             Configuration conf = GlobalConfiguration.loadConfiguration(dir.getAbsolutePath());
