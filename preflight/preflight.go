@@ -120,6 +120,10 @@ type runner struct {
 	nodeResources              []profile.NodeResource
 	// live is what the ResourceManager said (nil without a client).
 	live *liveData
+	// jm is the JobManager (ApplicationMaster) container as Flink's client derives it; nil when
+	// Flink refuses its memory (jmRefusal says why).
+	jm        *profile.JobManagerMemory
+	jmRefusal *profile.MemoryRefusal
 }
 
 // prepare translates Flink's configuration and loads the resource types.
@@ -132,6 +136,7 @@ func (r *runner) prepare() {
 	}
 	// Translate's errors are also in its Problems, which the checks report.
 	r.tr, _ = profile.Translate(r.in.Flink, opts)
+	r.jm, _, r.jmRefusal = profile.DeriveJobManagerMemory(r.in.Flink, r.in.FlinkVersion)
 }
 
 // resourceName returns the Flink name of the external resource requested as YARN type t, or t.
