@@ -336,7 +336,11 @@ func (r *runner) isolationCheck(t, src string) {
 			"%s: LinuxContainerExecutor without cgroups (%s, %s or %s): devices are not isolated", t, keyResourcesHandler, keyCgroupsMount, keyCgroupsMountPath)
 		return
 	}
-	r.c.pass(IDNMResources, sourceOf(hc, keyContainerExecutor), "%s: isolated by LinuxContainerExecutor with cgroups", t)
+	note, ok := r.executorModuleCheck(t)
+	if !ok {
+		return
+	}
+	r.c.pass(IDNMResources, sourceOf(hc, keyContainerExecutor), "%s: isolated by LinuxContainerExecutor with cgroups%s", t, note)
 }
 
 func nodeResource(list []profile.NodeResource, name string) (profile.NodeResource, bool) {
