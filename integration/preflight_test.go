@@ -52,10 +52,16 @@ func preflightFlinkHome(t *testing.T) string {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "nvidia-gpu-discovery.sh"),
 		[]byte("#!/usr/bin/env bash\nsource \"$(dirname \"$0\")\"/gpu-discovery-common.sh\n"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "gpu-discovery-common.sh"), []byte("#!/usr/bin/env bash\n"), 0o755))
+	installGPUPluginJar(t, dir)
+	return home
+}
+
+// installGPUPluginJar copies Flink's GPU plugin jar into dir.
+func installGPUPluginJar(t *testing.T, dir string) {
+	t.Helper()
 	jar, err := os.ReadFile(gpuPluginJar(t))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "flink-external-resource-gpu-1.20.0.jar"), jar, 0o644))
-	return home
 }
 
 // preflightInput loads examples/<flinkFile> (2 GPUs and 1 FPGA per TaskManager) and the cluster's
@@ -198,6 +204,7 @@ func TestPreflightCLIExitCodes(t *testing.T) {
 	script := filepath.Join(home, "plugins", "external-resource-gpu", "nvidia-gpu-discovery.sh")
 	require.NoError(t, os.MkdirAll(filepath.Dir(script), 0o755))
 	require.NoError(t, os.Symlink(bin, script))
+	installGPUPluginJar(t, filepath.Dir(script))
 	out, code, stderr = runPreflightCLI(t, bin, home, cluster(t), "--strict")
 	assert.Equal(t, 0, code, stderr)
 	found := false

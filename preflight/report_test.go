@@ -24,9 +24,10 @@ func TestIDsArePublicContract(t *testing.T) {
 	for _, id := range publicIDs {
 		assert.Contains(t, got, id)
 	}
-	// The additions: the TaskManager container check, the unit of a requested type and the GPU
-	// plugin jar.
-	assert.Len(t, got, len(publicIDs)+3)
+	// The additions: the TaskManager container check, the unit of a requested type, the GPU
+	// plugin jar and node labels.
+	assert.Len(t, got, len(publicIDs)+4)
+	assert.Contains(t, got, IDNodeLabel)
 	assert.Contains(t, got, IDGPUPluginJar)
 	assert.Contains(t, got, IDTaskManagerResources)
 	assert.Contains(t, got, IDResourceTypeUnit)

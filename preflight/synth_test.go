@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 )
@@ -20,6 +21,7 @@ type synthNode struct {
 	id          string
 	state       string
 	total, used map[string]int64
+	labels      []string
 }
 
 // writeResource writes one Hadoop ResourceInfo object listing every type.
@@ -55,6 +57,10 @@ func nodesBody(types []rtype, nodes []synthNode) []byte {
 			b.WriteString(`,"availableResource":`)
 			writeResource(&b, types, avail)
 			b.WriteByte(',')
+		}
+		if len(n.labels) > 0 {
+			labels, _ := json.Marshal(n.labels)
+			fmt.Fprintf(&b, `"nodeLabels":%s,`, labels)
 		}
 		b.WriteString(`"totalResource":`)
 		writeResource(&b, types, n.total)
