@@ -169,7 +169,7 @@ func (d *liveData) nodesOffering(t string) int {
 // clusterChecks reports the live checks.
 func (r *runner) clusterChecks() {
 	live := r.live
-	liveIDs := []string{IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation, IDNodeLabel}
+	liveIDs := []string{IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation, IDQueueCapacity, IDNodeLabel}
 	if live == nil {
 		reason := r.in.NoClientReason
 		if reason == "" {
@@ -193,6 +193,7 @@ func (r *runner) clusterChecks() {
 	r.typeUnknownCheck()
 	r.fitChecks()
 	r.queueCheck()
+	r.queueCapacityCheck()
 	r.nodeLabelCheck()
 }
 

@@ -77,6 +77,9 @@ const (
 	IDCapacity = "cluster.capacity"
 	// IDQueueMaxAllocation: the queue's maximum allocation is below the request.
 	IDQueueMaxAllocation = "cluster.queue-max-allocation"
+	// IDQueueCapacity: the queue's maximum capacity cannot hold the JobManager and the wanted
+	// TaskManager containers.
+	IDQueueCapacity = "cluster.queue-capacity"
 	// IDNodeLabel: a node label Flink asks for (yarn.taskmanager.node-label,
 	// yarn.application.node-label) is on no RUNNING node that can hold the container.
 	IDNodeLabel = "cluster.node-label"
@@ -89,7 +92,7 @@ var ids = [...]string{
 	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
 	IDNMResources,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
-	IDNodeLabel,
+	IDQueueCapacity, IDNodeLabel,
 }
 
 // IDs returns every check id in report order.

@@ -25,8 +25,9 @@ func TestIDsArePublicContract(t *testing.T) {
 		assert.Contains(t, got, id)
 	}
 	// The additions: the TaskManager container check, the unit of a requested type, the GPU
-	// plugin jar and node labels.
-	assert.Len(t, got, len(publicIDs)+4)
+	// plugin jar, node labels and the queue's capacity.
+	assert.Len(t, got, len(publicIDs)+5)
+	assert.Contains(t, got, IDQueueCapacity)
 	assert.Contains(t, got, IDNodeLabel)
 	assert.Contains(t, got, IDGPUPluginJar)
 	assert.Contains(t, got, IDTaskManagerResources)

@@ -89,6 +89,8 @@ type synthQueue struct {
 	name     string
 	maxAlloc map[string]int64 // nil: not reported
 	children []synthQueue
+	// maxCap and used are the queue's maxEffectiveCapacity and resourcesUsed (nil: not reported).
+	maxCap, used map[string]int64
 }
 
 // schedulerBody renders /ws/v1/cluster/scheduler for a CapacityScheduler whose root has the
@@ -120,6 +122,14 @@ func writeQueues(b *bytes.Buffer, types []rtype, parent string, qs []synthQueue)
 		if q.maxAlloc != nil {
 			b.WriteString(`,"maximumAllocation":`)
 			writeResource(b, types, q.maxAlloc)
+		}
+		if q.maxCap != nil {
+			b.WriteString(`,"maxEffectiveCapacity":`)
+			writeResource(b, types, q.maxCap)
+		}
+		if q.used != nil {
+			b.WriteString(`,"resourcesUsed":`)
+			writeResource(b, types, q.used)
 		}
 		if len(q.children) > 0 {
 			b.WriteByte(',')

@@ -161,7 +161,7 @@ func TestPreflightPassesOffline(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "preflight: 15 passed, 7 skipped — "), lines[len(lines)-1])
+	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "preflight: 15 passed, 8 skipped — "), lines[len(lines)-1])
 	assert.NotContains(t, out, "\x1b[", "no colours when stdout is not a terminal")
 	// Groups in order.
 	assert.Less(t, strings.Index(out, "Flink configuration"), strings.Index(out, "Hadoop configuration"))
@@ -241,11 +241,13 @@ func TestPreflightLive(t *testing.T) {
 	require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
 	assert.Contains(t, res.stdout, "✓ cluster.capacity")
 	assert.Contains(t, res.stdout, "4 TaskManager containers")
-	assert.Contains(t, res.stdout, "preflight: 22 passed — TaskManagers will get their gpu and fpga")
+	assert.Contains(t, res.stdout, "preflight: 23 passed — TaskManagers will get their gpu and fpga")
 
+	// 5 do not fit now, and the queue (8 GPUs at most) can never hold them.
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--rm", url, "--user", "alice", "--containers", "5")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, exitFindings, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "! cluster.capacity")
+	assert.Contains(t, res.stdout, "✗ cluster.queue-capacity")
 
 	// The RM refuses the user: the report is printed, the exit status says authentication.
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--rm", preflightRMServer(t, http.StatusUnauthorized), "--user", "alice")
