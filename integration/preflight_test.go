@@ -222,3 +222,30 @@ func TestPreflightCLIExitCodes(t *testing.T) {
 	assert.Equal(t, false, out["ok"])
 	assert.True(t, strings.Contains(stderr, "preflight"), stderr)
 }
+
+// TestPreflightQueueTooSmall: the real ResourceManager's queue root.default (2 NodeManagers, 8 GPUs
+// in all) can never hold 5 TaskManagers of 2 GPUs each besides the JobManager:
+// cluster.queue-capacity fails, from the scheduler's own maxEffectiveCapacity.
+func TestPreflightQueueTooSmall(t *testing.T) {
+	ep := cluster(t)
+	in := preflightInput(t, ep, "flink-conf.yaml")
+	in.Containers = 5
+	rep, err := preflight.Run(context.Background(), in)
+	require.NoError(t, err)
+	logReport(t, rep)
+	var found bool
+	for _, c := range rep.Checks {
+		if c.ID == preflight.IDQueueCapacity {
+			found = true
+			assert.Equal(t, preflight.StatusFail, c.Status, c.Message)
+			assert.Contains(t, c.Message, "holds at most 4 TaskManager containers")
+			assert.Contains(t, c.Message, "besides the JobManager container")
+			assert.Contains(t, c.Message, "5 wanted")
+		}
+		if c.ID == preflight.IDNodeLabel {
+			assert.Equal(t, preflight.StatusPass, c.Status, c.Message)
+		}
+	}
+	assert.True(t, found)
+	assert.False(t, rep.OK)
+}
