@@ -55,6 +55,9 @@ func (r *runner) queueCapacityCheck() {
 			"queue %s (from %s): its maximum capacity (%s: %s) cannot hold the JobManager container %s: the application never starts", q.Path, from, poolName, limits, formatRequest(jm))
 		return
 	}
+	if len(jm) > 0 && !r.amLimitCheck(q, from, jm) {
+		return
+	}
 	if empty < want {
 		r.c.fail(IDQueueCapacity, live.rm, fmt.Sprintf("use a queue with more capacity, %s, or ask for fewer or smaller TaskManagers", raiseQueueCapacity(live.sched.Type, q.Path)),
 			"queue %s (from %s) holds at most %d TaskManager containers %s%s (its %s: %s), %d wanted: the job waits forever",
@@ -136,4 +139,45 @@ func raiseQueueCapacity(scheduler, path string) string {
 		return "raise <maxResources> of " + path + " in fair-scheduler.xml"
 	}
 	return "raise yarn.scheduler.capacity." + path + ".maximum-capacity (capacity-scheduler.xml)"
+}
+
+// amLimitCheck fails when the queue's ApplicationMaster limits (maximum-am-resource-percent:
+// AMResourceLimit, and per user userAMResourceLimit) cannot hold the JobManager container; then
+// the application stays ACCEPTED and never runs. It reports whether the check passed.
+func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []profile.Resource) bool {
+	shown := formatRequest(jm)
+	fix := fmt.Sprintf("raise yarn.scheduler.capacity.%s.maximum-am-resource-percent (capacity-scheduler.xml), or give the JobManager less (%s)", q.Path, profile.KeyJMProcessSize)
+	for _, lim := range []struct {
+		name string
+		res  yarn.Resources
+	}{{"AMResourceLimit", q.AMResourceLimit}, {"userAMResourceLimit", q.UserAMResourceLimit}} {
+		reported := onlyReported(lim.res, jm)
+		if len(reported) == 0 {
+			continue
+		}
+		if _, ok := minus(lim.res, reported); !ok {
+			r.c.fail(IDQueueCapacity, r.live.rm, fix,
+				"queue %s (from %s) lets ApplicationMasters use at most %s (%s, from maximum-am-resource-percent), less than the JobManager container %s: the application stays ACCEPTED and never runs",
+				q.Path, from, describePool(lim.res, jm), lim.name, shown)
+			return false
+		}
+	}
+	if reported := onlyReported(q.AMResourceLimit, jm); len(reported) > 0 && q.UsedAMResource != nil {
+		left := make(yarn.Resources, len(q.AMResourceLimit))
+		for k, limit := range q.AMResourceLimit {
+			left[k] = limit
+			if u, ok := q.UsedAMResource[k]; ok {
+				if v, _, err := u.In(limit.Units); err == nil {
+					left[k] = yarn.Quantity{Value: max(limit.Value-v, 0), Units: limit.Units}
+				}
+			}
+		}
+		if _, ok := minus(left, reported); !ok {
+			r.c.warn(IDQueueCapacity, r.live.rm, "wait for other applications of the queue to finish, or "+fix,
+				"queue %s (from %s): its ApplicationMasters already use %s of %s (AMResourceLimit): the JobManager container %s waits in ACCEPTED until others finish",
+				q.Path, from, describePool(q.UsedAMResource, jm), describePool(q.AMResourceLimit, jm), shown)
+			return false
+		}
+	}
+	return true
 }

@@ -21,6 +21,15 @@ func TestQueueCapacity(t *testing.T) {
 			containers: 2, status: StatusWarn, parts: []string{"1 of the 2 TaskManager containers", "2 when it is empty"}, fix: "wait for the queue's applications"},
 		{name: "no room for the JobManager", queue: synthQueue{name: "default", maxAlloc: bigMax, maxCap: map[string]int64{"memory-mb": 1024, "vcores": 32, "yarn.io/gpu": 4, "yarn.io/fpga": 2}},
 			status: StatusFail, parts: []string{"cannot hold the JobManager container <memory-mb:1600, vcores:1>"}, fix: "jobmanager.memory.process.size"},
+		{name: "AM limit below the JobManager", queue: synthQueue{name: "default", maxAlloc: bigMax, maxCap: capacity,
+			amLimit: map[string]int64{"memory-mb": 1024, "vcores": 32}}, status: StatusFail,
+			parts: []string{"lets ApplicationMasters use at most memory-mb 1024Mi", "AMResourceLimit", "stays ACCEPTED"}, fix: "maximum-am-resource-percent"},
+		{name: "AM limit used up by others", queue: synthQueue{name: "default", maxAlloc: bigMax, maxCap: capacity,
+			amLimit: map[string]int64{"memory-mb": 4096, "vcores": 32}, amUsed: map[string]int64{"memory-mb": 3072, "vcores": 3}}, status: StatusWarn,
+			parts: []string{"already use memory-mb 3072Mi", "waits in ACCEPTED"}, fix: "wait for other applications"},
+		{name: "AM limit fits", queue: synthQueue{name: "default", maxAlloc: bigMax, maxCap: capacity,
+			amLimit: map[string]int64{"memory-mb": 8192, "vcores": 32}, amUsed: map[string]int64{"memory-mb": 0, "vcores": 0}}, containers: 2, status: StatusPass,
+			parts: []string{"holds 2 TaskManager containers"}},
 		{name: "no capacity reported", queue: synthQueue{name: "default", maxAlloc: bigMax}, status: StatusSkip, parts: []string{"reports no maximum capacity"}},
 	}
 	for _, tc := range cases {

@@ -91,6 +91,9 @@ type synthQueue struct {
 	children []synthQueue
 	// maxCap and used are the queue's maxEffectiveCapacity and resourcesUsed (nil: not reported).
 	maxCap, used map[string]int64
+	// amLimit and amUsed are AMResourceLimit (also given as userAMResourceLimit) and
+	// usedAMResource (nil: not reported).
+	amLimit, amUsed map[string]int64
 }
 
 // schedulerBody renders /ws/v1/cluster/scheduler for a CapacityScheduler whose root has the
@@ -130,6 +133,16 @@ func writeQueues(b *bytes.Buffer, types []rtype, parent string, qs []synthQueue)
 		if q.used != nil {
 			b.WriteString(`,"resourcesUsed":`)
 			writeResource(b, types, q.used)
+		}
+		if q.amLimit != nil {
+			b.WriteString(`,"AMResourceLimit":`)
+			writeResource(b, types, q.amLimit)
+			b.WriteString(`,"userAMResourceLimit":`)
+			writeResource(b, types, q.amLimit)
+		}
+		if q.amUsed != nil {
+			b.WriteString(`,"usedAMResource":`)
+			writeResource(b, types, q.amUsed)
 		}
 		if len(q.children) > 0 {
 			b.WriteByte(',')

@@ -139,6 +139,10 @@ func TestReplayScheduler(t *testing.T) {
 	assert.InDelta(t, 100.0, def.AbsoluteMaxCapacity, 1e-9)
 	assert.Equal(t, int64(32), def.MaximumAllocation.Value(VCores))
 	assert.Equal(t, int64(8), def.MaxEffectiveCapacity.Value(GPU))
+	// maximum-am-resource-percent 0.5 of the queue (the real RM's AMResourceLimit).
+	assert.Equal(t, int64(16384), def.AMResourceLimit.Value(Memory))
+	assert.Equal(t, int64(16384), def.UserAMResourceLimit.Value(Memory))
+	assert.Equal(t, int64(0), def.UsedAMResource.Value(Memory))
 	assert.NotNil(t, def.Used)
 	assert.Same(t, def, s.Queue("root.default"))
 }

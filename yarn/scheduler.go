@@ -62,6 +62,10 @@ type Queue struct {
 	MinEffectiveCapacity, MaxEffectiveCapacity Resources
 	// MinResources and MaxResources are the FairScheduler's configured queue limits.
 	MinResources, MaxResources Resources
+	// AMResourceLimit is how much the queue's ApplicationMasters may use in all (the
+	// CapacityScheduler's maximum-am-resource-percent of the queue), UserAMResourceLimit the same
+	// for one user, UsedAMResource what they use now; nil when not reported.
+	AMResourceLimit, UserAMResourceLimit, UsedAMResource Resources
 
 	Children []*Queue
 }
@@ -124,6 +128,9 @@ type queueJSON struct {
 	MaxEffectiveCapacity *resourceInfoJSON `json:"maxEffectiveCapacity"`
 	MinResources         *resourceInfoJSON `json:"minResources"`
 	MaxResources         *resourceInfoJSON `json:"maxResources"`
+	AMResourceLimit      *resourceInfoJSON `json:"AMResourceLimit"`
+	UserAMResourceLimit  *resourceInfoJSON `json:"userAMResourceLimit"`
+	UsedAMResource       *resourceInfoJSON `json:"usedAMResource"`
 	Queues               queueList         `json:"queues"`
 	ChildQueues          queueList         `json:"childQueues"`
 	RootQueue            *queueJSON        `json:"rootQueue"`
@@ -183,6 +190,9 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 		{"maxEffectiveCapacity", &out.MaxEffectiveCapacity, q.MaxEffectiveCapacity},
 		{"minResources", &out.MinResources, q.MinResources},
 		{"maxResources", &out.MaxResources, q.MaxResources},
+		{"AMResourceLimit", &out.AMResourceLimit, q.AMResourceLimit},
+		{"userAMResourceLimit", &out.UserAMResourceLimit, q.UserAMResourceLimit},
+		{"usedAMResource", &out.UsedAMResource, q.UsedAMResource},
 	}
 	for _, f := range fields {
 		r, err := f.src.resources()
