@@ -2,6 +2,7 @@ package profile
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -237,6 +238,13 @@ func FuzzDeriveTaskManagerMemory(f *testing.F) {
 		if v1 {
 			v = Flink1
 		}
+		if jm, jmProblems, jmRef := DeriveJobManagerMemory(fc, v); jmRef == nil {
+			if jm.TotalProcess != jm.JVMHeap+jm.OffHeap+jm.JVMMetaspace+jm.JVMOverhead || jm.JVMHeap < 0 || jm.OffHeap < 0 {
+				t.Fatalf("JobManager components do not add up: %+v", jm)
+			}
+		} else if jmRef.FlinkMessage == "" || jmRef.Fix == "" || len(jmProblems) > 2 {
+			t.Fatalf("incomplete JobManager refusal %+v", jmRef)
+		}
 		mem, problems, ref := DeriveTaskManagerMemory(fc, v)
 		for _, p := range problems {
 			if p.Code == "" || p.Message == "" || p.Fix == "" {
@@ -261,4 +269,39 @@ func FuzzDeriveTaskManagerMemory(f *testing.F) {
 			t.Fatalf("components do not add up: %+v", mem)
 		}
 	})
+}
+
+func TestDeriveJobManagerMemory(t *testing.T) {
+	// Flink's default configuration: 1600m → 1 GiB heap, 128m off-heap, 256m metaspace, 192m overhead.
+	jm, problems, ref := DeriveJobManagerMemory(legacyConf(t, "jobmanager.memory.process.size: 1600m\nyarn.appmaster.vcores: 2\n"), Flink1)
+	require.Nil(t, ref)
+	assert.Empty(t, problems)
+	assert.Equal(t, &JobManagerMemory{FlinkVersion: Flink1, DerivedFrom: MemoryFromProcessSize, JVMHeap: 1 << 30, OffHeap: 128 << 20,
+		JVMMetaspace: 256 << 20, JVMOverhead: 192 << 20, TotalFlink: 1<<30 + 128<<20, TotalProcess: 1600 << 20, ContainerMB: 1600, VCores: 2}, jm)
+	assert.Equal(t, `{"memory-mb":1600,"vcores":2}`, vectorJSON(t, jm.Request()))
+
+	// The legacy heap: mapped in 1.x (with a warning), refused by 2.x without the 1.x prefix.
+	fc := legacyConf(t, "jobmanager.heap.size: 1024m\n")
+	jm, problems, ref = DeriveJobManagerMemory(fc, Flink1)
+	require.Nil(t, ref)
+	assert.Equal(t, int64(1024), jm.ContainerMB)
+	assert.Equal(t, KeyJMLegacyHeapSize, jm.LegacyHeapKey)
+	require.Len(t, problems, 1)
+	assert.Contains(t, problems[0].Message, "Flink 1.x on YARN uses it as jobmanager.memory.process.size")
+	_, _, ref = DeriveJobManagerMemory(fc, Flink2)
+	require.NotNil(t, ref)
+	assert.Equal(t, CodeMemoryNotConfigured, ref.Code)
+	assert.True(t, strings.HasPrefix(ref.FlinkMessage, "Either required fine-grained memory (jobmanager.memory.heap.size)"), ref.FlinkMessage)
+	_, _, ref = DeriveJobManagerMemory(legacyConf(t, ""), Flink1)
+	require.NotNil(t, ref)
+	assert.True(t, strings.HasPrefix(ref.FlinkMessage, "JobManager memory configuration failed: Either required"), ref.FlinkMessage)
+
+	// A tiny heap is only a warning, as in Flink; bad vcores are an error.
+	_, problems, ref = DeriveJobManagerMemory(legacyConf(t, "jobmanager.memory.flink.size: 200m\n"), Flink2)
+	require.Nil(t, ref)
+	require.Len(t, problems, 1)
+	assert.Contains(t, problems[0].Message, "less than its recommended minimum value")
+	_, _, ref = DeriveJobManagerMemory(legacyConf(t, "jobmanager.memory.process.size: 1600m\nyarn.appmaster.vcores: x\n"), Flink2)
+	require.NotNil(t, ref)
+	assert.Equal(t, CodeCPUInvalid, ref.Code)
 }
