@@ -32,8 +32,12 @@ const noHadoop = "no Hadoop configuration (give --hadoop-conf, or set HADOOP_CON
 func (r *runner) hadoopChecks() {
 	r.calculatorCheck()
 	if r.in.Hadoop == nil {
-		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDNMResources} {
+		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources} {
 			r.c.skip(id, noHadoop)
+		}
+		// The live NodeManagers' units stand in for resource-types.xml.
+		if !r.liveUnitCheck() {
+			r.c.skip(IDResourceTypeUnit, noHadoop)
 		}
 		// The ResourceManager's effective maximum allocation stands in for the files.
 		if r.live.effectiveMax() != nil {
