@@ -305,3 +305,24 @@ func TestDeriveJobManagerMemory(t *testing.T) {
 	require.NotNil(t, ref)
 	assert.Equal(t, CodeCPUInvalid, ref.Code)
 }
+
+// Flink 2.x reads only config.yaml (recorded: testdata/flink-golden/2.0.0/*.json of the
+// flink-conf.yaml-only configurations).
+func TestTranslateFlink2RefusesFlinkConfYAML(t *testing.T) {
+	fc := legacyConf(t, "taskmanager.memory.process.size: 2g\n")
+	tr, err := Translate(fc, TranslateOptions{FlinkVersion: Flink2})
+	require.Error(t, err)
+	require.Equal(t, []string{"error " + CodeConfigFileUnread}, codes(tr.Problems))
+	assert.Contains(t, tr.Problems[0].Message, "Flink 2.x reads only config.yaml")
+	assert.Equal(t, "conf/flink-conf.yaml", tr.Problems[0].Source.File)
+	assert.Contains(t, tr.Problems[0].Fix, "migrate-config-file.sh")
+
+	for _, v := range []FlinkVersion{Flink1, FlinkVersionUnset} {
+		_, err := Translate(fc, TranslateOptions{FlinkVersion: v})
+		require.NoError(t, err, "1.x reads flink-conf.yaml (and it implies 1.x)")
+	}
+	yc, err := conf.ParseFlinkYAML("conf/config.yaml", []byte("taskmanager.memory.process.size: 2g\n"))
+	require.NoError(t, err)
+	_, err = Translate(yc, TranslateOptions{FlinkVersion: Flink2})
+	require.NoError(t, err)
+}

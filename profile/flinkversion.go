@@ -75,6 +75,26 @@ func ParseFlinkVersion(s string) (FlinkVersion, error) {
 	return v, nil
 }
 
+// CodeConfigFileUnread: the rules chosen are Flink 2.x's but the configuration is a flink-conf.yaml,
+// which Flink 2.x does not read: it fails to start ("The Flink config file '.../config.yaml' ...
+// does not exist.").
+const CodeConfigFileUnread = "flink.config-file-unread"
+
+// checkConfigFile reports a flink-conf.yaml read under Flink 2.x rules.
+func checkConfigFile(fc *conf.FlinkConfig, v FlinkVersion, l *problemList) {
+	if v != Flink2 {
+		return
+	}
+	for _, f := range fc.Files() {
+		if filepath.Base(f) == conf.FlinkLegacyFile {
+			l.add(SeverityError, CodeConfigFileUnread, conf.Source{File: f}, "",
+				"convert it to config.yaml with Flink's bin/migrate-config-file.sh, or choose --flink-version 1.x",
+				"Flink 2.x reads only %s: with this %s alone it fails to start (\"The Flink config file '%s' ... does not exist.\")",
+				conf.FlinkYAMLFile, conf.FlinkLegacyFile, filepath.Join(filepath.Dir(f), conf.FlinkYAMLFile))
+		}
+	}
+}
+
 // DefaultFlinkVersion returns the version the configuration files imply: a flink-conf.yaml means
 // Flink 1.x (Flink 2.x does not read it); otherwise (config.yaml, any other standard YAML file, or
 // no file at all) Flink 2.x rules apply.

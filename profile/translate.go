@@ -132,7 +132,12 @@ type TranslateOptions struct {
 // hold everything found.
 func Translate(fc *conf.FlinkConfig, opts TranslateOptions) (*Translation, error) {
 	tr := &translator{fc: fc, out: &Translation{Origins: map[string]Origin{}}}
-	tr.memory(opts.FlinkVersion)
+	version := opts.FlinkVersion
+	if version == FlinkVersionUnset {
+		version = DefaultFlinkVersion(fc.Files())
+	}
+	checkConfigFile(fc, version, &tr.problemList)
+	tr.memory(version)
 	tr.vcores()
 	tr.externalResources(opts.ResourceTypes)
 	if tr.out.ExternalResources == nil {
