@@ -54,8 +54,25 @@ func (r *runner) nodeLabelCheck() {
 	if len(known) > 0 {
 		shownKnown = strings.Join(known, ", ")
 	}
+	// The queue must be allowed to use the label (accessible-node-labels), when the scheduler says.
+	var queue *yarn.Queue
+	if live.schedErr == nil {
+		name, _ := r.targetQueue()
+		if q := findQueue(live.sched, name); q != nil && q.Leaf && q.NodeLabels != nil {
+			queue = q
+		}
+	}
 	check := func(who, label, key, src string, req []profile.Resource) {
 		if label == "" {
+			return
+		}
+		if queue != nil && !slices.Contains(queue.NodeLabels, "*") && !slices.Contains(queue.NodeLabels, label) {
+			accessible := "none"
+			if len(queue.NodeLabels) > 0 {
+				accessible = strings.Join(queue.NodeLabels, ", ")
+			}
+			r.c.fail(IDNodeLabel, src, fmt.Sprintf("add %s to yarn.scheduler.capacity.%s.accessible-node-labels (capacity-scheduler.xml), or use a queue that may use it", label, queue.Path),
+				"%s = %s: queue %s may not use the label (its accessible node labels: %s): YARN rejects the %s container request", key, label, queue.Path, accessible, who)
 			return
 		}
 		var labelled []yarn.Node

@@ -39,4 +39,26 @@ func TestNodeLabel(t *testing.T) {
 	}
 	rep := run(t, Input{Flink: flinkConf(t, goodFlink, "yarn.taskmanager.node-label=gpu")})
 	requireOne(t, rep, IDNodeLabel, StatusSkip)
+
+	// The queue's accessible node labels.
+	for _, q := range []struct {
+		labels []string
+		status Status
+		parts  []string
+	}{
+		{[]string{"*"}, StatusPass, []string{"2 of the 2 RUNNING nodes"}},
+		{[]string{"gpu"}, StatusPass, []string{"2 of the 2 RUNNING nodes"}},
+		{[]string{}, StatusFail, []string{"queue root.default may not use the label", "accessible node labels: none"}},
+		{[]string{"fpga"}, StatusFail, []string{"accessible node labels: fpga"}},
+	} {
+		bodies := synthCluster(stdTypes, nodes, bigMax)
+		bodies["/ws/v1/cluster/scheduler"] = schedulerBody(stdTypes, bigMax, []synthQueue{{name: "default", maxAlloc: bigMax, labels: q.labels}})
+		rm := newFakeRM(t, bodies)
+		rep := run(t, Input{Flink: flinkConf(t, goodFlink, "yarn.taskmanager.node-label=gpu"), Client: rm.client(t)})
+		fix := ""
+		if q.status == StatusFail {
+			fix = "accessible-node-labels"
+		}
+		requireOneFix(t, rep, IDNodeLabel, q.status, fix, q.parts...)
+	}
 }

@@ -94,6 +94,8 @@ type synthQueue struct {
 	// amLimit and amUsed are AMResourceLimit (also given as userAMResourceLimit) and
 	// usedAMResource (nil: not reported).
 	amLimit, amUsed map[string]int64
+	// labels are the queue's accessible node labels (nil: not reported).
+	labels []string
 }
 
 // schedulerBody renders /ws/v1/cluster/scheduler for a CapacityScheduler whose root has the
@@ -139,6 +141,10 @@ func writeQueues(b *bytes.Buffer, types []rtype, parent string, qs []synthQueue)
 			writeResource(b, types, q.amLimit)
 			b.WriteString(`,"userAMResourceLimit":`)
 			writeResource(b, types, q.amLimit)
+		}
+		if q.labels != nil {
+			labels, _ := json.Marshal(q.labels)
+			fmt.Fprintf(b, `,"nodeLabels":%s`, labels)
 		}
 		if q.amUsed != nil {
 			b.WriteString(`,"usedAMResource":`)

@@ -143,6 +143,7 @@ func TestReplayScheduler(t *testing.T) {
 	assert.Equal(t, int64(16384), def.AMResourceLimit.Value(Memory))
 	assert.Equal(t, int64(16384), def.UserAMResourceLimit.Value(Memory))
 	assert.Equal(t, int64(0), def.UsedAMResource.Value(Memory))
+	assert.Equal(t, []string{"*"}, def.NodeLabels)
 	assert.NotNil(t, def.Used)
 	assert.Same(t, def, s.Queue("root.default"))
 }

@@ -66,6 +66,9 @@ type Queue struct {
 	// CapacityScheduler's maximum-am-resource-percent of the queue), UserAMResourceLimit the same
 	// for one user, UsedAMResource what they use now; nil when not reported.
 	AMResourceLimit, UserAMResourceLimit, UsedAMResource Resources
+	// NodeLabels are the node labels the queue may use (CapacityScheduler accessible-node-labels;
+	// "*" means all); nil when not reported.
+	NodeLabels []string
 
 	Children []*Queue
 }
@@ -131,6 +134,7 @@ type queueJSON struct {
 	AMResourceLimit      *resourceInfoJSON `json:"AMResourceLimit"`
 	UserAMResourceLimit  *resourceInfoJSON `json:"userAMResourceLimit"`
 	UsedAMResource       *resourceInfoJSON `json:"usedAMResource"`
+	NodeLabels           list[string]      `json:"nodeLabels"`
 	Queues               queueList         `json:"queues"`
 	ChildQueues          queueList         `json:"childQueues"`
 	RootQueue            *queueJSON        `json:"rootQueue"`
@@ -200,6 +204,9 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 			return nil, fmt.Errorf("queue %s %s: %w", out.Path, f.name, err)
 		}
 		*f.dst = r
+	}
+	if q.NodeLabels != nil {
+		out.NodeLabels = []string(q.NodeLabels)
 	}
 	if out.Used == nil {
 		r, err := q.UsedResources.resources()
