@@ -88,9 +88,9 @@ func checkConfigFile(fc *conf.FlinkConfig, v FlinkVersion, l *problemList) {
 	for _, f := range fc.Files() {
 		if filepath.Base(f) == conf.FlinkLegacyFile {
 			l.add(SeverityError, CodeConfigFileUnread, conf.Source{File: f}, "",
-				"convert it to config.yaml with Flink's bin/migrate-config-file.sh, or choose --flink-version 1.x",
-				"Flink 2.x reads only %s: with this %s alone it fails to start (\"The Flink config file '%s' ... does not exist.\")",
-				conf.FlinkYAMLFile, conf.FlinkLegacyFile, filepath.Join(filepath.Dir(f), conf.FlinkYAMLFile))
+				"point --flink-conf at the config.yaml Flink 2.x will read (convert this file with Flink's bin/migrate-config-file.sh), or choose --flink-version 1.x",
+				"Flink 2.x reads only %s, never this %s: without %s it fails to start (\"The Flink config file '%s' ... does not exist.\"), and with one it uses that file instead",
+				conf.FlinkYAMLFile, conf.FlinkLegacyFile, filepath.Join(filepath.Dir(f), conf.FlinkYAMLFile), filepath.Join(filepath.Dir(f), conf.FlinkYAMLFile))
 		}
 	}
 }
