@@ -11,8 +11,11 @@ INTEGRATION_TIMEOUT ?= 30m
 # -v streams the cluster's start-up and each test's result (CI logs); override to quieten.
 INTEGRATION_FLAGS ?= -v
 FUZZTIME  ?= 10s
+# extra go test flags for fuzzing (e.g. -parallel=1) and a regexp picking targets (all when empty)
+FUZZFLAGS ?=
+FUZZ_RUN  ?=
 
-.PHONY: build unit vet integration test demo fuzz-smoke harness flink-golden clean help
+.PHONY: build unit unit-short vet integration test demo fuzz fuzz-smoke harness flink flink-golden clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -27,13 +30,19 @@ vet: ## gofmt and go vet, with and without the integration tag
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./integration/...
 
-unit: ## unit tests
-	$(GO) test ./...
+unit: ## unit tests with the race detector (what CI runs)
+	$(GO) test -race ./...
+
+unit-short: ## unit tests with the race detector, the 64-process stress test cut down (-short)
+	$(GO) test -race -short ./...
 
 harness: ## build the mini-YARN harness (Maven, cached)
 	$(MINI_YARN) build
 
-integration: harness ## integration tests against a mini-YARN that TestMain starts and stops
+flink: ## build the Flink distribution and GPU report job of docker/flink (Maven, cached)
+	docker/flink/build
+
+integration: harness flink ## integration tests against a mini-YARN that TestMain starts and stops
 	$(GO) test -tags integration -count=1 -timeout $(INTEGRATION_TIMEOUT) $(INTEGRATION_FLAGS) ./integration/...
 
 test: unit integration ## unit tests, then integration tests
@@ -43,16 +52,13 @@ flink-golden: ## re-record profile/testdata/flink-golden/ with Flink 1.20.0 and 
 	docker/flink-golden/record
 
 # The demo runs yarn-er against the bundled mini-YARN, then stops it (also on failure).
-demo: build harness ## translate, cluster nodes and preflight against the bundled mini-YARN (good and misconfigured)
+demo: build harness flink ## translate, cluster nodes, preflight and a Flink GPU job against the bundled mini-YARN (good and misconfigured)
 	examples/demo.sh
 
-fuzz-smoke: ## run every fuzz target for FUZZTIME (default 10s) each
-	@for pkg in $$($(GO) list ./...); do \
-	  for fz in $$($(GO) test -list '^Fuzz' "$$pkg" | grep '^Fuzz' || true); do \
-	    echo "== $$pkg $$fz"; \
-	    $(GO) test -run '^$$' -fuzz "^$$fz$$" -fuzztime $(FUZZTIME) "$$pkg"; \
-	  done; \
-	done
+fuzz: ## run every fuzz target for FUZZTIME (default 10s; a count like 2000x works too); fails only on a finding
+	FUZZTIME='$(FUZZTIME)' FUZZFLAGS='$(FUZZFLAGS)' FUZZ_RUN='$(FUZZ_RUN)' GO='$(GO)' bench/fuzz.sh
 
-clean: ## remove bin/ and the harness build
-	rm -rf $(BIN) docker/harness/target docker/flink-golden/target
+fuzz-smoke: fuzz ## the former name of fuzz
+
+clean: ## remove bin/, the harness build and the Flink builds
+	rm -rf $(BIN) docker/harness/target docker/flink/target docker/flink-golden/target

@@ -12,9 +12,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Protocol names (declaringClassProtocolName and the connection context's protocol).
@@ -29,7 +31,7 @@ type Config struct {
 	// default port 8030), several under RM HA, tried in order.
 	SchedulerAddrs []string
 	// Credentials hold the AMRMToken (kind YARN_AM_RM_TOKEN), usually from CredentialsFromEnv.
-	Credentials *Credentials
+	Credentials *records.Credentials
 	// Heartbeat is the interval between allocate calls in Run (default 1s).
 	Heartbeat time.Duration
 	// RetryTimeout is how long Run keeps heartbeating through connection failures (an RM restart
@@ -55,7 +57,7 @@ type Client struct {
 
 	mu          sync.Mutex
 	amrmAlias   string
-	amrmToken   Token
+	amrmToken   records.Token
 	registered  bool
 	regReq      RegisterRequest
 	reg         *Registration
@@ -63,9 +65,9 @@ type Client struct {
 	responseID  int32
 	progress    float32
 	asks        map[int32]*askState
-	toRelease   map[ContainerID]bool // released, not yet confirmed completed
-	sendRelease map[ContainerID]bool // to send with the next allocate
-	nmTokens    map[string]Token
+	toRelease   map[records.ContainerID]bool // released, not yet confirmed completed
+	sendRelease map[records.ContainerID]bool // to send with the next allocate
+	nmTokens    map[string]records.Token
 	allocates   int
 }
 
@@ -82,10 +84,10 @@ func New(cfg Config) (*Client, error) {
 	if len(cfg.SchedulerAddrs) == 0 {
 		return nil, errors.New("amrm: no ResourceManager scheduler address (yarn.resourcemanager.scheduler.address)")
 	}
-	alias, tok, ok := cfg.Credentials.TokenByKind(KindAMRMToken)
+	alias, tok, ok := cfg.Credentials.TokenByKind(records.KindAMRMToken)
 	if !ok {
 		return nil, fmt.Errorf("%w: the credentials hold no %s token; an ApplicationMaster started by YARN finds it in $%s",
-			ErrNoToken, KindAMRMToken, EnvTokenFile)
+			ErrNoToken, records.KindAMRMToken, records.EnvTokenFile)
 	}
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = time.Second
@@ -101,11 +103,11 @@ func New(cfg Config) (*Client, error) {
 		cfg:         cfg,
 		logger:      logger,
 		amrmAlias:   alias,
-		amrmToken:   tok.clone(),
+		amrmToken:   tok.Clone(),
 		asks:        map[int32]*askState{},
-		toRelease:   map[ContainerID]bool{},
-		sendRelease: map[ContainerID]bool{},
-		nmTokens:    map[string]Token{},
+		toRelease:   map[records.ContainerID]bool{},
+		sendRelease: map[records.ContainerID]bool{},
+		nmTokens:    map[string]records.Token{},
 	}
 	rpc, err := ipc.NewClient(ipc.Config{
 		Addrs:    cfg.SchedulerAddrs,
@@ -125,23 +127,23 @@ func New(cfg Config) (*Client, error) {
 func (c *Client) currentToken() (*ipc.Token, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.amrmToken.ipcToken(), nil
+	return ipcToken(c.amrmToken), nil
 }
 
 // AMRMToken returns the current AMRMToken (the RM rolls it; see AllocateResponse am_rm_token).
-func (c *Client) AMRMToken() Token {
+func (c *Client) AMRMToken() records.Token {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.amrmToken.clone()
+	return c.amrmToken.Clone()
 }
 
 // Credentials returns the configured credentials with the current AMRMToken in place of the
 // original one.
-func (c *Client) Credentials() *Credentials {
+func (c *Client) Credentials() *records.Credentials {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := c.cfg.Credentials.WithoutKinds()
-	out.Tokens[c.amrmAlias] = c.amrmToken.clone()
+	out.Tokens[c.amrmAlias] = c.amrmToken.Clone()
 	return out
 }
 
@@ -197,11 +199,11 @@ func (c *Client) register(ctx context.Context) (*Registration, error) {
 	resp := &yarnpb.RegisterApplicationMasterResponseProto{}
 	// Not resent on a lost connection: a second registration is refused ("already registered").
 	if err := c.rpc.Call(ctx, "registerApplicationMaster", preq, resp, ipc.CallOptions{}); err != nil {
-		return nil, convertErr(err)
+		return nil, fmt.Errorf("amrm: %w", err)
 	}
 	types := map[string]ResourceType{
-		ResourceMemory: {Name: ResourceMemory, Units: "Mi", Type: "COUNTABLE"},
-		ResourceVCores: {Name: ResourceVCores, Type: "COUNTABLE"},
+		records.MemoryMB: {Name: records.MemoryMB, Units: "Mi", Type: "COUNTABLE"},
+		records.VCores:   {Name: records.VCores, Type: "COUNTABLE"},
 	}
 	reg := &Registration{Queue: resp.GetQueue()}
 	for _, t := range resp.GetResourceTypes() {
@@ -286,7 +288,7 @@ func (c *Client) checkCapability(r Resource) error {
 	}
 	keys := slices.Sorted(maps.Keys(r.Extended))
 	for _, k := range keys {
-		if k == ResourceMemory || k == ResourceVCores {
+		if k == records.MemoryMB || k == records.VCores {
 			return fmt.Errorf("amrm: put %s in Resource.MemoryMB/VCores, not in Extended", k)
 		}
 		if _, ok := c.types[k]; !ok {
@@ -308,10 +310,10 @@ func (c *Client) checkCapability(r Resource) error {
 		}
 		return nil
 	}
-	if err := check(ResourceMemory, r.MemoryMB, max.MemoryMB); err != nil {
+	if err := check(records.MemoryMB, r.MemoryMB, max.MemoryMB); err != nil {
 		return err
 	}
-	if err := check(ResourceVCores, r.VCores, max.VCores); err != nil {
+	if err := check(records.VCores, r.VCores, max.VCores); err != nil {
 		return err
 	}
 	for _, k := range keys {
@@ -350,7 +352,7 @@ func (c *Client) Outstanding(priority int32) int {
 }
 
 // Release gives containers back to the ResourceManager with the next heartbeat.
-func (c *Client) Release(ids ...ContainerID) error {
+func (c *Client) Release(ids ...records.ContainerID) error {
 	for _, id := range ids {
 		if _, err := containerIDProto(id); err != nil {
 			return err
@@ -373,16 +375,16 @@ func (c *Client) SetProgress(p float32) {
 }
 
 // NMToken returns the cached NMToken for a NodeManager address (host:port, as in Container.Node).
-func (c *Client) NMToken(node string) (Token, bool) {
+func (c *Client) NMToken(node string) (records.Token, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t, ok := c.nmTokens[node]
-	return t.clone(), ok
+	return t.Clone(), ok
 }
 
 // Container is a container the ResourceManager allocated.
 type Container struct {
-	ID ContainerID
+	ID records.ContainerID
 	// Node is the NodeManager's IPC address host:port (its NodeId), where the container is started.
 	Node string
 	// NodeHTTPAddress is the NodeManager's web address.
@@ -398,7 +400,7 @@ type Container struct {
 	// Version is the container's update version.
 	Version int32
 
-	token Token // the container token, for startContainers
+	token records.Token // the container token, for startContainers
 	pid   *yarnpb.ContainerIdProto
 }
 
@@ -417,20 +419,10 @@ func containerFromProto(p *yarnpb.ContainerProto, types map[string]ResourceType)
 	}
 }
 
-// ContainerState is a container's state: NEW, RUNNING or COMPLETE.
-type ContainerState string
-
-// Container states.
-const (
-	StateNew      ContainerState = "NEW"
-	StateRunning  ContainerState = "RUNNING"
-	StateComplete ContainerState = "COMPLETE"
-)
-
 // ContainerStatus is a container's state, as the RM reports completed containers or an NM reports any.
 type ContainerStatus struct {
-	ID    ContainerID
-	State ContainerState
+	ID    records.ContainerID
+	State records.ContainerState
 	// ExitStatus is the process exit code, or one of YARN's negative codes (-100 aborted/released,
 	// -101 disks failed, -102 preempted, -103/-104 over memory limits, -105 killed by the AM, ...);
 	// -1000 when not set.
@@ -440,7 +432,7 @@ type ContainerStatus struct {
 }
 
 func statusFromProto(p *yarnpb.ContainerStatusProto, types map[string]ResourceType) ContainerStatus {
-	st := ContainerState(strings.TrimPrefix(p.GetState().String(), "C_"))
+	st := records.ContainerState(strings.TrimPrefix(p.GetState().String(), "C_"))
 	if p.State == nil {
 		st = ""
 	}
@@ -490,7 +482,7 @@ type Allocation struct {
 	// UpdatedNodes are nodes whose state changed.
 	UpdatedNodes []NodeReport
 	// Preempted are containers the RM will take back (strict and negotiable preemption).
-	Preempted []ContainerID
+	Preempted []records.ContainerID
 	// ResponseID is the RM's response id for this heartbeat.
 	ResponseID int32
 }
@@ -575,8 +567,8 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 		req.Ask = append(req.Ask, rr)
 		sentVersions[p] = a.version
 	}
-	var sentReleases []ContainerID
-	for _, id := range slices.Sorted(maps.Keys(c.sendRelease)) {
+	var sentReleases []records.ContainerID
+	for _, id := range slices.SortedFunc(maps.Keys(c.sendRelease), records.ContainerID.Compare) {
 		pid, err := containerIDProto(id)
 		if err != nil {
 			continue
@@ -589,7 +581,7 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 	resp := &yarnpb.AllocateResponseProto{}
 	// Safe to resend: the RM answers a repeated responseId with its last response.
 	if err := c.rpc.Call(ctx, "allocate", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
-		return nil, convertErr(err)
+		return nil, fmt.Errorf("amrm: %w", err)
 	}
 
 	c.mu.Lock()
@@ -612,7 +604,7 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 	if t := resp.GetAmRmToken(); t != nil {
 		nt := tokenFromProto(t)
 		if nt.Kind == "" {
-			nt.Kind = KindAMRMToken
+			nt.Kind = records.KindAMRMToken
 		}
 		if nt.Service == "" {
 			nt.Service = c.amrmToken.Service
@@ -656,7 +648,7 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 			}
 		}
 		if reason != "" {
-			c.logger.Warn("amrm: releasing container", "container", string(ct.ID), "node", ct.Node, "reason", reason)
+			c.logger.Warn("amrm: releasing container", "container", ct.ID.String(), "node", ct.Node, "reason", reason)
 			c.toRelease[ct.ID] = true
 			c.sendRelease[ct.ID] = true
 			out.Released = append(out.Released, Released{Container: ct, Reason: reason})
@@ -734,38 +726,9 @@ func (c *Client) Run(ctx context.Context, fn func(*Allocation) (done bool, err e
 	}
 }
 
-// FinalStatus is the application's final status, reported by Unregister.
-type FinalStatus int
-
-// Final statuses (FinalApplicationStatus).
-const (
-	StatusUndefined FinalStatus = iota
-	StatusSucceeded
-	StatusFailed
-	StatusKilled
-	StatusEnded
-)
-
-// String returns the status as YARN spells it.
-func (s FinalStatus) String() string {
-	switch s {
-	case StatusUndefined:
-		return "UNDEFINED"
-	case StatusSucceeded:
-		return "SUCCEEDED"
-	case StatusFailed:
-		return "FAILED"
-	case StatusKilled:
-		return "KILLED"
-	case StatusEnded:
-		return "ENDED"
-	}
-	return fmt.Sprintf("FinalStatus(%d)", int(s))
-}
-
 // Unregister tells the ResourceManager the application finished, repeating the call until the RM
 // confirms (it may answer "not yet" while it stores the final state).
-func (c *Client) Unregister(ctx context.Context, status FinalStatus, diagnostics, trackingURL string) error {
+func (c *Client) Unregister(ctx context.Context, status records.FinalStatus, diagnostics, trackingURL string) error {
 	c.hb.Lock()
 	defer c.hb.Unlock()
 	if !c.isRegistered() {
@@ -781,7 +744,7 @@ func (c *Client) Unregister(ctx context.Context, status FinalStatus, diagnostics
 		resp := &yarnpb.FinishApplicationMasterResponseProto{}
 		err := c.rpc.Call(ctx, "finishApplicationMaster", req, resp, ipc.CallOptions{Idempotent: true})
 		if err != nil {
-			err = convertErr(err)
+			err = fmt.Errorf("amrm: %w", err)
 			if errors.Is(err, ErrNotRegistered) && !resynced {
 				resynced = true
 				c.logger.Warn("amrm: the ResourceManager does not know this application master; registering again to unregister")

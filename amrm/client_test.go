@@ -10,11 +10,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/records"
 )
 
-var gpu1 = Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{ResourceGPU: 1}}
+var gpu1 = Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{records.GPU: 1}}
 
 func registered(t *testing.T, rm *fakeRM, mod func(*Config)) *Client {
 	t.Helper()
@@ -25,10 +27,10 @@ func registered(t *testing.T, rm *fakeRM, mod func(*Config)) *Client {
 }
 
 func TestNewNeedsAMRMToken(t *testing.T) {
-	_, err := New(Config{SchedulerAddrs: []string{"rm:8030"}, Credentials: NewCredentials()})
+	_, err := New(Config{SchedulerAddrs: []string{"rm:8030"}, Credentials: records.NewCredentials()})
 	require.ErrorIs(t, err, ErrNoToken)
-	assert.ErrorContains(t, err, EnvTokenFile)
-	_, err = New(Config{Credentials: NewCredentials()})
+	assert.ErrorContains(t, err, records.EnvTokenFile)
+	_, err = New(Config{Credentials: records.NewCredentials()})
 	assert.ErrorContains(t, err, "scheduler.address")
 }
 
@@ -37,13 +39,13 @@ func TestRegisterKeepsCapabilityAndTypes(t *testing.T) {
 	c := rm.client(t, nil)
 	reg, err := c.Register(context.Background(), RegisterRequest{Host: "am-host", RPCPort: -1, TrackingURL: "http://am"})
 	require.NoError(t, err)
-	assert.Equal(t, Resource{MemoryMB: 8192, VCores: 8, Extended: map[string]int64{ResourceGPU: 4}}, reg.MaximumCapability)
-	assert.True(t, reg.HasResourceType(ResourceGPU))
-	assert.False(t, reg.HasResourceType(ResourceFPGA))
+	assert.Equal(t, Resource{MemoryMB: 8192, VCores: 8, Extended: map[string]int64{records.GPU: 4}}, reg.MaximumCapability)
+	assert.True(t, reg.HasResourceType(records.GPU))
+	assert.False(t, reg.HasResourceType(records.FPGA))
 	assert.Equal(t, []ResourceType{
-		{Name: ResourceMemory, Units: "Mi", Type: "COUNTABLE"},
-		{Name: ResourceVCores, Units: "", Type: "COUNTABLE"},
-		{Name: ResourceGPU, Units: "", Type: "COUNTABLE"},
+		{Name: records.MemoryMB, Units: "Mi", Type: "COUNTABLE"},
+		{Name: records.VCores, Units: "", Type: "COUNTABLE"},
+		{Name: records.GPU, Units: "", Type: "COUNTABLE"},
 	}, reg.ResourceTypes)
 	assert.Equal(t, "default", reg.Queue)
 	_, ok := c.NMToken("old-nm:1")
@@ -61,7 +63,7 @@ func TestRegisterKeepsCapabilityAndTypes(t *testing.T) {
 	// Registering twice is the RM's InvalidApplicationMasterRequestException, typed.
 	_, err = c.Register(context.Background(), RegisterRequest{})
 	require.ErrorIs(t, err, ErrInvalidRequest)
-	var re *RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, exInvalidAMRequest, re.Class)
 	assert.Contains(t, re.Message, "already registered")
@@ -81,9 +83,9 @@ func TestAskChecksBeforeSending(t *testing.T) {
 	assert.ErrorContains(t, err, "memory-mb, vcores, yarn.io/gpu")
 	assert.ErrorContains(t, err, "yarn.resource-types")
 
-	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{ResourceGPU: 5}}, 1), ErrExceedsMaximum)
+	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{records.GPU: 5}}, 1), ErrExceedsMaximum)
 	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 9000, VCores: 1}, 1), ErrExceedsMaximum)
-	assert.Error(t, c.Ask(1, Resource{MemoryMB: 1, VCores: 1, Extended: map[string]int64{ResourceMemory: 1}}, 1))
+	assert.Error(t, c.Ask(1, Resource{MemoryMB: 1, VCores: 1, Extended: map[string]int64{records.MemoryMB: 1}}, 1))
 	assert.Error(t, c.Ask(1, gpu1, -1))
 
 	// Nothing bad reaches the RM.
@@ -101,7 +103,7 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 		case 0, 1:
 			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1"), rm.container(1, 1, "nm2")}
 			resp.NmTokens = []*yarnpb.NMTokenProto{{NodeId: &yarnpb.NodeIdProto{Host: proto.String("nm1"), Port: proto.Int32(45454)},
-				Token: Token{Identifier: []byte("nmtok-1"), Password: []byte("x"), Kind: KindNMToken}.proto()}}
+				Token: tokenProto(records.Token{Identifier: []byte("nmtok-1"), Password: []byte("x"), Kind: records.KindNMToken})}}
 		case 2:
 			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1")} // one too many
 		}
@@ -124,10 +126,10 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 	require.Len(t, got, 4)
 	for _, ct := range got {
 		assert.Equal(t, int32(1), ct.Priority)
-		assert.Equal(t, int64(1), ct.Resource.Extended[ResourceGPU])
+		assert.Equal(t, int64(1), ct.Resource.Extended[records.GPU])
 		assert.Contains(t, []string{"nm1:45454", "nm2:45454"}, ct.Node)
 	}
-	assert.Equal(t, ContainerID("container_1700000000000_0001_01_000002"), got[0].ID)
+	assert.Equal(t, "container_1700000000000_0001_01_000002", got[0].ID.String())
 	assert.Equal(t, 0, c.Outstanding(1))
 
 	reqs := rm.allocRequests()
@@ -144,7 +146,7 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 	assert.True(t, ask.GetRelaxLocality())
 	assert.Equal(t, yarnpb.ExecutionTypeProto_GUARANTEED, ask.GetExecutionTypeRequest().GetExecutionType())
 	require.Len(t, ask.GetCapability().GetResourceValueMap(), 1)
-	assert.Equal(t, ResourceGPU, ask.GetCapability().GetResourceValueMap()[0].GetKey())
+	assert.Equal(t, records.GPU, ask.GetCapability().GetResourceValueMap()[0].GetKey())
 	assert.Equal(t, int64(1), ask.GetCapability().GetResourceValueMap()[0].GetValue())
 	assert.Empty(t, reqs[1].GetAsk())
 	assert.Empty(t, reqs[2].GetAsk())
@@ -220,7 +222,7 @@ func TestWrongResponseIDIsTypedError(t *testing.T) {
 	rm.mu.Unlock()
 	_, err = c.Allocate(context.Background())
 	require.ErrorIs(t, err, ErrInvalidRequest)
-	var re *RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Contains(t, re.Message, "expect responseId to be 7 but get 1")
 	assert.Contains(t, err.Error(), "InvalidApplicationMasterRequestException: Invalid responseId")
@@ -290,11 +292,11 @@ func TestAMCommands(t *testing.T) {
 
 func TestAMRMTokenRoll(t *testing.T) {
 	rm := newFakeRM(t)
-	newTok := Token{Identifier: []byte("amrm-id-2"), Password: []byte("amrm-pw-2"), Kind: KindAMRMToken}
+	newTok := records.Token{Identifier: []byte("amrm-id-2"), Password: []byte("amrm-pw-2"), Kind: records.KindAMRMToken}
 	rm.srv.AddToken(newTok.Identifier, newTok.Password)
 	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 		if n == 0 {
-			resp.AmRmToken = newTok.proto()
+			resp.AmRmToken = tokenProto(newTok)
 		}
 		return nil
 	}
@@ -302,7 +304,7 @@ func TestAMRMTokenRoll(t *testing.T) {
 	_, err := c.Allocate(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, newTok.Identifier, c.AMRMToken().Identifier)
-	_, tok, _ := c.Credentials().TokenByKind(KindAMRMToken)
+	_, tok, _ := c.Credentials().TokenByKind(records.KindAMRMToken)
 	assert.Equal(t, newTok.Password, tok.Password)
 
 	// The RM forgets the old key and drops the connection: the client reconnects with the new token.
@@ -332,14 +334,14 @@ func TestCompletedContainerStatuses(t *testing.T) {
 	a, err := c.Allocate(context.Background())
 	require.NoError(t, err)
 	require.Len(t, a.Completed, 2)
-	assert.Equal(t, ContainerStatus{ID: "container_1700000000000_0001_01_000002", State: StateComplete, ExitStatus: 0}, a.Completed[0])
+	assert.Equal(t, ContainerStatus{ID: containerID(t, "container_1700000000000_0001_01_000002"), State: records.ContainerComplete, ExitStatus: 0}, a.Completed[0])
 	assert.Equal(t, int32(-105), a.Completed[1].ExitStatus)
 	assert.Contains(t, a.Completed[1].Diagnostics, "killed")
 	assert.Equal(t, Resource{MemoryMB: 4096, VCores: 4}, a.Headroom)
 	assert.Equal(t, 2, a.NumClusterNodes)
 	require.Len(t, a.UpdatedNodes, 1)
 	assert.Equal(t, "LOST", a.UpdatedNodes[0].State)
-	assert.Equal(t, []ContainerID{"container_1700000000000_0001_01_000002"}, a.Preempted)
+	assert.Equal(t, []records.ContainerID{containerID(t, "container_1700000000000_0001_01_000002")}, a.Preempted)
 }
 
 func TestUnregister(t *testing.T) {
@@ -347,7 +349,7 @@ func TestUnregister(t *testing.T) {
 		rm := newFakeRM(t)
 		rm.unregisterAfter = 3
 		c := registered(t, rm, nil)
-		require.NoError(t, c.Unregister(context.Background(), StatusSucceeded, "all done", "http://history"))
+		require.NoError(t, c.Unregister(context.Background(), records.FinalSucceeded, "all done", "http://history"))
 		rm.mu.Lock()
 		defer rm.mu.Unlock()
 		assert.Equal(t, 3, rm.finishCalls)
@@ -359,7 +361,7 @@ func TestUnregister(t *testing.T) {
 		rm := newFakeRM(t)
 		c := registered(t, rm, nil)
 		rm.restart()
-		require.NoError(t, c.Unregister(context.Background(), StatusFailed, "", ""))
+		require.NoError(t, c.Unregister(context.Background(), records.FinalFailed, "", ""))
 		assert.Equal(t, 2, rm.registers)
 		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_FAILED, rm.finishRequests[0].GetFinalApplicationStatus())
 	})
@@ -369,7 +371,7 @@ func TestUnregister(t *testing.T) {
 		c := registered(t, rm, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 		defer cancel()
-		assert.ErrorIs(t, c.Unregister(ctx, StatusSucceeded, "", ""), context.DeadlineExceeded)
+		assert.ErrorIs(t, c.Unregister(ctx, records.FinalSucceeded, "", ""), context.DeadlineExceeded)
 	})
 }
 

@@ -14,7 +14,7 @@
 //	creds, err := amrm.CredentialsFromEnv()
 //	rm, err := amrm.New(amrm.Config{SchedulerAddrs: []string{"rm:8030"}, Credentials: creds})
 //	reg, err := rm.Register(ctx, amrm.RegisterRequest{RPCPort: -1})
-//	err = rm.Ask(1, amrm.Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{amrm.ResourceGPU: 1}}, 4)
+//	err = rm.Ask(1, amrm.Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{records.GPU: 1}}, 4)
 //	nm, err := amrm.NewNMClient(amrm.NMConfig{Tokens: rm})
 //	err = rm.Run(ctx, func(a *amrm.Allocation) (bool, error) {
 //		for _, c := range a.Allocated {
@@ -22,13 +22,14 @@
 //		}
 //		return allDone(a.Completed), nil
 //	})
-//	err = rm.Unregister(ctx, amrm.StatusSucceeded, "", "")
+//	err = rm.Unregister(ctx, records.FinalSucceeded, "", "")
 //
 // Asks are absolute totals per priority (one priority per resource profile). Every allocated
 // container is checked for the asked extended resources; one that lacks them is released and asked
 // for again. After a ResourceManager restart or failover the client registers again and resends its
-// asks and releases. Remote exceptions are *RemoteError values keeping the Java class and message,
-// matching the package's sentinels (ErrNotRegistered, ...) with errors.Is.
+// asks and releases. Remote exceptions are *records.RemoteError values keeping the Java class and
+// message, matching the package's sentinels (ErrNotRegistered, ...) with errors.Is.
 //
-// The package imports no other yarn-er package.
+// The package imports only package records (shared YARN records) and the module's internal Hadoop
+// IPC and protobuf packages.
 package amrm

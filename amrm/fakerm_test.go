@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/commonpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc/ipctest"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 const (
@@ -40,10 +42,10 @@ type fakeRM struct {
 	script func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error
 }
 
-var amrmTok = Token{Identifier: []byte("amrm-id-1"), Password: []byte("amrm-pw-1"), Kind: KindAMRMToken}
+var amrmTok = records.Token{Identifier: []byte("amrm-id-1"), Password: []byte("amrm-pw-1"), Kind: records.KindAMRMToken}
 
 func newFakeRM(t *testing.T) *fakeRM {
-	rm := &fakeRM{t: t, types: []string{ResourceMemory, ResourceVCores, ResourceGPU}, maxGPU: 4, unregisterAfter: 1, nextContainer: 2}
+	rm := &fakeRM{t: t, types: []string{records.MemoryMB, records.VCores, records.GPU}, maxGPU: 4, unregisterAfter: 1, nextContainer: 2}
 	rm.srv = ipctest.NewServer(t, rm.handle)
 	rm.srv.AddToken(amrmTok.Identifier, amrmTok.Password)
 	return rm
@@ -51,7 +53,7 @@ func newFakeRM(t *testing.T) *fakeRM {
 
 func (rm *fakeRM) client(t *testing.T, mod func(*Config)) *Client {
 	t.Helper()
-	creds := NewCredentials()
+	creds := records.NewCredentials()
 	creds.AddToken("amrm", amrmTok)
 	cfg := Config{SchedulerAddrs: []string{rm.srv.Addr}, Credentials: creds}
 	if mod != nil {
@@ -98,20 +100,20 @@ func (rm *fakeRM) handle(c *ipctest.Call) (proto.Message, error) {
 			MaximumCapability: &yarnpb.ResourceProto{
 				Memory: proto.Int64(8192), VirtualCores: proto.Int32(8),
 				ResourceValueMap: []*yarnpb.ResourceInformationProto{
-					{Key: proto.String(ResourceMemory), Value: proto.Int64(8192), Units: proto.String("Mi")},
-					{Key: proto.String(ResourceVCores), Value: proto.Int64(8), Units: proto.String("")},
+					{Key: proto.String(records.MemoryMB), Value: proto.Int64(8192), Units: proto.String("Mi")},
+					{Key: proto.String(records.VCores), Value: proto.Int64(8), Units: proto.String("")},
 				},
 			},
 			Queue: proto.String("default"),
 			NmTokensFromPreviousAttempts: []*yarnpb.NMTokenProto{
-				{NodeId: &yarnpb.NodeIdProto{Host: proto.String("old-nm"), Port: proto.Int32(1)}, Token: Token{Identifier: []byte("old"), Password: []byte("p"), Kind: KindNMToken}.proto()},
+				{NodeId: &yarnpb.NodeIdProto{Host: proto.String("old-nm"), Port: proto.Int32(1)}, Token: tokenProto(records.Token{Identifier: []byte("old"), Password: []byte("p"), Kind: records.KindNMToken})},
 			},
 		}
 		for _, n := range rm.types {
-			resp.ResourceTypes = append(resp.ResourceTypes, &yarnpb.ResourceTypeInfoProto{Name: proto.String(n), Units: proto.String(map[string]string{ResourceMemory: "Mi"}[n]), Type: yarnpb.ResourceTypesProto_COUNTABLE.Enum()})
-			if n == ResourceGPU {
+			resp.ResourceTypes = append(resp.ResourceTypes, &yarnpb.ResourceTypeInfoProto{Name: proto.String(n), Units: proto.String(map[string]string{records.MemoryMB: "Mi"}[n]), Type: yarnpb.ResourceTypesProto_COUNTABLE.Enum()})
+			if n == records.GPU {
 				resp.MaximumCapability.ResourceValueMap = append(resp.MaximumCapability.ResourceValueMap,
-					&yarnpb.ResourceInformationProto{Key: proto.String(ResourceGPU), Value: proto.Int64(rm.maxGPU), Units: proto.String("")})
+					&yarnpb.ResourceInformationProto{Key: proto.String(records.GPU), Value: proto.Int64(rm.maxGPU), Units: proto.String("")})
 			}
 		}
 		return resp, nil
@@ -162,11 +164,11 @@ func (rm *fakeRM) handle(c *ipctest.Call) (proto.Message, error) {
 func (rm *fakeRM) container(prio int32, gpus int64, node string) *yarnpb.ContainerProto {
 	id := rm.nextContainer
 	rm.nextContainer++
-	pid, err := containerIDProto(ContainerID(fmt.Sprintf("container_1700000000000_0001_01_%06d", id)))
+	pid, err := containerIDProto(containerID(rm.t, fmt.Sprintf("container_1700000000000_0001_01_%06d", id)))
 	require.NoError(rm.t, err)
 	r := &yarnpb.ResourceProto{Memory: proto.Int64(1024), VirtualCores: proto.Int32(1)}
 	if gpus > 0 {
-		r.ResourceValueMap = []*yarnpb.ResourceInformationProto{{Key: proto.String(ResourceGPU), Value: proto.Int64(gpus), Units: proto.String("")}}
+		r.ResourceValueMap = []*yarnpb.ResourceInformationProto{{Key: proto.String(records.GPU), Value: proto.Int64(gpus), Units: proto.String("")}}
 	}
 	host, port := node, int32(45454)
 	return &yarnpb.ContainerProto{
@@ -176,7 +178,7 @@ func (rm *fakeRM) container(prio int32, gpus int64, node string) *yarnpb.Contain
 		Resource:        r,
 		Priority:        &yarnpb.PriorityProto{Priority: proto.Int32(prio)},
 		ContainerToken: &commonpb.TokenProto{Identifier: []byte(fmt.Sprintf("ctok-%d", id)), Password: []byte("cpw"),
-			Kind: proto.String(KindContainerToken), Service: proto.String(fmt.Sprintf("%s:%d", host, port))},
+			Kind: proto.String(records.KindContainerToken), Service: proto.String(fmt.Sprintf("%s:%d", host, port))},
 	}
 }
 

@@ -5,45 +5,41 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/records"
 )
 
-func TestContainerIDMatchesHadoop(t *testing.T) {
+func TestContainerIDProtoMatchesHadoop(t *testing.T) {
 	app := &yarnpb.ApplicationIdProto{Id: proto.Int32(1), ClusterTimestamp: proto.Int64(1700000000000)}
 	att := &yarnpb.ApplicationAttemptIdProto{ApplicationId: app, AttemptId: proto.Int32(1)}
 	// ContainerId.toString() from Hadoop 3.5.0.
-	assert.Equal(t, ContainerID("container_1700000000000_0001_01_000002"),
-		containerIDFromProto(&yarnpb.ContainerIdProto{AppAttemptId: att, Id: proto.Int64(2)}))
-	assert.Equal(t, ContainerID("container_e05_1700000000000_0001_01_000003"),
-		containerIDFromProto(&yarnpb.ContainerIdProto{AppAttemptId: att, Id: proto.Int64(5<<40 | 3)}))
+	assert.Equal(t, "container_1700000000000_0001_01_000002",
+		containerIDFromProto(&yarnpb.ContainerIdProto{AppAttemptId: att, Id: proto.Int64(2)}).String())
+	assert.Equal(t, "container_e05_1700000000000_0001_01_000003",
+		containerIDFromProto(&yarnpb.ContainerIdProto{AppAttemptId: att, Id: proto.Int64(5<<40 | 3)}).String())
+	// The deprecated app_id field when the attempt has no application.
+	assert.Equal(t, "container_1700000000000_0001_00_000004",
+		containerIDFromProto(&yarnpb.ContainerIdProto{AppId: app, Id: proto.Int64(4)}).String())
 
 	// ContainerId.fromString("container_e17_1700000000000_0001_01_000003").getContainerId() in Hadoop 3.5.0.
-	p, err := containerIDProto("container_e17_1700000000000_0001_01_000003")
+	p, err := containerIDProto(containerID(t, "container_e17_1700000000000_0001_01_000003"))
 	require.NoError(t, err)
 	assert.Equal(t, int64(18691697672195), p.GetId())
 	assert.Equal(t, int64(1700000000000), p.GetAppAttemptId().GetApplicationId().GetClusterTimestamp())
 	assert.Equal(t, int32(1), p.GetAppAttemptId().GetApplicationId().GetId())
 	assert.Equal(t, int32(1), p.GetAppAttemptId().GetAttemptId())
-}
+	assert.Equal(t, int32(1), p.GetAppId().GetId(), "the deprecated field is filled for older servers")
 
-func TestParseContainerID(t *testing.T) {
-	for _, ok := range []string{
-		"container_1700000000000_0001_01_000002",
-		"container_e05_1700000000000_12345_100_1234567",
-	} {
-		id, err := ParseContainerID(ok)
-		require.NoError(t, err, ok)
+	for _, s := range []string{"container_1700000000000_0001_01_000002", "container_e05_1700000000000_12345_100_1234567"} {
+		id := containerID(t, s)
 		p, err := containerIDProto(id)
 		require.NoError(t, err)
 		assert.Equal(t, id, containerIDFromProto(p), "round trip")
 	}
-	for _, bad := range []string{
-		"", "container", "application_1_0001", "container_1_2_3", "container_x_0001_01_000002",
-		"container_e_1_0001_01_000002", "container_1_0001_01_-2", "container_1_0001_01_2_3",
-		"container_1_99999999999_01_2", "container_1_1_1_1099511627776",
-	} {
-		_, err := ParseContainerID(bad)
-		assert.Error(t, err, bad)
-	}
+	_, err = containerIDProto(records.ContainerID{Sequence: -1})
+	assert.ErrorContains(t, err, "out of range")
+	_, err = containerIDProto(records.ContainerID{Epoch: records.MaxContainerEpoch + 1})
+	assert.Error(t, err)
 }

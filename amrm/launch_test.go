@@ -8,12 +8,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func TestLocalResourceURLLikeHadoop(t *testing.T) {
 	// Hadoop 3.5.0 URL.fromURI: file:///tmp/a%20b/x -> scheme "file" port -1 file "/tmp/a b/x";
 	// hdfs://nn:8020/user/x -> scheme "hdfs" host "nn" port 8020 file "/user/x".
-	p, err := LocalResource{URL: "file:///tmp/a%20b/x", Size: 1, Timestamp: 2}.proto()
+	p, err := localResourceProto(records.LocalResource{URL: "file:///tmp/a%20b/x", Size: 1, Timestamp: 2})
 	require.NoError(t, err)
 	assert.Equal(t, "file", p.GetResource().GetScheme())
 	assert.Nil(t, p.GetResource().Host)
@@ -22,7 +24,7 @@ func TestLocalResourceURLLikeHadoop(t *testing.T) {
 	assert.Equal(t, "FILE", p.GetType().String())
 	assert.Equal(t, "APPLICATION", p.GetVisibility().String())
 
-	p, err = LocalResource{URL: "hdfs://nn:8020/user/x", Size: 10, Timestamp: 20, Type: Archive, Visibility: VisibilityPublic}.proto()
+	p, err = localResourceProto(records.LocalResource{URL: "hdfs://nn:8020/user/x", Size: 10, Timestamp: 20, Type: records.LocalArchive, Visibility: records.VisibilityPublic})
 	require.NoError(t, err)
 	assert.Equal(t, "hdfs", p.GetResource().GetScheme())
 	assert.Equal(t, "nn", p.GetResource().GetHost())
@@ -33,14 +35,14 @@ func TestLocalResourceURLLikeHadoop(t *testing.T) {
 	assert.Equal(t, "ARCHIVE", p.GetType().String())
 	assert.Equal(t, "PUBLIC", p.GetVisibility().String())
 
-	for _, bad := range []LocalResource{
+	for _, bad := range []records.LocalResource{
 		{URL: "relative/path", Size: 1, Timestamp: 1},
 		{URL: "hdfs://nn:8020/x", Size: -1, Timestamp: 1},
 		{URL: "hdfs://nn:8020/x", Size: 1},
 		{URL: "hdfs://nn:99999/x", Size: 1, Timestamp: 1},
 		{URL: "::", Size: 1, Timestamp: 1},
 	} {
-		_, err := bad.proto()
+		_, err := localResourceProto(bad)
 		assert.Error(t, err, bad.URL)
 	}
 }
@@ -50,23 +52,23 @@ func TestFileResource(t *testing.T) {
 	require.NoError(t, os.WriteFile(p, []byte("12345"), 0o755))
 	mt := time.UnixMilli(1700000000123)
 	require.NoError(t, os.Chtimes(p, mt, mt))
-	r, err := FileResource(p)
+	r, err := records.FileResource(p)
 	require.NoError(t, err)
 	assert.Equal(t, int64(5), r.Size)
 	assert.Equal(t, int64(1700000000123), r.Timestamp)
-	pp, err := r.proto()
+	pp, err := localResourceProto(r)
 	require.NoError(t, err)
 	assert.Equal(t, p, pp.GetResource().GetFile())
-	_, err = FileResource(filepath.Dir(p))
+	_, err = records.FileResource(filepath.Dir(p))
 	assert.Error(t, err)
 }
 
 func TestLaunchContextFiltersAMRMToken(t *testing.T) {
 	creds := javaCredentials(t)
-	creds.AddToken("hdfs", Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
+	creds.AddToken("hdfs", records.Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
 	lc := NewLaunchContext("./worker", "1>", "<LOG_DIR>/stdout").
 		WithEnv("B", "2").WithEnv("A", "1").
-		WithLocalResource("worker", LocalResource{URL: "file:///w", Size: 3, Timestamp: 4}).
+		WithLocalResource("worker", records.LocalResource{URL: "file:///w", Size: 3, Timestamp: 4}).
 		WithCredentials(creds)
 	p, err := lc.proto()
 	require.NoError(t, err)
@@ -76,14 +78,45 @@ func TestLaunchContextFiltersAMRMToken(t *testing.T) {
 	require.Len(t, p.GetLocalResources(), 1)
 	assert.Equal(t, "worker", p.GetLocalResources()[0].GetKey())
 
-	got, err := ParseCredentials(p.GetTokens())
+	got, err := records.ParseCredentials(p.GetTokens())
 	require.NoError(t, err)
-	assert.Equal(t, FormatWritable, got.Format)
-	_, _, hasAMRM := got.TokenByKind(KindAMRMToken)
+	assert.Equal(t, records.FormatWritable, got.Format)
+	_, _, hasAMRM := got.TokenByKind(records.KindAMRMToken)
 	assert.False(t, hasAMRM, "the AMRMToken never reaches a container")
 	assert.Contains(t, got.Tokens, "hdfs")
 	assert.Contains(t, creds.Tokens, "amrm-alias", "the caller's credentials are untouched")
 
 	_, err = NewLaunchContext().proto()
+	assert.Error(t, err)
+}
+
+func TestLocalResourceProtoEnums(t *testing.T) {
+	for _, tc := range []struct {
+		typ  records.LocalResourceType
+		vis  records.LocalResourceVisibility
+		want [2]string
+	}{
+		{"", "", [2]string{"FILE", "APPLICATION"}},
+		{records.LocalPattern, records.VisibilityPrivate, [2]string{"PATTERN", "PRIVATE"}},
+		{records.LocalFile, records.VisibilityPublic, [2]string{"FILE", "PUBLIC"}},
+	} {
+		p, err := localResourceProto(records.LocalResource{URL: "hdfs://nn/x", Size: 1, Timestamp: 1, Type: tc.typ, Visibility: tc.vis, Pattern: "*.so"})
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, [2]string{p.GetType().String(), p.GetVisibility().String()})
+		assert.Equal(t, tc.typ == records.LocalPattern, p.Pattern != nil)
+	}
+	_, err := localResourceProto(records.LocalResource{URL: "hdfs://nn/x", Size: 1, Timestamp: 1, Type: "ZIP"})
+	assert.ErrorContains(t, err, `type "ZIP"`)
+}
+
+func TestAMRMAttempt(t *testing.T) {
+	tok := javaCredentials(t).Tokens["amrm-alias"]
+	a, err := AMRMAttempt(tok)
+	require.NoError(t, err)
+	// Hadoop's AMRMTokenIdentifier.getUser() for this identifier.
+	assert.Equal(t, "appattempt_1700000000000_0001_000001", a.String())
+	_, err = AMRMAttempt(records.Token{Kind: records.KindNMToken})
+	assert.Error(t, err)
+	_, err = AMRMAttempt(records.Token{Kind: records.KindAMRMToken, Identifier: []byte{0xff}})
 	assert.Error(t, err)
 }

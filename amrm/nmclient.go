@@ -9,14 +9,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // NMTokenSource gives the NMToken for a NodeManager address (host:port). *Client is one: it caches
 // the NMTokens the ResourceManager hands out.
 type NMTokenSource interface {
-	NMToken(node string) (Token, bool)
+	NMToken(node string) (records.Token, bool)
 }
 
 // NMConfig configures an NMClient.
@@ -71,7 +72,7 @@ func (n *NMClient) client(node string) (*ipc.Client, error) {
 			if !ok {
 				return nil, fmt.Errorf("%w: no NMToken for NodeManager %s (the ResourceManager sends one with the first container on each node)", ErrNoToken, node)
 			}
-			return t.ipcToken(), nil
+			return ipcToken(t), nil
 		},
 		MaxIdle: n.cfg.MaxIdle,
 		Dial:    n.cfg.Dial,
@@ -92,7 +93,7 @@ func failedError(f *yarnpb.ContainerExceptionMapProto, method string) *Container
 	}
 	return &ContainerError{
 		ID:     containerIDFromProto(f.GetContainerId()),
-		Remote: &RemoteError{Class: ex.GetClassName(), Message: msg, Method: method},
+		Remote: &records.RemoteError{Class: ex.GetClassName(), Message: msg, Method: method},
 	}
 }
 
@@ -112,18 +113,18 @@ func (n *NMClient) StartContainer(ctx context.Context, c Container, lc *LaunchCo
 	}
 	req := &yarnpb.StartContainersRequestProto{StartContainerRequest: []*yarnpb.StartContainerRequestProto{{
 		ContainerLaunchContext: clc,
-		ContainerToken:         c.token.proto(),
+		ContainerToken:         tokenProto(c.token),
 	}}}
 	resp := &yarnpb.StartContainersResponseProto{}
 	if err := cl.Call(ctx, "startContainers", req, resp, ipc.CallOptions{}); err != nil {
-		return fmt.Errorf("amrm: start container %s on %s: %w", c.ID, c.Node, convertErr(err))
+		return fmt.Errorf("amrm: start container %s on %s: %w", c.ID, c.Node, err)
 	}
 	for _, f := range resp.GetFailedRequests() {
 		return failedError(f, "startContainers")
 	}
 	for _, id := range resp.GetSucceededRequests() {
 		if containerIDFromProto(id) == c.ID {
-			n.logger.Debug("amrm: container started", "container", string(c.ID), "node", c.Node)
+			n.logger.Debug("amrm: container started", "container", c.ID.String(), "node", c.Node)
 			return nil
 		}
 	}
@@ -131,7 +132,7 @@ func (n *NMClient) StartContainer(ctx context.Context, c Container, lc *LaunchCo
 }
 
 // StopContainer stops a container on the NodeManager at node (host:port).
-func (n *NMClient) StopContainer(ctx context.Context, node string, id ContainerID) error {
+func (n *NMClient) StopContainer(ctx context.Context, node string, id records.ContainerID) error {
 	pid, err := containerIDProto(id)
 	if err != nil {
 		return err
@@ -143,7 +144,7 @@ func (n *NMClient) StopContainer(ctx context.Context, node string, id ContainerI
 	resp := &yarnpb.StopContainersResponseProto{}
 	req := &yarnpb.StopContainersRequestProto{ContainerId: []*yarnpb.ContainerIdProto{pid}}
 	if err := cl.Call(ctx, "stopContainers", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
-		return fmt.Errorf("amrm: stop container %s on %s: %w", id, node, convertErr(err))
+		return fmt.Errorf("amrm: stop container %s on %s: %w", id, node, err)
 	}
 	for _, f := range resp.GetFailedRequests() {
 		return failedError(f, "stopContainers")
@@ -152,7 +153,7 @@ func (n *NMClient) StopContainer(ctx context.Context, node string, id ContainerI
 }
 
 // ContainerStatus asks the NodeManager at node (host:port) for a container's status.
-func (n *NMClient) ContainerStatus(ctx context.Context, node string, id ContainerID) (*ContainerStatus, error) {
+func (n *NMClient) ContainerStatus(ctx context.Context, node string, id records.ContainerID) (*ContainerStatus, error) {
 	pid, err := containerIDProto(id)
 	if err != nil {
 		return nil, err
@@ -164,7 +165,7 @@ func (n *NMClient) ContainerStatus(ctx context.Context, node string, id Containe
 	resp := &yarnpb.GetContainerStatusesResponseProto{}
 	req := &yarnpb.GetContainerStatusesRequestProto{ContainerId: []*yarnpb.ContainerIdProto{pid}}
 	if err := cl.Call(ctx, "getContainerStatuses", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
-		return nil, fmt.Errorf("amrm: status of container %s on %s: %w", id, node, convertErr(err))
+		return nil, fmt.Errorf("amrm: status of container %s on %s: %w", id, node, err)
 	}
 	for _, f := range resp.GetFailedRequests() {
 		return nil, failedError(f, "getContainerStatuses")

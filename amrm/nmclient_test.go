@@ -7,14 +7,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/amrm/internal/ipc/ipctest"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/records"
 )
 
-type tokenMap map[string]Token
+type tokenMap map[string]records.Token
 
-func (m tokenMap) NMToken(node string) (Token, bool) { t, ok := m[node]; return t, ok }
+func (m tokenMap) NMToken(node string) (records.Token, bool) { t, ok := m[node]; return t, ok }
 
 type fakeNM struct {
 	srv    *ipctest.Server
@@ -24,7 +26,7 @@ type fakeNM struct {
 	drop   bool   // drop the connection instead of answering
 }
 
-var nmTok = Token{Identifier: []byte("nm-id"), Password: []byte("nm-pw"), Kind: KindNMToken}
+var nmTok = records.Token{Identifier: []byte("nm-id"), Password: []byte("nm-pw"), Kind: records.KindNMToken}
 
 func newFakeNM(t *testing.T) *fakeNM {
 	nm := &fakeNM{}
@@ -55,7 +57,11 @@ func (nm *fakeNM) handle(c *ipctest.Call) (proto.Message, error) {
 			var id yarnpb.ContainerIdProto
 			// The container id travels inside the container token's identifier in Hadoop; the fake
 			// encodes it as text in the token's service for simplicity.
-			p, err := containerIDProto(ContainerID(r.GetContainerToken().GetService()))
+			cid, err := records.ParseContainerID(r.GetContainerToken().GetService())
+			if err != nil {
+				return nil, err
+			}
+			p, err := containerIDProto(cid)
 			if err != nil {
 				return nil, err
 			}
@@ -98,11 +104,11 @@ func (nm *fakeNM) startRequests() []*yarnpb.StartContainersRequestProto {
 }
 
 func testContainer(t *testing.T, node string) Container {
-	id := ContainerID("container_e03_1700000000000_0001_01_000002")
+	id := containerID(t, "container_e03_1700000000000_0001_01_000002")
 	pid, err := containerIDProto(id)
 	require.NoError(t, err)
 	return Container{ID: id, Node: node, Priority: 1, pid: pid,
-		token: Token{Identifier: []byte("container-token-identifier"), Password: []byte("ctpw"), Kind: KindContainerToken, Service: string(id)}}
+		token: records.Token{Identifier: []byte("container-token-identifier"), Password: []byte("ctpw"), Kind: records.KindContainerToken, Service: id.String()}}
 }
 
 func TestStartContainer(t *testing.T) {
@@ -111,22 +117,22 @@ func TestStartContainer(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = nmc.Close() })
 
-	creds := NewCredentials()
+	creds := records.NewCredentials()
 	creds.AddToken("amrm", amrmTok)
-	creds.AddToken("hdfs", Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN"})
+	creds.AddToken("hdfs", records.Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN"})
 	ct := testContainer(t, nm.srv.Addr)
 	lc := NewLaunchContext("sleep", "1").WithEnv("X", "1").WithCredentials(creds).
-		WithLocalResource("am", LocalResource{URL: "file:///bin/am", Size: 10, Timestamp: 1700000000000})
+		WithLocalResource("am", records.LocalResource{URL: "file:///bin/am", Size: 10, Timestamp: 1700000000000})
 	require.NoError(t, nmc.StartContainer(context.Background(), ct, lc))
 
 	assert.Equal(t, nmTok.Identifier, nm.srv.Logins()[0], "authenticated with the node's NMToken")
 	starts := nm.startRequests()
 	require.Len(t, starts, 1)
 	r := starts[0].GetStartContainerRequest()[0]
-	assert.Equal(t, ct.token.proto(), r.GetContainerToken(), "the container token passes through unchanged")
+	assert.Equal(t, tokenProto(ct.token), r.GetContainerToken(), "the container token passes through unchanged")
 	clc := r.GetContainerLaunchContext()
 	assert.Equal(t, []string{"sleep", "1"}, clc.GetCommand())
-	got, err := ParseCredentials(clc.GetTokens())
+	got, err := records.ParseCredentials(clc.GetTokens())
 	require.NoError(t, err)
 	assert.Contains(t, got.Tokens, "hdfs")
 	assert.NotContains(t, got.Tokens, "amrm", "no AMRMToken for containers")
@@ -134,7 +140,7 @@ func TestStartContainer(t *testing.T) {
 	// Status and stop by node and id.
 	st, err := nmc.ContainerStatus(context.Background(), nm.srv.Addr, ct.ID)
 	require.NoError(t, err)
-	assert.Equal(t, StateRunning, st.State)
+	assert.Equal(t, records.ContainerRunning, st.State)
 	assert.Equal(t, ct.ID, st.ID)
 	require.NoError(t, nmc.StopContainer(context.Background(), nm.srv.Addr, ct.ID))
 	assert.Equal(t, 1, nm.srv.Connections(), "one connection per NodeManager")
@@ -151,7 +157,7 @@ func TestStartContainerFailures(t *testing.T) {
 		var ce *ContainerError
 		require.ErrorAs(t, err, &ce)
 		assert.Equal(t, ct.ID, ce.ID)
-		var re *RemoteError
+		var re *records.RemoteError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, "org.apache.hadoop.yarn.exceptions.YarnException", re.Class)
 		assert.Contains(t, err.Error(), "has already been started")
@@ -166,7 +172,7 @@ func TestStartContainerFailures(t *testing.T) {
 	})
 	t.Run("wrong NMToken", func(t *testing.T) {
 		nm := newFakeNM(t)
-		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: {Identifier: []byte("other"), Password: []byte("x"), Kind: KindNMToken}}})
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: {Identifier: []byte("other"), Password: []byte("x"), Kind: records.KindNMToken}}})
 		require.NoError(t, err)
 		err = nmc.StartContainer(context.Background(), testContainer(t, nm.srv.Addr), NewLaunchContext("true"))
 		assert.ErrorIs(t, err, ErrInvalidToken)
@@ -184,6 +190,6 @@ func TestStartContainerFailures(t *testing.T) {
 	t.Run("container not from Allocate", func(t *testing.T) {
 		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{}})
 		require.NoError(t, err)
-		assert.Error(t, nmc.StartContainer(context.Background(), Container{ID: "container_1_0001_01_000001"}, NewLaunchContext("true")))
+		assert.Error(t, nmc.StartContainer(context.Background(), Container{ID: containerID(t, "container_1_0001_01_000001")}, NewLaunchContext("true")))
 	})
 }

@@ -4,20 +4,13 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/big"
 	"slices"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/amrm/internal/hadooppb/yarnpb"
 	"google.golang.org/protobuf/proto"
-)
 
-// Names of the built-in and common resource types.
-const (
-	ResourceMemory = "memory-mb"
-	ResourceVCores = "vcores"
-	ResourceGPU    = "yarn.io/gpu"
-	ResourceFPGA   = "yarn.io/fpga"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Resource is a YARN resource vector: memory in MiB, virtual cores, and other resource types by
@@ -31,7 +24,7 @@ type Resource struct {
 
 // String formats the resource like "memory-mb=1024,vcores=1,yarn.io/gpu=1".
 func (r Resource) String() string {
-	parts := []string{fmt.Sprintf("%s=%d", ResourceMemory, r.MemoryMB), fmt.Sprintf("%s=%d", ResourceVCores, r.VCores)}
+	parts := []string{fmt.Sprintf("%s=%d", records.MemoryMB, r.MemoryMB), fmt.Sprintf("%s=%d", records.VCores, r.VCores)}
 	for _, k := range slices.Sorted(maps.Keys(r.Extended)) {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, r.Extended[k]))
 	}
@@ -41,9 +34,9 @@ func (r Resource) String() string {
 // Get returns the value of a resource type by name (memory-mb and vcores included).
 func (r Resource) Get(name string) int64 {
 	switch name {
-	case ResourceMemory:
+	case records.MemoryMB:
 		return r.MemoryMB
-	case ResourceVCores:
+	case records.VCores:
 		return r.VCores
 	}
 	return r.Extended[name]
@@ -84,12 +77,12 @@ func resourceFromProto(p *yarnpb.ResourceProto, types map[string]ResourceType) R
 	r := Resource{MemoryMB: p.GetMemory(), VCores: int64(p.GetVirtualCores())}
 	for _, e := range p.GetResourceValueMap() {
 		k := e.GetKey()
-		if k == ResourceMemory || k == ResourceVCores {
+		if k == records.MemoryMB || k == records.VCores {
 			continue // carried by fields 1 and 2
 		}
 		v := e.GetValue()
 		if t, ok := types[k]; ok && e.Units != nil && e.GetUnits() != t.Units {
-			if cv, err := convertUnits(e.GetUnits(), t.Units, v); err == nil {
+			if cv, err := records.Convert(e.GetUnits(), t.Units, v); err == nil {
 				v = cv
 			}
 		}
@@ -99,31 +92,4 @@ func resourceFromProto(p *yarnpb.ResourceProto, types map[string]ResourceType) R
 		r.Extended[k] = v
 	}
 	return r
-}
-
-// unitScale gives each Hadoop unit (UnitsConversionUtil) as numerator/denominator of the base unit.
-var unitScale = map[string][2]int64{
-	"p": {1, 1_000_000_000_000_000}, "n": {1, 1_000_000_000}, "u": {1, 1_000_000}, "m": {1, 1000},
-	"": {1, 1}, "k": {1000, 1}, "M": {1_000_000, 1}, "G": {1_000_000_000, 1}, "T": {1_000_000_000_000, 1},
-	"P": {1_000_000_000_000_000, 1}, "Ki": {1 << 10, 1}, "Mi": {1 << 20, 1}, "Gi": {1 << 30, 1},
-	"Ti": {1 << 40, 1}, "Pi": {1 << 50, 1},
-}
-
-// convertUnits converts v between Hadoop units, truncating like Hadoop does.
-func convertUnits(from, to string, v int64) (int64, error) {
-	if from == to {
-		return v, nil
-	}
-	f, ok1 := unitScale[from]
-	t, ok2 := unitScale[to]
-	if !ok1 || !ok2 {
-		return 0, fmt.Errorf("amrm: unknown unit in conversion from %q to %q", from, to)
-	}
-	num := new(big.Int).Mul(big.NewInt(v), new(big.Int).Mul(big.NewInt(f[0]), big.NewInt(t[1])))
-	den := new(big.Int).Mul(big.NewInt(f[1]), big.NewInt(t[0]))
-	q := new(big.Int).Quo(num, den)
-	if !q.IsInt64() {
-		return 0, fmt.Errorf("amrm: converting %d from %q to %q overflows int64", v, from, to)
-	}
-	return q.Int64(), nil
 }

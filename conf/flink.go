@@ -57,7 +57,9 @@ func (v FlinkValue) Items() ([]string, error) {
 type FlinkConfig struct {
 	values       map[string]FlinkValue
 	flinkStrings map[string]string // Flink's own rendering, where it differs from the text as written
-	warnings     []Warning
+	head         []Warning         // warnings about the choice of file, first
+	warns        *warnList
+	maxWarnings  int
 	files        []string
 }
 
@@ -106,7 +108,7 @@ func (c *FlinkConfig) Warnings() []Warning {
 	if c == nil {
 		return nil
 	}
-	return append([]Warning(nil), c.warnings...)
+	return append(append([]Warning(nil), c.head...), c.warns.warnings()...)
 }
 
 // Files returns the files read, in order (empty when none).
@@ -134,8 +136,16 @@ func (c *FlinkConfig) put(v FlinkValue) {
 	c.values[v.Key] = v
 }
 
+// warn records a warning; many with the same format in one file are folded.
 func (c *FlinkConfig) warn(src Source, format string, args ...any) {
-	c.warnings = append(c.warnings, Warning{Source: src, Message: fmt.Sprintf(format, args...)})
+	c.warnings().addf(format, "", src, format, args...)
+}
+
+func (c *FlinkConfig) warnings() *warnList {
+	if c.warns == nil {
+		c.warns = newWarnList(c.maxWarnings)
+	}
+	return c.warns
 }
 
 // FlinkOptions tells LoadFlink where to find Flink's configuration.
@@ -149,6 +159,9 @@ type FlinkOptions struct {
 	Getenv func(string) string
 	// Logger receives the load-time warnings; nil discards them.
 	Logger *slog.Logger
+	// Limits bound the file read (MaxFileBytes) and the warnings kept (MaxWarnings); zero fields take
+	// the defaults.
+	Limits Limits
 }
 
 // LoadFlink reads Flink's configuration as Flink does and applies the -D overrides.
@@ -159,7 +172,10 @@ type FlinkOptions struct {
 // config.yaml (yarn-er cannot tell which Flink version will read the directory; the warning says
 // config.yaml is ignored when both are there); otherwise config.yaml is read. A Path that is named
 // (or comes from FLINK_CONF_DIR / FLINK_HOME) but does not exist is an error; a directory with
-// neither file yields an empty configuration and a warning. Warnings are kept (Warnings) and logged.
+// neither file yields an empty configuration and a warning. Warnings are kept (Warnings) and logged,
+// repeats folded and at most opts.Limits.MaxWarnings distinct ones. Only a regular file of at most
+// opts.Limits.MaxFileBytes is read: a FIFO or a device (/dev/zero) is an error wrapping ErrNotRegular,
+// a larger file one wrapping ErrLimit.
 func LoadFlink(opts FlinkOptions) (*FlinkConfig, error) {
 	getenv := opts.Getenv
 	if getenv == nil {
@@ -177,7 +193,7 @@ func LoadFlink(opts FlinkOptions) (*FlinkConfig, error) {
 	cfg := &FlinkConfig{}
 	if path != "" {
 		var loaded *FlinkConfig
-		loaded, err = loadFlinkPath(path, origin)
+		loaded, err = loadFlinkPath(path, origin, opts.Limits.withDefaults())
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +202,7 @@ func LoadFlink(opts FlinkOptions) (*FlinkConfig, error) {
 	if err := cfg.applyDynamic(opts.Dynamic); err != nil {
 		return nil, err
 	}
-	for _, w := range cfg.warnings {
+	for _, w := range cfg.Warnings() {
 		logger.Warn(w.Message, "source", w.Source.String())
 	}
 	return cfg, nil
@@ -208,7 +224,7 @@ func resolveFlinkPath(p string, getenv func(string) string) (path, origin string
 	return "", "", nil
 }
 
-func loadFlinkPath(path, origin string) (*FlinkConfig, error) {
+func loadFlinkPath(path, origin string, lim Limits) (*FlinkConfig, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -221,7 +237,7 @@ func loadFlinkPath(path, origin string) (*FlinkConfig, error) {
 		return nil, &Error{Source: Source{File: path}, Err: err, Fix: "make the Flink configuration readable"}
 	}
 	if !fi.IsDir() {
-		return readFlinkFile(path)
+		return readFlinkFile(path, lim)
 	}
 	legacy := filepath.Join(path, FlinkLegacyFile)
 	standard := filepath.Join(path, FlinkYAMLFile)
@@ -235,7 +251,7 @@ func loadFlinkPath(path, origin string) (*FlinkConfig, error) {
 	}
 	switch {
 	case hasLegacy:
-		cfg, err := readFlinkFile(legacy)
+		cfg, err := readFlinkFile(legacy, lim)
 		if err != nil {
 			return nil, err
 		}
@@ -249,10 +265,10 @@ func loadFlinkPath(path, origin string) (*FlinkConfig, error) {
 				Message: "ignored: " + FlinkLegacyFile + " is present in the same directory and Flink 1.x reads it instead; Flink 2.x reads only " + FlinkYAMLFile + " (fix: keep one of the two; migrate with Flink's bin/migrate-config-file.sh and remove " + FlinkLegacyFile + ")",
 			}
 		}
-		cfg.warnings = append([]Warning{w}, cfg.warnings...)
+		cfg.head = append([]Warning{w}, cfg.head...)
 		return cfg, nil
 	case hasStandard:
-		return readFlinkFile(standard)
+		return readFlinkFile(standard, lim)
 	default:
 		cfg := &FlinkConfig{}
 		cfg.warn(Source{File: path}, "no %s or %s in this directory; using an empty Flink configuration (fix: point --flink-conf at Flink's conf directory)", FlinkYAMLFile, FlinkLegacyFile)
@@ -268,18 +284,25 @@ func isRegularFile(path string) (bool, error) {
 		}
 		return false, &Error{Source: Source{File: path}, Err: err, Fix: "make the Flink configuration readable"}
 	}
+	// Anything but a directory is "there"; reading it refuses what is not a regular file.
 	return !fi.IsDir(), nil
 }
 
-func readFlinkFile(path string) (*FlinkConfig, error) {
-	data, err := os.ReadFile(path)
+func readFlinkFile(path string, lim Limits) (*FlinkConfig, error) {
+	data, err := readRegular(path, lim.MaxFileBytes, lim.RaiseHint)
 	if err != nil {
-		return nil, &Error{Source: Source{File: path}, Err: err, Fix: "make the Flink configuration file readable"}
+		return nil, err
 	}
+	var cfg *FlinkConfig
 	if filepath.Base(path) == FlinkLegacyFile {
-		return ParseFlinkLegacy(path, data)
+		cfg, err = parseFlinkLegacy(path, data, lim.MaxWarnings)
+	} else {
+		cfg, err = ParseFlinkYAML(path, data)
 	}
-	return ParseFlinkYAML(path, data)
+	if cfg != nil && cfg.maxWarnings == 0 {
+		cfg.maxWarnings = lim.MaxWarnings
+	}
+	return cfg, err
 }
 
 // applyDynamic applies -D key=value items in order, as Flink's CLI does.

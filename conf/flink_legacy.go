@@ -2,6 +2,7 @@ package conf
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -24,15 +25,22 @@ const utf8BOM = "\uFEFF"
 // starting with one carries U+FEFF and Flink never finds it; the key is kept as Flink sees it, with
 // a warning. Invalid UTF-8 is replaced by U+FFFD (as Java's decoder does), with a warning.
 // Content never makes it fail: the error is always nil and exists for symmetry with ParseFlinkYAML.
+// Warnings of one kind (a duplicate of one key, a skipped line) are kept for the first five lines and
+// counted after that; at most DefaultMaxWarnings warnings are kept.
 func ParseFlinkLegacy(name string, data []byte) (*FlinkConfig, error) {
-	cfg := &FlinkConfig{files: fileList(name)}
+	return parseFlinkLegacy(name, data, DefaultMaxWarnings)
+}
+
+func parseFlinkLegacy(name string, data []byte, maxWarnings int) (*FlinkConfig, error) {
+	cfg := &FlinkConfig{files: fileList(name), maxWarnings: maxWarnings}
+	warns := cfg.warnings()
 	seen := make(map[string]int)
 	for lineNo, rest := 1, data; len(rest) > 0; lineNo++ {
 		var raw []byte
 		raw, rest = cutLine(rest)
 		src := Source{File: name, Line: lineNo}
 		if !utf8.Valid(raw) {
-			cfg.warn(src, "line is not valid UTF-8; invalid bytes read as U+FFFD, as Flink does (fix: save the file as UTF-8)")
+			cfg.warn(src, legacyInvalidUTF8)
 			raw = bytes.ToValidUTF8(raw, []byte("\uFFFD"))
 		}
 		line := string(raw)
@@ -46,22 +54,30 @@ func ParseFlinkLegacy(name string, data []byte) (*FlinkConfig, error) {
 		}
 		key, value, ok := strings.Cut(content, ": ")
 		if !ok {
-			cfg.warn(src, "skipped: Flink ignores a line that is not \"key: value\" (fix: put a space after the ':' that ends the key, or comment the line out with '#')")
+			cfg.warn(src, legacyNotKeyValue)
 			continue
 		}
 		key, value = JavaTrim(key), JavaTrim(value)
 		if key == "" || value == "" {
-			cfg.warn(src, "skipped: Flink ignores a line whose key or value is empty (fix: give both a key and a value, or comment the line out with '#')")
+			cfg.warn(src, legacyEmpty)
 			continue
 		}
-		if prev, dup := seen[key]; dup {
-			cfg.warn(src, "%s is set again (first at line %d); Flink uses this later value (fix: remove one of the two lines)", key, prev)
+		if prev, dup := seen[key]; dup && !warns.fold(legacyAgain, key, src) {
+			warns.put(legacyAgain, key, src, fmt.Sprintf(legacyAgain, key, prev))
 		}
 		seen[key] = lineNo
 		cfg.put(FlinkValue{Key: key, Value: value, Source: src})
 	}
 	return cfg, nil
 }
+
+// Warnings of the legacy parser (also their kinds).
+const (
+	legacyInvalidUTF8 = "line is not valid UTF-8; invalid bytes read as U+FFFD, as Flink does (fix: save the file as UTF-8)"
+	legacyNotKeyValue = "skipped: Flink ignores a line that is not \"key: value\" (fix: put a space after the ':' that ends the key, or comment the line out with '#')"
+	legacyEmpty       = "skipped: Flink ignores a line whose key or value is empty (fix: give both a key and a value, or comment the line out with '#')"
+	legacyAgain       = "%s is set again (first at line %d); Flink uses this later value (fix: remove one of the two lines)"
+)
 
 // cutLine returns the first line of data without its terminator ("\n", "\r\n" or "\r") and the rest.
 func cutLine(data []byte) (line, rest []byte) {

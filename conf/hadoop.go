@@ -62,9 +62,17 @@ type HadoopConfig struct {
 	files      []string
 	props      map[string]*Property
 	finals     map[string]Source // names made final, and where
-	warnings   []Warning
+	warns      *warnList
 	expandWarn []Warning
 	lookupEnv  func(string) (string, bool)
+	lim        Limits
+}
+
+func (c *HadoopConfig) warnf(kind, sub string, src Source, format string, args ...any) {
+	if c.warns == nil {
+		c.warns = newWarnList(c.lim.withDefaults().MaxWarnings)
+	}
+	c.warns.addf(kind, sub, src, format, args...)
 }
 
 // Dir returns the configuration directory the files were read from.
@@ -172,8 +180,7 @@ func (c *HadoopConfig) Warnings() []Warning {
 	if c == nil {
 		return nil
 	}
-	out := make([]Warning, 0, len(c.warnings)+len(c.expandWarn))
-	out = append(out, c.warnings...)
+	out := c.warns.warnings()
 	return append(out, c.expandWarn...)
 }
 
@@ -199,17 +206,12 @@ func (c *HadoopConfig) set(p xmlProp) {
 		prev, exists := c.props[p.Name]
 		if finalSrc, final := c.finals[p.Name]; final {
 			if exists && prev.Raw != p.Raw {
-				c.warnings = append(c.warnings, Warning{
-					Source:  p.Source,
-					Message: fmt.Sprintf("Attempt to override final parameter: %s; Ignoring. (it is final at %s; fix: remove this setting, or the <final> there)", p.Name, finalSrc),
-				})
+				c.warnf("final", p.Name, p.Source, "Attempt to override final parameter: %s; Ignoring. (it is final at %s; fix: remove this setting, or the <final> there)", p.Name, finalSrc)
 			}
 		} else {
-			if exists && prev.Source.File != "" && prev.Source.File == p.Source.File {
-				c.warnings = append(c.warnings, Warning{
-					Source:  p.Source,
-					Message: fmt.Sprintf("%s is set again in the same file (first at line %d); Hadoop uses this later value (fix: remove one of them)", p.Name, prev.Source.Line),
-				})
+			// (the same <property> again, through a file included twice, is no second setting)
+			if exists && prev.Source.File != "" && prev.Source.File == p.Source.File && prev.Source.Line != p.Source.Line {
+				c.warnf("again", p.Name, p.Source, "%s is set again in the same file (first at line %d); Hadoop uses this later value (fix: remove one of them)", p.Name, prev.Source.Line)
 			}
 			np := p.Property
 			np.Value = np.Raw
@@ -234,7 +236,13 @@ type HadoopOptions struct {
 	Getenv func(string) string
 	// Logger receives the load-time warnings; nil discards them.
 	Logger *slog.Logger
+	// Limits bound the load (file sizes, includes, properties, expansion, warnings); zero fields take
+	// the defaults.
+	Limits Limits
 }
+
+// includeMaxDepth bounds nested <xi:include>s.
+const includeMaxDepth = 16
 
 // LoadHadoop reads the files of HadoopFileNames present in the configuration directory, in that order,
 // as Hadoop does: later files override earlier ones except for final properties, <xi:include>s are
@@ -244,7 +252,9 @@ type HadoopOptions struct {
 // stays as written). Deprecated property names are not mapped to their replacements (Hadoop does
 // that with a built-in table). A directory that was named but does not exist is an
 // error; when nothing names a directory the error is ErrNotConfigured. Malformed XML is an *Error
-// with file:line.
+// with file:line. Only regular files are read (a FIFO or a device is an error wrapping ErrNotRegular),
+// within opts.Limits (an error wrapping ErrLimit): a file included several times is read once, every
+// include counts, and repeated warnings are folded.
 func LoadHadoop(opts HadoopOptions) (*HadoopConfig, error) {
 	getenv, lookupEnv := opts.Getenv, os.LookupEnv
 	if getenv == nil {
@@ -286,30 +296,30 @@ func LoadHadoop(opts HadoopOptions) (*HadoopConfig, error) {
 			Fix: "give the directory holding yarn-site.xml, not a file"}
 	}
 
-	cfg := &HadoopConfig{dir: abs, lookupEnv: lookupEnv}
+	lim := opts.Limits.withDefaults()
+	cfg := &HadoopConfig{dir: abs, lookupEnv: lookupEnv, lim: lim, warns: newWarnList(lim.MaxWarnings)}
+	ld := &hadoopLoader{budget: newBudget(lim), warns: cfg.warns, cache: map[string]xmlResult{}}
 	for _, base := range hadoopFiles {
 		path := filepath.Join(abs, base)
-		data, err := os.ReadFile(path)
+		data, err := ld.budget.readFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, &Error{Source: Source{File: path}, Err: err, Fix: "make the file readable"}
+			return nil, err
 		}
-		inc := &fileIncluder{stack: []string{path}}
-		res, err := parseHadoopXML(path, data, inc.include)
+		ld.stack = []string{path}
+		res, err := parseHadoopXMLIn(path, data, ld.include, ld.warns, ld.budget)
 		if err != nil {
 			return nil, err
 		}
 		cfg.files = append(cfg.files, path)
-		cfg.warnings = append(cfg.warnings, res.warnings...)
 		for _, p := range res.props {
 			cfg.set(p)
 		}
 	}
 	if len(cfg.files) == 0 {
-		cfg.warnings = append(cfg.warnings, Warning{Source: Source{File: abs},
-			Message: "no Hadoop configuration files (" + strings.Join(hadoopFiles, ", ") + ") in this directory (fix: point --hadoop-conf at the directory holding yarn-site.xml)"})
+		cfg.warnf("", "", Source{File: abs}, "no Hadoop configuration files (%s) in this directory (fix: point --hadoop-conf at the directory holding yarn-site.xml)", strings.Join(hadoopFiles, ", "))
 	}
 	cfg.expandAll()
 	for _, w := range cfg.Warnings() {
@@ -318,15 +328,17 @@ func LoadHadoop(opts HadoopOptions) (*HadoopConfig, error) {
 	return cfg, nil
 }
 
-// includeMaxDepth bounds nested <xi:include>s.
-const includeMaxDepth = 16
-
-// fileIncluder follows <xi:include href> to files on disk, relative to the including file.
-type fileIncluder struct {
-	stack []string // files being parsed, outermost first
+// hadoopLoader is the state of one LoadHadoop: the budget, the shared warnings, and the files already
+// parsed, so that a file included many times is read and parsed once.
+type hadoopLoader struct {
+	budget *budget
+	warns  *warnList
+	cache  map[string]xmlResult
+	stack  []string // files being parsed, outermost first
 }
 
-func (fi *fileIncluder) include(href string, from Source) (xmlResult, bool, error) {
+// include follows <xi:include href> to a file on disk, relative to the including file.
+func (ld *hadoopLoader) include(href string, from Source) (xmlResult, bool, error) {
 	if strings.Contains(href, "://") && !strings.HasPrefix(href, "file://") {
 		return xmlResult{}, false, nil
 	}
@@ -334,24 +346,39 @@ func (fi *fileIncluder) include(href string, from Source) (xmlResult, bool, erro
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(filepath.Dir(from.File), path)
 	}
-	for _, f := range fi.stack {
+	path = filepath.Clean(path)
+	for _, f := range ld.stack {
 		if f == path {
-			return xmlResult{}, false, &Error{Source: from, Err: fmt.Errorf("include cycle: %s", strings.Join(append(fi.stack, path), " -> ")),
+			return xmlResult{}, false, &Error{Source: from, Err: fmt.Errorf("include cycle: %s", strings.Join(append(slices.Clone(ld.stack), path), " -> ")),
 				Fix: "remove the <xi:include> that leads back to a file already being read"}
 		}
 	}
-	if len(fi.stack) >= includeMaxDepth {
+	if len(ld.stack) >= includeMaxDepth {
 		return xmlResult{}, false, &Error{Source: from, Err: fmt.Errorf("includes nested more than %d deep", includeMaxDepth), Fix: "include the files directly"}
 	}
-	data, err := os.ReadFile(path)
+	if err := ld.budget.addInclude(from); err != nil {
+		return xmlResult{}, false, err
+	}
+	if res, ok := ld.cache[path]; ok {
+		return res, true, nil
+	}
+	data, err := ld.budget.readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return xmlResult{}, false, nil
 	}
 	if err != nil {
-		return xmlResult{}, false, &Error{Source: from, Err: fmt.Errorf("include %s: %w", path, err), Fix: "make the included file readable"}
+		var ce *Error
+		if errors.As(err, &ce) {
+			ce.Err = fmt.Errorf("included at %s: %w", from, ce.Err)
+		}
+		return xmlResult{}, false, err
 	}
-	fi.stack = append(fi.stack, path)
-	defer func() { fi.stack = fi.stack[:len(fi.stack)-1] }()
-	res, err := parseHadoopXML(path, data, fi.include)
-	return res, true, err
+	ld.stack = append(ld.stack, path)
+	defer func() { ld.stack = ld.stack[:len(ld.stack)-1] }()
+	res, err := parseHadoopXMLIn(path, data, ld.include, ld.warns, ld.budget)
+	if err != nil {
+		return xmlResult{}, false, err
+	}
+	ld.cache[path] = res
+	return res, true, nil
 }

@@ -10,16 +10,34 @@ const maxSubst = 20
 
 // expandAll recomputes every property's Value from its Raw and the current configuration, and the
 // warnings about references that cannot be expanded.
+//
+// The work is bounded: one value may grow to at most Limits.MaxValueBytes, and all expansions together
+// may build at most Limits.MaxTotalBytes of text; past either, values are left as written, with a
+// warning, so that a ${var} amplification (a value referring to another many times, chained) costs
+// little.
 func (c *HadoopConfig) expandAll() {
-	c.expandWarn = nil
+	lim := c.lim.withDefaults()
+	warns := newWarnList(lim.MaxWarnings)
+	budget := lim.MaxTotalBytes
+	exhausted := false
 	for _, name := range c.Names() {
 		p := c.props[name]
-		v, problem := c.substitute(p.Raw)
+		if exhausted {
+			p.Value = p.Raw
+			continue
+		}
+		v, problem, used := c.substitute(p.Raw, lim.MaxValueBytes, budget)
+		budget -= used
 		p.Value = v
 		if problem != "" {
-			c.expandWarn = append(c.expandWarn, Warning{Source: p.Source, Message: name + ": " + problem})
+			warns.addf(problem, "", p.Source, "%s: %s", name, problem)
+		}
+		if budget <= 0 {
+			exhausted = true
+			warns.addf("", "", p.Source, "%s: ${var} expansion stopped: expanding the values so far built more than %d bytes, so this and the following properties are left unexpanded (fix: remove the ${} references that repeat other values many times)", name, lim.MaxTotalBytes)
 		}
 	}
+	c.expandWarn = warns.warnings()
 }
 
 // substitute expands ${...} references in expr like Hadoop's Configuration.substituteVars:
@@ -29,31 +47,42 @@ func (c *HadoopConfig) expandAll() {
 // itself is returned unexpanded; more than maxSubst substitutions (a cycle through other
 // properties) is reported in problem, with the chain, and expr is returned unexpanded (Hadoop
 // throws "Variable substitution depth too large" when it is read).
-func (c *HadoopConfig) substitute(expr string) (value, problem string) {
+//
+// The result may be at most maxValue bytes, and the substitutions may build at most budget bytes of
+// text (used says how many they built); past either, expr is returned unexpanded with a problem.
+func (c *HadoopConfig) substitute(expr string, maxValue int, budget int64) (value, problem string, used int64) {
 	eval := expr
 	var chain []string
 	for range maxSubst {
 		start, end := findSubVariable(eval)
 		if start < 0 {
-			return eval, ""
+			return eval, "", used
 		}
 		name := eval[start:end]
 		val, ok := c.resolveVar(name)
 		if !ok {
-			return eval, ""
+			return eval, "", used
 		}
 		ref := eval[start-2 : end+1]
 		if strings.Contains(val, ref) {
-			return expr, fmt.Sprintf("value refers to itself through %s; Hadoop leaves it unexpanded (fix: remove the self-reference)", ref)
+			return expr, fmt.Sprintf("value refers to itself through %s; Hadoop leaves it unexpanded (fix: remove the self-reference)", ref), used
 		}
 		chain = append(chain, name)
+		n := len(eval) - len(ref) + len(val)
+		if n > maxValue {
+			return expr, fmt.Sprintf("expanding ${%s} would make the value longer than %d bytes; left unexpanded (fix: remove the ${} references that repeat long values)", name, maxValue), used
+		}
+		used += int64(n)
+		if used > budget {
+			return expr, "", used
+		}
 		eval = eval[:start-2] + val + eval[end+1:]
 	}
 	if start, _ := findSubVariable(eval); start < 0 {
-		return eval, ""
+		return eval, "", used
 	}
 	return expr, fmt.Sprintf("Variable substitution depth too large: %d (chain: %s); Hadoop fails when it reads this property (fix: break the cycle of ${} references)",
-		maxSubst, strings.Join(chain, " -> "))
+		maxSubst, strings.Join(chain, " -> ")), used
 }
 
 // resolveVar looks up the variable of one ${name} reference.

@@ -356,7 +356,7 @@ func TestHadoopSubstitute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.expr, func(t *testing.T) {
-			got, problem := cfg.substitute(tt.expr)
+			got, problem, _ := cfg.substitute(tt.expr, DefaultMaxValueBytes, DefaultMaxTotalBytes)
 			assert.Equal(t, tt.want, got)
 			if tt.problem == "" {
 				assert.Empty(t, problem)

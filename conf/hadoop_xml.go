@@ -50,7 +50,9 @@ type xmlProp struct {
 }
 
 type xmlResult struct {
-	props    []xmlProp
+	props []xmlProp
+	// warnings are the file's warnings when it was parsed on its own (ParseHadoopXML); a load collects
+	// them in its shared list instead.
 	warnings []Warning
 }
 
@@ -64,6 +66,8 @@ type xmlParser struct {
 	dec     *xml.Decoder
 	include includeFunc
 	res     xmlResult
+	warns   *warnList
+	budget  *budget // nil: no property budget (a single file parsed on its own)
 
 	depth    int
 	rootSeen bool
@@ -85,7 +89,15 @@ type xmlParser struct {
 }
 
 func parseHadoopXML(name string, data []byte, include includeFunc) (xmlResult, error) {
-	p := &xmlParser{name: name, include: include}
+	warns := newWarnList(0)
+	res, err := parseHadoopXMLIn(name, data, include, warns, nil)
+	res.warnings = warns.warnings()
+	return res, err
+}
+
+// parseHadoopXMLIn parses one file of a load: warnings go to warns, properties count against b.
+func parseHadoopXMLIn(name string, data []byte, include includeFunc, warns *warnList, b *budget) (xmlResult, error) {
+	p := &xmlParser{name: name, include: include, warns: warns, budget: b}
 	// a UTF-8 byte order mark is allowed (Hadoop's parser skips it); encoding/xml would see text
 	data = bytes.TrimPrefix(data, []byte(utf8BOM))
 	p.dec = xml.NewDecoder(bytes.NewReader(data))
@@ -122,8 +134,17 @@ func parseHadoopXML(name string, data []byte, include includeFunc) (xmlResult, e
 	return p.res, nil
 }
 
+// warn records a warning; warnings with the same format in one file fold into the first.
 func (p *xmlParser) warn(line int, format string, args ...any) {
-	p.res.warnings = append(p.res.warnings, Warning{Source: Source{File: p.name, Line: line}, Message: fmt.Sprintf(format, args...)})
+	p.warns.addf(format, "", Source{File: p.name, Line: line}, format, args...)
+}
+
+// addProps counts n properties against the load's budget.
+func (p *xmlParser) addProps(line, n int) error {
+	if p.budget == nil {
+		return nil
+	}
+	return p.budget.addProps(Source{File: p.name, Line: line}, n)
 }
 
 func (p *xmlParser) errorAt(line int, msg, fix string) error {
@@ -216,8 +237,10 @@ func (p *xmlParser) start(t xml.StartElement, line int) error {
 			p.fallbackAllowed = true
 			return nil
 		}
+		if err := p.addProps(line, len(res.props)); err != nil {
+			return err
+		}
 		p.res.props = append(p.res.props, res.props...)
-		p.res.warnings = append(p.res.warnings, res.warnings...)
 	case "fallback":
 		p.fallbackEntered = true
 	}
@@ -251,7 +274,9 @@ func (p *xmlParser) end(t xml.EndElement) error {
 	switch t.Name.Local {
 	case "property":
 		if p.inProp {
-			p.endProperty()
+			if err := p.endProperty(); err != nil {
+				return err
+			}
 		}
 		p.inProp = false
 	case "include":
@@ -271,17 +296,17 @@ func (p *xmlParser) end(t xml.EndElement) error {
 	return nil
 }
 
-func (p *xmlParser) endProperty() {
+func (p *xmlParser) endProperty() error {
 	if p.fallbackEntered && !p.fallbackAllowed {
-		return // fallback of an include that worked
+		return nil // fallback of an include that worked
 	}
 	if p.pName == nil {
 		p.warn(p.propLine, "<property> without <name> ignored (fix: add <name>…</name> or remove the property)")
-		return
+		return nil
 	}
 	if *p.pName == "" {
 		p.warn(p.propLine, "<property> with an empty <name> ignored (fix: name the property or remove it)")
-		return
+		return nil
 	}
 	if !p.pFinal && p.finalRaw != "" && strings.EqualFold(strings.TrimSpace(p.finalRaw), "true") {
 		p.warn(p.propLine, "%s: <final> is %q, which Hadoop does not read as true (fix: write <final>true</final>)", *p.pName, p.finalRaw)
@@ -292,7 +317,11 @@ func (p *xmlParser) endProperty() {
 	} else {
 		p.warn(p.propLine, "%s has no value; Hadoop ignores it (fix: add <value>…</value> or remove the property)", *p.pName)
 	}
+	if err := p.addProps(p.propLine, 1); err != nil {
+		return err
+	}
 	p.res.props = append(p.res.props, prop)
+	return nil
 }
 
 func xmlName(n xml.Name) string {

@@ -188,7 +188,11 @@ func (s *session) checkFile(name string, st *unix.Stat_t) error {
 	return nil
 }
 
-// lock opens the directory and takes the lock, waiting at most the lock timeout.
+// lock opens the directory and takes the lock, waiting at most the lock timeout. Two locks are taken:
+// the lock file (which releases of yarn-er before the directory lock also take, so that they keep
+// coordinating with this one) and then the directory itself. The directory lock is what makes mutual
+// exclusion survive a lock file removed by a tmp cleaner while its holder is inside: a process that
+// finds the path empty creates a new lock file and locks it, but cannot lock the directory.
 func (c *Coordinator) lock(ctx context.Context) (*session, error) {
 	s, err := c.openDir()
 	if err != nil {
@@ -199,48 +203,76 @@ func (c *Coordinator) lock(ctx context.Context) (*session, error) {
 		deadline = d
 	}
 	name := c.base + ".lock"
-	wait := 500 * time.Microsecond
 	for {
 		f, st, err := s.openFile(name, 0o644)
 		if err != nil {
 			s.close()
 			return nil, err
 		}
-		for {
-			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-			if err == nil || !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-				break
-			}
-			if err := ctx.Err(); err != nil {
-				_ = f.Close()
-				s.close()
-				return nil, err
-			}
-			if time.Now().Add(wait).After(deadline) {
-				_ = f.Close()
-				s.close()
-				return nil, &LockTimeoutError{Path: c.LockPath(), Timeout: c.opts.LockTimeout}
-			}
-			time.Sleep(wait/2 + time.Duration(mrand.Int64N(int64(wait))))
-			wait = min(wait*2, 10*time.Millisecond)
-		}
-		if err != nil {
+		if err := c.flockWait(ctx, int(f.Fd()), c.LockPath(), deadline); err != nil {
 			_ = f.Close()
 			s.close()
-			return nil, &os.PathError{Op: "flock", Path: c.LockPath(), Err: err}
+			return nil, err
 		}
 		// The lock must still be the file at the path: had someone replaced it, two processes could
 		// hold locks on two different files.
 		var now unix.Stat_t
 		if err := unix.Fstatat(s.dirfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err == nil && now.Ino == st.Ino && now.Dev == st.Dev {
 			s.lock = f
-			return s, nil
+			break
 		}
 		_ = f.Close()
 		if time.Now().After(deadline) {
 			s.close()
 			return nil, &LockTimeoutError{Path: c.LockPath(), Timeout: c.opts.LockTimeout}
 		}
+	}
+	err = c.flockWait(ctx, s.dirfd, c.dir, deadline)
+	switch {
+	case err == nil:
+	case errors.Is(err, unix.EBADF), errors.Is(err, unix.ENOLCK), errors.Is(err, unix.EOPNOTSUPP), errors.Is(err, unix.EINVAL):
+		// Some network file systems cannot lock a directory; the lock file alone still excludes
+		// others as long as nobody removes it.
+		c.opts.Logger.Warn("the coordination directory cannot be locked; mutual exclusion relies on the lock file alone, which must not be removed while in use",
+			"dir", c.dir, "err", err)
+	default:
+		s.close()
+		return nil, err
+	}
+	// The directory must still be the one at the path (a directory removed and made again would be
+	// locked by nobody else).
+	var dst, now unix.Stat_t
+	if err := unix.Fstat(s.dirfd, &dst); err != nil {
+		s.close()
+		return nil, &os.PathError{Op: "fstat", Path: c.dir, Err: err}
+	}
+	if err := unix.Lstat(c.dir, &now); err != nil || now.Ino != dst.Ino || now.Dev != dst.Dev {
+		s.close()
+		return nil, fmt.Errorf("coordination directory %s was removed or replaced while in use; try again", c.dir)
+	}
+	return s, nil
+}
+
+// flockWait takes an exclusive flock on fd, polling until deadline. Errors other than a timeout or a
+// cancelled ctx are *os.PathError naming path.
+func (c *Coordinator) flockWait(ctx context.Context, fd int, path string, deadline time.Time) error {
+	wait := 500 * time.Microsecond
+	for {
+		err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			return &os.PathError{Op: "flock", Path: path, Err: err}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if time.Now().Add(wait).After(deadline) {
+			return &LockTimeoutError{Path: path, Timeout: c.opts.LockTimeout}
+		}
+		time.Sleep(wait/2 + time.Duration(mrand.Int64N(int64(wait))))
+		wait = min(wait*2, 10*time.Millisecond)
 	}
 }
 
@@ -292,12 +324,23 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 			_ = f.Close()
 			return nil, s.c.unsafe(name, fmt.Sprintf("is the ledger of uid %d but owned by uid %d", uid, st.Uid), "remove it")
 		}
-		data, err := io.ReadAll(io.LimitReader(f, 16<<20))
+		path := filepath.Join(s.c.dir, name)
+		if st.Size > MaxLedgerBytes {
+			_ = f.Close()
+			return nil, &LedgerUnreadableError{Path: path, Reason: fmt.Sprintf("%d bytes, more than the %d a ledger may have", st.Size, MaxLedgerBytes)}
+		}
+		data, err := io.ReadAll(io.LimitReader(f, MaxLedgerBytes+1))
 		_ = f.Close()
 		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: filepath.Join(s.c.dir, name), Err: err}
+			return nil, &LedgerUnreadableError{Path: path, Reason: "read failed", Err: err}
 		}
-		entries, problems := ParseLedger(data)
+		if len(data) > MaxLedgerBytes {
+			return nil, &LedgerUnreadableError{Path: path, Reason: fmt.Sprintf("grew past the %d bytes a ledger may have while it was read", MaxLedgerBytes)}
+		}
+		entries, problems, err := parseLedger(data)
+		if err != nil {
+			return nil, &LedgerUnreadableError{Path: path, Reason: err.Error()}
+		}
 		for _, p := range problems {
 			if p.Key == "" {
 				s.c.opts.Logger.Warn("skipping a ledger line that is not yarn-er's (it is dropped at the next write)",
@@ -395,20 +438,30 @@ func (s *session) deviceLockBusy(key string) (bool, error) {
 	return false, f.Close()
 }
 
-// tryDeviceLock takes a device's lock without waiting; nil when another process holds it.
+// tryDeviceLock takes a device's lock without waiting; nil when another process holds it. The locked
+// file must be the one at the path once locked (a file removed meanwhile is locked by nobody who
+// matters), otherwise the lock is taken again on the new file.
 func (s *session) tryDeviceLock(key string) (*os.File, error) {
-	f, _, err := s.openFile(s.c.devLockName(key), 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		_ = f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, nil
+	name := s.c.devLockName(key)
+	for attempt := 0; attempt < 50; attempt++ {
+		f, st, err := s.openFile(name, 0o644)
+		if err != nil {
+			return nil, err
 		}
-		return nil, &os.PathError{Op: "flock", Path: f.Name(), Err: err}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			_ = f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, nil
+			}
+			return nil, &os.PathError{Op: "flock", Path: f.Name(), Err: err}
+		}
+		var now unix.Stat_t
+		if err := unix.Fstatat(s.dirfd, name, &now, unix.AT_SYMLINK_NOFOLLOW); err == nil && now.Ino == st.Ino && now.Dev == st.Dev {
+			return f, nil
+		}
+		_ = f.Close()
 	}
-	return f, nil
+	return nil, fmt.Errorf("%s: removed repeatedly by another process while being locked", s.c.DeviceLockPath(key))
 }
 
 // lockAndRead takes the coordination lock and reads every user's ledger. The caller closes the
@@ -444,9 +497,14 @@ func (c *Coordinator) holders(entries []heldEntry) map[string]heldEntry {
 	return held
 }
 
-func holderString(d Device, h heldEntry) string {
+// holderString says who holds d: a running exec workload (its device lock is held; the workload is
+// also in the ledger), a damaged ledger line, or the owner of the ledger entry.
+func (s *session) holderString(d Device, h heldEntry) string {
 	if h.damaged != "" {
 		return fmt.Sprintf("%s: %s", d.ID, h.reason)
+	}
+	if busy, err := s.deviceLockBusy(d.Key); err == nil && busy {
+		return fmt.Sprintf("%s: a running workload (exec), pid %d", d.ID, h.Owner.PID)
 	}
 	return fmt.Sprintf("%s: pid %d (%s)", d.ID, h.Owner.PID, h.liveness)
 }
@@ -472,7 +530,7 @@ func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Dev
 			break
 		}
 		if h, ok := held[d.Key]; ok {
-			busy = append(busy, holderString(d, h))
+			busy = append(busy, s.holderString(d, h))
 			continue
 		}
 		locked, err := s.deviceLockBusy(d.Key)
@@ -488,6 +546,24 @@ func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Dev
 	if len(picks) < n {
 		return nil, &InsufficientDevicesError{Wanted: n, Visible: len(candidates), Free: len(picks), Holders: busy}
 	}
+	if err := s.writeOwn(entries, owner, picks); err != nil {
+		return nil, err
+	}
+	return picks, nil
+}
+
+// forget drops the entries of devs recorded for owner from this user's ledger (a Holding closed
+// without exec).
+func (c *Coordinator) forget(ctx context.Context, owner Owner, devs []Device) error {
+	drop := map[string]bool{}
+	for _, d := range devs {
+		drop[d.Key] = true
+	}
+	s, entries, err := c.lockAndRead(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.close()
 	var keep []LedgerEntry
 	var damaged []string
 	for _, e := range entries {
@@ -495,20 +571,13 @@ func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Dev
 		case e.fileUID != c.uid:
 		case e.damaged != "":
 			damaged = append(damaged, e.damaged)
+		case e.Owner.same(owner) && drop[e.Key]:
 		case e.liveness == Dead:
-			c.opts.Logger.Info("reclaimed a device", "device", e.Key, "from", e.Owner.PID, "reason", e.reason)
 		default:
 			keep = append(keep, e.LedgerEntry)
 		}
 	}
-	at := c.opts.Now().Truncate(time.Second)
-	for _, d := range picks {
-		keep = append(keep, LedgerEntry{Key: d.Key, Owner: owner, Acquired: at})
-	}
-	if err := s.writeLedger(keep, damaged); err != nil {
-		return nil, err
-	}
-	return picks, nil
+	return s.writeLedger(keep, damaged)
 }
 
 // Release frees every device recorded for owner in this user's ledger (and drops dead owners' entries)
@@ -595,7 +664,9 @@ func (h *Holding) Inherit() error {
 }
 
 // Hold locks n of candidates (in order) for a workload, skipping devices recorded in a ledger for a live
-// owner and devices another workload holds. Nothing is written to the ledgers; the locks are the record.
+// owner and devices another workload holds. The locks are the record; the devices are also entered in
+// this user's ledger for this process (the workload keeps its pid across exec), so that either record
+// alone keeps them held.
 func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Holding, error) {
 	h := &Holding{Devices: []Device{}}
 	if n <= 0 {
@@ -613,7 +684,7 @@ func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Ho
 			break
 		}
 		if e, ok := held[d.Key]; ok {
-			busy = append(busy, holderString(d, e))
+			busy = append(busy, s.holderString(d, e))
 			continue
 		}
 		f, err := s.tryDeviceLock(d.Key)
@@ -633,7 +704,41 @@ func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Ho
 		_ = h.Close()
 		return nil, &InsufficientDevicesError{Wanted: n, Visible: len(candidates), Free: free, Holders: busy}
 	}
+	// The locks are the record; the ledger gets a second one, owned by this process (which the
+	// workload replaces by exec, keeping its pid and start time), so that a tmp cleaner removing the
+	// device lock files while the workload runs does not free its devices.
+	if self, err := c.proc.Owner(os.Getpid()); err == nil {
+		if err := s.writeOwn(entries, self, h.Devices); err != nil {
+			_ = h.Close()
+			return nil, err
+		}
+		h.forget = func() error { return c.forget(context.Background(), self, h.Devices) }
+	} else {
+		c.opts.Logger.Debug("this process cannot be named as an owner; the device locks are the only record", "err", err)
+	}
 	return h, nil
+}
+
+// writeOwn rewrites this user's ledger with its live and damaged entries plus devs for owner.
+func (s *session) writeOwn(entries []heldEntry, owner Owner, devs []Device) error {
+	var keep []LedgerEntry
+	var damaged []string
+	for _, e := range entries {
+		switch {
+		case e.fileUID != s.c.uid:
+		case e.damaged != "":
+			damaged = append(damaged, e.damaged)
+		case e.liveness == Dead:
+			s.c.opts.Logger.Info("reclaimed a device", "device", e.Key, "from", e.Owner.PID, "reason", e.reason)
+		default:
+			keep = append(keep, e.LedgerEntry)
+		}
+	}
+	at := s.c.opts.Now().Truncate(time.Second)
+	for _, d := range devs {
+		keep = append(keep, LedgerEntry{Key: d.Key, Owner: owner, Acquired: at})
+	}
+	return s.writeLedger(keep, damaged)
 }
 
 // Entries lists every ledger entry with the verdict on its owner (for status output and tests).

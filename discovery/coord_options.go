@@ -36,11 +36,18 @@ type CoordinatorOptions struct {
 type Holding struct {
 	Devices []Device
 	Files   []*os.File
+	// forget drops the ledger entries made for the devices; nil when none were made.
+	forget func() error
 }
 
-// Close drops the locks.
+// Close drops the locks and the ledger entries made for the devices. A process that became the
+// workload by exec never calls it: its locks and entries last until it ends.
 func (h *Holding) Close() error {
 	var first error
+	if h.forget != nil {
+		first = h.forget()
+		h.forget = nil
+	}
 	for _, f := range h.Files {
 		if err := f.Close(); err != nil && first == nil {
 			first = err

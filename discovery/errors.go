@@ -22,6 +22,10 @@ var (
 	// link, a file of another user outside a shared sticky directory, a world-writable directory without
 	// the sticky bit, not a regular file).
 	ErrUnsafeLedger = errors.New("unsafe coordination file")
+	// ErrLedgerUnreadable says a ledger could not be read whole (too large, a line too long, a read
+	// error). Coordination then fails closed: nothing is handed out and nothing is rewritten, since the
+	// part not read may record devices of live owners.
+	ErrLedgerUnreadable = errors.New("coordination ledger cannot be read whole")
 )
 
 // ProbeResult is what one backend's probe said.
@@ -125,6 +129,32 @@ func (e *UnsafeFileError) Error() string {
 
 // Unwrap returns ErrUnsafeLedger.
 func (e *UnsafeFileError) Unwrap() error { return ErrUnsafeLedger }
+
+// LedgerUnreadableError names the ledger that could not be read whole and why; it wraps
+// ErrLedgerUnreadable.
+type LedgerUnreadableError struct {
+	Path   string
+	Reason string
+	// Err is the underlying read error, if any.
+	Err error
+}
+
+// Error names the ledger, the problem and what to do about it.
+func (e *LedgerUnreadableError) Error() string {
+	msg := fmt.Sprintf("%s: %s; every device it might record is treated as held, so nothing is handed out and the ledger is left as it is", e.Path, e.Reason)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg + " (inspect the file; once no process holds devices through it, move it away)"
+}
+
+// Unwrap returns ErrLedgerUnreadable and the underlying error.
+func (e *LedgerUnreadableError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrLedgerUnreadable, e.Err}
+	}
+	return []error{ErrLedgerUnreadable}
+}
 
 // unavailable returns an error wrapping ErrBackendUnavailable.
 func unavailable(format string, args ...any) error {

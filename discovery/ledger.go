@@ -3,6 +3,7 @@ package discovery
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"regexp"
@@ -49,14 +50,41 @@ func FormatLedgerEntry(e LedgerEntry) string {
 	return fmt.Sprintf("%s %08x", body, crc32.ChecksumIEEE([]byte(body)))
 }
 
+const (
+	// MaxLedgerBytes is the largest ledger read: about 50,000 entries. A larger file is refused, not read
+	// in part.
+	MaxLedgerBytes = 16 << 20
+	// maxLedgerLine is the longest ledger line read; yarn-er's lines are a few hundred bytes.
+	maxLedgerLine = 1 << 20
+)
+
 // ParseLedger reads a ledger. Every line stands alone: a line that is damaged, of another version or
 // another tool's format (Flink's "<index> <pid>") is skipped and reported, and never changes how the
 // other lines read. Blank lines and # comments are ignored.
+// A line longer than 1 MiB ends the reading; it is reported as the last problem, and the caller must
+// not take the result as the whole ledger (the Coordinator refuses such a ledger).
 func ParseLedger(data []byte) ([]LedgerEntry, []LedgerProblem) {
+	entries, problems, err := parseLedger(data)
+	var tooLong *lineTooLongError
+	if errors.As(err, &tooLong) {
+		problems = append(problems, LedgerProblem{Line: tooLong.line, Reason: err.Error()})
+	}
+	return entries, problems
+}
+
+// lineTooLongError says at which line a ledger stopped being readable.
+type lineTooLongError struct{ line int }
+
+func (e *lineTooLongError) Error() string {
+	return fmt.Sprintf("line %d is longer than %d bytes, so the rest of the ledger cannot be read", e.line, maxLedgerLine)
+}
+
+// parseLedger is ParseLedger with the failure to read the whole ledger returned as an error.
+func parseLedger(data []byte) ([]LedgerEntry, []LedgerProblem, error) {
 	var entries []LedgerEntry
 	var problems []LedgerProblem
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), maxLedgerLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -76,9 +104,10 @@ func ParseLedger(data []byte) ([]LedgerEntry, []LedgerProblem) {
 		entries = append(entries, e)
 	}
 	if err := sc.Err(); err != nil {
-		problems = append(problems, LedgerProblem{Line: line + 1, Reason: err.Error()})
+		// Reading from memory, the scanner fails only on a line over its limit.
+		return entries, problems, &lineTooLongError{line: line + 1}
 	}
-	return entries, problems
+	return entries, problems, nil
 }
 
 func parseLedgerLine(text string) (LedgerEntry, error) {

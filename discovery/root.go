@@ -49,16 +49,27 @@ func (r Root) Path(p string) string {
 // maxSysfsFile bounds what is read from one sysfs/procfs file; none of the files read is near this.
 const maxSysfsFile = 1 << 20
 
-// ReadFile reads the host file p below the root, at most 1 MiB.
+// ReadFile reads the host file p below the root, at most 1 MiB: a larger file is an error, never
+// read in part. Only regular files are read (sysfs and procfs attributes are), and the open never
+// blocks (a FIFO planted in a --host-root tree is refused, not waited on).
 func (r Root) ReadFile(p string) ([]byte, error) {
-	f, err := os.Open(r.Path(p))
+	path := r.Path(p)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSysfsFile))
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("not a regular file (%s), so not a sysfs or procfs attribute", fi.Mode().Type())}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxSysfsFile+1))
 	if err != nil {
-		return nil, &os.PathError{Op: "read", Path: r.Path(p), Err: err}
+		return nil, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	if len(b) > maxSysfsFile {
+		return nil, &os.PathError{Op: "read", Path: path, Err: fmt.Errorf("larger than %d bytes, which no sysfs or procfs attribute is", maxSysfsFile)}
 	}
 	return b, nil
 }
@@ -165,12 +176,17 @@ func (r ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byt
 	defer cancel()
 	cmd := exec.CommandContext(ctx, p, args...)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &limitedWriter{w: &stdout, n: 16 << 20}
+	out := &limitedWriter{w: &stdout, n: maxToolOutput}
+	cmd.Stdout = out
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 64 << 10}
 	cmd.WaitDelay = time.Second
 	err = cmd.Run()
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("%s %s: no answer within %s", name, strings.Join(args, " "), timeout)
+	}
+	if out.over {
+		// A partial listing could end in a cut line that reads as a device with a cut id.
+		return nil, fmt.Errorf("%s %s: printed more than %d bytes, far more than any device listing; the output is not used", name, strings.Join(args, " "), maxToolOutput)
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
@@ -185,19 +201,27 @@ func (r ExecRunner) Run(ctx context.Context, name string, args ...string) ([]byt
 	return stdout.Bytes(), nil
 }
 
-// limitedWriter keeps at most n bytes and drops the rest, so a runaway tool cannot exhaust memory.
+// maxToolOutput bounds what a tool (nvidia-smi, amd-smi, aocl) may print; a listing of 64 devices is
+// a few tens of kilobytes.
+const maxToolOutput = 4 << 20
+
+// limitedWriter keeps at most n bytes and drops the rest (over says so), so a runaway tool cannot
+// exhaust memory.
 type limitedWriter struct {
-	w io.Writer
-	n int
+	w    io.Writer
+	n    int
+	over bool
 }
 
 func (l *limitedWriter) Write(p []byte) (int, error) {
 	if l.n <= 0 {
+		l.over = l.over || len(p) > 0
 		return len(p), nil
 	}
 	q := p
 	if len(q) > l.n {
 		q = q[:l.n]
+		l.over = true
 	}
 	l.n -= len(q)
 	if _, err := l.w.Write(q); err != nil {

@@ -49,8 +49,14 @@ const stressEnv = "YARN_ER_DISCOVERY_STRESS_HELPER"
 // marker that already exists means two processes hold one GPU at once: the independent check, which
 // does not read the ledger. Meanwhile the test SIGKILLs holders at random; their GPUs must be reclaimed
 // (their stale markers are recognised by the dead pid they name).
+//
+// With -short (make unit-short) it runs 8 processes of 20 rounds with 2 kills: the same checks, a
+// fraction of the contention; CI runs it in full.
 func TestStress(t *testing.T) {
-	const procs, nGPUs, rounds, kills = 64, 8, 200, 12
+	procs, nGPUs, rounds, kills := 64, 8, 200, 12
+	if testing.Short() {
+		procs, rounds, kills = 8, 20, 2
+	}
 	tree := discoverytest.New(t)
 	tree.NVIDIAHost(nGPUs)
 	dir := t.TempDir()
@@ -72,7 +78,7 @@ func TestStress(t *testing.T) {
 			_ = h.cmd.Process.Kill()
 		}
 	})
-	// Kill holders at random while the others go on; a replacement runs its own 200 rounds.
+	// Kill holders at random while the others go on; a replacement runs its own rounds.
 	killed := map[int]bool{}
 	for k := 0; k < kills; k++ {
 		time.Sleep(time.Duration(50+mrand.IntN(100)) * time.Millisecond)
@@ -101,7 +107,7 @@ func TestStress(t *testing.T) {
 		acquired += n
 	}
 	t.Logf("%d processes, %d rounds each, %d GPUs handed out and given back", len(helpers)-len(killed), rounds, acquired)
-	assert.GreaterOrEqual(t, acquired, 200)
+	assert.GreaterOrEqual(t, acquired, rounds)
 	// Every GPU is free again: released by the finished processes, reclaimed from the killed ones.
 	proc := discovery.NewProc(discovery.Root{})
 	self, err := proc.Owner(os.Getpid())
@@ -245,4 +251,56 @@ func claimMarker(t *testing.T, dir, key string, impatient bool) string {
 		require.True(t, time.Now().Before(deadline), "stale marker of %s never removed", key)
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// TestStressWithLockFilesRemoved is TestStress (without kills) while a tmp cleaner removes the lock file
+// and the device lock files as fast as it can: mutual exclusion rests on the directory lock, so no GPU is
+// ever held by two processes (the marker check in every helper).
+func TestStressWithLockFilesRemoved(t *testing.T) {
+	const procs, nGPUs, rounds = 16, 4, 60
+	tree := discoverytest.New(t)
+	tree.NVIDIAHost(nGPUs)
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o755))
+	cfg := stressConfig{Root: tree.Root, Coord: filepath.Join(dir, "gpus"), Markers: filepath.Join(dir, "markers"), Rounds: rounds, HoldMicros: 2000}
+	require.NoError(t, os.Mkdir(cfg.Markers, 0o755))
+	stop := make(chan struct{})
+	removed := make(chan int)
+	go func() {
+		n := 0
+		defer func() { removed <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			locks, _ := filepath.Glob(cfg.Coord + "*.lock")
+			for _, l := range locks {
+				if os.Remove(l) == nil {
+					n++
+				}
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for i := 0; i < procs; i++ {
+		c, o := startStressHelper(t, cfg)
+		cmds, outs = append(cmds, c), append(outs, o)
+	}
+	t.Cleanup(func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+		}
+	})
+	for i, c := range cmds {
+		require.NoError(t, c.Wait(), "helper %d: %s", i, outs[i].String())
+		assert.Contains(t, outs[i].String(), "PASS")
+	}
+	close(stop)
+	n := <-removed
+	t.Logf("%d processes, %d rounds each, lock files removed %d times", procs, rounds, n)
+	assert.Positive(t, n, "the cleaner removed lock files while the helpers ran")
 }

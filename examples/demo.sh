@@ -4,6 +4,7 @@
 #   1. the YARN container Flink will ask for (translate),
 #   2. the cluster's GPUs and FPGAs (cluster nodes),
 #   3. a preflight that passes on a well-configured cluster, with yarn-er as Flink's discovery script,
+#      then a real Flink job (1.20.0, from docker/flink) whose 2 TaskManagers get 2 GPUs each,
 #   4. a preflight that fails on a misconfigured cluster, naming the files and lines to fix.
 # Both clusters are stopped on exit, also on failure or Ctrl-C.
 set -euo pipefail
@@ -48,6 +49,11 @@ gpu_jar=$HOME/.m2/repository/org/apache/flink/flink-external-resource-gpu/1.20.0
 cp "$gpu_jar" "$flink_home/plugins/external-resource-gpu/"
 echo "FLINK_HOME=$flink_home (plugins/external-resource-gpu/: Flink's GPU plugin jar, nvidia-gpu-discovery.sh -> yarn-er)"
 FLINK_HOME=$flink_home run "$bin" preflight --flink-conf examples/flink-conf.yaml --containers 4
+
+step "3b. A Flink job on the cluster: which GPUs each TaskManager got (yarn-er as the discovery script, coordination on)"
+# docker/flink/gpu-report: the same steps as docs/flink-on-yarn-gpus.md, on a fake host of 8 GPUs that
+# both NodeManagers share; it preflights the job's own configuration first.
+"$root/docker/flink/gpu-report" --work "$work/flink-job" --yarn-er "$bin"
 
 step "4. Preflight against a misconfigured cluster (docker/conf-misconfigured: DefaultResourceCalculator, no GPU/FPGA types)"
 "$mini" start --conf docker/conf-misconfigured --state "$work/misconfigured" --watch-pid $$

@@ -15,10 +15,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
-// testAMResult mirrors the JSON that amrm/internal/testam writes.
+// testAMResult mirrors the JSON that internal/testam writes.
 type testAMResult struct {
 	Attempt         string           `json:"attempt"`
 	TokenFileFormat string           `json:"tokenFileFormat"`
@@ -73,13 +75,13 @@ type testAMRun struct {
 	SubmitToFinish time.Duration
 }
 
-// buildTestAM builds amrm/internal/testam as a static binary in dir.
+// buildTestAM builds internal/testam as a static binary in dir.
 func buildTestAM(t testing.TB, dir string) string {
 	t.Helper()
 	root, err := RepoRoot()
 	require.NoError(t, err)
 	bin := filepath.Join(dir, "testam")
-	cmd := exec.Command("go", "build", "-o", bin, "./amrm/internal/testam")
+	cmd := exec.Command("go", "build", "-o", bin, "./internal/testam")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	out, err := cmd.CombinedOutput()
@@ -124,10 +126,10 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 		ApplicationName: "yarn-er testam " + t.Name(),
 		ApplicationType: "yarn-er-testam",
 		MaxAppAttempts:  1,
-		Resource:        yarn.AMResource{MemoryMB: 128, VCores: 1},
+		Resource:        records.NewResources(128, 1),
 		AMContainerSpec: yarn.ContainerLaunchContext{
-			LocalResources: map[string]yarn.LocalResource{"testam": {
-				Resource: "file://" + bin, Type: "FILE", Visibility: "APPLICATION",
+			LocalResources: map[string]records.LocalResource{"testam": {
+				URL: "file://" + bin, Type: "FILE", Visibility: "APPLICATION",
 				Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli(),
 			}},
 			Environment: amEnv,
@@ -139,7 +141,7 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 	t.Cleanup(func() {
 		if t.Failed() {
 			logAMFiles(t, resultPath, logPath)
-			if run.App == nil || !yarn.Terminal(run.App.State) {
+			if run.App == nil || !run.App.State.Terminal() {
 				_, _, _ = yc.KillApplication(context.Background(), na.ID)
 			}
 		}
@@ -148,7 +150,7 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 		app, err := yc.App(ctx, na.ID)
 		require.NoError(t, err, "application %s", na.ID)
 		run.App = app
-		if yarn.Terminal(app.State) {
+		if app.State.Terminal() {
 			run.SubmitToFinish = time.Since(submitted)
 			break
 		}
@@ -208,8 +210,8 @@ func TestAMRMGPUContainers(t *testing.T) {
 	})
 	r := run.Result
 	require.Empty(t, r.Error)
-	assert.Equal(t, "FINISHED", run.App.State)
-	assert.Equal(t, "SUCCEEDED", run.App.FinalStatus, "diagnostics: %s", run.App.Diagnostics)
+	assert.Equal(t, records.AppFinished, run.App.State)
+	assert.Equal(t, records.FinalSucceeded, run.App.FinalStatus, "diagnostics: %s", run.App.Diagnostics)
 	assert.True(t, r.Unregistered)
 
 	// Registration: the RM's resource types and maximum capability came over the wire.
@@ -285,8 +287,8 @@ func TestAMRMUnknownResourceType(t *testing.T) {
 	assert.Contains(t, r.UnknownResourceError, "yarn.io/gpu", "names the types the RM knows")
 	assert.Contains(t, r.UnknownResourceError, "yarn.resource-types", "says how to fix it")
 	// The AM unregistered FAILED with that error as diagnostics, visible through REST.
-	assert.Equal(t, "FINISHED", run.App.State)
-	assert.Equal(t, "FAILED", run.App.FinalStatus)
+	assert.Equal(t, records.AppFinished, run.App.State)
+	assert.Equal(t, records.FinalFailed, run.App.FinalStatus)
 	assert.Contains(t, run.App.Diagnostics, "yarn.io/nonexistent")
 	assert.True(t, r.Unregistered)
 }
@@ -316,7 +318,7 @@ func BenchmarkAMRMAllocate(b *testing.B) {
 					"YARNER_TESTAM_HEARTBEAT_MS": fmt.Sprint(c.heartbeatMs),
 				})
 				r := run.Result
-				if r.Error != "" || run.App.FinalStatus != "SUCCEEDED" || len(r.Launched) != c.n {
+				if r.Error != "" || run.App.FinalStatus != records.FinalSucceeded || len(r.Launched) != c.n {
 					b.Fatalf("run failed: %s (%s/%s: %s)", r.Error, run.App.State, run.App.FinalStatus, run.App.Diagnostics)
 				}
 				if sums == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -25,7 +26,13 @@ func rmClientFromConf(t testing.TB, ep *Endpoints) *yarn.Client {
 	t.Helper()
 	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: ep.HadoopConfDir})
 	require.NoError(t, err)
-	c, err := yarn.NewClient(yarn.Options{HadoopConf: hc, User: ep.User})
+	addrs, err := hc.RMWebAddresses()
+	require.NoError(t, err)
+	opts := yarn.Options{HTTPS: hc.YARNHTTPSOnly(), User: ep.User}
+	for _, a := range addrs {
+		opts.Addresses = append(opts.Addresses, a.URL())
+	}
+	c, err := yarn.NewClient(opts)
 	require.NoError(t, err)
 	require.Equal(t, []string{ep.RMWebAddress}, c.Addresses(), "the address comes from yarn-site.xml")
 	return c
@@ -59,7 +66,7 @@ func TestYarnClientClusterInfo(t *testing.T) {
 
 	rc, err := c.Conf(ctx)
 	require.NoError(t, err)
-	assert.Contains(t, rc.Get("yarn.resource-types"), yarn.GPU)
+	assert.Contains(t, rc.Get("yarn.resource-types"), records.GPU)
 	assert.Equal(t, "true", rc.Get("yarn.webapp.enable-rest-app-submissions"))
 }
 
@@ -79,10 +86,10 @@ func TestYarnClientNodesWithGPU(t *testing.T) {
 		assert.True(t, ids[n.ID], "node %s is one of the mini-YARN's", n.ID)
 		assert.Equal(t, "RUNNING", n.State)
 		assert.False(t, n.TotalDerived, "Hadoop 3.5 sends totalResource")
-		assert.Equal(t, yarn.Quantity{Value: 16384, Units: "Mi"}, n.Total[yarn.Memory])
-		assert.Equal(t, int64(40), n.Total.Value(yarn.VCores))
-		assert.Equal(t, int64(4), n.Total.Value(yarn.GPU))
-		assert.Equal(t, int64(2), n.Total.Value(yarn.FPGA))
+		assert.Equal(t, records.Quantity{Value: 16384, Units: "Mi"}, n.Total[records.MemoryMB])
+		assert.Equal(t, int64(40), n.Total.Value(records.VCores))
+		assert.Equal(t, int64(4), n.Total.Value(records.GPU))
+		assert.Equal(t, int64(2), n.Total.Value(records.FPGA))
 		sum, err := n.Used.Add(n.Available)
 		require.NoError(t, err)
 		assert.Equal(t, n.Total, sum, "used + available = total on %s", n.ID)
@@ -109,9 +116,9 @@ func TestYarnClientQueues(t *testing.T) {
 	require.NotNil(t, def)
 	assert.True(t, def.Leaf)
 	assert.Equal(t, "RUNNING", def.State)
-	assert.Equal(t, int64(16384), def.MaximumAllocation.Value(yarn.Memory))
-	assert.Contains(t, def.MaximumAllocation, yarn.GPU, "queues list the extended types")
-	assert.Equal(t, int64(2*4), def.MaxEffectiveCapacity.Value(yarn.GPU))
+	assert.Equal(t, int64(16384), def.MaximumAllocation.Value(records.MemoryMB))
+	assert.Contains(t, def.MaximumAllocation, records.GPU, "queues list the extended types")
+	assert.Equal(t, int64(2*4), def.MaxEffectiveCapacity.Value(records.GPU))
 }
 
 // yarnITSubmit asks for a new application and submits an AM running command.
@@ -119,8 +126,8 @@ func yarnITSubmit(t *testing.T, c *yarn.Client, ctx context.Context, name string
 	t.Helper()
 	na, err := c.NewApplication(ctx)
 	require.NoError(t, err)
-	require.Contains(t, na.MaximumResourceCapability, yarn.GPU, "new-application lists the extended types")
-	assert.GreaterOrEqual(t, na.MaximumResourceCapability.Value(yarn.GPU), int64(4))
+	require.Contains(t, na.MaximumResourceCapability, records.GPU, "new-application lists the extended types")
+	assert.GreaterOrEqual(t, na.MaximumResourceCapability.Value(records.GPU), int64(4))
 	spec.Commands = []string{command}
 	err = c.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
 		ApplicationID:   na.ID,
@@ -129,7 +136,7 @@ func yarnITSubmit(t *testing.T, c *yarn.Client, ctx context.Context, name string
 		ApplicationType: "YARN-ER-IT",
 		ApplicationTags: []string{"yarn-er-it"},
 		MaxAppAttempts:  1,
-		Resource:        yarn.AMResource{MemoryMB: 128, VCores: 1},
+		Resource:        records.NewResources(128, 1),
 		AMContainerSpec: spec,
 	})
 	require.NoError(t, err)
@@ -153,18 +160,18 @@ func TestYarnClientTrivialApp(t *testing.T) {
 	fi, err := os.Stat(file)
 	require.NoError(t, err)
 	id := yarnITSubmit(t, c, ctx, "yarn-er-it-true", "/bin/true", yarn.ContainerLaunchContext{
-		LocalResources: map[string]yarn.LocalResource{"payload.txt": {
-			Resource: "file://" + file, Type: "FILE", Visibility: "APPLICATION",
+		LocalResources: map[string]records.LocalResource{"payload.txt": {
+			URL: "file://" + file, Type: "FILE", Visibility: "APPLICATION",
 			Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli(),
 		}},
 		Environment: map[string]string{"YARN_ER_IT": "1"},
-		Credentials: &yarn.Credentials{Secrets: map[string][]byte{"yarn-er.it": []byte("not-a-real-secret")}},
+		Credentials: &records.Credentials{Secrets: map[string][]byte{"yarn-er.it": []byte("not-a-real-secret")}},
 	})
 
 	app, err := c.WaitApp(ctx, id, 500*time.Millisecond, nil)
 	require.NoError(t, err)
-	assert.Equal(t, yarn.StateFailed, app.State)
-	assert.Equal(t, yarn.FinalFailed, app.FinalStatus)
+	assert.Equal(t, records.AppFailed, app.State)
+	assert.Equal(t, records.FinalFailed, app.FinalStatus)
 	assert.Contains(t, app.Diagnostics, "exited with  exitCode: 0")
 	assert.Contains(t, app.Diagnostics, "Failing this attempt")
 	assert.Equal(t, "YARN-ER-IT", app.ApplicationType)
@@ -179,12 +186,12 @@ func TestYarnClientTrivialApp(t *testing.T) {
 
 	state, err := c.AppState(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, yarn.StateFailed, state)
+	assert.Equal(t, records.AppFailed, state)
 
 	// Killing an application that has ended reports its final state.
 	state, inProgress, err := c.KillApplication(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, yarn.StateFailed, state)
+	assert.Equal(t, records.AppFailed, state)
 	assert.False(t, inProgress)
 
 	apps, err := c.Apps(ctx, yarn.AppsQuery{States: []string{"FAILED"}, ApplicationTypes: []string{"YARN-ER-IT"}})
@@ -204,18 +211,18 @@ func TestYarnClientKillApp(t *testing.T) {
 
 	// The AM container is launched but never registers: the app stays ACCEPTED.
 	app, err := c.WaitApp(ctx, id, 250*time.Millisecond, func(a *yarn.App) bool {
-		return a.State == yarn.StateAccepted && a.RunningContainers > 0 || yarn.Terminal(a.State)
+		return a.State == records.AppAccepted && a.RunningContainers > 0 || a.State.Terminal()
 	})
 	require.NoError(t, err)
-	require.Equal(t, yarn.StateAccepted, app.State, app.Diagnostics)
-	assert.Equal(t, int64(128), app.Allocated.Value(yarn.Memory))
+	require.Equal(t, records.AppAccepted, app.State, app.Diagnostics)
+	assert.Equal(t, int64(128), app.Allocated.Value(records.MemoryMB))
 
 	_, _, err = c.KillApplication(ctx, id)
 	require.NoError(t, err)
 	app, err = c.WaitApp(ctx, id, 250*time.Millisecond, nil)
 	require.NoError(t, err)
-	assert.Equal(t, yarn.StateKilled, app.State)
-	assert.Equal(t, yarn.FinalKilled, app.FinalStatus)
+	assert.Equal(t, records.AppKilled, app.State)
+	assert.Equal(t, records.FinalKilled, app.FinalStatus)
 	assert.Contains(t, app.Diagnostics, "was killed by user "+ep.User)
 }
 
@@ -232,12 +239,12 @@ func TestYarnClientErrors(t *testing.T) {
 	require.NoError(t, err)
 	err = c.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
 		ApplicationID:   na.ID,
-		Resource:        yarn.AMResource{MemoryMB: 1 << 20, VCores: 1},
+		Resource:        records.NewResources(1<<20, 1),
 		AMContainerSpec: yarn.ContainerLaunchContext{Commands: []string{"/bin/true"}},
 	})
 	require.ErrorIs(t, err, yarn.ErrBadRequest)
-	var re *yarn.RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "Requested more memory than configured max", re.Message)
-	assert.Equal(t, "org.apache.hadoop.yarn.webapp.BadRequestException", re.JavaClassName)
+	assert.Equal(t, "org.apache.hadoop.yarn.webapp.BadRequestException", re.Class)
 }

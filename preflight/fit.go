@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -21,14 +21,14 @@ type packing struct {
 	// someNodeHas tells, per resource, whether some node's total has enough of it for one container.
 	someNodeHas map[string]bool
 	// maxTotal is, per resource, the largest total of any node.
-	maxTotal map[string]yarn.Quantity
+	maxTotal map[string]records.Quantity
 }
 
 // packCluster packs containers of req onto the nodes, each node on its own: a node holds
 // floor(min over the resources r of have_r / req_r) containers, units converted exactly. Sums
 // saturate at MaxInt64.
-func packCluster(nodes []yarn.Node, req []profile.Resource) packing {
-	p := packing{someNodeHas: map[string]bool{}, maxTotal: map[string]yarn.Quantity{}}
+func packCluster(nodes []yarn.Node, req []records.Resource) packing {
+	p := packing{someNodeHas: map[string]bool{}, maxTotal: map[string]records.Quantity{}}
 	for _, n := range nodes {
 		empty := containersIn(n.Total, req)
 		now := int64(0)
@@ -55,7 +55,7 @@ func packCluster(nodes []yarn.Node, req []profile.Resource) packing {
 
 // largest renders, per requested resource, the largest node total, marking those below the
 // request.
-func (p packing) largest(req []profile.Resource) string {
+func (p packing) largest(req []records.Resource) string {
 	parts := make([]string, 0, len(req))
 	for _, res := range req {
 		q := p.maxTotal[res.Name]
@@ -69,7 +69,7 @@ func (p packing) largest(req []profile.Resource) string {
 }
 
 // containersIn returns how many containers of req fit in have.
-func containersIn(have yarn.Resources, req []profile.Resource) int64 {
+func containersIn(have yarn.Resources, req []records.Resource) int64 {
 	n := int64(math.MaxInt64)
 	for _, res := range req {
 		if res.Value <= 0 {
@@ -89,13 +89,13 @@ func containersIn(have yarn.Resources, req []profile.Resource) int64 {
 // quotient returns floor(have / want) with want in unit wantUnit. have is converted into wantUnit
 // (truncating, which does not change the floor of the quotient); a have too large for int64 in
 // that unit saturates. An unknown unit gives 0.
-func quotient(have yarn.Quantity, want int64, wantUnit string) int64 {
+func quotient(have records.Quantity, want int64, wantUnit string) int64 {
 	if have.Value <= 0 || want <= 0 {
 		return 0
 	}
 	h, _, err := have.In(wantUnit)
 	if err != nil {
-		if errors.Is(err, yarn.ErrOverflow) {
+		if errors.Is(err, records.ErrOverflow) {
 			return math.MaxInt64
 		}
 		return 0
@@ -104,7 +104,7 @@ func quotient(have yarn.Quantity, want int64, wantUnit string) int64 {
 }
 
 // cmpQuantity compares two quantities across units; unknown units compare by value.
-func cmpQuantity(a, b yarn.Quantity) int {
+func cmpQuantity(a, b records.Quantity) int {
 	c, err := a.Cmp(b)
 	if err != nil {
 		return cmp.Compare(a.Value, b.Value)
@@ -121,7 +121,7 @@ func satAdd(a, b int64) int64 {
 }
 
 // minus returns have less one container of req (in the request's units), and whether it fits.
-func minus(have yarn.Resources, req []profile.Resource) (yarn.Resources, bool) {
+func minus(have yarn.Resources, req []records.Resource) (yarn.Resources, bool) {
 	rest := make(yarn.Resources, len(have))
 	for k, q := range have {
 		rest[k] = q
@@ -132,16 +132,16 @@ func minus(have yarn.Resources, req []profile.Resource) (yarn.Resources, bool) {
 		}
 		unit := requestUnit(res.Name)
 		h, _, err := have[res.Name].In(unit)
-		if err != nil && !errors.Is(err, yarn.ErrOverflow) {
+		if err != nil && !errors.Is(err, records.ErrOverflow) {
 			return nil, false
 		}
-		if errors.Is(err, yarn.ErrOverflow) {
+		if errors.Is(err, records.ErrOverflow) {
 			h = math.MaxInt64
 		}
 		if h < res.Value {
 			return nil, false
 		}
-		rest[res.Name] = yarn.Quantity{Value: h - res.Value, Units: unit}
+		rest[res.Name] = records.Quantity{Value: h - res.Value, Units: unit}
 	}
 	return rest, true
 }
@@ -156,7 +156,7 @@ type withJobManager struct {
 
 // packWithJobManager places the JobManager container jm on the node where it leaves room for the
 // most TaskManager containers of req, for the nodes' available and total resources.
-func packWithJobManager(nodes []yarn.Node, req, jm []profile.Resource) withJobManager {
+func packWithJobManager(nodes []yarn.Node, req, jm []records.Resource) withJobManager {
 	best := func(have func(yarn.Node) yarn.Resources) int64 {
 		per := make([]int64, len(nodes))
 		var total int64

@@ -8,7 +8,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/profile"
-	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Hadoop keys read by the NodeManager checks.
@@ -63,7 +63,7 @@ func (r *runner) resourceTypesCheck() {
 	}
 	var declared []string
 	for _, rt := range r.types.All() {
-		if rt.Name != profile.MemoryMB && rt.Name != profile.VCores {
+		if rt.Name != records.MemoryMB && rt.Name != records.VCores {
 			declared = append(declared, rt.Name)
 		}
 	}
@@ -125,7 +125,7 @@ func (r *runner) maxAllocationCheck() {
 	effective := r.live.effectiveMax()
 	var fine []string
 	usedLive := false
-	for _, res := range r.tr.Resource.Resources() {
+	for _, res := range r.tr.Resource.All() {
 		rt, declared := r.types.Lookup(res.Name)
 		if eff, ok := effective[res.Name]; ok {
 			usedLive = true
@@ -138,7 +138,7 @@ func (r *runner) maxAllocationCheck() {
 			continue // undeclared: yarn.resource-type-undeclared says so
 		}
 		unit := requestUnit(res.Name)
-		cmp, err := profile.Compare(unit, res.Value, rt.Units, rt.Maximum)
+		cmp, err := records.Compare(unit, res.Value, rt.Units, rt.Maximum)
 		if err != nil {
 			r.c.warn(IDMaxAllocationExceeded, r.origin(res.Name), "fix the unit of the resource type", "%s: cannot compare %d with the maximum allocation %d%s: %v",
 				res.Name, res.Value, rt.Maximum, rt.Units, err)
@@ -178,8 +178,8 @@ const rejected = "YARN rejects the request (InvalidResourceRequestException: req
 // allocation eff; rt is its type in the Hadoop configuration when declared there. It reports
 // findings itself and returns the pass line when the request is within eff. A configuration whose
 // own maximum is below the request the RM allows is out of date: a warning.
-func (r *runner) maxAllocationLive(res profile.Resource, eff yarn.Quantity, rt profile.ResourceType, declared bool) (string, bool) {
-	asked := yarn.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
+func (r *runner) maxAllocationLive(res records.Resource, eff records.Quantity, rt profile.ResourceType, declared bool) (string, bool) {
+	asked := records.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
 	src := r.live.rm + pathOverview
 	cmp, err := asked.Cmp(eff)
 	if err != nil {
@@ -187,10 +187,10 @@ func (r *runner) maxAllocationLive(res profile.Resource, eff yarn.Quantity, rt p
 			"%s: cannot compare %s with the ResourceManager's effective maximum allocation %s: %v", res.Name, asked, eff, err)
 		return "", false
 	}
-	configured := yarn.Quantity{}
+	configured := records.Quantity{}
 	maxKey, maxSrc := "", ""
 	if declared {
-		configured = yarn.Quantity{Value: rt.Maximum, Units: rt.Units}
+		configured = records.Quantity{Value: rt.Maximum, Units: rt.Units}
 		maxKey, maxSrc = maxKeyOf(rt)
 	}
 	if cmp > 0 {
@@ -227,8 +227,8 @@ func (r *runner) maxAllocationLive(res profile.Resource, eff yarn.Quantity, rt p
 // requestUnit is the unit of an amount in Flink's request: memory-mb in Mi, everything else as a
 // plain number (Flink builds ResourceInformation without a unit; the RM converts it).
 func requestUnit(name string) string {
-	if name == profile.MemoryMB {
-		return profile.MemoryUnits
+	if name == records.MemoryMB {
+		return records.MemoryUnits
 	}
 	return ""
 }
@@ -236,9 +236,9 @@ func requestUnit(name string) string {
 // maxKeyOf returns the key that sets a type's maximum allocation and its source.
 func maxKeyOf(rt profile.ResourceType) (string, string) {
 	switch rt.Name {
-	case profile.MemoryMB:
+	case records.MemoryMB:
 		return profile.KeySchedulerMaximumMB, rt.MaximumSource.String()
-	case profile.VCores:
+	case records.VCores:
 		return profile.KeySchedulerMaximumVCores, rt.MaximumSource.String()
 	}
 	return profile.KeyResourceTypes + "." + rt.Name + ".maximum-allocation", rt.MaximumSource.String()
@@ -257,7 +257,7 @@ func fmtAmount(v int64, unit string) string {
 	if v == math.MaxInt64 {
 		return "unlimited"
 	}
-	return yarn.Quantity{Value: v, Units: unit}.String()
+	return records.Quantity{Value: v, Units: unit}.String()
 }
 
 // nmResourcesCheck reports yarn.nm-resources: each requested type must be offered by a
@@ -285,7 +285,7 @@ func (r *runner) nmResourcesCheck() {
 		switch {
 		case slices.Contains(plugins, t):
 			r.c.pass(IDNMResources, pluginsProp.Source.String(), "%s: offered by the NodeManager resource plugin (%s)", t, keyResourcePlugins)
-			if (t == profile.GPU || t == profile.FPGA) && !isolationChecked {
+			if (t == records.GPU || t == records.FPGA) && !isolationChecked {
 				isolationChecked = true
 				r.isolationCheck(t, pluginsProp.Source.String())
 			}
@@ -308,7 +308,7 @@ func (r *runner) nmResourcesCheck() {
 			continue
 		}
 		fix := fmt.Sprintf("on the NodeManagers, set %s=%s (with the GPU/FPGA plugin) or %s%s=<count> in node-resources.xml", keyResourcePlugins, t, profile.KeyNodeResourcePrefix, t)
-		if t != profile.GPU && t != profile.FPGA {
+		if t != records.GPU && t != records.FPGA {
 			fix = fmt.Sprintf("on the NodeManagers, set %s%s=<count> in node-resources.xml (or configure a device plugin)", profile.KeyNodeResourcePrefix, t)
 		}
 		r.c.warn(IDNMResources, r.origin(t), fix,

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -62,7 +62,7 @@ func (r *runner) nodeLabelCheck() {
 			queue = q
 		}
 	}
-	check := func(who, label, key, src string, req []profile.Resource) {
+	check := func(who, label, key, src string, req []records.Resource) {
 		if label == "" {
 			return
 		}

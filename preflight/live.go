@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -279,9 +280,9 @@ func orNone(err error) string {
 // drops the others, which cluster.type-unknown reports), memory and vcores rounded up to multiples
 // of the CapacityScheduler's minimum allocation when the Hadoop configuration gives it. The note
 // says what was changed.
-func (r *runner) request() (req []profile.Resource, note string) {
+func (r *runner) request() (req []records.Resource, note string) {
 	var dropped, rounded []string
-	for _, res := range r.tr.Resource.Resources() {
+	for _, res := range r.tr.Resource.All() {
 		if known := r.live.knownTypes(); known != nil && !known[res.Name] {
 			dropped = append(dropped, res.Name)
 			continue
@@ -289,7 +290,7 @@ func (r *runner) request() (req []profile.Resource, note string) {
 		if res.Value <= 0 {
 			continue
 		}
-		if r.types != nil && (res.Name == profile.MemoryMB || res.Name == profile.VCores) && r.capacityScheduler() {
+		if r.types != nil && (res.Name == records.MemoryMB || res.Name == records.VCores) && r.capacityScheduler() {
 			if rt, ok := r.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
 				v := (res.Value/rt.Minimum + 1) * rt.Minimum
 				rounded = append(rounded, fmt.Sprintf("%s %d → %d (a multiple of the minimum allocation %d)", res.Name, res.Value, v, rt.Minimum))
@@ -323,10 +324,10 @@ func (r *runner) capacityScheduler() bool {
 }
 
 // formatRequest renders a request like a Hadoop Resource: <memory-mb:4096, vcores:4, ...>.
-func formatRequest(req []profile.Resource) string {
-	var v profile.Vector
+func formatRequest(req []records.Resource) string {
+	var v records.Resources
 	for _, r := range req {
-		v.Set(r.Name, r.Value)
+		v.Set(r.Name, r.Quantity())
 	}
 	return v.String()
 }
@@ -423,16 +424,16 @@ func (r *runner) fitChecks() {
 // normalized is a request as the scheduler sees it: resources the ResourceManager does not know
 // dropped, and (CapacityScheduler) memory-mb and vcores rounded up to multiples of their minimum
 // allocation.
-func (r *runner) normalized(v profile.Vector) []profile.Resource {
-	var req []profile.Resource
-	for _, res := range v.Resources() {
+func (r *runner) normalized(v records.Resources) []records.Resource {
+	var req []records.Resource
+	for _, res := range v.All() {
 		if known := r.live.knownTypes(); known != nil && !known[res.Name] {
 			continue
 		}
 		if res.Value <= 0 {
 			continue
 		}
-		if r.types != nil && (res.Name == profile.MemoryMB || res.Name == profile.VCores) && r.capacityScheduler() {
+		if r.types != nil && (res.Name == records.MemoryMB || res.Name == records.VCores) && r.capacityScheduler() {
 			if rt, ok := r.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
 				res.Value = (res.Value/rt.Minimum + 1) * rt.Minimum
 			}
@@ -453,7 +454,7 @@ func sourceOfKeys(in Input, keys []string) string {
 }
 
 // noFitFix names the resources no node has enough of.
-func noFitFix(req []profile.Resource, fit packing) string {
+func noFitFix(req []records.Resource, fit packing) string {
 	var short []string
 	for _, res := range req {
 		if !fit.someNodeHas[res.Name] {
@@ -481,7 +482,7 @@ func (r *runner) targetQueue() (name, from string) {
 // queueLimit is the largest amount of one resource a container in a queue may have, and whether
 // the scheduler's effective maximum (rather than the queue's own limit) sets it.
 type queueLimit struct {
-	yarn.Quantity
+	records.Quantity
 	effective bool
 }
 
@@ -549,7 +550,7 @@ func (r *runner) queueCheck() {
 		if !ok {
 			continue
 		}
-		asked := yarn.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
+		asked := records.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
 		cmp, err := asked.Cmp(limit.Quantity)
 		if err != nil {
 			r.c.warn(IDQueueMaxAllocation, live.rm, "check the queue's maximum allocation", "queue %s: cannot compare %s: %v", q.Path, res.Name, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -292,13 +293,13 @@ func TestQueueMaxAllocation(t *testing.T) {
 }
 
 func TestQuotient(t *testing.T) {
-	assert.Equal(t, int64(2), quotient(yarn.Quantity{Value: 5, Units: "k"}, 2000, ""))
-	assert.Equal(t, int64(2), quotient(yarn.Quantity{Value: 5000, Units: ""}, 2, "k"))     // 5000 = 5k: 5/2
-	assert.Equal(t, int64(0), quotient(yarn.Quantity{Value: 1999, Units: ""}, 2, "k"))     // below 2k
-	assert.Equal(t, int64(4), quotient(yarn.Quantity{Value: 16, Units: "Gi"}, 4096, "Mi")) // 16Gi / 4096Mi
-	assert.Equal(t, int64(9223372036854775807), quotient(yarn.Quantity{Value: 1 << 62, Units: "P"}, 1, "p"))
-	assert.Equal(t, int64(0), quotient(yarn.Quantity{Value: 4, Units: "bogus"}, 1, ""))
-	assert.Equal(t, int64(0), quotient(yarn.Quantity{Value: 0}, 1, ""))
+	assert.Equal(t, int64(2), quotient(records.Quantity{Value: 5, Units: "k"}, 2000, ""))
+	assert.Equal(t, int64(2), quotient(records.Quantity{Value: 5000, Units: ""}, 2, "k"))     // 5000 = 5k: 5/2
+	assert.Equal(t, int64(0), quotient(records.Quantity{Value: 1999, Units: ""}, 2, "k"))     // below 2k
+	assert.Equal(t, int64(4), quotient(records.Quantity{Value: 16, Units: "Gi"}, 4096, "Mi")) // 16Gi / 4096Mi
+	assert.Equal(t, int64(9223372036854775807), quotient(records.Quantity{Value: 1 << 62, Units: "P"}, 1, "p"))
+	assert.Equal(t, int64(0), quotient(records.Quantity{Value: 4, Units: "bogus"}, 1, ""))
+	assert.Equal(t, int64(0), quotient(records.Quantity{Value: 0}, 1, ""))
 	assert.Equal(t, int64(9223372036854775807), satAdd(9223372036854775807, 1))
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -150,10 +151,10 @@ func (r *runner) resourceName(t string) string {
 }
 
 // extendedRequest returns the requested resources other than memory-mb and vcores, in order.
-func (r *runner) extendedRequest() []profile.Resource {
-	var out []profile.Resource
-	for _, res := range r.tr.Resource.Resources() {
-		if res.Name != profile.MemoryMB && res.Name != profile.VCores {
+func (r *runner) extendedRequest() []records.Resource {
+	var out []records.Resource
+	for _, res := range r.tr.Resource.All() {
+		if res.Name != records.MemoryMB && res.Name != records.VCores {
 			out = append(out, res)
 		}
 	}

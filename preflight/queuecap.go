@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -39,7 +40,7 @@ func (r *runner) queueCapacityCheck() {
 		r.c.skip(IDQueueCapacity, "the TaskManager container could not be computed")
 		return
 	}
-	var jm []profile.Resource
+	var jm []records.Resource
 	besides := ""
 	if r.jm != nil {
 		jm = r.normalized(r.jm.Request())
@@ -69,7 +70,7 @@ func (r *runner) queueCapacityCheck() {
 		left[k] = limit
 		if u, ok := q.Used[k]; ok {
 			if v, _, err := u.In(limit.Units); err == nil {
-				left[k] = yarn.Quantity{Value: max(limit.Value-v, 0), Units: limit.Units}
+				left[k] = records.Quantity{Value: max(limit.Value-v, 0), Units: limit.Units}
 			}
 		}
 	}
@@ -89,7 +90,7 @@ func (r *runner) queueCapacityCheck() {
 
 // poolContainers returns how many containers of req a queue's capacity holds once jm (if any) is
 // taken out, counting only the types the queue reports, and whether jm fits at all.
-func poolContainers(pool yarn.Resources, req, jm []profile.Resource) (int64, bool) {
+func poolContainers(pool yarn.Resources, req, jm []records.Resource) (int64, bool) {
 	have := pool
 	if len(jm) > 0 {
 		reported := onlyReported(pool, jm)
@@ -106,8 +107,8 @@ func poolContainers(pool yarn.Resources, req, jm []profile.Resource) (int64, boo
 	return containersIn(have, reported), true
 }
 
-func onlyReported(pool yarn.Resources, req []profile.Resource) []profile.Resource {
-	var out []profile.Resource
+func onlyReported(pool yarn.Resources, req []records.Resource) []records.Resource {
+	var out []records.Resource
 	for _, res := range req {
 		if _, ok := pool[res.Name]; ok {
 			out = append(out, res)
@@ -116,7 +117,7 @@ func onlyReported(pool yarn.Resources, req []profile.Resource) []profile.Resourc
 	return out
 }
 
-func describePool(pool yarn.Resources, req []profile.Resource) string {
+func describePool(pool yarn.Resources, req []records.Resource) string {
 	var parts []string
 	for _, res := range req {
 		if q, ok := pool[res.Name]; ok {
@@ -144,7 +145,7 @@ func raiseQueueCapacity(scheduler, path string) string {
 // amLimitCheck fails when the queue's ApplicationMaster limits (maximum-am-resource-percent:
 // AMResourceLimit, and per user userAMResourceLimit) cannot hold the JobManager container; then
 // the application stays ACCEPTED and never runs. It reports whether the check passed.
-func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []profile.Resource) bool {
+func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []records.Resource) bool {
 	shown := formatRequest(jm)
 	fix := fmt.Sprintf("raise yarn.scheduler.capacity.%s.maximum-am-resource-percent (capacity-scheduler.xml), or give the JobManager less (%s)", q.Path, profile.KeyJMProcessSize)
 	for _, lim := range []struct {
@@ -168,7 +169,7 @@ func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []profile.Resource)
 			left[k] = limit
 			if u, ok := q.UsedAMResource[k]; ok {
 				if v, _, err := u.In(limit.Units); err == nil {
-					left[k] = yarn.Quantity{Value: max(limit.Value-v, 0), Units: limit.Units}
+					left[k] = records.Quantity{Value: max(limit.Value-v, 0), Units: limit.Units}
 				}
 			}
 		}

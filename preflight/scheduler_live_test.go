@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -20,7 +21,7 @@ func synthResources(values map[string]int64, memUnits string) yarn.Resources {
 		if name == "memory-mb" {
 			u = memUnits
 		}
-		out[name] = yarn.Quantity{Value: v, Units: u}
+		out[name] = records.Quantity{Value: v, Units: u}
 	}
 	return out
 }

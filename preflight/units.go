@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // unitCheck reports yarn.resource-type-unit: each requested type that yarn.resource-types declares
@@ -65,7 +66,7 @@ func (r *runner) liveUnitCheck() bool {
 		}
 		failed = true
 		read := "a value it cannot convert"
-		if v, err := profile.Convert("", u, res.Value); err == nil {
+		if v, err := records.Convert("", u, res.Value); err == nil {
 			read = fmt.Sprintf("%d%s", v, u)
 			if v == 0 {
 				read += ": the TaskManagers get none"

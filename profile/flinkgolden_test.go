@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // goldenRecord is one file written by docker/flink-golden (Flink's own classes): the container
@@ -117,10 +118,10 @@ func checkGolden(t *testing.T, dir string, v FlinkVersion, want *goldenRecord) {
 	require.Nil(t, ref, "yarn-er refuses what Flink accepts")
 	require.NotNil(t, mem)
 	require.NotNil(t, want.MemoryMB)
-	got, ok := tr.Resource.Get(MemoryMB)
+	got, ok := tr.Resource.Get(records.MemoryMB)
 	assert.True(t, ok)
 	assert.Equal(t, *want.MemoryMB, got, "memory-mb")
-	vc, _ := tr.Resource.Get(VCores)
+	vc, _ := tr.Resource.Get(records.VCores)
 	assert.Equal(t, want.VCores, vc, "vcores")
 	require.NotNil(t, tr.Memory)
 	assert.Equal(t, map[string]int64{
@@ -149,8 +150,8 @@ func checkGolden(t *testing.T, dir string, v FlinkVersion, want *goldenRecord) {
 		}
 	}
 	var gotNames []string
-	for _, r := range tr.Resource.Resources() {
-		if r.Name != MemoryMB && r.Name != VCores {
+	for _, r := range tr.Resource.All() {
+		if r.Name != records.MemoryMB && r.Name != records.VCores {
 			gotNames = append(gotNames, r.Name)
 		}
 	}

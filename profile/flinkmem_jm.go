@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // JobManager memory and vcores keys (Flink's JobManagerOptions and YarnConfigOptions).
@@ -61,11 +62,8 @@ type JobManagerMemory struct {
 }
 
 // Request returns the ApplicationMaster container's resource vector: memory-mb and vcores.
-func (j *JobManagerMemory) Request() Vector {
-	var v Vector
-	v.Set(MemoryMB, j.ContainerMB)
-	v.Set(VCores, j.VCores)
-	return v
+func (j *JobManagerMemory) Request() records.Resources {
+	return records.NewResources(j.ContainerMB, j.VCores)
 }
 
 // DeriveJobManagerMemory derives the JobManager container as Flink version v's YARN client does

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func legacyConf(t *testing.T, text string) *conf.FlinkConfig {
@@ -189,7 +190,7 @@ func TestDeriveTaskManagerMemoryRefusals(t *testing.T) {
 			tr, err := Translate(fc, TranslateOptions{FlinkVersion: Flink1})
 			require.Error(t, err)
 			assert.Nil(t, tr.Memory)
-			_, has := tr.Resource.Get(MemoryMB)
+			_, has := tr.Resource.Get(records.MemoryMB)
 			assert.False(t, has)
 			errs := Errors(tr.Problems)
 			require.Len(t, errs, 1)

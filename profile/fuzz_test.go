@@ -4,99 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Seed corpora live in testdata/fuzz/<FuzzName>/; run each target with e.g.
 // go test -run '^$' -fuzz '^FuzzConvertUnits$' -fuzztime 60s ./profile/
-
-func FuzzConvertUnits(f *testing.F) {
-	f.Add("Gi", "Mi", int64(4))
-	f.Add("p", "P", int64(9223372036854775807))
-	f.Add("Ki", "k", int64(-9223372036854775808))
-	f.Add("", "m", int64(1))
-	f.Add("x", "k", int64(1))
-	f.Fuzz(func(t *testing.T, from, to string, v int64) {
-		got, err := Convert(from, to, v)
-		if !IsKnownUnit(from) || !IsKnownUnit(to) {
-			if !errors.Is(err, ErrUnknownUnit) {
-				t.Fatalf("Convert(%q, %q, %d): want unknown unit, got %v", from, to, v, err)
-			}
-			return
-		}
-		exact, fits := exactConvert(t, from, to, v)
-		switch {
-		case !fits:
-			var oe *OverflowError
-			if !errors.As(err, &oe) || oe.Value != v || oe.From != from || oe.To != to {
-				t.Fatalf("Convert(%q, %q, %d): want overflow, got %d, %v", from, to, v, got, err)
-			}
-		case err != nil || got != exact:
-			t.Fatalf("Convert(%q, %q, %d) = %d, %v; exact %d", from, to, v, got, err, exact)
-		}
-		if err == nil {
-			// Truncation toward zero: |result in to| never exceeds |v in from|.
-			c, cerr := Compare(from, v, to, got)
-			if cerr != nil || (v >= 0 && c < 0) || (v < 0 && c > 0) {
-				t.Fatalf("Compare(%q, %d, %q, %d) = %d, %v", from, v, to, got, c, cerr)
-			}
-		}
-	})
-}
-
-func FuzzCompareUnits(f *testing.F) {
-	f.Add("Ki", int64(1000), "M", int64(1))
-	f.Add("p", int64(9223372036854775807), "P", int64(1))
-	f.Add("Pi", int64(-9223372036854775808), "p", int64(-1))
-	f.Add("x", int64(0), "k", int64(0))
-	f.Fuzz(func(t *testing.T, ua string, a int64, ub string, b int64) {
-		got, err := Compare(ua, a, ub, b)
-		if !IsKnownUnit(ua) || !IsKnownUnit(ub) {
-			if !errors.Is(err, ErrUnknownUnit) {
-				t.Fatalf("Compare(%q, %q): want unknown unit, got %v", ua, ub, err)
-			}
-			return
-		}
-		fa, _ := new(big.Rat).SetString(unitFactor[ua])
-		fb, _ := new(big.Rat).SetString(unitFactor[ub])
-		want := new(big.Rat).Mul(new(big.Rat).SetInt64(a), fa).Cmp(new(big.Rat).Mul(new(big.Rat).SetInt64(b), fb))
-		if err != nil || got != want {
-			t.Fatalf("Compare(%q, %d, %q, %d) = %d, %v; want %d", ua, a, ub, b, got, err, want)
-		}
-	})
-}
-
-var quantityPattern = regexp.MustCompile(`^([0-9]+) ?([a-zA-Z]*)$`)
-
-func FuzzParseQuantity(f *testing.F) {
-	for _, s := range []string{"4Gi", "5 k", "2", "5  k", "9223372036854775808", "5x", "", "-1", "1.5G"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		q, err := ParseQuantity(s)
-		m := quantityPattern.FindStringSubmatch(s)
-		if err != nil {
-			if m != nil && IsKnownUnit(m[2]) {
-				if _, perr := strconv.ParseInt(m[1], 10, 64); perr == nil {
-					t.Fatalf("ParseQuantity(%q) failed on valid input: %v", s, err)
-				}
-			}
-			return
-		}
-		if m == nil || !IsKnownUnit(q.Unit) || q.Value < 0 {
-			t.Fatalf("ParseQuantity(%q) = %+v on input Hadoop rejects", s, q)
-		}
-		back, err := ParseQuantity(q.String())
-		if err != nil || back != q {
-			t.Fatalf("round trip of %q: %+v, %v", s, back, err)
-		}
-	})
-}
 
 func FuzzParseMemorySize(f *testing.F) {
 	for _, s := range []string{"4096m", " 4 gb ", "1", "8388608t", "9223372036854775808", "1.5g", "-1m", "", "4\u212A", "4 m b"} {
@@ -141,7 +58,7 @@ func FuzzParseNodeResourceValue(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !IsKnownUnit(unit) || !strings.HasSuffix(s, unit) {
+		if !records.IsKnownUnit(unit) || !strings.HasSuffix(s, unit) {
 			t.Fatalf("parseNodeResourceValue(%q) = %d %q", s, v, unit)
 		}
 		prefix := strings.TrimSuffix(s, unit)
@@ -213,7 +130,7 @@ func FuzzTranslate(f *testing.F) {
 		if jerr != nil {
 			t.Fatal(jerr)
 		}
-		var back Vector
+		var back records.Resources
 		if jerr := json.Unmarshal(raw, &back); jerr != nil || back.String() != tr.Resource.String() {
 			t.Fatalf("vector %s does not round-trip: %v", raw, jerr)
 		}
@@ -239,11 +156,11 @@ func FuzzLoadResourceTypes(f *testing.F) {
 		hc.Set("yarn.scheduler.maximum-allocation-mb", maximum, src)
 		types, problems := LoadResourceTypes(hc)
 		names := types.Names()
-		if len(names) < 2 || names[0] != MemoryMB || names[1] != VCores {
+		if len(names) < 2 || names[0] != records.MemoryMB || names[1] != records.VCores {
 			t.Fatalf("mandatory types missing: %v", names)
 		}
 		for _, rt := range types.All()[2:] {
-			if ValidateResourceName(rt.Name) != nil || IsReservedName(rt.Name) || !IsKnownUnit(rt.Units) || rt.Minimum > rt.Maximum {
+			if records.ValidateResourceName(rt.Name) != nil || records.IsReservedName(rt.Name) || !records.IsKnownUnit(rt.Units) || rt.Minimum > rt.Maximum {
 				t.Fatalf("invalid type accepted: %+v", rt)
 			}
 		}

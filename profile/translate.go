@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Flink configuration keys read by Translate.
@@ -73,7 +74,7 @@ type Translation struct {
 	// Resource is the container's resource vector: memory-mb (left out when Flink's configuration
 	// does not give the process size), vcores, then each external resource requested from YARN by its
 	// yarn.config-key, in the order external-resources lists them.
-	Resource Vector
+	Resource records.Resources
 	// Origins tells, for each entry of Resource, where its value comes from.
 	Origins map[string]Origin
 	// ExternalResources are the enabled external resources with a valid amount, in the order listed.
@@ -195,8 +196,8 @@ func (t *translator) memory(v FlinkVersion) {
 		t.add(SeverityWarning, CodeMemoryInvalid, origin.Source, origin.Key, fmt.Sprintf("configure a whole number of MiB, e.g. %s: %dm", KeyProcessSize, mib),
 			"the TaskManager's process size, %d bytes, is not a whole number of MiB: Flink asks YARN for %d MiB (it rounds down)", mem.TotalProcess, mib)
 	}
-	t.out.Resource.Set(MemoryMB, mib)
-	t.out.Origins[MemoryMB] = origin
+	t.out.Resource.Set(records.MemoryMB, records.Quantity{Value: mib, Units: records.MemoryUnits})
+	t.out.Origins[records.MemoryMB] = origin
 }
 
 // memoryOrigin names the key memory-mb comes from: the process size when configured (or the legacy
@@ -308,8 +309,8 @@ func (t *translator) vcores() {
 		t.add(SeverityWarning, CodeCPUInvalid, origin.Source, origin.Key, fmt.Sprintf("set it to a whole number, e.g. %.0f", rounded),
 			"%v is not a whole number: on YARN, Flink rounds it up to %.0f vcores", cores, rounded)
 	}
-	t.out.Resource.Set(VCores, int64(rounded))
-	t.out.Origins[VCores] = origin
+	t.out.Resource.Set(records.VCores, records.Quantity{Value: int64(rounded)})
+	t.out.Origins[records.VCores] = origin
 }
 
 // resourceKeys is what one listed external resource configures.
@@ -360,7 +361,7 @@ func (t *translator) externalResources(types *ResourceTypes) {
 		if rk.hasYarn {
 			er.YarnConfigKey = rk.yarnKey.Value
 			if t.requestable(rk, types) {
-				t.out.Resource.Set(rk.yarnKey.Value, rk.amount)
+				t.out.Resource.Set(rk.yarnKey.Value, records.Quantity{Value: rk.amount})
 				t.out.Origins[rk.yarnKey.Value] = Origin{Key: prefix + SuffixAmount, Source: rk.amountSrc}
 			}
 		}
@@ -479,9 +480,9 @@ func (t *translator) resource(name string, listSrc conf.Source) resourceKeys {
 // suggestedYarnType guesses the YARN resource type for a resource name, for fix texts.
 func suggestedYarnType(name string) string {
 	if strings.Contains(strings.ToLower(name), "fpga") {
-		return FPGA
+		return records.FPGA
 	}
-	return GPU
+	return records.GPU
 }
 
 // suggestedDriver names a driver factory for a resource name, for fix texts.
@@ -518,13 +519,13 @@ func (t *translator) duplicateKeys(all []resourceKeys) {
 func (t *translator) requestable(rk resourceKeys, types *ResourceTypes) bool {
 	key := rk.yarnKey.Value
 	src := rk.yarnKey.Source
-	if IsReservedName(key) {
+	if records.IsReservedName(key) {
 		t.add(SeverityError, CodeYarnConfigKeyInvalid, src, rk.yarnKey.Key,
 			"set it to the resource type of the device, e.g. yarn.io/gpu",
 			"yarn.config-key %s names a mandatory YARN resource: Flink would overwrite the container's %s with the amount of %s", key, key, rk.name)
 		return false
 	}
-	if err := ValidateResourceName(key); err != nil {
+	if err := records.ValidateResourceName(key); err != nil {
 		t.add(SeverityWarning, CodeYarnConfigKeyInvalid, src, rk.yarnKey.Key,
 			"set it to a YARN resource type name such as yarn.io/gpu", "%s No cluster can declare it.", err.Error())
 	}

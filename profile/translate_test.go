@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // legacy parses a legacy flink-conf.yaml; dashes in the text are not special.
@@ -24,7 +25,7 @@ func legacy(t testing.TB, text string, dynamic ...string) *conf.FlinkConfig {
 	return fc
 }
 
-func vectorJSON(t testing.TB, v Vector) string {
+func vectorJSON(t testing.TB, v records.Resources) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
@@ -93,9 +94,9 @@ external-resource:
 			assert.NotZero(t, gpu.Source.Line)
 			assert.Equal(t, "fpga", tr.ExternalResources[1].Name)
 			assert.Equal(t, map[string]string{}, tr.ExternalResources[1].Params)
-			assert.Equal(t, KeyProcessSize, tr.Origins[MemoryMB].Key)
-			assert.Equal(t, KeyTaskSlots, tr.Origins[VCores].Key)
-			assert.Equal(t, "external-resource.gpu.amount", tr.Origins[GPU].Key)
+			assert.Equal(t, KeyProcessSize, tr.Origins[records.MemoryMB].Key)
+			assert.Equal(t, KeyTaskSlots, tr.Origins[records.VCores].Key)
+			assert.Equal(t, "external-resource.gpu.amount", tr.Origins[records.GPU].Key)
 		})
 	}
 }
@@ -282,7 +283,7 @@ func TestTranslateMemory(t *testing.T) {
 			} else {
 				require.NoError(t, err)
 			}
-			got, ok := tr.Resource.Get(MemoryMB)
+			got, ok := tr.Resource.Get(records.MemoryMB)
 			assert.Equal(t, tc.want != 0, ok)
 			assert.Equal(t, tc.want, got)
 			if tc.wantCodes == nil {
@@ -293,7 +294,7 @@ func TestTranslateMemory(t *testing.T) {
 			if tc.extra != "" {
 				require.NotNil(t, tr.Memory)
 				assert.Equal(t, MemoryFromFlinkSize, tr.Memory.DerivedFrom)
-				assert.Equal(t, KeyFlinkSize, tr.Origins[MemoryMB].Key)
+				assert.Equal(t, KeyFlinkSize, tr.Origins[records.MemoryMB].Key)
 			}
 		})
 	}
@@ -339,10 +340,10 @@ func TestTranslateVCores(t *testing.T) {
 				assert.Contains(t, err.Error(), tc.wantErr)
 			} else {
 				require.NoError(t, err)
-				got, ok := tr.Resource.Get(VCores)
+				got, ok := tr.Resource.Get(records.VCores)
 				require.True(t, ok)
 				assert.Equal(t, tc.want, got)
-				assert.Equal(t, tc.from, tr.Origins[VCores].Key)
+				assert.Equal(t, tc.from, tr.Origins[records.VCores].Key)
 			}
 			if tc.wantCodes == nil {
 				assert.Empty(t, tr.Problems)

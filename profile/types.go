@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Hadoop configuration keys read by LoadResourceTypes and LoadNodeResources.
@@ -76,8 +77,8 @@ type ResourceTypes struct {
 // memory-mb (Mi, 1024..8192) and vcores (1..4).
 func DefaultResourceTypes() *ResourceTypes {
 	return &ResourceTypes{types: []ResourceType{
-		{Name: MemoryMB, Units: MemoryUnits, Type: CountableType, Minimum: DefaultMinimumMB, Maximum: DefaultMaximumMB},
-		{Name: VCores, Units: "", Type: CountableType, Minimum: DefaultMinimumVCores, Maximum: DefaultMaximumVCores},
+		{Name: records.MemoryMB, Units: records.MemoryUnits, Type: CountableType, Minimum: DefaultMinimumMB, Maximum: DefaultMaximumMB},
+		{Name: records.VCores, Units: "", Type: CountableType, Minimum: DefaultMinimumVCores, Maximum: DefaultMaximumVCores},
 	}}
 }
 
@@ -193,12 +194,12 @@ func (l *typeLoader) getLong(key string) (int64, conf.Source, bool) {
 }
 
 func (l *typeLoader) load() []ResourceType {
-	mem := ResourceType{Name: MemoryMB, Units: MemoryUnits, Type: CountableType}
-	cpu := ResourceType{Name: VCores, Units: "", Type: CountableType}
-	mem.Minimum, mem.MinimumSource = l.mandatoryLimit(MemoryMB+suffixMinimum, KeySchedulerMinimumMB, DefaultMinimumMB)
-	mem.Maximum, mem.MaximumSource = l.mandatoryLimit(MemoryMB+suffixMaximum, KeySchedulerMaximumMB, DefaultMaximumMB)
-	cpu.Minimum, cpu.MinimumSource = l.mandatoryLimit(VCores+suffixMinimum, KeySchedulerMinimumVCores, DefaultMinimumVCores)
-	cpu.Maximum, cpu.MaximumSource = l.mandatoryLimit(VCores+suffixMaximum, KeySchedulerMaximumVCores, DefaultMaximumVCores)
+	mem := ResourceType{Name: records.MemoryMB, Units: records.MemoryUnits, Type: CountableType}
+	cpu := ResourceType{Name: records.VCores, Units: "", Type: CountableType}
+	mem.Minimum, mem.MinimumSource = l.mandatoryLimit(records.MemoryMB+suffixMinimum, KeySchedulerMinimumMB, DefaultMinimumMB)
+	mem.Maximum, mem.MaximumSource = l.mandatoryLimit(records.MemoryMB+suffixMaximum, KeySchedulerMaximumMB, DefaultMaximumMB)
+	cpu.Minimum, cpu.MinimumSource = l.mandatoryLimit(records.VCores+suffixMinimum, KeySchedulerMinimumVCores, DefaultMinimumVCores)
+	cpu.Maximum, cpu.MaximumSource = l.mandatoryLimit(records.VCores+suffixMaximum, KeySchedulerMaximumVCores, DefaultMaximumVCores)
 	l.checkMandatoryLimits(mem, "memory", KeySchedulerMinimumMB, KeySchedulerMaximumMB)
 	l.checkMandatoryLimits(cpu, "vcores", KeySchedulerMinimumVCores, KeySchedulerMaximumVCores)
 	out := []ResourceType{mem, cpu}
@@ -301,12 +302,12 @@ func (l *typeLoader) declaredType(name string, listSrc conf.Source, seen map[str
 			"Error in config, key '%s' specified twice", name)
 		return ResourceType{}, false
 	}
-	if err := ValidateResourceName(name); err != nil {
+	if err := records.ValidateResourceName(name); err != nil {
 		l.errorf(listSrc, KeyResourceTypes, "rename the type: start with a letter, use letters, digits, '.', '_' or '-', with an optional name space such as yarn.io/ in front",
 			"%s", err.Error())
 		return ResourceType{}, false
 	}
-	if IsReservedName(name) {
+	if records.IsReservedName(name) {
 		l.errorf(listSrc, KeyResourceTypes, fmt.Sprintf("remove %s from yarn.resource-types: memory-mb and vcores always exist; set their limits with yarn.scheduler.*-allocation-mb/-vcores", name),
 			"Attempt to re-define mandatory resource '%s'.", name)
 		return ResourceType{}, false
@@ -314,14 +315,14 @@ func (l *typeLoader) declaredType(name string, listSrc conf.Source, seen map[str
 	// Hadoop checks yarn.io/gpu and yarn.io/fpga against their built-in definition before it checks
 	// that the unit exists.
 	switch {
-	case (name == GPU || name == FPGA) && ok && rt.Units != "":
+	case (name == records.GPU || name == records.FPGA) && ok && rt.Units != "":
 		l.errorf(unitsProp.Source, unitsProp.Name, fmt.Sprintf("remove %s (or leave it empty): YARN counts %s devices without a unit", unitsProp.Name, name),
 			"Defined mandatory resource type=%s inside resource-types.xml, however its type or unit is conflict to mandatory resource types, expected type=COUNTABLE, unit=; actual type=%s actual unit=%s",
 			name, rt.Type, rt.Units)
 		ok = false
-	case !IsKnownUnit(rt.Units):
+	case !records.IsKnownUnit(rt.Units):
 		l.errorf(unitsProp.Source, unitsProp.Name, "use one of Hadoop's units: p n u m k M G T P Ki Mi Gi Ti Pi, or leave it empty for plain counts",
-			"%s", (&UnitError{Unit: rt.Units}).Error())
+			"%s", (&records.UnitError{Unit: rt.Units}).Error())
 		ok = false
 	}
 	if ok && rt.Minimum > rt.Maximum {
@@ -356,10 +357,10 @@ func (l *typeLoader) checkStrayKeys(declared map[string]bool) {
 		if name == "" || declared[name] {
 			continue
 		}
-		if (name == MemoryMB || name == VCores) && (suffix == suffixMinimum || suffix == suffixMaximum) {
+		if (name == records.MemoryMB || name == records.VCores) && (suffix == suffixMinimum || suffix == suffixMaximum) {
 			continue
 		}
-		if name == MemoryMB || name == VCores {
+		if name == records.MemoryMB || name == records.VCores {
 			l.warnf(p.Source, p.Name, "remove it: memory-mb is always in Mi and vcores has no unit",
 				"ignored by Hadoop: the unit and kind of the mandatory resource %s cannot be changed", name)
 			continue
@@ -451,12 +452,12 @@ func LoadNodeResources(hc *conf.HadoopConfig, types *ResourceTypes) ([]NodeResou
 		return nr
 	}
 	out := []NodeResource{
-		mandatory(MemoryMB, KeyNodeMemoryMB, MemoryUnits, DefaultNodeMemoryMB),
-		mandatory(VCores, KeyNodeVCores, "", DefaultNodeVCores),
+		mandatory(records.MemoryMB, KeyNodeMemoryMB, records.MemoryUnits, DefaultNodeMemoryMB),
+		mandatory(records.VCores, KeyNodeVCores, "", DefaultNodeVCores),
 	}
 	for _, p := range hc.WithPrefix(KeyNodeResourcePrefix) {
 		name := strings.TrimPrefix(p.Name, KeyNodeResourcePrefix)
-		if IsReservedName(name) {
+		if records.IsReservedName(name) {
 			add(SeverityError, CodeNodeResourcesInvalid, p.Source, p.Name,
 				fmt.Sprintf("remove it and set %s or %s instead", KeyNodeMemoryMB, KeyNodeVCores),
 				"Attempt to re-define mandatory resource '%s'.", name)
@@ -478,13 +479,13 @@ func LoadNodeResources(hc *conf.HadoopConfig, types *ResourceTypes) ([]NodeResou
 		dest := rt.Units
 		converted := value
 		if unit != dest {
-			converted, err = Convert(unit, dest, value)
+			converted, err = records.Convert(unit, dest, value)
 			if err != nil {
 				add(SeverityError, CodeNodeResourcesInvalid, p.Source, p.Name,
 					fmt.Sprintf("use a smaller amount or a unit closer to the type's unit %q", dest), "%s", err.Error())
 				continue
 			}
-			if c, cerr := Compare(unit, value, dest, converted); cerr == nil && c != 0 {
+			if c, cerr := records.Compare(unit, value, dest, converted); cerr == nil && c != 0 {
 				add(SeverityWarning, CodeNodeResourcesInvalid, p.Source, p.Name,
 					fmt.Sprintf("write the amount in the type's unit, e.g. %d%s", converted, dest),
 					"%d%s becomes %d%s when Hadoop converts it to the unit of resource type '%s' (a value without unit is in the base unit)",
@@ -513,8 +514,8 @@ func parseNodeResourceValue(s string) (int64, string, error) {
 	if err != nil {
 		return 0, "", fmt.Errorf("java.lang.NumberFormatException: For input string: %q", s[:i])
 	}
-	if !IsKnownUnit(units) {
-		return 0, "", &UnitError{Unit: units}
+	if !records.IsKnownUnit(units) {
+		return 0, "", &records.UnitError{Unit: units}
 	}
 	return v, units, nil
 }

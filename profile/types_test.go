@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // hadoopConf builds a configuration from name=value pairs, each on its own line of resource-types.xml
@@ -41,14 +42,14 @@ func messages(problems []Problem) []string {
 func TestDefaultResourceTypes(t *testing.T) {
 	for _, types := range []*ResourceTypes{DefaultResourceTypes(), func() *ResourceTypes { rt, _ := LoadResourceTypes(nil); return rt }()} {
 		assert.Equal(t, []string{"memory-mb", "vcores"}, types.Names())
-		mem, ok := types.Lookup(MemoryMB)
+		mem, ok := types.Lookup(records.MemoryMB)
 		require.True(t, ok)
 		assert.Equal(t, ResourceType{Name: "memory-mb", Units: "Mi", Type: "COUNTABLE", Minimum: 1024, Maximum: 8192}, mem)
-		cpu, ok := types.Lookup(VCores)
+		cpu, ok := types.Lookup(records.VCores)
 		require.True(t, ok)
 		assert.Equal(t, ResourceType{Name: "vcores", Units: "", Type: "COUNTABLE", Minimum: 1, Maximum: 4}, cpu)
 		assert.False(t, types.FromConfig())
-		_, ok = types.Lookup(GPU)
+		_, ok = types.Lookup(records.GPU)
 		assert.False(t, ok)
 	}
 	_, problems := LoadResourceTypes(nil)
@@ -169,7 +170,7 @@ func TestResourceTypeLimits(t *testing.T) {
 		"yarn.resource-types.vcores.maximum-allocation", "-1",
 	))
 	assert.Empty(t, problems)
-	gpu, ok := types.Lookup(GPU)
+	gpu, ok := types.Lookup(records.GPU)
 	require.True(t, ok)
 	assert.Equal(t, int64(0), gpu.Minimum)
 	assert.Equal(t, int64(16), gpu.Maximum, "Hadoop reads 0x hexadecimal and trims")
@@ -180,18 +181,18 @@ func TestResourceTypeLimits(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, ResourceType{Name: "foo", Units: "Gi", Type: "COUNTABLE", Minimum: 1, Maximum: math.MaxInt64,
 		Source: conf.Source{File: "resource-types.xml", Line: 1}, MinimumSource: conf.Source{File: "resource-types.xml", Line: 5}}, foo)
-	mem, _ := types.Lookup(MemoryMB)
+	mem, _ := types.Lookup(records.MemoryMB)
 	assert.Equal(t, int64(2048), mem.Minimum, "scheduler key")
 	assert.Equal(t, int64(4096), mem.Maximum, "resource-types key wins over the scheduler key")
 	assert.Equal(t, conf.Source{File: "resource-types.xml", Line: 8}, mem.MaximumSource)
-	cpu, _ := types.Lookup(VCores)
+	cpu, _ := types.Lookup(records.VCores)
 	assert.Equal(t, int64(1), cpu.Minimum)
 	assert.Equal(t, int64(7), cpu.Maximum, "-1 in resource-types means not set")
 
 	all := types.All()
 	require.Len(t, all, 4)
 	all[2].Tags[0] = "changed"
-	again, _ := types.Lookup(GPU)
+	again, _ := types.Lookup(records.GPU)
 	assert.Equal(t, "a", again.Tags[0], "All returns copies")
 }
 
@@ -260,8 +261,8 @@ func TestLoadNodeResources(t *testing.T) {
 			}
 			assert.Equal(t, tc.want, values)
 			require.GreaterOrEqual(t, len(got), 2)
-			assert.Equal(t, MemoryMB, got[0].Name)
-			assert.Equal(t, VCores, got[1].Name)
+			assert.Equal(t, records.MemoryMB, got[0].Name)
+			assert.Equal(t, records.VCores, got[1].Name)
 			if tc.wantCodes == nil {
 				assert.Empty(t, problems)
 			} else {

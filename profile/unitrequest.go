@@ -1,6 +1,10 @@
 package profile
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/yarn-er/yarn-er/records"
+)
 
 // CodeResourceTypeUnit: yarn.resource-types declares a type Flink asks for with a unit. Flink builds
 // each external resource with ResourceInformation.newInstance(name, amount), without a unit, and
@@ -28,7 +32,7 @@ func rmView(rt ResourceType, amount int64) (RMResource, bool, error) {
 	if rt.Units == "" {
 		return r, false, nil
 	}
-	v, err := Convert("", rt.Units, amount)
+	v, err := records.Convert("", rt.Units, amount)
 	if err != nil {
 		return r, true, err
 	}

@@ -6,20 +6,10 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-
-	"github.com/yarn-er/yarn-er/conf"
 )
 
-// Hadoop configuration keys the client reads.
+// Hadoop's default web ports of the ResourceManager, for addresses given without one.
 const (
-	keyHTTPPolicy        = "yarn.http.policy"
-	keyHAEnabled         = "yarn.resourcemanager.ha.enabled"
-	keyHARMIDs           = "yarn.resourcemanager.ha.rm-ids"
-	keyRMHostname        = "yarn.resourcemanager.hostname"
-	keyWebAppAddress     = "yarn.resourcemanager.webapp.address"
-	keyWebAppHTTPSAddr   = "yarn.resourcemanager.webapp.https.address"
-	keyHTTPAuthType      = "hadoop.http.authentication.type"
-	keySPNEGOPrincipal   = "yarn.resourcemanager.webapp.spnego-principal"
 	defaultWebAppPort    = 8088
 	defaultWebAppTLSPort = 8090
 )
@@ -39,21 +29,19 @@ func (a rmAddress) String() string {
 	return a.base.String()
 }
 
-// sourced names a configuration key and, when the configuration can tell, where it was set.
-func sourced(c *conf.HadoopConfig, key string) string {
-	if p, ok := c.Lookup(key); ok {
-		if src := p.Source.String(); src != "" {
-			return key + " (" + src + ")"
-		}
+// parseAddresses parses the Addresses option: "scheme://host:port[/...]" or "host:port"; ids, when
+// given, name the addresses in order (HA rm-ids).
+func parseAddresses(addrs, ids []string, https bool) ([]rmAddress, error) {
+	if len(ids) > 0 && len(ids) != len(addrs) {
+		return nil, fmt.Errorf("%d RM ids for %d ResourceManager addresses: give one id per address", len(ids), len(addrs))
 	}
-	return key
-}
-
-// parseAddresses parses the Addresses option: "scheme://host:port[/...]" or "host:port".
-func parseAddresses(addrs []string, https bool) ([]rmAddress, error) {
 	var out []rmAddress
 	seen := map[string]bool{}
-	for _, a := range addrs {
+	for i, a := range addrs {
+		id := ""
+		if len(ids) > 0 {
+			id = ids[i]
+		}
 		for _, part := range commaItems(a) {
 			u, err := parseBase(part, https)
 			if err != nil {
@@ -61,7 +49,7 @@ func parseAddresses(addrs []string, https bool) ([]rmAddress, error) {
 			}
 			if !seen[u.String()] {
 				seen[u.String()] = true
-				out = append(out, rmAddress{base: u})
+				out = append(out, rmAddress{id: id, base: u})
 			}
 		}
 	}
@@ -90,6 +78,11 @@ func parseBase(s string, https bool) (*url.URL, error) {
 	if u.User != nil {
 		return nil, fmt.Errorf("credentials in the URL are not supported; use the user and Kerberos options")
 	}
+	// The client builds every request from scheme and host: a query would be dropped, and a
+	// ?delegation= token in it lost silently (simple auth used instead), so a query is refused.
+	if u.RawQuery != "" {
+		return nil, fmt.Errorf("a query string is not supported (a ?delegation= token is not used: authenticate with --user or Kerberos)")
+	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n <= 0 || n > 65535 {
 			return nil, fmt.Errorf("bad port %q", p)
@@ -104,85 +97,6 @@ func parseBase(s string, https bool) (*url.URL, error) {
 	return &url.URL{Scheme: u.Scheme, Host: u.Host}, nil
 }
 
-// useHTTPS reports whether yarn.http.policy asks clients to use https (HTTPS_ONLY; Hadoop's
-// YarnConfiguration.useHttps).
-func useHTTPS(c *conf.HadoopConfig) bool {
-	return c != nil && strings.EqualFold(strings.TrimSpace(c.Get(keyHTTPPolicy)), "HTTPS_ONLY")
-}
-
-// addressesFromConf derives the RM web addresses from a Hadoop configuration, as Hadoop's
-// WebAppUtils and HAUtil do.
-func addressesFromConf(c *conf.HadoopConfig) ([]rmAddress, error) {
-	if c == nil {
-		return nil, fmt.Errorf("%w: give one (--rm) or a Hadoop configuration directory (HADOOP_CONF_DIR)", ErrNoAddress)
-	}
-	https := useHTTPS(c)
-	key, scheme, port := keyWebAppAddress, "http", defaultWebAppPort
-	if https {
-		key, scheme, port = keyWebAppHTTPSAddr, "https", defaultWebAppTLSPort
-	}
-	if !c.GetBool(keyHAEnabled, false) {
-		a, err := confAddress(c, "", key, scheme, port)
-		if err != nil {
-			return nil, err
-		}
-		return []rmAddress{a}, nil
-	}
-	ids := commaItems(c.Get(keyHARMIDs))
-	if len(ids) == 0 {
-		return nil, fmt.Errorf("%w: %s is true but %s lists no ids (fix: set it to the RM ids, e.g. rm1,rm2)",
-			ErrNoAddress, sourced(c, keyHAEnabled), keyHARMIDs)
-	}
-	out := make([]rmAddress, 0, len(ids))
-	for _, id := range ids {
-		a, err := confAddress(c, id, key, scheme, port)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
-}
-
-// confAddress reads one RM's web address: key[.id], else yarn.resourcemanager.hostname[.id] with
-// the default port. A wildcard bind host (0.0.0.0) is replaced by the hostname key.
-func confAddress(c *conf.HadoopConfig, id, key, scheme string, defPort int) (rmAddress, error) {
-	suffix := ""
-	if id != "" {
-		suffix = "." + id
-	}
-	addrKey, hostKey := key+suffix, keyRMHostname+suffix
-	addr := strings.TrimSpace(c.Get(addrKey))
-	host := strings.TrimSpace(c.Get(hostKey))
-	if wildcardHost(host) {
-		host = ""
-	}
-	if addr == "" {
-		if host == "" {
-			return rmAddress{}, fmt.Errorf("%w: the Hadoop configuration sets neither %s nor %s (fix: set one of them in yarn-site.xml, or pass the RM address)",
-				ErrNoAddress, addrKey, hostKey)
-		}
-		addr = net.JoinHostPort(host, strconv.Itoa(defPort))
-	}
-	h, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		// A host without a port.
-		h, p = addr, strconv.Itoa(defPort)
-	}
-	if wildcardHost(h) {
-		if host == "" {
-			return rmAddress{}, fmt.Errorf("%w: %s is %q, a bind address clients cannot use, and %s is not set (fix: set %s to the RM's host name)",
-				ErrNoAddress, sourced(c, addrKey), addr, hostKey, hostKey)
-		}
-		h = host
-	}
-	u, err := parseBase(scheme+"://"+net.JoinHostPort(h, p), scheme == "https")
-	if err != nil {
-		return rmAddress{}, fmt.Errorf("%w: %s = %q: %v", ErrNoAddress, sourced(c, addrKey), addr, err)
-	}
-	return rmAddress{id: id, base: u}, nil
-}
-
 // commaItems returns the comma-separated items of s, trimmed, without the empty ones.
 func commaItems(s string) []string {
 	var out []string
@@ -192,8 +106,4 @@ func commaItems(s string) []string {
 		}
 	}
 	return out
-}
-
-func wildcardHost(h string) bool {
-	return h == "0.0.0.0" || h == "::" || h == "[::]"
 }

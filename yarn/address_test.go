@@ -2,92 +2,11 @@ package yarn
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/yarn-er/yarn-er/conf"
 )
-
-// loadYarnSite writes a yarn-site.xml with props and loads it with the conf package.
-func loadYarnSite(t *testing.T, props map[string]string) *conf.HadoopConfig {
-	t.Helper()
-	dir := t.TempDir()
-	var b strings.Builder
-	b.WriteString("<?xml version=\"1.0\"?>\n<configuration>\n")
-	for k, v := range props {
-		fmt.Fprintf(&b, "  <property><name>%s</name><value>%s</value></property>\n", k, v)
-	}
-	b.WriteString("</configuration>\n")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "yarn-site.xml"), []byte(b.String()), 0o600))
-	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: dir, Getenv: func(string) string { return "" }})
-	require.NoError(t, err)
-	return hc
-}
-
-func TestAddressesFromConf(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		props map[string]string
-		want  []string
-		err   string
-	}{
-		{"webapp address", map[string]string{"yarn.resourcemanager.webapp.address": "rm.example.com:8088"},
-			[]string{"http://rm.example.com:8088"}, ""},
-		{"hostname only", map[string]string{"yarn.resourcemanager.hostname": "rm.example.com"},
-			[]string{"http://rm.example.com:8088"}, ""},
-		{"wildcard bind address", map[string]string{"yarn.resourcemanager.webapp.address": "0.0.0.0:18088", "yarn.resourcemanager.hostname": "rm"},
-			[]string{"http://rm:18088"}, ""},
-		{"wildcard without hostname", map[string]string{"yarn.resourcemanager.webapp.address": "0.0.0.0:8088"},
-			nil, "yarn.resourcemanager.webapp.address (" /* names file:line */},
-		{"https policy", map[string]string{"yarn.http.policy": "HTTPS_ONLY", "yarn.resourcemanager.webapp.address": "rm:8088",
-			"yarn.resourcemanager.webapp.https.address": "rm:8090"}, []string{"https://rm:8090"}, ""},
-		{"https policy, hostname", map[string]string{"yarn.http.policy": "HTTPS_ONLY", "yarn.resourcemanager.hostname": "rm"},
-			[]string{"https://rm:8090"}, ""},
-		{"HTTP_AND_HTTPS uses http", map[string]string{"yarn.http.policy": "HTTP_AND_HTTPS", "yarn.resourcemanager.hostname": "rm"},
-			[]string{"http://rm:8088"}, ""},
-		{"HA", map[string]string{
-			"yarn.resourcemanager.ha.enabled": "true", "yarn.resourcemanager.ha.rm-ids": "rm1, rm2,rm3",
-			"yarn.resourcemanager.webapp.address.rm1": "a:8088", "yarn.resourcemanager.hostname.rm2": "b",
-			"yarn.resourcemanager.webapp.address.rm3": "0.0.0.0:9000", "yarn.resourcemanager.hostname.rm3": "c",
-			"yarn.resourcemanager.webapp.address": "ignored:1"},
-			[]string{"http://a:8088", "http://b:8088", "http://c:9000"}, ""},
-		{"HA https", map[string]string{"yarn.http.policy": "HTTPS_ONLY",
-			"yarn.resourcemanager.ha.enabled": "true", "yarn.resourcemanager.ha.rm-ids": "rm1,rm2",
-			"yarn.resourcemanager.webapp.https.address.rm1": "a:9443", "yarn.resourcemanager.hostname.rm2": "b"},
-			[]string{"https://a:9443", "https://b:8090"}, ""},
-		{"HA without ids", map[string]string{"yarn.resourcemanager.ha.enabled": "true"}, nil, "lists no ids"},
-		{"HA id without address", map[string]string{"yarn.resourcemanager.ha.enabled": "true", "yarn.resourcemanager.ha.rm-ids": "rm1"},
-			nil, "neither yarn.resourcemanager.webapp.address.rm1 nor yarn.resourcemanager.hostname.rm1"},
-		{"nothing", map[string]string{"yarn.nodemanager.resource.memory-mb": "1"}, nil, "sets neither yarn.resourcemanager.webapp.address nor"},
-		{"bad port", map[string]string{"yarn.resourcemanager.webapp.address": "rm:http"}, nil, "invalid port"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			hc := loadYarnSite(t, tc.props)
-			c, err := NewClient(Options{HadoopConf: hc, User: "u"})
-			if tc.err != "" {
-				require.ErrorIs(t, err, ErrNoAddress)
-				assert.Contains(t, err.Error(), tc.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, c.Addresses())
-		})
-	}
-
-	hc := loadYarnSite(t, map[string]string{"yarn.resourcemanager.webapp.address": "0.0.0.0:8088"})
-	_, err := NewClient(Options{HadoopConf: hc, User: "u"})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "yarn-site.xml:", "the error names the file and line")
-
-	_, err = NewClient(Options{User: "u"})
-	assert.ErrorIs(t, err, ErrNoAddress)
-}
 
 func TestAddressOption(t *testing.T) {
 	for _, tc := range []struct {
@@ -102,6 +21,7 @@ func TestAddressOption(t *testing.T) {
 		{[]string{"ftp://rm"}, nil, "neither http nor https"},
 		{[]string{"http://user:pw@rm:8088"}, nil, "credentials in the URL"},
 		{[]string{"rm:99999"}, nil, "bad port"},
+		{[]string{"http://rm:8088/?delegation=tok"}, nil, "?delegation= token is not used"},
 		{[]string{"http://"}, nil, "no host"},
 	} {
 		c, err := NewClient(Options{Addresses: tc.in, User: "u"})
@@ -113,11 +33,31 @@ func TestAddressOption(t *testing.T) {
 		require.NoError(t, err, tc.in)
 		assert.Equal(t, tc.want, c.Addresses())
 	}
-	// The https policy of the Hadoop configuration applies to host:port addresses.
-	hc := loadYarnSite(t, map[string]string{"yarn.http.policy": "HTTPS_ONLY"})
-	c, err := NewClient(Options{Addresses: []string{"rm:9443"}, HadoopConf: hc, User: "u"})
+	// HTTPS (yarn.http.policy=HTTPS_ONLY) applies to host:port addresses only.
+	c, err := NewClient(Options{Addresses: []string{"rm:9443", "http://rm2:8088"}, HTTPS: true, User: "u"})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"https://rm:9443"}, c.Addresses())
+	assert.Equal(t, []string{"https://rm:9443", "http://rm2:8088"}, c.Addresses())
+
+	// Without any address: ErrNoAddress.
+	_, err = NewClient(Options{User: "u"})
+	assert.ErrorIs(t, err, ErrNoAddress)
+}
+
+func TestRMIDsNameTheAddresses(t *testing.T) {
+	rm1, rm2 := newFakeRM(t), newFakeRM(t)
+	rm1.capture("GET /ws/v1/cluster/info", "info.json")
+	rm2.capture("GET /ws/v1/cluster/info", "info.json")
+	c, err := NewClient(Options{Addresses: []string{rm1.URL(), rm2.URL()}, RMIDs: []string{"rm1", "rm2"}, User: "u",
+		Retry: RetryPolicy{MaxAttempts: 1}})
+	require.NoError(t, err)
+	sts := c.RMs(context.Background())
+	require.Len(t, sts, 2)
+	assert.Equal(t, "rm1", sts[0].ID)
+	assert.Equal(t, rm1.URL(), sts[0].Address)
+	assert.Equal(t, "rm2", sts[1].ID)
+
+	_, err = NewClient(Options{Addresses: []string{rm1.URL()}, RMIDs: []string{"rm1", "rm2"}, User: "u"})
+	assert.ErrorContains(t, err, "2 RM ids for 1 ResourceManager addresses")
 }
 
 func TestRequestURLKeepsEscapes(t *testing.T) {

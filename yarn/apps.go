@@ -8,38 +8,14 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
-// Application states (YarnApplicationState) and final statuses (FinalApplicationStatus).
-const (
-	StateNew          = "NEW"
-	StateNewSaving    = "NEW_SAVING"
-	StateSubmitted    = "SUBMITTED"
-	StateAccepted     = "ACCEPTED"
-	StateRunning      = "RUNNING"
-	StateFinished     = "FINISHED"
-	StateFailed       = "FAILED"
-	StateKilled       = "KILLED"
-	FinalUndefined    = "UNDEFINED"
-	FinalSucceeded    = "SUCCEEDED"
-	FinalFailed       = "FAILED"
-	FinalKilled       = "KILLED"
-	FinalEnded        = "ENDED"
-	defaultPollPeriod = time.Second
-)
-
-// Terminal reports whether an application state is final (FINISHED, FAILED or KILLED).
-func Terminal(state string) bool {
-	switch strings.ToUpper(state) {
-	case StateFinished, StateFailed, StateKilled:
-		return true
-	}
-	return false
-}
+const defaultPollPeriod = time.Second
 
 // App is an application as /ws/v1/cluster/apps reports it.
 type App struct {
@@ -47,8 +23,8 @@ type App struct {
 	User            string
 	Name            string
 	Queue           string
-	State           string // NEW ... RUNNING, FINISHED, FAILED, KILLED
-	FinalStatus     string // UNDEFINED, SUCCEEDED, FAILED, KILLED, ENDED
+	State           records.ApplicationState
+	FinalStatus     records.FinalStatus
 	Progress        float64
 	TrackingUI      string
 	TrackingURL     string
@@ -121,9 +97,17 @@ type appResourceInfoJSON struct {
 }
 
 func (a *appJSON) app() (App, error) {
+	final := records.FinalUndefined
+	if a.FinalStatus != "" {
+		var err error
+		if final, err = records.ParseFinalStatus(string(a.FinalStatus)); err != nil {
+			return App{}, fmt.Errorf("%w: app %s: %w", ErrUnexpectedResponse, a.ID, err)
+		}
+	}
 	out := App{
-		ID: string(a.ID), User: string(a.User), Name: string(a.Name), Queue: string(a.Queue),
-		State: string(a.State), FinalStatus: string(a.FinalStatus), Progress: float64(a.Progress),
+		FinalStatus: final,
+		ID:          string(a.ID), User: string(a.User), Name: string(a.Name), Queue: string(a.Queue),
+		State: records.ApplicationState(a.State), Progress: float64(a.Progress),
 		TrackingUI: string(a.TrackingUI), TrackingURL: string(a.TrackingURL), Diagnostics: string(a.Diagnostics),
 		ClusterID: int64(a.ClusterID), ApplicationType: string(a.ApplicationType), Priority: int64(a.Priority),
 		StartedTime: millis(a.StartedTime), LaunchTime: millis(a.LaunchTime), FinishedTime: millis(a.FinishedTime),
@@ -213,10 +197,9 @@ func (c *Client) Apps(ctx context.Context, q AppsQuery) ([]App, error) {
 }
 
 // appIDPattern is ApplicationId's string form.
-var appIDPattern = regexp.MustCompile(`^application_[0-9]+_[0-9]+$`)
-
+// checkAppID checks an application id before it goes into a URL path.
 func checkAppID(id string) error {
-	if !appIDPattern.MatchString(id) {
+	if _, err := records.ParseApplicationID(id); err != nil {
 		return fmt.Errorf("application id %q: want application_<cluster timestamp>_<sequence>, e.g. application_1700000000000_0001", id)
 	}
 	return nil
@@ -301,22 +284,22 @@ func (c *Client) AppAttempts(ctx context.Context, id string) ([]AppAttempt, erro
 }
 
 // decodeAppState decodes the answer of /apps/{id}/state, {"state": "RUNNING"}.
-func decodeAppState(r io.Reader, id string) (string, error) {
+func decodeAppState(r io.Reader, id string) (records.ApplicationState, error) {
 	var v struct {
 		State jsonString `json:"state"`
 	}
 	if err := decodeJSON(r, &v); err != nil {
 		return "", fmt.Errorf("app %s state: %w", id, err)
 	}
-	return string(v.State), nil
+	return records.ApplicationState(v.State), nil
 }
 
 // AppState returns an application's state (GET /apps/{id}/state).
-func (c *Client) AppState(ctx context.Context, id string) (string, error) {
+func (c *Client) AppState(ctx context.Context, id string) (records.ApplicationState, error) {
 	if err := checkAppID(id); err != nil {
 		return "", err
 	}
-	return getDecoded(ctx, c, pathApps+"/"+id+"/state", nil, func(r io.Reader) (string, error) {
+	return getDecoded(ctx, c, pathApps+"/"+id+"/state", nil, func(r io.Reader) (records.ApplicationState, error) {
 		return decodeAppState(r, id)
 	})
 }
@@ -326,11 +309,11 @@ func (c *Client) AppState(ctx context.Context, id string) (string, error) {
 // is under way (the reported state may still be ACCEPTED or RUNNING); poll with WaitApp. Killing an
 // application that has already ended answers 200 with its final state (FINISHED, FAILED).
 // Killing is not retried blindly: only a standby's redirect or a refused connection sends it again.
-func (c *Client) KillApplication(ctx context.Context, id string) (state string, inProgress bool, err error) {
+func (c *Client) KillApplication(ctx context.Context, id string) (state records.ApplicationState, inProgress bool, err error) {
 	if err := checkAppID(id); err != nil {
 		return "", false, err
 	}
-	body, _ := json.Marshal(map[string]string{"state": StateKilled})
+	body, _ := json.Marshal(map[string]records.ApplicationState{"state": records.AppKilled})
 	cl := call{method: http.MethodPut, path: pathApps + "/" + id + "/state", body: body,
 		want: []int{http.StatusOK, http.StatusAccepted}}
 	err = c.do(ctx, cl, func(_ rmAddress, r *rawResponse) error {
@@ -352,7 +335,7 @@ func (c *Client) KillApplication(ctx context.Context, id string) (state string, 
 // and returns the last App seen. Passing nil for done waits for a terminal state.
 func (c *Client) WaitApp(ctx context.Context, id string, period time.Duration, done func(*App) bool) (*App, error) {
 	if done == nil {
-		done = func(a *App) bool { return Terminal(a.State) }
+		done = func(a *App) bool { return a.State.Terminal() }
 	}
 	if period <= 0 {
 		period = defaultPollPeriod

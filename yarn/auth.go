@@ -18,9 +18,6 @@ func resolveAuth(opts Options) (AuthMethod, error) {
 		if opts.Kerberos.Keytab != "" || opts.Kerberos.CCache != "" || opts.Kerberos.Client != nil {
 			return AuthKerberos, nil
 		}
-		if opts.HadoopConf != nil && strings.EqualFold(strings.TrimSpace(opts.HadoopConf.Get(keyHTTPAuthType)), "kerberos") {
-			return AuthKerberos, nil
-		}
 		return AuthSimple, nil
 	}
 	return "", fmt.Errorf("authentication %q: want simple or kerberos", opts.Auth)

@@ -15,8 +15,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/yarn-er/yarn-er/conf"
 )
 
 func TestSimpleAuthUser(t *testing.T) {
@@ -213,20 +211,6 @@ func TestKerberosOptions(t *testing.T) {
 
 	_, err = NewClient(Options{Addresses: []string{"rm:8088"}, Auth: "ntlm"})
 	assert.ErrorContains(t, err, "want simple or kerberos")
-}
-
-func TestAuthFromHadoopConf(t *testing.T) {
-	hc := &conf.HadoopConfig{}
-	hc.Set("hadoop.http.authentication.type", "kerberos", conf.Source{File: "core-site.xml", Line: 3})
-	m, err := resolveAuth(Options{HadoopConf: hc})
-	require.NoError(t, err)
-	assert.Equal(t, AuthKerberos, m)
-	m, err = resolveAuth(Options{HadoopConf: &conf.HadoopConfig{}})
-	require.NoError(t, err)
-	assert.Equal(t, AuthSimple, m)
-	m, err = resolveAuth(Options{HadoopConf: hc, Auth: AuthSimple})
-	require.NoError(t, err)
-	assert.Equal(t, AuthSimple, m, "an explicit choice wins")
 }
 
 func TestRedaction(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // synthNodes returns a /ws/v1/cluster/nodes body of n nodes shaped like Hadoop 3.5's (every field
@@ -39,7 +41,7 @@ func TestSynthNodesDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(nodes) != 3 || nodes[2].Total.Value(GPU) != 8 || nodes[2].Used.Value(GPU) != 2 || nodes[1].Available.Value(FPGA) != 2 {
+	if len(nodes) != 3 || nodes[2].Total.Value(records.GPU) != 8 || nodes[2].Used.Value(records.GPU) != 2 || nodes[1].Available.Value(records.FPGA) != 2 {
 		t.Fatalf("unexpected decode of the synthetic nodes: %+v", nodes)
 	}
 }

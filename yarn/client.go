@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Client talks to the ResourceManager REST API. It is safe for concurrent use.
@@ -47,15 +49,12 @@ func NewClient(opts Options) (*Client, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	https := useHTTPS(opts.HadoopConf)
-	addrs, err := parseAddresses(opts.Addresses, https)
+	addrs, err := parseAddresses(opts.Addresses, opts.RMIDs, opts.HTTPS)
 	if err != nil {
 		return nil, err
 	}
 	if len(addrs) == 0 {
-		if addrs, err = addressesFromConf(opts.HadoopConf); err != nil {
-			return nil, err
-		}
+		return nil, fmt.Errorf("%w: give one (--rm) or a Hadoop configuration directory (HADOOP_CONF_DIR)", ErrNoAddress)
 	}
 	auth, err := resolveAuth(opts)
 	if err != nil {
@@ -102,11 +101,7 @@ func NewClient(opts Options) (*Client, error) {
 					return nil, err
 				}
 			}
-			spn := opts.Kerberos.ServicePrincipal
-			if spn == "" && opts.HadoopConf != nil {
-				spn = strings.TrimSpace(opts.HadoopConf.Get(keySPNEGOPrincipal))
-			}
-			neg = &krb5Negotiator{cl: cl, spn: spn}
+			neg = &krb5Negotiator{cl: cl, spn: strings.TrimSpace(opts.Kerberos.ServicePrincipal)}
 		}
 		rt = &spnegoTransport{next: rt, neg: neg, logger: logger}
 	}
@@ -233,7 +228,7 @@ func (c *Client) do(ctx context.Context, cl call, read func(rmAddress, *rawRespo
 				continue
 			case errors.Is(err, ErrUnreachable) && attempts+1 < c.retry.MaxAttempts:
 				attempts++
-				if err := sleep(ctx, c.backoff(attempts)); err != nil {
+				if err := c.retryAfter(ctx, attempts, c.backoff(attempts), err); err != nil {
 					return err
 				}
 				continue
@@ -266,21 +261,34 @@ func (c *Client) do(ctx context.Context, cl call, read func(rmAddress, *rawRespo
 			if attempts >= c.retry.MaxAttempts {
 				return err
 			}
+			var wait time.Duration
 			if len(c.addrs) == 1 {
-				if serr := sleep(ctx, c.backoff(attempts)); serr != nil {
-					return serr
-				}
+				wait = c.backoff(attempts)
+			}
+			if serr := c.retryAfter(ctx, attempts, wait, err); serr != nil {
+				return serr
 			}
 		case outcomeRetryable:
 			attempts++
 			if !cl.idempotent() || attempts >= c.retry.MaxAttempts {
 				return err
 			}
-			if serr := sleep(ctx, c.backoff(attempts)); serr != nil {
+			if serr := c.retryAfter(ctx, attempts, c.backoff(attempts), err); serr != nil {
 				return serr
 			}
 		}
 	}
+}
+
+// retryAfter tells the OnRetry hook about the retry, then waits for it; a hook's error or the
+// context's ends the retries.
+func (c *Client) retryAfter(ctx context.Context, attempts int, wait time.Duration, cause error) error {
+	if hook := c.retry.OnRetry; hook != nil {
+		if err := hook(attempts, wait, cause); err != nil {
+			return err
+		}
+	}
+	return sleep(ctx, wait)
 }
 
 // attempt sends cl once to addr.
@@ -461,7 +469,7 @@ func (c *Client) activeRM(ctx context.Context) (rmAddress, error) {
 			answered = true
 			details = append(details, fmt.Sprintf("%s: %v", s.addr, s.Err))
 		default:
-			var re *RemoteError
+			var re *records.RemoteError
 			if errors.As(s.Err, &re) {
 				answered = true
 			} else {
@@ -527,7 +535,7 @@ func (c *Client) invalidate(addr rmAddress) {
 
 // RMStatus is what one ResourceManager says about itself.
 type RMStatus struct {
-	// ID is the HA rm-id ("rm1") when the address came from the Hadoop configuration.
+	// ID is the HA rm-id ("rm1") when Options.RMIDs names the address.
 	ID string
 	// Address is the RM's base URL.
 	Address string

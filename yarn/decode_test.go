@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func TestVariantNodes(t *testing.T) {
@@ -25,30 +27,30 @@ func TestVariantNodes(t *testing.T) {
 			require.Len(t, nodes, 2)
 			n := nodes[0]
 			assert.True(t, n.TotalDerived, "3.1 has no totalResource")
-			assert.Equal(t, gpuNode(Resources{Memory: {8192, "Mi"}, VCores: {8, ""}, GPU: {4, ""}}), n.Total)
-			assert.Equal(t, int64(1), n.Used.Value(GPU))
+			assert.Equal(t, gpuNode(Resources{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 8, Units: ""}, records.GPU: {Value: 4, Units: ""}}), n.Total)
+			assert.Equal(t, int64(1), n.Used.Value(records.GPU))
 			assert.Equal(t, "/rack-a", n.Rack)
 			assert.Equal(t, time.UnixMilli(1560000000000).UTC(), n.LastHealthUpdate)
 			// The NEW node has no scheduler report: only the flat memory/vcore fields.
 			n = nodes[1]
 			assert.Equal(t, "NEW", n.State)
 			assert.True(t, n.LastHealthUpdate.IsZero())
-			assert.Equal(t, Resources{Memory: {0, "Mi"}, VCores: {0, ""}}, n.Total)
-			assert.False(t, n.Total.Has(GPU))
+			assert.Equal(t, Resources{records.MemoryMB: {Value: 0, Units: "Mi"}, records.VCores: {Value: 0, Units: ""}}, n.Total)
+			assert.False(t, n.Total.Has(records.GPU))
 		}},
 		{"nodes-jersey2-single.json", func(t *testing.T, nodes []Node) {
 			require.Len(t, nodes, 1)
 			n := nodes[0]
 			assert.Equal(t, []string{"gpu"}, n.NodeLabels)
 			assert.Empty(t, n.HealthReport)
-			assert.Equal(t, Resources{Memory: {0, "Mi"}, VCores: {0, ""}}, n.Used, "vCores from the flat field when not listed")
-			assert.Equal(t, Resources{Memory: {8192, "Mi"}, VCores: {8, ""}, GPU: {4, ""}}, n.Total)
-			assert.Equal(t, int64(4), n.Available.Value(GPU))
+			assert.Equal(t, Resources{records.MemoryMB: {Value: 0, Units: "Mi"}, records.VCores: {Value: 0, Units: ""}}, n.Used, "vCores from the flat field when not listed")
+			assert.Equal(t, Resources{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 8, Units: ""}, records.GPU: {Value: 4, Units: ""}}, n.Total)
+			assert.Equal(t, int64(4), n.Available.Value(records.GPU))
 		}},
 		{"nodes-bare-arrays.json", func(t *testing.T, nodes []Node) {
 			require.Len(t, nodes, 1)
-			assert.Equal(t, int64(2), nodes[0].Total.Value(FPGA))
-			assert.Equal(t, int64(1), nodes[0].Used.Value(FPGA))
+			assert.Equal(t, int64(2), nodes[0].Total.Value(records.FPGA))
+			assert.Equal(t, int64(1), nodes[0].Used.Value(records.FPGA))
 		}},
 		{"nodes-null.json", func(t *testing.T, nodes []Node) {
 			assert.Empty(t, nodes)
@@ -56,21 +58,21 @@ func TestVariantNodes(t *testing.T) {
 		{"nodes-2.x.json", func(t *testing.T, nodes []Node) {
 			require.Len(t, nodes, 1)
 			assert.True(t, nodes[0].TotalDerived)
-			assert.Equal(t, Resources{Memory: {8192, "Mi"}, VCores: {8, ""}}, nodes[0].Total)
-			assert.Equal(t, Resources{Memory: {3072, "Mi"}, VCores: {2, ""}}, nodes[0].Used)
+			assert.Equal(t, Resources{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 8, Units: ""}}, nodes[0].Total)
+			assert.Equal(t, Resources{records.MemoryMB: {Value: 3072, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, nodes[0].Used)
 		}},
 		{"nodes-huge.json", func(t *testing.T, nodes []Node) {
 			require.Len(t, nodes, 1)
 			n := nodes[0]
 			// 2^53+1 is not a float64; a float64 decoder would give ...992.
-			assert.Equal(t, int64(9007199254740993), n.Used.Value(Memory))
-			assert.Equal(t, int64(9007199254740994), n.Total.Value(Memory))
-			assert.Equal(t, int64(math.MaxInt64), n.Available.Value(VCores))
-			assert.Equal(t, int64(math.MaxInt64), n.Total.Value(VCores))
-			assert.Equal(t, Quantity{math.MaxInt64, "k"}, n.Total["counter"], "a sum beyond int64 saturates")
-			assert.Equal(t, Quantity{8, "Gi"}, n.Total["resource1"])
+			assert.Equal(t, int64(9007199254740993), n.Used.Value(records.MemoryMB))
+			assert.Equal(t, int64(9007199254740994), n.Total.Value(records.MemoryMB))
+			assert.Equal(t, int64(math.MaxInt64), n.Available.Value(records.VCores))
+			assert.Equal(t, int64(math.MaxInt64), n.Total.Value(records.VCores))
+			assert.Equal(t, records.Quantity{Value: math.MaxInt64, Units: "k"}, n.Total["counter"], "a sum beyond int64 saturates")
+			assert.Equal(t, records.Quantity{Value: 8, Units: "Gi"}, n.Total["resource1"])
 			assert.Equal(t, int64(8), n.Total.Value("nvidia.com/gpu"))
-			assert.Equal(t, []string{Memory, VCores, "counter", "nvidia.com/gpu", "resource1"}, n.Total.Names())
+			assert.Equal(t, []string{records.MemoryMB, records.VCores, "counter", "nvidia.com/gpu", "resource1"}, n.Total.Names())
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -93,19 +95,19 @@ func TestDecodeResource(t *testing.T) {
 		err  string
 	}{
 		{"null", `null`, nil, ""},
-		{"legacy only", `{"memory":1024,"vCores":2}`, Resources{Memory: {1024, "Mi"}, VCores: {2, ""}}, ""},
+		{"legacy only", `{"memory":1024,"vCores":2}`, Resources{records.MemoryMB: {Value: 1024, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, ""},
 		{"empty object", `{}`, Resources{}, ""},
 		{"jersey1 list", `{"memory":1,"vCores":1,"resourceInformations":{"resourceInformation":[{"name":"memory-mb","units":"Mi","value":4096},{"name":"yarn.io/gpu","units":"","value":2}]}}`,
-			Resources{Memory: {4096, "Mi"}, VCores: {1, ""}, GPU: {2, ""}}, ""},
+			Resources{records.MemoryMB: {Value: 4096, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}, records.GPU: {Value: 2, Units: ""}}, ""},
 		{"jersey2 single object", `{"resourceInformations":{"resourceInformation":{"name":"yarn.io/gpu","value":3}}}`,
-			Resources{GPU: {3, ""}}, ""},
-		{"bare array", `{"resourceInformations":[{"name":"yarn.io/fpga","value":1}]}`, Resources{FPGA: {1, ""}}, ""},
-		{"null list", `{"memory":8,"vCores":1,"resourceInformations":null}`, Resources{Memory: {8, "Mi"}, VCores: {1, ""}}, ""},
-		{"null entries", `{"memory":8,"vCores":1,"resourceInformations":{"resourceInformation":null}}`, Resources{Memory: {8, "Mi"}, VCores: {1, ""}}, ""},
-		{"max int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":9223372036854775807}]}}`, Resources{"x": {math.MaxInt64, ""}}, ""},
-		{"min int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":-9223372036854775808}]}}`, Resources{"x": {math.MinInt64, ""}}, ""},
-		{"string number", `{"memory":"16","vCores":"2"}`, Resources{Memory: {16, "Mi"}, VCores: {2, ""}}, ""},
-		{"integral exponent", `{"memory":1.6E1,"vCores":2.0}`, Resources{Memory: {16, "Mi"}, VCores: {2, ""}}, ""},
+			Resources{records.GPU: {Value: 3, Units: ""}}, ""},
+		{"bare array", `{"resourceInformations":[{"name":"yarn.io/fpga","value":1}]}`, Resources{records.FPGA: {Value: 1, Units: ""}}, ""},
+		{"null list", `{"memory":8,"vCores":1,"resourceInformations":null}`, Resources{records.MemoryMB: {Value: 8, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}}, ""},
+		{"null entries", `{"memory":8,"vCores":1,"resourceInformations":{"resourceInformation":null}}`, Resources{records.MemoryMB: {Value: 8, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}}, ""},
+		{"max int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":9223372036854775807}]}}`, Resources{"x": {Value: math.MaxInt64, Units: ""}}, ""},
+		{"min int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":-9223372036854775808}]}}`, Resources{"x": {Value: math.MinInt64, Units: ""}}, ""},
+		{"string number", `{"memory":"16","vCores":"2"}`, Resources{records.MemoryMB: {Value: 16, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, ""},
+		{"integral exponent", `{"memory":1.6E1,"vCores":2.0}`, Resources{records.MemoryMB: {Value: 16, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, ""},
 		{"overflow", `{"memory":9223372036854775808}`, nil, "does not fit"},
 		{"fraction", `{"memory":1.5}`, nil, "not a whole number"},
 		{"huge exponent", `{"memory":1e999999999}`, nil, "out of range"},
@@ -127,66 +129,29 @@ func TestDecodeResource(t *testing.T) {
 	}
 }
 
-func TestQuantity(t *testing.T) {
-	for _, tc := range []struct {
-		a, b Quantity
-		cmp  int
-	}{
-		{Quantity{1, "Gi"}, Quantity{1024, "Mi"}, 0},
-		{Quantity{1, "G"}, Quantity{1, "Gi"}, -1},
-		{Quantity{1000, "m"}, Quantity{1, ""}, 0},
-		{Quantity{math.MaxInt64, "Pi"}, Quantity{math.MaxInt64, "Ti"}, 1},
-		{Quantity{-1, "k"}, Quantity{0, ""}, -1},
-		{Quantity{5, ""}, Quantity{5, ""}, 0},
-	} {
-		got, err := tc.a.Cmp(tc.b)
-		require.NoError(t, err)
-		assert.Equal(t, tc.cmp, got, "%s vs %s", tc.a, tc.b)
-		back, err := tc.b.Cmp(tc.a)
-		require.NoError(t, err)
-		assert.Equal(t, -tc.cmp, back)
-	}
-	_, err := Quantity{1, "X"}.Cmp(Quantity{1, "Mi"})
-	assert.ErrorIs(t, err, ErrUnknownUnit)
-
-	v, exact, err := Quantity{3, "Gi"}.In("Mi")
-	require.NoError(t, err)
-	assert.Equal(t, int64(3072), v)
-	assert.True(t, exact)
-	v, exact, err = Quantity{1500, "Mi"}.In("Gi")
-	require.NoError(t, err)
-	assert.Equal(t, int64(1), v)
-	assert.False(t, exact)
-	_, _, err = Quantity{math.MaxInt64, "Pi"}.In("")
-	assert.ErrorContains(t, err, "overflows")
-	_, _, err = Quantity{1, ""}.In("bogus")
-	assert.ErrorIs(t, err, ErrUnknownUnit)
-	assert.Equal(t, "4Gi", Quantity{4, "Gi"}.String())
-}
-
 func TestResourcesAdd(t *testing.T) {
-	a := Resources{Memory: {1024, "Mi"}, GPU: {1, ""}, "r": {1, "Gi"}}
-	b := Resources{Memory: {1024, "Mi"}, FPGA: {2, ""}, "r": {512, "Mi"}, "big": {math.MaxInt64, ""}}
+	a := Resources{records.MemoryMB: {Value: 1024, Units: "Mi"}, records.GPU: {Value: 1, Units: ""}, "r": {Value: 1, Units: "Gi"}}
+	b := Resources{records.MemoryMB: {Value: 1024, Units: "Mi"}, records.FPGA: {Value: 2, Units: ""}, "r": {Value: 512, Units: "Mi"}, "big": {Value: math.MaxInt64, Units: ""}}
 	sum, err := a.Add(b)
 	require.NoError(t, err)
-	assert.Equal(t, Resources{Memory: {2048, "Mi"}, GPU: {1, ""}, FPGA: {2, ""}, "r": {1, "Gi"}, "big": {math.MaxInt64, ""}}, sum,
+	assert.Equal(t, Resources{records.MemoryMB: {Value: 2048, Units: "Mi"}, records.GPU: {Value: 1, Units: ""}, records.FPGA: {Value: 2, Units: ""}, "r": {Value: 1, Units: "Gi"}, "big": {Value: math.MaxInt64, Units: ""}}, sum,
 		"512Mi in Gi rounds toward zero as Hadoop does")
-	sat, err := Resources{"x": {math.MaxInt64, ""}}.Add(Resources{"x": {1, ""}})
+	sat, err := Resources{"x": {Value: math.MaxInt64, Units: ""}}.Add(Resources{"x": {Value: 1, Units: ""}})
 	require.NoError(t, err)
 	assert.Equal(t, int64(math.MaxInt64), sat.Value("x"))
-	neg, err := Resources{"x": {math.MinInt64, ""}}.Add(Resources{"x": {-1, ""}})
+	neg, err := Resources{"x": {Value: math.MinInt64, Units: ""}}.Add(Resources{"x": {Value: -1, Units: ""}})
 	require.NoError(t, err)
 	assert.Equal(t, int64(math.MinInt64), neg.Value("x"))
-	_, err = Resources{"x": {1, "bogus"}}.Add(Resources{"x": {1, "Mi"}})
-	assert.ErrorIs(t, err, ErrUnknownUnit)
+	_, err = Resources{"x": {Value: 1, Units: "bogus"}}.Add(Resources{"x": {Value: 1, Units: "Mi"}})
+	assert.ErrorIs(t, err, records.ErrUnknownUnit)
 	var empty Resources
 	got, err := empty.Add(nil)
 	require.NoError(t, err)
 	assert.Empty(t, got)
-	assert.Equal(t, map[string]int64{Memory: 2048, GPU: 1, FPGA: 2, "r": 1, "big": math.MaxInt64}, sum.Values())
-	r := Resources{GPU: {2, ""}, VCores: {4, ""}, Memory: {2048, "Mi"}}
-	assert.Equal(t, []string{Memory, VCores, GPU}, r.Names())
-	assert.Equal(t, []string{"2048Mi", "4", "2"}, []string{r[Memory].String(), r[VCores].String(), r[GPU].String()})
+	assert.Equal(t, map[string]int64{records.MemoryMB: 2048, records.GPU: 1, records.FPGA: 2, "r": 1, "big": math.MaxInt64}, sum.Values())
+	r := Resources{records.GPU: {Value: 2, Units: ""}, records.VCores: {Value: 4, Units: ""}, records.MemoryMB: {Value: 2048, Units: "Mi"}}
+	assert.Equal(t, []string{records.MemoryMB, records.VCores, records.GPU}, r.Names())
+	assert.Equal(t, []string{"2048Mi", "4", "2"}, []string{r[records.MemoryMB].String(), r[records.VCores].String(), r[records.GPU].String()})
 }
 
 func TestJSONHelpers(t *testing.T) {
@@ -258,8 +223,8 @@ func TestDecodeScheduler(t *testing.T) {
 	gpu := s.Queue("root.gpu")
 	require.NotNil(t, gpu)
 	assert.True(t, gpu.Leaf)
-	assert.Equal(t, int64(2), gpu.MaxResources.Value(GPU))
-	assert.Equal(t, int64(1024), s.Root.Used.Value(Memory))
+	assert.Equal(t, int64(2), gpu.MaxResources.Value(records.GPU))
+	assert.Equal(t, int64(1024), s.Root.Used.Value(records.MemoryMB))
 
 	fifo := `{"scheduler":{"schedulerInfo":{"type":"fifoScheduler","capacity":1.0,"usedCapacity":0.25,"qstate":"RUNNING","numNodes":2}}}`
 	s, err = decodeScheduler(strings.NewReader(fifo))

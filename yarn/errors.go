@@ -6,34 +6,35 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
-// Sentinel errors. Test with errors.Is; a *RemoteError matches the sentinel of its HTTP status
-// and Hadoop exception.
+// Sentinel errors. Test with errors.Is; a *records.RemoteError matches the sentinel of its HTTP
+// status and Hadoop exception (the sentinels that come from an answer are package records' own).
 var (
 	// ErrNotFound: the RM has no such application, node, attempt or endpoint (404,
 	// NotFoundException).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = records.ErrNotFound
 	// ErrForbidden: the RM refused the caller (403, ForbiddenException), for example "The default
 	// static user cannot carry out this operation." or "Only admins can carry out this operation.".
-	ErrForbidden = errors.New("forbidden")
+	ErrForbidden = records.ErrForbidden
 	// ErrRESTSubmissionDisabled: the RM answered "App submission via REST is disabled." (403); set
 	// yarn.webapp.enable-rest-app-submissions=true on the RM. It also matches ErrForbidden.
-	ErrRESTSubmissionDisabled = errors.New("application submission over REST is disabled on this ResourceManager")
+	ErrRESTSubmissionDisabled = records.ErrRESTSubmissionDisabled
 	// ErrUnauthorized: the RM did not accept the caller's identity (401, AuthorizationException),
 	// e.g. no user.name with anonymous access off, or a failed SPNEGO negotiation.
-	ErrUnauthorized = errors.New("unauthorized")
+	ErrUnauthorized = records.ErrUnauthorized
 	// ErrBadRequest: the RM rejected the request (400, BadRequestException) with Hadoop's own text,
 	// such as "Requested more memory than configured max".
-	ErrBadRequest = errors.New("bad request")
+	ErrBadRequest = records.ErrBadRequest
 	// ErrMethodNotAllowed: the RM does not allow the HTTP method (405), e.g.
 	// yarn.resourcemanager.webapp.methods-allowed=GET,HEAD.
-	ErrMethodNotAllowed = errors.New("method not allowed")
+	ErrMethodNotAllowed = records.ErrMethodNotAllowed
 	// ErrServer: the RM failed (5xx) and retries did not help.
-	ErrServer = errors.New("ResourceManager error")
+	ErrServer = records.ErrServer
 	// ErrNoActiveRM: no ResourceManager was active within Options.Retry.FailoverTimeout (all
 	// standby, initializing, or answering "There is no active RM right now.").
 	ErrNoActiveRM = errors.New("no active ResourceManager")
@@ -50,63 +51,6 @@ var (
 	// ErrUnexpectedResponse: the RM answered with a body this client cannot decode.
 	ErrUnexpectedResponse = errors.New("unexpected response from the ResourceManager")
 )
-
-// RemoteError is an error answer of the ResourceManager. When the RM sent Hadoop's
-// {"RemoteException": {"exception", "message", "javaClassName"}} the fields keep it as is; for other
-// bodies (an HTML error page, plain text from a standby) Message holds the text.
-type RemoteError struct {
-	// StatusCode is the HTTP status.
-	StatusCode int
-	// Method and URL name the request; the URL carries no credentials.
-	Method string
-	URL    string
-	// Exception is Hadoop's short exception name, e.g. "NotFoundException".
-	Exception string
-	// JavaClassName is the full Java class, e.g. "org.apache.hadoop.yarn.webapp.NotFoundException".
-	JavaClassName string
-	// Message is Hadoop's message, verbatim.
-	Message string
-}
-
-// Error renders "METHOD URL: 404 Not Found: NotFoundException: message".
-func (e *RemoteError) Error() string {
-	var b strings.Builder
-	if e.Method != "" || e.URL != "" {
-		b.WriteString(strings.TrimSpace(e.Method + " " + e.URL))
-		b.WriteString(": ")
-	}
-	fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
-	if e.Exception != "" {
-		b.WriteString(": " + e.Exception)
-	}
-	if e.Message != "" {
-		b.WriteString(": " + e.Message)
-	}
-	return b.String()
-}
-
-// Is matches the sentinel errors by HTTP status and by Hadoop exception.
-func (e *RemoteError) Is(target error) bool {
-	switch target {
-	case ErrNotFound:
-		return e.StatusCode == http.StatusNotFound || e.Exception == "NotFoundException"
-	case ErrForbidden:
-		return e.StatusCode == http.StatusForbidden || e.Exception == "ForbiddenException"
-	case ErrRESTSubmissionDisabled:
-		return (e.StatusCode == http.StatusForbidden || e.Exception == "ForbiddenException") &&
-			strings.Contains(e.Message, "App submission via REST is disabled")
-	case ErrUnauthorized:
-		return e.StatusCode == http.StatusUnauthorized || e.Exception == "AuthorizationException" ||
-			e.Exception == "AuthenticationException"
-	case ErrBadRequest:
-		return e.StatusCode == http.StatusBadRequest || e.Exception == "BadRequestException"
-	case ErrMethodNotAllowed:
-		return e.StatusCode == http.StatusMethodNotAllowed
-	case ErrServer:
-		return e.StatusCode >= 500
-	}
-	return false
-}
 
 // remoteExceptionJSON is Hadoop's error body, {"RemoteException": {...}}, or Jetty's JSON error
 // page (Hadoop 3.5 answers a request that accepts JSON with {"servlet", "message", "url",
@@ -129,10 +73,10 @@ var (
 	htmlTag   = regexp.MustCompile(`(?s)<[^>]*>`)
 )
 
-// DecodeRemoteError turns an error answer of the RM into a *RemoteError. body may be Hadoop's
+// DecodeRemoteError turns an error answer of the RM into a *records.RemoteError. body may be Hadoop's
 // RemoteException JSON, a Jetty HTML error page, or plain text; it is never an error itself.
-func DecodeRemoteError(status int, contentType string, body []byte) *RemoteError {
-	e := &RemoteError{StatusCode: status}
+func DecodeRemoteError(status int, contentType string, body []byte) *records.RemoteError {
+	e := &records.RemoteError{StatusCode: status}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		var re remoteExceptionJSON
@@ -141,9 +85,9 @@ func DecodeRemoteError(status int, contentType string, body []byte) *RemoteError
 		case err == nil && re.RemoteException != nil:
 			e.Exception = string(re.RemoteException.Exception)
 			e.Message = string(re.RemoteException.Message)
-			e.JavaClassName = string(re.RemoteException.JavaClassName)
-			if e.Exception == "" && e.JavaClassName != "" {
-				e.Exception = e.JavaClassName[strings.LastIndexByte(e.JavaClassName, '.')+1:]
+			e.Class = string(re.RemoteException.JavaClassName)
+			if e.Exception == "" && e.Class != "" {
+				e.Exception = e.Class[strings.LastIndexByte(e.Class, '.')+1:]
 			}
 			return e
 		case err == nil && re.Message != nil:

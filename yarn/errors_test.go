@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func TestDecodeRemoteError(t *testing.T) {
@@ -48,7 +50,7 @@ func TestDecodeRemoteError(t *testing.T) {
 			require.NotNil(t, e)
 			assert.Equal(t, tc.status, e.StatusCode)
 			assert.Equal(t, tc.exception, e.Exception)
-			assert.Equal(t, tc.javaClass, e.JavaClassName)
+			assert.Equal(t, tc.javaClass, e.Class)
 			assert.Equal(t, tc.message, e.Message)
 			for _, s := range all {
 				want := false
@@ -59,9 +61,9 @@ func TestDecodeRemoteError(t *testing.T) {
 			}
 		})
 	}
-	e := &RemoteError{StatusCode: 404, Method: "GET", URL: "http://rm/x", Exception: "NotFoundException", Message: "gone"}
+	e := &records.RemoteError{StatusCode: 404, Method: "GET", URL: "http://rm/x", Exception: "NotFoundException", Message: "gone"}
 	assert.Equal(t, "GET http://rm/x: 404 Not Found: NotFoundException: gone", e.Error())
-	assert.Equal(t, "400 Bad Request", (&RemoteError{StatusCode: 400}).Error())
+	assert.Equal(t, "400 Bad Request", (&records.RemoteError{StatusCode: 400}).Error())
 
 	re := &RequestError{Method: "GET", URL: "http://rm/x", Err: &timeoutError{err: errors.New("deadline")}}
 	assert.ErrorIs(t, re, ErrTimeout)
@@ -74,11 +76,11 @@ func TestIsAuthError(t *testing.T) {
 		want bool
 	}{
 		{nil, false},
-		{&RemoteError{StatusCode: 401}, true},
-		{&RemoteError{StatusCode: 403}, true},
-		{&RemoteError{StatusCode: 200, Exception: "AuthenticationException"}, true},
+		{&records.RemoteError{StatusCode: 401}, true},
+		{&records.RemoteError{StatusCode: 403}, true},
+		{&records.RemoteError{StatusCode: 200, Exception: "AuthenticationException"}, true},
 		{fmt.Errorf("login: %w", ErrAuthentication), true},
-		{&RemoteError{StatusCode: 404}, false},
+		{&records.RemoteError{StatusCode: 404}, false},
 		{fmt.Errorf("%w: all standby", ErrNoActiveRM), false},
 	} {
 		assert.Equal(t, tc.want, IsAuthError(tc.err), "%v", tc.err)

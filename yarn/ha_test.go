@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // standbyRedirect makes rm a standby that redirects everything but /info to active, as
@@ -205,7 +207,7 @@ func TestRetryOnlyIdempotent(t *testing.T) {
 
 	_, err = c.NewApplication(context.Background())
 	require.ErrorIs(t, err, ErrServer)
-	var re *RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "boom", re.Message)
 	assert.Equal(t, 1, rm.count(newAppRoute), "POST never retried on 5xx")

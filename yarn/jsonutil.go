@@ -246,9 +246,13 @@ func (l *list[T]) UnmarshalJSON(b []byte) error {
 		*l = nil
 		return nil
 	case '[':
-		var items []T
-		if err := json.Unmarshal(b, &items); err != nil {
+		items, err := decodeArray[T](b)
+		if err != nil {
 			return err
+		}
+		if items == nil {
+			// [] is an empty list, not an absent one (a queue's nodeLabels: [] means none).
+			items = []T{}
 		}
 		*l = items
 		return nil
@@ -260,6 +264,35 @@ func (l *list[T]) UnmarshalJSON(b []byte) error {
 		*l = list[T]{one}
 		return nil
 	}
+}
+
+// maxListElements bounds the elements of one list in an answer: ten times the nodes of a
+// 10,000-node cluster, and far more applications than a ResourceManager keeps
+// (yarn.resourcemanager.max-completed-applications is 1,000 by default). Without it, an answer of
+// 100 MB of "{}," would become 33 million records.
+const maxListElements = 100_000
+
+// errTooManyElements is the error about a list over maxListElements.
+var errTooManyElements = fmt.Errorf("%w: a list with more than %d elements", ErrResponseTooLarge, maxListElements)
+
+// decodeArray decodes a JSON array element by element, at most maxListElements of them.
+func decodeArray[T any](b []byte) ([]T, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := expectDelim(dec, '['); err != nil {
+		return nil, err
+	}
+	var items []T
+	for dec.More() {
+		if len(items) >= maxListElements {
+			return nil, errTooManyElements
+		}
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		items = append(items, v)
+	}
+	return items, expectDelim(dec, ']')
 }
 
 // unwrapList decodes a Jersey list wrapper such as {"nodes": {"node": [...]}}: given the value of
@@ -454,7 +487,10 @@ func streamElements[T any](dec *json.Decoder, each func(*T) error) error {
 		if _, err := dec.Token(); err != nil {
 			return err
 		}
-		for dec.More() {
+		for n := 0; dec.More(); n++ {
+			if n >= maxListElements {
+				return errTooManyElements
+			}
 			var v T
 			if err := dec.Decode(&v); err != nil {
 				return err

@@ -16,6 +16,8 @@ import (
 	"github.com/jcmturner/gokrb5/v8/credentials"
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/jcmturner/gokrb5/v8/spnego"
+
+	"github.com/yarn-er/yarn-er/conf"
 )
 
 // hadoopAuthCookie is the cookie Hadoop's AuthenticationFilter sets after a successful
@@ -121,19 +123,18 @@ func newKerberosClient(o KerberosOptions, getenv func(string) string, logger *sl
 	if cfgPath == "" {
 		cfgPath = "/etc/krb5.conf"
 	}
-	cfg, err := krb5config.Load(cfgPath)
+	cfg, err := loadKrb5Conf(cfgPath)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Kerberos configuration %s: %v (fix: point KRB5_CONFIG or the krb5.conf option at a valid krb5.conf)",
-			ErrAuthentication, cfgPath, err)
+		return nil, err
 	}
 	settings := []func(*krb5client.Settings){
 		krb5client.DisablePAFXFAST(o.DisablePAFXFAST),
 		krb5client.Logger(log.New(redactingWriter{logger: logger, component: "gokrb5"}, "", 0)),
 	}
 	if o.Keytab != "" {
-		kt, err := keytab.Load(o.Keytab)
+		kt, err := loadKeytab(o.Keytab)
 		if err != nil {
-			return nil, fmt.Errorf("%w: keytab %s: %v (fix: give a readable keytab, e.g. from ktutil or kadmin ktadd)", ErrAuthentication, o.Keytab, err)
+			return nil, err
 		}
 		user, realm, err := splitPrincipal(o.Principal, cfg.LibDefaults.DefaultRealm)
 		if err != nil {
@@ -145,15 +146,81 @@ func newKerberosClient(o KerberosOptions, getenv func(string) string, logger *sl
 	if err != nil {
 		return nil, err
 	}
-	cc, err := credentials.LoadCCache(path)
+	cc, err := loadCCache(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: credential cache %s: %v (fix: run kinit, or use a keytab)", ErrAuthentication, path, err)
+		return nil, err
 	}
 	cl, err := krb5client.NewFromCCache(cc, cfg, settings...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: credential cache %s: %v (fix: run kinit, or use a keytab)", ErrAuthentication, path, err)
+		return nil, fmt.Errorf("%w: credential cache %s: %s (fix: run kinit, or use a keytab)", ErrAuthentication, path, redactText(err.Error()))
 	}
 	return cl, nil
+}
+
+// Limits on the Kerberos files read: a keytab holds a few keys, a credential cache a few tickets.
+const (
+	maxKeytabBytes   = 1 << 20
+	maxCCacheBytes   = 4 << 20
+	maxKrb5ConfBytes = 1 << 20
+)
+
+// parseSafely runs a parser of a user's file from a third-party library, turning a panic into an
+// error: gokrb5's credential cache reader slices past the end of damaged files.
+func parseSafely(parse func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the parser failed on it (%v)", r)
+		}
+	}()
+	return parse()
+}
+
+// loadKeytab reads and parses a keytab, within a size limit and without a panic. gokrb5's errors
+// quote the bytes they failed on (principal and keys), so they are never repeated: the error only
+// says that the file is damaged.
+func loadKeytab(path string) (*keytab.Keytab, error) {
+	data, err := conf.ReadConfigFile(path, maxKeytabBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: keytab: %w (fix: give a readable keytab, e.g. from ktutil or kadmin ktadd)", ErrAuthentication, err)
+	}
+	kt := keytab.New()
+	if err := parseSafely(func() error { return kt.Unmarshal(data) }); err != nil {
+		return nil, fmt.Errorf("%w: keytab %s (%d bytes) is damaged or not a keytab (fix: export it again with ktutil or kadmin ktadd; check it with klist -k %s)",
+			ErrAuthentication, path, len(data), path)
+	}
+	return kt, nil
+}
+
+// loadCCache reads and parses a credential cache, within a size limit and without a panic.
+func loadCCache(path string) (*credentials.CCache, error) {
+	data, err := conf.ReadConfigFile(path, maxCCacheBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: credential cache: %w (fix: run kinit, or use a keytab)", ErrAuthentication, err)
+	}
+	cc := new(credentials.CCache)
+	if err := parseSafely(func() error { return cc.Unmarshal(data) }); err != nil {
+		return nil, fmt.Errorf("%w: credential cache %s (%d bytes) is damaged or not a credential cache (fix: kdestroy and kinit again, or use a keytab)",
+			ErrAuthentication, path, len(data))
+	}
+	return cc, nil
+}
+
+// loadKrb5Conf reads and parses krb5.conf, within a size limit and without a panic.
+func loadKrb5Conf(path string) (*krb5config.Config, error) {
+	const fix = "point KRB5_CONFIG or the krb5.conf option at a valid krb5.conf"
+	data, err := conf.ReadConfigFile(path, maxKrb5ConfBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Kerberos configuration: %w (fix: %s)", ErrAuthentication, err, fix)
+	}
+	var cfg *krb5config.Config
+	if err := parseSafely(func() error {
+		var perr error
+		cfg, perr = krb5config.NewFromString(string(data))
+		return perr
+	}); err != nil {
+		return nil, fmt.Errorf("%w: Kerberos configuration %s: %s (fix: %s)", ErrAuthentication, path, redactText(err.Error()), fix)
+	}
+	return cfg, nil
 }
 
 // splitPrincipal splits "user@REALM" (or "user", with the default realm).

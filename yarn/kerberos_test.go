@@ -173,7 +173,7 @@ func TestKerberosSPNEGOWithCredentialCache(t *testing.T) {
 	assert.Equal(t, before, served.Load())
 }
 
-func TestServicePrincipalFromHadoopConf(t *testing.T) {
+func TestServicePrincipalOption(t *testing.T) {
 	info := loadCapture(t, "info.json").body
 	var sent atomic.Int32
 	var auth atomic.Value
@@ -187,9 +187,9 @@ func TestServicePrincipalFromHadoopConf(t *testing.T) {
 	// The cache holds a ticket for HTTP/rm.yarn-er.test only, which the configured principal names;
 	// for HTTP/127.0.0.1 the client would need the (unreachable) KDC.
 	ccache, krb5conf, _ := fakeKerberos(t, "HTTP/rm.yarn-er.test")
-	hc := loadYarnSite(t, map[string]string{"yarn.resourcemanager.webapp.spnego-principal": "HTTP/rm.yarn-er.test@" + testRealm})
-	c, err := NewClient(Options{Addresses: []string{srv.URL}, HadoopConf: hc, Auth: AuthKerberos,
-		Kerberos: KerberosOptions{CCache: ccache, Krb5Conf: krb5conf}, Retry: RetryPolicy{MaxAttempts: 1}})
+	c, err := NewClient(Options{Addresses: []string{srv.URL}, Auth: AuthKerberos,
+		Kerberos: KerberosOptions{CCache: ccache, Krb5Conf: krb5conf, ServicePrincipal: " HTTP/rm.yarn-er.test@" + testRealm + " "},
+		Retry:    RetryPolicy{MaxAttempts: 1}})
 	require.NoError(t, err)
 	_, err = c.ClusterInfo(context.Background())
 	require.NoError(t, err)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Node is a NodeManager as the RM reports it (/ws/v1/cluster/nodes).
@@ -86,10 +86,10 @@ func (n *nodeJSON) node() (Node, error) {
 	}
 	// Before 3.0 there are no resource objects: memory and vcores come from the flat fields.
 	if out.Used == nil && n.UsedMemoryMB != nil && n.UsedVirtualCores != nil {
-		out.Used = Resources{Memory: {Value: int64(*n.UsedMemoryMB), Units: profile.MemoryUnits}, VCores: {Value: int64(*n.UsedVirtualCores)}}
+		out.Used = Resources{records.MemoryMB: {Value: int64(*n.UsedMemoryMB), Units: records.MemoryUnits}, records.VCores: {Value: int64(*n.UsedVirtualCores)}}
 	}
 	if out.Available == nil && n.AvailMemoryMB != nil && n.AvailableVirtualCores != nil {
-		out.Available = Resources{Memory: {Value: int64(*n.AvailMemoryMB), Units: profile.MemoryUnits}, VCores: {Value: int64(*n.AvailableVirtualCores)}}
+		out.Available = Resources{records.MemoryMB: {Value: int64(*n.AvailMemoryMB), Units: records.MemoryUnits}, records.VCores: {Value: int64(*n.AvailableVirtualCores)}}
 	}
 	if out.Total == nil && (out.Used != nil || out.Available != nil) {
 		if out.Total, err = out.Used.Add(out.Available); err != nil {

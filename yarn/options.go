@@ -6,23 +6,20 @@ import (
 	"time"
 
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
-
-	"github.com/yarn-er/yarn-er/conf"
 )
 
 // Options configure a Client. The zero value of every field means its documented default.
 type Options struct {
 	// Addresses are the ResourceManager web addresses, "http://host:8088", "https://host:8090" or
-	// "host:port" (scheme from yarn.http.policy in HadoopConf, else http). With more than one, the
-	// client finds the active RM of an HA set. Empty: derived from HadoopConf.
+	// "host:port" (scheme per HTTPS). With more than one, the client finds the active RM of an HA
+	// set. Required: the caller resolves them, from its flags or from the Hadoop configuration
+	// (conf.HadoopConfig.RMWebAddresses).
 	Addresses []string
-
-	// HadoopConf is the client's Hadoop configuration (yarn-site.xml, core-site.xml). It supplies
-	// the RM addresses when Addresses is empty (yarn.resourcemanager.webapp.address or
-	// .webapp.https.address per yarn.http.policy; with yarn.resourcemanager.ha.enabled the per-id
-	// keys for every id in yarn.resourcemanager.ha.rm-ids) and, with Auth = AuthAuto, the
-	// authentication scheme (hadoop.http.authentication.type). May be nil.
-	HadoopConf *conf.HadoopConfig
+	// RMIDs, when set, names each of Addresses (the HA rm-ids, "rm1"), in the same order; they
+	// appear in RMStatus and in logs.
+	RMIDs []string
+	// HTTPS makes addresses without a scheme https (yarn.http.policy=HTTPS_ONLY); default http.
+	HTTPS bool
 
 	// User is the user name sent as ?user.name= with simple authentication. Empty: $HADOOP_USER_NAME,
 	// then the operating-system user. The client never falls back to an anonymous dr.who.
@@ -31,8 +28,8 @@ type Options struct {
 	DoAs string
 
 	// Auth selects the authentication scheme. AuthAuto (the zero value) uses Kerberos when
-	// Kerberos.Keytab or Kerberos.CCache is set or HadoopConf says
-	// hadoop.http.authentication.type=kerberos, simple otherwise.
+	// Kerberos.Keytab, Kerberos.CCache or Kerberos.Client is set, simple otherwise (a caller that
+	// reads hadoop.http.authentication.type=kerberos sets AuthKerberos).
 	Auth AuthMethod
 	// Kerberos configures SPNEGO when Kerberos is used.
 	Kerberos KerberosOptions
@@ -63,7 +60,7 @@ type AuthMethod string
 
 // Authentication schemes.
 const (
-	// AuthAuto picks Kerberos or simple from the options and the Hadoop configuration.
+	// AuthAuto picks Kerberos or simple from the Kerberos options.
 	AuthAuto AuthMethod = ""
 	// AuthSimple is Hadoop's pseudo authentication: ?user.name=<user> on every request.
 	AuthSimple AuthMethod = "simple"
@@ -85,8 +82,8 @@ type KerberosOptions struct {
 	// Krb5Conf is the krb5.conf path. Empty: $KRB5_CONFIG, then /etc/krb5.conf.
 	Krb5Conf string
 	// ServicePrincipal is the RM's HTTP service principal; "_HOST" is replaced by the host of the RM
-	// being addressed and an "@REALM" suffix is dropped. Empty:
-	// yarn.resourcemanager.webapp.spnego-principal from HadoopConf, else "HTTP/<RM host>".
+	// being addressed and an "@REALM" suffix is dropped. Empty: "HTTP/<RM host>" (callers pass
+	// yarn.resourcemanager.webapp.spnego-principal here).
 	ServicePrincipal string
 	// DisablePAFXFAST turns off PA-FX-FAST pre-authentication, which Active Directory KDCs often
 	// need.
@@ -123,6 +120,11 @@ type RetryPolicy struct {
 	// FailoverTimeout is how long the client keeps looking for an active RM while every RM is
 	// standby or says "There is no active RM right now.". Default 60s; negative: do not wait.
 	FailoverTimeout time.Duration
+	// OnRetry, when set, is called before each retry of a failed request (not before the waits
+	// for a failover): attempt is the number of attempts made so far, wait the pause before the
+	// next one, err why the last one failed. A non-nil result stops the retries: the request
+	// fails with that error.
+	OnRetry func(attempt int, wait time.Duration, err error) error
 }
 
 // Defaults.

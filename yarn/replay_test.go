@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // These tests replay JSON captured from the real mini-YARN (Hadoop 3.5.0, see
@@ -50,10 +52,10 @@ func TestReplayMetrics(t *testing.T) {
 	assert.Equal(t, int64(128), m.AllocatedMB)
 	assert.Equal(t, int64(1), m.AppsRunning)
 	assert.Equal(t, Resources{
-		Memory: {Value: 32768, Units: "Mi"}, VCores: {Value: 64}, GPU: {Value: 8}, FPGA: {Value: 4},
+		records.MemoryMB: {Value: 32768, Units: "Mi"}, records.VCores: {Value: 64}, records.GPU: {Value: 8}, records.FPGA: {Value: 4},
 	}, m.TotalClusterResourcesAcrossPartition)
-	assert.Equal(t, int64(128), m.TotalUsedResourcesAcrossPartition.Value(Memory))
-	assert.Equal(t, int64(0), m.TotalReservedResourcesAcrossPartition.Value(GPU))
+	assert.Equal(t, int64(128), m.TotalUsedResourcesAcrossPartition.Value(records.MemoryMB))
+	assert.Equal(t, int64(0), m.TotalReservedResourcesAcrossPartition.Value(records.GPU))
 }
 
 func TestReplayNodes(t *testing.T) {
@@ -71,14 +73,14 @@ func TestReplayNodes(t *testing.T) {
 		assert.Equal(t, "3.5.0", n.Version)
 		assert.False(t, n.TotalDerived)
 		assert.Equal(t, Resources{
-			Memory: {Value: 16384, Units: "Mi"}, VCores: {Value: 32}, GPU: {Value: 4}, FPGA: {Value: 2},
+			records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 32}, records.GPU: {Value: 4}, records.FPGA: {Value: 2},
 		}, n.Total, n.ID)
 		sum, err := n.Used.Add(n.Available)
 		require.NoError(t, err)
 		assert.Equal(t, n.Total, sum, "used + available = total on %s", n.ID)
 	}
 	// One node runs the AM (128 MB, 1 vcore).
-	used := nodes[0].Used.Value(Memory) + nodes[1].Used.Value(Memory)
+	used := nodes[0].Used.Value(records.MemoryMB) + nodes[1].Used.Value(records.MemoryMB)
 	assert.Equal(t, int64(128), used)
 	assert.Equal(t, []string{"RUNNING"}, rm.requests()[0].Query["states"], "states are sent upper-case")
 }
@@ -101,15 +103,15 @@ func TestReplayNode(t *testing.T) {
 	n, err := c.Node(context.Background(), "localhost:40189")
 	require.NoError(t, err)
 	assert.Equal(t, "localhost:40189", n.ID)
-	assert.Equal(t, int64(4), n.Total.Value(GPU))
-	assert.Equal(t, int64(2), n.Available.Value(FPGA))
+	assert.Equal(t, int64(4), n.Total.Value(records.GPU))
+	assert.Equal(t, int64(2), n.Available.Value(records.FPGA))
 
 	_, err = c.Node(context.Background(), "nope:1")
 	require.ErrorIs(t, err, ErrNotFound)
-	var re *RemoteError
+	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "NotFoundException", re.Exception)
-	assert.Equal(t, "org.apache.hadoop.yarn.webapp.NotFoundException", re.JavaClassName)
+	assert.Equal(t, "org.apache.hadoop.yarn.webapp.NotFoundException", re.Class)
 	assert.Equal(t, "nodeId, nope:1, is not found", re.Message)
 }
 
@@ -123,8 +125,8 @@ func TestReplayScheduler(t *testing.T) {
 	assert.Equal(t, CapacityScheduler, s.Type)
 	// The scheduler's maximumAllocation holds the configured maximum of the extended types:
 	// Long.MAX_VALUE, which must survive decoding exactly.
-	assert.Equal(t, int64(math.MaxInt64), s.MaximumAllocation.Value(GPU))
-	assert.Equal(t, int64(16384), s.MaximumAllocation.Value(Memory))
+	assert.Equal(t, int64(math.MaxInt64), s.MaximumAllocation.Value(records.GPU))
+	assert.Equal(t, int64(16384), s.MaximumAllocation.Value(records.MemoryMB))
 
 	qs := s.Queues()
 	require.Len(t, qs, 2)
@@ -137,12 +139,12 @@ func TestReplayScheduler(t *testing.T) {
 	assert.Equal(t, "RUNNING", def.State)
 	assert.InDelta(t, 100.0, def.Capacity, 1e-9)
 	assert.InDelta(t, 100.0, def.AbsoluteMaxCapacity, 1e-9)
-	assert.Equal(t, int64(32), def.MaximumAllocation.Value(VCores))
-	assert.Equal(t, int64(8), def.MaxEffectiveCapacity.Value(GPU))
+	assert.Equal(t, int64(32), def.MaximumAllocation.Value(records.VCores))
+	assert.Equal(t, int64(8), def.MaxEffectiveCapacity.Value(records.GPU))
 	// maximum-am-resource-percent 0.5 of the queue (the real RM's AMResourceLimit).
-	assert.Equal(t, int64(16384), def.AMResourceLimit.Value(Memory))
-	assert.Equal(t, int64(16384), def.UserAMResourceLimit.Value(Memory))
-	assert.Equal(t, int64(0), def.UsedAMResource.Value(Memory))
+	assert.Equal(t, int64(16384), def.AMResourceLimit.Value(records.MemoryMB))
+	assert.Equal(t, int64(16384), def.UserAMResourceLimit.Value(records.MemoryMB))
+	assert.Equal(t, int64(0), def.UsedAMResource.Value(records.MemoryMB))
 	assert.Equal(t, []string{"*"}, def.NodeLabels)
 	assert.NotNil(t, def.Used)
 	assert.Same(t, def, s.Queue("root.default"))
@@ -161,18 +163,18 @@ func TestReplayApps(t *testing.T) {
 		byID[a.ID] = a
 	}
 	done := byID["application_1796033172368_0001"]
-	assert.Equal(t, StateFailed, done.State)
-	assert.Equal(t, FinalFailed, done.FinalStatus)
+	assert.Equal(t, records.AppFailed, done.State)
+	assert.Equal(t, records.FinalFailed, done.FinalStatus)
 	assert.Equal(t, "yarner", done.User)
 	assert.Equal(t, "root.default", done.Queue)
 	assert.Equal(t, []string{"capture", "yarn-er"}, done.ApplicationTags)
 	assert.Contains(t, done.Diagnostics, "exited with  exitCode: 0")
-	assert.Contains(t, done.ResourceSeconds, Memory)
+	assert.Contains(t, done.ResourceSeconds, records.MemoryMB)
 	sleeping := byID["application_1796033172368_0002"]
-	assert.Equal(t, StateAccepted, sleeping.State)
+	assert.Equal(t, records.AppAccepted, sleeping.State)
 	assert.Equal(t, int64(128), sleeping.AllocatedMB)
-	assert.Equal(t, int64(128), sleeping.Allocated.Value(Memory))
-	assert.Equal(t, int64(0), sleeping.Allocated.Value(GPU))
+	assert.Equal(t, int64(128), sleeping.Allocated.Value(records.MemoryMB))
+	assert.Equal(t, int64(0), sleeping.Allocated.Value(records.GPU))
 	q := rm.requests()[0].Query
 	assert.Equal(t, []string{"ACCEPTED,RUNNING"}, q["states"])
 	assert.Equal(t, []string{"5"}, q["limit"])
@@ -199,7 +201,7 @@ func TestReplayAppAttemptsAndState(t *testing.T) {
 
 	app, err := c.App(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, StateFailed, app.State)
+	assert.Equal(t, records.AppFailed, app.State)
 	assert.True(t, app.FinishedTime.After(app.StartedTime))
 
 	attempts, err := c.AppAttempts(ctx, id)
@@ -212,7 +214,7 @@ func TestReplayAppAttemptsAndState(t *testing.T) {
 
 	state, err := c.AppState(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, StateFailed, state)
+	assert.Equal(t, records.AppFailed, state)
 
 	_, err = c.App(ctx, "application_1_0001")
 	assert.ErrorIs(t, err, ErrNotFound)
@@ -231,11 +233,11 @@ func TestReplayNewApplication(t *testing.T) {
 	na, err := c.NewApplication(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "application_1796033172368_0001", na.ID)
-	assert.Equal(t, Resources{Memory: {Value: 16384, Units: "Mi"}, VCores: {Value: 32}, GPU: {Value: 4}, FPGA: {Value: 2}},
+	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 32}, records.GPU: {Value: 4}, records.FPGA: {Value: 2}},
 		na.MaximumResourceCapability)
 	require.Len(t, na.ResourceInformation, 4)
 	gpu := na.ResourceInformation[2]
-	assert.Equal(t, GPU, gpu.Name)
+	assert.Equal(t, records.GPU, gpu.Name)
 	assert.Equal(t, "COUNTABLE", gpu.ResourceType)
 	assert.Equal(t, int64(math.MaxInt64), gpu.MaximumAllocation)
 }
@@ -250,7 +252,7 @@ func TestReplaySubmitAndKill(t *testing.T) {
 	err := c.SubmitApplication(ctx, ApplicationSubmissionContext{
 		ApplicationID: id, ApplicationName: "sleep", Queue: "default",
 		AMContainerSpec: ContainerLaunchContext{Commands: []string{"sleep 600"}, Environment: map[string]string{"B": "2", "A": "1"}},
-		Resource:        AMResource{MemoryMB: 128, VCores: 1},
+		Resource:        records.NewResources(128, 1),
 		MaxAppAttempts:  1,
 	})
 	require.NoError(t, err)
@@ -267,12 +269,12 @@ func TestReplaySubmitAndKill(t *testing.T) {
 
 	for _, tc := range []struct {
 		capture    string
-		state      string
+		state      records.ApplicationState
 		inProgress bool
 	}{
-		{"kill-accepted.json", StateKilled, true},
-		{"kill-done.json", StateKilled, false},
-		{"kill-finished.json", StateFailed, false},
+		{"kill-accepted.json", records.AppKilled, true},
+		{"kill-done.json", records.AppKilled, false},
+		{"kill-finished.json", records.AppFailed, false},
 	} {
 		rm.capture("PUT /ws/v1/cluster/apps/"+id+"/state", tc.capture)
 		state, inProgress, err := c.KillApplication(ctx, id)
@@ -314,7 +316,7 @@ func TestReplayErrors(t *testing.T) {
 				err = c.SubmitApplication(context.Background(), ApplicationSubmissionContext{
 					ApplicationID:   "application_1796033172368_0003",
 					AMContainerSpec: ContainerLaunchContext{Commands: []string{"/bin/true"}},
-					Resource:        AMResource{MemoryMB: 1 << 20, VCores: 1},
+					Resource:        records.NewResources(1<<20, 1),
 				})
 			}
 			require.Error(t, err)
@@ -322,7 +324,7 @@ func TestReplayErrors(t *testing.T) {
 				assert.ErrorIs(t, err, s)
 			}
 			assert.NotErrorIs(t, err, ErrNotFound)
-			var re *RemoteError
+			var re *records.RemoteError
 			require.ErrorAs(t, err, &re)
 			assert.Equal(t, tc.exception, re.Exception)
 			assert.Equal(t, tc.message, re.Message)

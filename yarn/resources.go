@@ -1,94 +1,18 @@
 package yarn
 
 import (
-	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
 
-	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 )
-
-// Resource names YARN always knows (org.apache.hadoop.yarn.api.records.ResourceInformation). They
-// are package profile's names, repeated here so that callers of the client need not import it.
-const (
-	// Memory is the memory resource, in Mi.
-	Memory = profile.MemoryMB
-	// VCores is the virtual-core resource, unit-less.
-	VCores = profile.VCores
-	// GPU is the name YARN's GPU plugin uses.
-	GPU = profile.GPU
-	// FPGA is the name YARN's FPGA plugin uses.
-	FPGA = profile.FPGA
-)
-
-// Quantity is an amount of one resource type, in that type's unit as the RM reports it
-// (Memory in "Mi", VCores and most devices in "", others in any Hadoop unit such as "k" or "Gi").
-//
-// Unit arithmetic is package profile's (profile.Convert, profile.Compare): exact, never through a
-// float, and with Hadoop's error messages.
-type Quantity struct {
-	// Value is the amount in Units.
-	Value int64
-	// Units is the Hadoop unit of Value: "" or one of p n u m k M G T P Ki Mi Gi Ti Pi.
-	Units string
-}
-
-// String renders the quantity as Hadoop writes one: the value followed by its unit ("4", "8192Mi").
-func (q Quantity) String() string { return q.asProfile().String() }
-
-// asProfile returns q as a profile.Quantity.
-func (q Quantity) asProfile() profile.Quantity {
-	return profile.Quantity{Value: q.Value, Unit: q.Units}
-}
-
-// ErrUnknownUnit is matched (errors.Is) by every error about a unit Hadoop does not know. It is
-// profile.ErrUnknownUnit.
-var ErrUnknownUnit = profile.ErrUnknownUnit
-
-// ErrOverflow is matched (errors.Is) by every conversion whose result does not fit an int64. It is
-// profile.ErrOverflow.
-var ErrOverflow = profile.ErrOverflow
-
-// Cmp compares q with o exactly, converting units: -1 when q < o, 0 when equal, +1 when q > o.
-// It fails only for a unit Hadoop does not know (a *profile.UnitError); two quantities in the same
-// unit compare by value whatever the unit, as the RM reported both.
-func (q Quantity) Cmp(o Quantity) (int, error) {
-	if q.Units == o.Units {
-		return cmp.Compare(q.Value, o.Value), nil
-	}
-	return profile.Compare(q.Units, q.Value, o.Units, o.Value)
-}
-
-// In converts q to units. Like Hadoop's UnitsConversionUtil it rounds toward zero when the result
-// is not whole; exact reports whether no rounding happened. A result beyond int64 is an error
-// matching ErrOverflow, an unknown unit one matching ErrUnknownUnit. A quantity already in units
-// is returned as is.
-func (q Quantity) In(units string) (v int64, exact bool, err error) {
-	if q.Units == units {
-		return q.Value, true, nil
-	}
-	v, err = profile.Convert(q.Units, units, q.Value)
-	switch {
-	case errors.Is(err, profile.ErrOverflow):
-		return 0, false, fmt.Errorf("converting %s to %q overflows a 64-bit integer: %w", q, units, err)
-	case err != nil:
-		return 0, false, err
-	}
-	// Convert truncates: the result is exact when it converts back to the same amount.
-	c, err := profile.Compare(units, v, q.Units, q.Value)
-	if err != nil {
-		return 0, false, err
-	}
-	return v, c == 0, nil
-}
 
 // Resources maps a resource name (Memory, VCores, GPU, "nvidia.com/gpu", ...) to its quantity.
 // Memory and vcores are entries like any other, so code treats every type the same way. A nil
 // Resources is empty.
-type Resources map[string]Quantity
+type Resources map[string]records.Quantity
 
 // Value returns the amount of name in its own units, 0 when absent.
 func (r Resources) Value(name string) int64 { return r[name].Value }
@@ -99,14 +23,14 @@ func (r Resources) Has(name string) bool { return r[name].Value > 0 }
 // Names returns the resource names: Memory and VCores first (when present), then the rest sorted.
 func (r Resources) Names() []string {
 	names := make([]string, 0, len(r))
-	for _, n := range []string{Memory, VCores} {
+	for _, n := range []string{records.MemoryMB, records.VCores} {
 		if _, ok := r[n]; ok {
 			names = append(names, n)
 		}
 	}
 	rest := make([]string, 0, len(r))
 	for n := range r {
-		if n != Memory && n != VCores {
+		if n != records.MemoryMB && n != records.VCores {
 			rest = append(rest, n)
 		}
 	}
@@ -141,7 +65,7 @@ func (r Resources) Add(o Resources) (Resources, error) {
 		if err != nil {
 			return nil, fmt.Errorf("resource %s: %w", n, err)
 		}
-		out[n] = Quantity{Value: saturatingAdd(cur.Value, v), Units: cur.Units}
+		out[n] = records.Quantity{Value: saturatingAdd(cur.Value, v), Units: cur.Units}
 	}
 	return out, nil
 }
@@ -243,13 +167,13 @@ func (r *resourceInfoJSON) resources() (Resources, error) {
 		if name == "" {
 			return nil, fmt.Errorf("%w: resourceInformation #%d has no name", ErrUnexpectedResponse, i+1)
 		}
-		out[name] = Quantity{Value: int64(ri.Value), Units: string(ri.Units)}
+		out[name] = records.Quantity{Value: int64(ri.Value), Units: string(ri.Units)}
 	}
-	if _, ok := out[Memory]; !ok && r.Memory != nil {
-		out[Memory] = Quantity{Value: int64(*r.Memory), Units: profile.MemoryUnits}
+	if _, ok := out[records.MemoryMB]; !ok && r.Memory != nil {
+		out[records.MemoryMB] = records.Quantity{Value: int64(*r.Memory), Units: records.MemoryUnits}
 	}
-	if _, ok := out[VCores]; !ok && r.VCores != nil {
-		out[VCores] = Quantity{Value: int64(*r.VCores)}
+	if _, ok := out[records.VCores]; !ok && r.VCores != nil {
+		out[records.VCores] = records.Quantity{Value: int64(*r.VCores)}
 	}
 	return out, nil
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func readVariant(t testing.TB, name string) []byte {
@@ -53,12 +55,12 @@ func TestDecodeFairSchedulerPaths(t *testing.T) {
 	assert.Nil(t, s.Queue("root.root.gpu.train"))
 
 	// maxContainerAllocation is the queue's maximum allocation.
-	assert.Equal(t, Resources{Memory: {8192, "Mi"}, VCores: {16, ""}, GPU: {2, ""}}, train.MaximumAllocation)
-	assert.Equal(t, int64(4), s.Root.MaximumAllocation.Value(GPU))
-	assert.Equal(t, Resources{Memory: {16384, "Mi"}, VCores: {32, ""}}, s.Queue("root.default").MaximumAllocation)
-	assert.Equal(t, int64(2), train.Used.Value(GPU))
-	assert.Equal(t, int64(8), s.Root.MaxResources.Value(GPU))
-	assert.Equal(t, int64(10000), s.Queue("root.gpu").MinResources.Value(Memory))
+	assert.Equal(t, Resources{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 16, Units: ""}, records.GPU: {Value: 2, Units: ""}}, train.MaximumAllocation)
+	assert.Equal(t, int64(4), s.Root.MaximumAllocation.Value(records.GPU))
+	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 32, Units: ""}}, s.Queue("root.default").MaximumAllocation)
+	assert.Equal(t, int64(2), train.Used.Value(records.GPU))
+	assert.Equal(t, int64(8), s.Root.MaxResources.Value(records.GPU))
+	assert.Equal(t, int64(10000), s.Queue("root.gpu").MinResources.Value(records.MemoryMB))
 	// The FairScheduler reports no scheduler-wide maximum in /scheduler.
 	assert.Nil(t, s.MaximumAllocation)
 }
@@ -92,20 +94,20 @@ func TestDecodeSchedulerOverview(t *testing.T) {
 	o, err := decodeSchedulerOverview(bytes.NewReader(loadCapture(t, "scheduler-overview.json").body))
 	require.NoError(t, err)
 	assert.Equal(t, "Capacity Scheduler", o.SchedulerType)
-	assert.Equal(t, []string{Memory, VCores, FPGA, GPU}, o.ResourceTypes)
+	assert.Equal(t, []string{records.MemoryMB, records.VCores, records.FPGA, records.GPU}, o.ResourceTypes)
 	assert.Equal(t, "memory-mb (unit=Mi),vcores,yarn.io/fpga,yarn.io/gpu", o.SchedulingResourceType)
 	// The effective maximum: the configured one (unbounded GPUs) capped by the largest node.
-	assert.Equal(t, Resources{Memory: {16384, "Mi"}, VCores: {32, ""}, GPU: {4, ""}, FPGA: {2, ""}}, o.MaximumAllocation)
-	assert.Equal(t, Resources{Memory: {64, "Mi"}, VCores: {1, ""}, GPU: {0, ""}, FPGA: {0, ""}}, o.MinimumAllocation)
+	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 32, Units: ""}, records.GPU: {Value: 4, Units: ""}, records.FPGA: {Value: 2, Units: ""}}, o.MaximumAllocation)
+	assert.Equal(t, Resources{records.MemoryMB: {Value: 64, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}, records.GPU: {Value: 0, Units: ""}, records.FPGA: {Value: 0, Units: ""}}, o.MinimumAllocation)
 	assert.Zero(t, o.SchedulerBusy)
 
 	// Hadoop 3.4 (Jersey 1): the same object without the root element.
 	o, err = decodeSchedulerOverview(bytes.NewReader(readVariant(t, "scheduler-overview-3.4.json")))
 	require.NoError(t, err)
 	assert.Equal(t, "Fair Scheduler", o.SchedulerType)
-	assert.Equal(t, []string{Memory, VCores, GPU}, o.ResourceTypes)
-	assert.Equal(t, int64(2), o.MaximumAllocation.Value(GPU))
-	assert.Equal(t, int64(8192), o.MaximumAllocation.Value(Memory))
+	assert.Equal(t, []string{records.MemoryMB, records.VCores, records.GPU}, o.ResourceTypes)
+	assert.Equal(t, int64(2), o.MaximumAllocation.Value(records.GPU))
+	assert.Equal(t, int64(8192), o.MaximumAllocation.Value(records.MemoryMB))
 	assert.Equal(t, int64(-1), o.SchedulerBusy)
 
 	for name, body := range map[string]string{
@@ -124,7 +126,7 @@ func TestDecodeSchedulerOverview(t *testing.T) {
 	// Long.MAX_VALUE survives.
 	o, err = decodeSchedulerOverview(strings.NewReader(`{"scheduler":{"maximumAllocation":{"memory":9223372036854775807,"vCores":1}}}`))
 	require.NoError(t, err)
-	assert.Equal(t, int64(math.MaxInt64), o.MaximumAllocation.Value(Memory))
+	assert.Equal(t, int64(math.MaxInt64), o.MaximumAllocation.Value(records.MemoryMB))
 	assert.Nil(t, o.ResourceTypes)
 }
 
@@ -147,7 +149,7 @@ func TestReplaySchedulerOverview(t *testing.T) {
 	c := testClient(t, Options{}, rm.URL())
 	o, err := c.SchedulerOverview(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, int64(4), o.MaximumAllocation.Value(GPU))
+	assert.Equal(t, int64(4), o.MaximumAllocation.Value(records.GPU))
 	reqs := rm.requests()
 	require.Len(t, reqs, 1)
 	assert.Equal(t, http.MethodGet, reqs[0].Method)
@@ -158,7 +160,7 @@ func TestReplaySchedulerOverview(t *testing.T) {
 	_, err = testClient(t, Options{Retry: RetryPolicy{MaxAttempts: 1}}, old.URL()).SchedulerOverview(context.Background())
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrNotFound)
-	var re *RemoteError
+	var re *records.RemoteError
 	assert.True(t, errors.As(err, &re))
 }
 
@@ -170,8 +172,8 @@ func TestSchedulerOverviewCaptureMatchesScheduler(t *testing.T) {
 	o, err := decodeSchedulerOverview(bytes.NewReader(loadCapture(t, "scheduler-overview.json").body))
 	require.NoError(t, err)
 	assert.ElementsMatch(t, s.MaximumAllocation.Names(), o.MaximumAllocation.Names())
-	assert.Equal(t, int64(math.MaxInt64), s.MaximumAllocation.Value(GPU))
-	c, err := o.MaximumAllocation[GPU].Cmp(s.MaximumAllocation[GPU])
+	assert.Equal(t, int64(math.MaxInt64), s.MaximumAllocation.Value(records.GPU))
+	c, err := o.MaximumAllocation[records.GPU].Cmp(s.MaximumAllocation[records.GPU])
 	require.NoError(t, err)
 	assert.Equal(t, -1, c)
 }

@@ -5,9 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // NewApplication is the answer of POST /ws/v1/cluster/apps/new-application.
@@ -72,7 +75,7 @@ type ApplicationSubmissionContext struct {
 	// Resource is the AM container. The RM reads memory and vCores only and silently ignores
 	// extended resources here (RMWebAppUtil.createAppSubmissionContextResource); it checks them
 	// against the configured yarn.scheduler.maximum-allocation-mb/-vcores.
-	Resource AMResource
+	Resource records.Resources
 	// ApplicationType, e.g. "Apache Flink".
 	ApplicationType                         string
 	KeepContainersAcrossApplicationAttempts bool
@@ -86,50 +89,22 @@ type ApplicationSubmissionContext struct {
 	CancelTokensWhenComplete *bool
 }
 
-// AMResource is the AM container's size.
-type AMResource struct {
-	MemoryMB int64
-	VCores   int32
-}
-
 // ContainerLaunchContext is am-container-spec.
 type ContainerLaunchContext struct {
 	// LocalResources are files the NodeManager localises, by link name. Size and Timestamp must
 	// equal the file's length and modification time (ms) exactly, or localisation fails.
-	LocalResources map[string]LocalResource
+	LocalResources map[string]records.LocalResource
 	// Environment of the AM process; {{VAR}} and <CPS> are expanded by the NodeManager.
 	Environment map[string]string
 	// Commands run the AM; <LOG_DIR> is expanded by the NodeManager.
 	Commands []string
 	// ServiceData is handed to auxiliary services (sent base64-encoded).
 	ServiceData map[string][]byte
-	// Credentials are tokens and secrets for the AM.
-	Credentials *Credentials
+	// Credentials are tokens and secrets for the AM; tokens are sent in Hadoop's URL string form
+	// (records.Token.EncodeToURLString), secrets base64-encoded.
+	Credentials *records.Credentials
 	// ApplicationACLs maps VIEW_APP / MODIFY_APP to "user1,user2 group1".
 	ApplicationACLs map[string]string
-}
-
-// LocalResource is one file or archive to localise.
-type LocalResource struct {
-	// Resource is the URL, e.g. "hdfs://nn:8020/user/flink/.flink/app/flink-dist.jar".
-	Resource string
-	// Type is FILE, ARCHIVE or PATTERN.
-	Type string
-	// Visibility is PUBLIC, PRIVATE or APPLICATION.
-	Visibility string
-	Size       int64
-	// Timestamp is the file's modification time in ms since the epoch.
-	Timestamp int64
-	// Pattern is for PATTERN resources.
-	Pattern string
-}
-
-// Credentials are the AM's tokens and secrets.
-type Credentials struct {
-	// Tokens by alias, each in Hadoop's URL-safe encoding (Token.encodeToUrlString).
-	Tokens map[string]string
-	// Secrets by alias, raw bytes (sent base64-encoded).
-	Secrets map[string][]byte
 }
 
 // LogAggregationContext configures log aggregation of the application.
@@ -226,11 +201,15 @@ func (s ApplicationSubmissionContext) MarshalJSON() ([]byte, error) {
 		AMBlackListingRequests          *AMBlackListingRequests `json:"am-black-listing-requests,omitempty"`
 		CancelTokensWhenComplete        *bool                   `json:"cancel-tokens-when-complete,omitempty"`
 	}
+	mem, vcores, err := s.amSize()
+	if err != nil {
+		return nil, err
+	}
 	spec := s.AMContainerSpec
 	b := body{
 		ApplicationID: s.ApplicationID, ApplicationName: s.ApplicationName, Queue: s.Queue, Priority: s.Priority,
 		UnmanagedAM: s.UnmanagedAM, MaxAppAttempts: s.MaxAppAttempts,
-		Resource:        resourceJSON{Memory: s.Resource.MemoryMB, VCores: s.Resource.VCores},
+		Resource:        resourceJSON{Memory: mem, VCores: int32(vcores)},
 		ApplicationType: s.ApplicationType, KeepContainers: s.KeepContainersAcrossApplicationAttempts,
 		ReservationID: s.ReservationID, AppNodeLabelExpression: s.AppNodeLabelExpression,
 		AMContainerNodeLabelExpression: s.AMContainerNodeLabelExpression,
@@ -240,8 +219,9 @@ func (s ApplicationSubmissionContext) MarshalJSON() ([]byte, error) {
 	if len(s.ApplicationTags) > 0 {
 		b.ApplicationTags = &tagsJSON{Tag: s.ApplicationTags}
 	}
-	b.AMContainerSpec.LocalResources = entriesOf(spec.LocalResources, func(r LocalResource) any {
-		return localResourceJSON(r)
+	b.AMContainerSpec.LocalResources = entriesOf(spec.LocalResources, func(r records.LocalResource) any {
+		return localResourceJSON{Resource: r.URL, Type: string(r.EffectiveType()), Visibility: string(r.EffectiveVisibility()),
+			Size: r.Size, Timestamp: r.Timestamp, Pattern: r.Pattern}
 	})
 	b.AMContainerSpec.Environment = entriesOf(spec.Environment, func(v string) any { return v })
 	if len(spec.Commands) > 0 {
@@ -252,12 +232,31 @@ func (s ApplicationSubmissionContext) MarshalJSON() ([]byte, error) {
 	})
 	if cr := spec.Credentials; cr != nil && (len(cr.Tokens) > 0 || len(cr.Secrets) > 0) {
 		b.AMContainerSpec.Credentials = &credentialsJSON{
-			Tokens:  entriesOf(cr.Tokens, func(v string) any { return v }),
+			Tokens:  entriesOf(cr.Tokens, func(v records.Token) any { return v.EncodeToURLString() }),
 			Secrets: entriesOf(cr.Secrets, func(v []byte) any { return base64.StdEncoding.EncodeToString(v) }),
 		}
 	}
 	b.AMContainerSpec.ApplicationACLs = entriesOf(spec.ApplicationACLs, func(v string) any { return v })
 	return json.Marshal(b)
+}
+
+// amSize returns the AM container's memory in MiB and its vcores, the only parts of Resource the
+// RM reads.
+func (s ApplicationSubmissionContext) amSize() (memMiB, vcores int64, err error) {
+	if q, ok := s.Resource.Quantity(records.MemoryMB); ok {
+		if memMiB, _, err = q.In(records.MemoryUnits); err != nil {
+			return 0, 0, fmt.Errorf("submission context for %s: AM memory %s: %w", s.ApplicationID, q, err)
+		}
+	}
+	vcores, _ = s.Resource.Get(records.VCores)
+	if memMiB < 0 || vcores < 0 {
+		return 0, 0, fmt.Errorf("submission context for %s: negative AM resource (memory %d MB, %d vcores)",
+			s.ApplicationID, memMiB, vcores)
+	}
+	if vcores > math.MaxInt32 {
+		return 0, 0, fmt.Errorf("submission context for %s: %d vcores for the AM do not fit a Java int", s.ApplicationID, vcores)
+	}
+	return memMiB, vcores, nil
 }
 
 // validate checks what the RM would reject with a less helpful message.
@@ -268,13 +267,15 @@ func (s ApplicationSubmissionContext) validate() error {
 	if !s.UnmanagedAM && len(s.AMContainerSpec.Commands) == 0 {
 		return fmt.Errorf("submission context for %s: the AM container spec has no command", s.ApplicationID)
 	}
-	if s.Resource.MemoryMB < 0 || s.Resource.VCores < 0 {
-		return fmt.Errorf("submission context for %s: negative AM resource (memory %d MB, %d vcores)",
-			s.ApplicationID, s.Resource.MemoryMB, s.Resource.VCores)
+	if _, _, err := s.amSize(); err != nil {
+		return err
 	}
 	for name, lr := range s.AMContainerSpec.LocalResources {
-		if strings.TrimSpace(lr.Resource) == "" {
+		if strings.TrimSpace(lr.URL) == "" {
 			return fmt.Errorf("submission context for %s: local resource %q has no URL", s.ApplicationID, name)
+		}
+		if _, err := lr.ParsedURL(); err != nil {
+			return fmt.Errorf("submission context for %s: local resource %q: %w", s.ApplicationID, name, err)
 		}
 	}
 	return nil

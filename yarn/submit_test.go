@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 func TestSubmissionContextJSON(t *testing.T) {
@@ -20,19 +22,22 @@ func TestSubmissionContextJSON(t *testing.T) {
 		MaxAppAttempts: 2, AttemptFailuresValidityInterval: 60000, ApplicationType: "Apache Flink",
 		KeepContainersAcrossApplicationAttempts: true, ApplicationTags: []string{"a", "b"},
 		AMContainerNodeLabelExpression: "gpu",
-		Resource:                       AMResource{MemoryMB: 2048, VCores: 2},
+		Resource:                       records.NewResources(2048, 2),
 		LogAggregationContext:          &LogAggregationContext{LogIncludePattern: ".*"},
 		AMBlackListingRequests:         &AMBlackListingRequests{Enabled: true, DisableFailureThreshold: 0.5},
 		CancelTokensWhenComplete:       &cancel,
 		AMContainerSpec: ContainerLaunchContext{
-			LocalResources: map[string]LocalResource{"flink.jar": {
-				Resource: "hdfs://nn:8020/user/flink/flink.jar", Type: "FILE", Visibility: "APPLICATION",
+			LocalResources: map[string]records.LocalResource{"flink.jar": {
+				URL: "hdfs://nn:8020/user/flink/flink.jar", Type: "FILE", Visibility: "APPLICATION",
 				Size: 43004, Timestamp: 1405452071209,
 			}},
-			Environment:     map[string]string{"CLASSPATH": "{{CLASSPATH}}<CPS>./*"},
-			Commands:        []string{"{{JAVA_HOME}}/bin/java -Xmx1g Main 1><LOG_DIR>/AM.stdout 2><LOG_DIR>/AM.stderr"},
-			ServiceData:     map[string][]byte{"svc": []byte("hello")},
-			Credentials:     &Credentials{Tokens: map[string]string{"hdfs": "HAAEa2VyYg"}, Secrets: map[string][]byte{"key": []byte("secret")}},
+			Environment: map[string]string{"CLASSPATH": "{{CLASSPATH}}<CPS>./*"},
+			Commands:    []string{"{{JAVA_HOME}}/bin/java -Xmx1g Main 1><LOG_DIR>/AM.stdout 2><LOG_DIR>/AM.stderr"},
+			ServiceData: map[string][]byte{"svc": []byte("hello")},
+			Credentials: &records.Credentials{
+				Tokens: map[string]records.Token{"hdfs": {Identifier: []byte("kerb"), Password: []byte("pw"),
+					Kind: "HDFS_DELEGATION_TOKEN", Service: "10.0.0.1:8020"}},
+				Secrets: map[string][]byte{"key": []byte("secret")}},
 			ApplicationACLs: map[string]string{"VIEW_APP": "alice bob", "MODIFY_APP": "alice"},
 		},
 	}
@@ -44,7 +49,7 @@ func TestSubmissionContextJSON(t *testing.T) {
 	   "environment":{"entry":[{"key":"CLASSPATH","value":"{{CLASSPATH}}<CPS>./*"}]},
 	   "commands":{"command":["{{JAVA_HOME}}/bin/java -Xmx1g Main 1><LOG_DIR>/AM.stdout 2><LOG_DIR>/AM.stderr"]},
 	   "service-data":{"entry":[{"key":"svc","value":"aGVsbG8="}]},
-	   "credentials":{"tokens":{"entry":[{"key":"hdfs","value":"HAAEa2VyYg"}]},"secrets":{"entry":[{"key":"key","value":"c2VjcmV0"}]}},
+	   "credentials":{"tokens":{"entry":[{"key":"hdfs","value":"BGtlcmICcHcVSERGU19ERUxFR0FUSU9OX1RPS0VODTEwLjAuMC4xOjgwMjA"}]},"secrets":{"entry":[{"key":"key","value":"c2VjcmV0"}]}},
 	   "application-acls":{"entry":[{"key":"MODIFY_APP","value":"alice"},{"key":"VIEW_APP","value":"alice bob"}]}},
 	 "unmanaged-AM":false,"max-app-attempts":2,"resource":{"memory":2048,"vCores":2},"application-type":"Apache Flink",
 	 "keep-containers-across-application-attempts":true,"application-tags":{"tag":["a","b"]},
@@ -55,7 +60,7 @@ func TestSubmissionContextJSON(t *testing.T) {
 	assert.JSONEq(t, want, string(got))
 
 	minimal, err := json.Marshal(ApplicationSubmissionContext{ApplicationID: "application_1_0001",
-		AMContainerSpec: ContainerLaunchContext{Commands: []string{"true"}}, Resource: AMResource{MemoryMB: 128, VCores: 1}})
+		AMContainerSpec: ContainerLaunchContext{Commands: []string{"true"}}, Resource: records.NewResources(128, 1)})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"application-id":"application_1_0001","am-container-spec":{"commands":{"command":["true"]}},
 	 "unmanaged-AM":false,"resource":{"memory":128,"vCores":1},"keep-containers-across-application-attempts":false}`, string(minimal))
@@ -71,9 +76,17 @@ func TestSubmissionValidation(t *testing.T) {
 		{ApplicationSubmissionContext{ApplicationID: "app_1"}, "want application_<cluster timestamp>_<sequence>"},
 		{ApplicationSubmissionContext{ApplicationID: "application_1_0001"}, "no command"},
 		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"}},
-			Resource: AMResource{MemoryMB: -1}}, "negative AM resource"},
+			Resource: records.NewResources(-1, 0)}, "negative AM resource"},
+		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"}},
+			Resource: records.NewResources(1, 1<<31)}, "do not fit a Java int"},
+		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"}},
+			Resource: func() records.Resources {
+				var r records.Resources
+				r.Set(records.MemoryMB, records.Quantity{Value: 1, Units: "bogus"})
+				return r
+			}()}, "Unknown unit 'bogus'"},
 		{ApplicationSubmissionContext{ApplicationID: "application_1_0001", AMContainerSpec: ContainerLaunchContext{Commands: []string{"x"},
-			LocalResources: map[string]LocalResource{"f": {}}}}, `local resource "f" has no URL`},
+			LocalResources: map[string]records.LocalResource{"f": {}}}}, `local resource "f" has no URL`},
 	} {
 		err := c.SubmitApplication(context.Background(), tc.s)
 		require.Error(t, err)
@@ -108,8 +121,8 @@ func TestWaitApp(t *testing.T) {
 	c := testClient(t, Options{}, rm.URL())
 	app, err := c.WaitApp(context.Background(), id, time.Millisecond, nil)
 	require.NoError(t, err)
-	assert.Equal(t, StateKilled, app.State)
-	assert.Equal(t, FinalKilled, app.FinalStatus)
+	assert.Equal(t, records.AppKilled, app.State)
+	assert.Equal(t, records.FinalKilled, app.FinalStatus)
 	assert.Equal(t, int32(3), polls.Load())
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -117,8 +130,8 @@ func TestWaitApp(t *testing.T) {
 	_, err = c.WaitApp(ctx, id, time.Millisecond, func(*App) bool { return false })
 	assert.ErrorIs(t, err, context.Canceled)
 
-	assert.True(t, Terminal("finished"))
-	assert.False(t, Terminal(StateRunning))
+	assert.True(t, records.ApplicationState("finished").Terminal())
+	assert.False(t, records.AppRunning.Terminal())
 }
 
 func TestAppsQueryValues(t *testing.T) {

@@ -5,16 +5,19 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
+	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
+
+	"github.com/yarn-er/yarn-er/conf"
 )
 
 // This file is the package's only contact with resty: a move to resty v3 touches it alone.
@@ -50,6 +53,9 @@ func newHTTPSender(rt http.RoundTripper, jar http.CookieJar, logger *slog.Logger
 // send performs one request. body, when not nil, is sent as JSON.
 func (s *httpSender) send(ctx context.Context, method string, u *url.URL, header http.Header, body []byte) (*rawResponse, error) {
 	r := s.rc.R().SetContext(ctx).SetDoNotParseResponse(true)
+	// Asked for explicitly, gzip is not decompressed by net/http but by limitBody, which caps the
+	// compressed and the decompressed size separately.
+	r.Header.Set("Accept-Encoding", "gzip")
 	for k, vs := range header {
 		for _, v := range vs {
 			r.Header.Add(k, v)
@@ -67,12 +73,65 @@ func (s *httpSender) send(ctx context.Context, method string, u *url.URL, header
 		return nil, err
 	}
 	raw := resp.RawResponse
-	return &rawResponse{StatusCode: raw.StatusCode, Header: raw.Header, Body: raw.Body}, nil
+	b := limitBody(method, u.EscapedPath(), raw.Header, raw.Body)
+	if raw.StatusCode < 200 || raw.StatusCode > 299 {
+		// Error answers are quoted in errors and logs: they are redacted before anyone reads them.
+		b = redactedErrorBody(raw.Header.Get("Content-Type"), b)
+	}
+	return &rawResponse{StatusCode: raw.StatusCode, Header: raw.Header, Body: b}, nil
+}
+
+// redactedErrorBody reads an error answer (at most maxErrorBody bytes, all its readers use) and
+// returns it redacted: a JSON answer value by value (so that it stays JSON), anything else as text.
+func redactedErrorBody(contentType string, body io.ReadCloser) io.ReadCloser {
+	data, err := io.ReadAll(io.LimitReader(body, maxErrorBody))
+	_ = body.Close()
+	if err != nil && len(data) == 0 {
+		return failingBody{err: err, Closer: io.NopCloser(nil)}
+	}
+	return io.NopCloser(bytes.NewReader(redactJSONOrText(contentType, data)))
+}
+
+// redactJSONOrText redacts a JSON document's strings (and the values of keys named like credentials),
+// or, when data is not JSON, its text.
+func redactJSONOrText(contentType string, data []byte) []byte {
+	if strings.Contains(strings.ToLower(contentType), "json") || json.Valid(data) {
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if dec.Decode(&v) == nil {
+			if out, err := json.Marshal(redactJSONValue("", v)); err == nil {
+				return out
+			}
+		}
+	}
+	return []byte(redactText(string(data)))
+}
+
+func redactJSONValue(key string, v any) any {
+	if key != "" && secretParam(key) {
+		return redacted
+	}
+	switch x := v.(type) {
+	case string:
+		return redactText(x)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = redactJSONValue(k, e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = redactJSONValue("", e)
+		}
+	}
+	return v
 }
 
 // newBaseTransport is the HTTP transport with the TLS options applied.
 func newBaseTransport(o TLSOptions) (http.RoundTripper, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableCompression = true // limitBody decompresses, within limits
+	tr.MaxResponseHeaderBytes = 256 << 10
 	tr.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	cfg, err := tlsConfig(o)
 	if err != nil {
@@ -82,11 +141,14 @@ func newBaseTransport(o TLSOptions) (http.RoundTripper, error) {
 	return tr, nil
 }
 
+// maxTLSFile bounds a CA bundle, certificate or key file (a system CA bundle is about 200 KB).
+const maxTLSFile = 8 << 20
+
 // tlsConfig builds the client TLS configuration.
 func tlsConfig(o TLSOptions) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.InsecureSkipVerify} //nolint:gosec // explicit, documented option
 	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
+		pem, err := conf.ReadConfigFile(o.CAFile, maxTLSFile)
 		if err != nil {
 			return nil, fmt.Errorf("TLS CA file: %w", err)
 		}
@@ -101,9 +163,17 @@ func tlsConfig(o TLSOptions) (*tls.Config, error) {
 	}
 	switch {
 	case o.CertFile != "" && o.KeyFile != "":
-		cert, err := tls.LoadX509KeyPair(o.CertFile, o.KeyFile)
+		certPEM, err := conf.ReadConfigFile(o.CertFile, maxTLSFile)
 		if err != nil {
-			return nil, fmt.Errorf("TLS client certificate %s / key %s: %w", o.CertFile, o.KeyFile, err)
+			return nil, fmt.Errorf("TLS client certificate: %w", err)
+		}
+		keyPEM, err := conf.ReadConfigFile(o.KeyFile, maxTLSFile)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client key: %w", err)
+		}
+		cert, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			return nil, fmt.Errorf("TLS client certificate %s / key %s: %s", o.CertFile, o.KeyFile, redactText(err.Error()))
 		}
 		cfg.Certificates = []tls.Certificate{cert}
 	case o.CertFile != "" || o.KeyFile != "":

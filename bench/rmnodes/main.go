@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -84,7 +85,7 @@ func run(n, runs int) error {
 		runtime.ReadMemStats(&retained)
 		gpus := int64(0)
 		for _, nd := range nodes {
-			gpus += nd.Total.Value(yarn.GPU)
+			gpus += nd.Total.Value(records.GPU)
 		}
 		fmt.Printf("run %d: %d nodes (%d GPUs) in %v (CPU %v, server and GC included); allocated %.1f MB in %d allocations; peak heap %.1f MB above the %.1f MB before; result retains %.1f MB\n",
 			i+1, len(nodes), gpus, elapsed.Round(time.Millisecond), cpu.Round(time.Millisecond),

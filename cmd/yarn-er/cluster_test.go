@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -13,13 +11,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.yaml.in/yaml/v3"
 
-	"github.com/yarn-er/yarn-er/conf"
-	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/view"
 )
 
 // capturesDir holds the RM answers captured from the real mini-YARN (see its README.md).
@@ -89,7 +85,7 @@ func TestClusterNodesJSONShape(t *testing.T) {
 	  "totalResource":{"memory":4096,"vCores":4,"resourceInformations":{"resourceInformation":[{"name":"memory-mb","units":"Mi","value":4096},{"name":"vcores","value":4},{"name":"yarn.io/gpu","value":0}]}}}]}}`)
 
 	res := runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL, "--resource", "yarn.io/gpu", "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	want := `{"nodes":[{"id":"h:p","state":"RUNNING","host":"h","rack":"/default-rack","httpAddress":"h:p",
 	  "total":{"memory-mb":8192,"vcores":8,"yarn.io/gpu":4},"used":{"memory-mb":1024,"vcores":1,"yarn.io/gpu":1},
 	  "available":{"memory-mb":7168,"vcores":7,"yarn.io/gpu":3}}]}`
@@ -99,7 +95,7 @@ func TestClusterNodesJSONShape(t *testing.T) {
 
 	// Without the filter both nodes; a node without a scheduler report has null used/available.
 	res = runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL, "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	var out struct {
 		Nodes []map[string]any `json:"nodes"`
 	}
@@ -109,7 +105,7 @@ func TestClusterNodesJSONShape(t *testing.T) {
 	assert.Nil(t, out.Nodes[0]["used"])
 
 	res = runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
 	require.Len(t, lines, 4)
 	assert.Equal(t, []string{"NODE", "STATE", "RACK", "memory-mb", "vcores", "yarn.io/gpu"}, strings.Fields(lines[0]))
@@ -117,20 +113,20 @@ func TestClusterNodesJSONShape(t *testing.T) {
 	assert.Equal(t, []string{"h:p", "RUNNING", "/default-rack", "1024/7168/8192Mi", "1/7/8", "1/3/4"}, strings.Fields(lines[2]))
 	assert.Contains(t, lines[3], "used/available/total")
 
+	// A type no node reports is a usage error, not an empty list.
 	res = runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL, "-o", "yaml", "--resource", "nvidia.com/gpu")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	var y map[string]any
-	require.NoError(t, yaml.Unmarshal([]byte(res.stdout), &y))
-	assert.Empty(t, y["nodes"])
+	require.Equal(t, cmdutil.ExitUsage, res.code, res.stderr)
+	assert.Empty(t, res.stdout)
+	assert.Contains(t, res.stderr, `--resource "nvidia.com/gpu": no node has a resource of that type`)
 }
 
 func TestClusterNodesCapturedAndStates(t *testing.T) {
 	rm := newClusterRM(t)
 	rm.capture(t, "GET /ws/v1/cluster/nodes", "nodes-busy.json")
 	res := runCLI(t, clusterEnv, "cluster", "nodes", "--rm", rm.srv.URL, "--state", "running,unhealthy", "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, []string{"RUNNING,UNHEALTHY"}, rm.queries()[0]["states"])
-	var out nodesOut
+	var out view.Nodes
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Len(t, out.Nodes, 2)
 	for _, n := range out.Nodes {
@@ -146,8 +142,8 @@ func TestClusterInfoHA(t *testing.T) {
 	rms := standby.srv.URL + "," + active.srv.URL
 
 	res := runCLI(t, clusterEnv, "cluster", "info", "--rm", rms, "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	var out clusterInfoOut
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	var out view.ClusterInfo
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	assert.Equal(t, active.srv.URL, out.ResourceManager)
 	assert.Equal(t, "ACTIVE", out.HAState)
@@ -159,7 +155,7 @@ func TestClusterInfoHA(t *testing.T) {
 	assert.Equal(t, int64(2), out.Metrics.ActiveNodes)
 
 	res = runCLI(t, clusterEnv, "cluster", "info", "--rm", rms)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "ResourceManager:")
 	assert.Contains(t, res.stdout, active.srv.URL+" (ACTIVE)")
 	assert.Contains(t, res.stdout, "STANDBY")
@@ -170,8 +166,8 @@ func TestClusterQueues(t *testing.T) {
 	rm := newClusterRM(t)
 	rm.capture(t, "GET /ws/v1/cluster/scheduler", "scheduler.json")
 	res := runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL, "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	var out queuesOut
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	var out view.Queues
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	assert.Equal(t, "capacityScheduler", out.Scheduler)
 	require.Len(t, out.Queues, 2)
@@ -181,7 +177,7 @@ func TestClusterQueues(t *testing.T) {
 	assert.Contains(t, res.stdout, `"yarn.io/gpu": 9223372036854775807`)
 
 	res = runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "Scheduler: capacityScheduler")
 	assert.Contains(t, res.stdout, "  default  RUNNING")
 	assert.Contains(t, res.stdout, "yarn.io/gpu=unbounded")
@@ -196,8 +192,8 @@ func TestClusterQueuesFairScheduler(t *testing.T) {
 	require.NoError(t, err)
 	rm.serve("GET /ws/v1/cluster/scheduler", 200, string(body))
 	res := runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL, "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	var out queuesOut
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	var out view.Queues
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	assert.Equal(t, "fairScheduler", out.Scheduler)
 	var paths, names, policies []string
@@ -216,68 +212,14 @@ func TestClusterQueuesFairScheduler(t *testing.T) {
 	// The CapacityScheduler's queues have no policy: the key is left out.
 	rm.capture(t, "GET /ws/v1/cluster/scheduler", "scheduler.json")
 	res = runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL, "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.NotContains(t, res.stdout, "schedulingPolicy")
 
 	rm.serve("GET /ws/v1/cluster/scheduler", 200, string(body))
 	res = runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "\n    train  ")
 	assert.NotContains(t, res.stdout, "root.")
-}
-
-// TestRMFlagsWithoutRM: optionalClient reports "no RM configured" as errNoRM (and yarn's
-// ErrNoAddress), client as a usage error with the same text; other problems are unchanged.
-func TestRMFlagsWithoutRM(t *testing.T) {
-	a := newApp(Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, func(string) string { return "" })
-	parse := func(t *testing.T, args ...string) *rmFlags {
-		t.Helper()
-		var f rmFlags
-		cmd := &cobra.Command{Use: "x"}
-		addRMFlags(cmd, cmd.Flags(), &f)
-		require.NoError(t, cmd.Flags().Parse(args))
-		return &f
-	}
-	f := parse(t)
-	c, err := f.optionalClient(a, nil)
-	assert.Nil(t, c)
-	require.ErrorIs(t, err, errNoRM)
-	assert.ErrorIs(t, err, yarn.ErrNoAddress)
-	var ue *usageError
-	assert.False(t, errors.As(err, &ue), "not a usage error by itself")
-	assert.Contains(t, err.Error(), "give --rm URL")
-
-	_, uerr := f.client(a, nil)
-	require.ErrorAs(t, uerr, &ue)
-	assert.ErrorIs(t, uerr, errNoRM)
-	assert.Equal(t, err.Error(), uerr.Error())
-	assert.Equal(t, exitUsage, exitCode(uerr))
-
-	// A Hadoop configuration without an RM address: the directory and yarn's reason are named.
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "yarn-site.xml"), []byte("<configuration/>"), 0o600))
-	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: dir, Getenv: func(string) string { return "" }})
-	require.NoError(t, err)
-	_, err = f.optionalClient(a, hc)
-	require.ErrorIs(t, err, errNoRM)
-	assert.ErrorIs(t, err, yarn.ErrNoAddress)
-	assert.Contains(t, err.Error(), "no ResourceManager known from the Hadoop configuration in "+dir)
-	assert.Contains(t, err.Error(), "yarn.resourcemanager.hostname")
-
-	// With --rm: a client.
-	c, err = parse(t, "--rm", "http://rm1:8088,rm2:8088").optionalClient(a, nil)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"http://rm1:8088", "http://rm2:8088"}, c.Addresses())
-
-	// Bad flags are usage errors, not "no RM".
-	_, err = parse(t, "--auth", "ntlm").optionalClient(a, nil)
-	require.ErrorAs(t, err, &ue)
-	assert.NotErrorIs(t, err, errNoRM)
-	// A client that cannot be built is an error of its own.
-	_, err = parse(t, "--rm", "ftp://x").optionalClient(a, nil)
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, errNoRM)
-	assert.False(t, errors.As(err, &ue))
 }
 
 func TestClusterApps(t *testing.T) {
@@ -285,13 +227,13 @@ func TestClusterApps(t *testing.T) {
 	rm.capture(t, "GET /ws/v1/cluster/apps", "apps.json")
 	res := runCLI(t, clusterEnv, "cluster", "apps", "--rm", rm.srv.URL, "--state", "accepted", "--queue", "default",
 		"--owner", "yarner", "--limit", "10", "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	q := rm.queries()[0]
 	assert.Equal(t, []string{"ACCEPTED"}, q["states"])
 	assert.Equal(t, []string{"default"}, q["queue"])
 	assert.Equal(t, []string{"yarner"}, q["user"])
-	assert.Equal(t, []string{"10"}, q["limit"])
-	var out appsOut
+	assert.Empty(t, q["limit"], "--limit is applied after sorting, not by the RM")
+	var out view.Apps
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Len(t, out.Apps, 2)
 	assert.Equal(t, "application_1796033172368_0002", out.Apps[0].ID, "newest first")
@@ -299,12 +241,12 @@ func TestClusterApps(t *testing.T) {
 	assert.Equal(t, "FAILED", out.Apps[1].State)
 
 	res = runCLI(t, clusterEnv, "cluster", "apps", "--rm", rm.srv.URL)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "application_1796033172368_0001  yarn-er-true")
 
 	rm.capture(t, "GET /ws/v1/cluster/apps", "apps-empty.json")
 	res = runCLI(t, clusterEnv, "cluster", "apps", "--rm", rm.srv.URL)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "(no applications)")
 }
 
@@ -322,17 +264,17 @@ func TestClusterErrorsAndExitCodes(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"cluster", "nodes", "--rm", rm.srv.URL}, clusterEnv, exitAuth, "Authentication required"},
-		{[]string{"cluster", "queues", "--rm", rm.srv.URL}, clusterEnv, exitAuth, "Only admins can carry out this operation."},
-		{[]string{"cluster", "apps", "--rm", rm.srv.URL, "--rm-timeout", "5s"}, clusterEnv, exitError, "NullPointerException: boom"},
-		{[]string{"cluster", "nodes"}, clusterEnv, exitUsage, "give --rm URL, or --hadoop-conf DIR"},
-		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--auth", "ntlm"}, clusterEnv, exitUsage, "--auth"},
-		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--keytab", "k"}, clusterEnv, exitUsage, "--keytab needs --principal"},
-		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--tls-cert", "c"}, clusterEnv, exitUsage, "go together"},
-		{[]string{"cluster", "nodes", "--rm", "ftp://x"}, clusterEnv, exitError, "neither http nor https"},
-		{[]string{"cluster", "apps", "--rm", rm.srv.URL, "--limit", "-1"}, clusterEnv, exitUsage, "--limit"},
-		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--auth", "kerberos", "--krb5-conf", "/nonexistent/krb5.conf"}, clusterEnv, exitAuth, "/nonexistent/krb5.conf"},
-		{[]string{"cluster", "bogus"}, clusterEnv, exitUsage, "unknown command"},
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL}, clusterEnv, cmdutil.ExitAuth, "Authentication required"},
+		{[]string{"cluster", "queues", "--rm", rm.srv.URL}, clusterEnv, cmdutil.ExitAuth, "Only admins can carry out this operation."},
+		{[]string{"cluster", "apps", "--rm", rm.srv.URL, "--rm-timeout", "5s"}, clusterEnv, cmdutil.ExitError, "NullPointerException: boom"},
+		{[]string{"cluster", "nodes"}, clusterEnv, cmdutil.ExitUsage, "give --rm URL, or --hadoop-conf DIR"},
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--auth", "ntlm"}, clusterEnv, cmdutil.ExitUsage, "--auth"},
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--keytab", "k"}, clusterEnv, cmdutil.ExitUsage, "--keytab needs --principal"},
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--tls-cert", "c"}, clusterEnv, cmdutil.ExitUsage, "go together"},
+		{[]string{"cluster", "nodes", "--rm", "ftp://x"}, clusterEnv, cmdutil.ExitError, "neither http nor https"},
+		{[]string{"cluster", "apps", "--rm", rm.srv.URL, "--limit", "-1"}, clusterEnv, cmdutil.ExitUsage, "--limit"},
+		{[]string{"cluster", "nodes", "--rm", rm.srv.URL, "--auth", "kerberos", "--krb5-conf", "/nonexistent/krb5.conf"}, clusterEnv, cmdutil.ExitAuth, "/nonexistent/krb5.conf"},
+		{[]string{"cluster", "bogus"}, clusterEnv, cmdutil.ExitUsage, "unknown command"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			res := runCLI(t, tc.env, tc.args...)
@@ -348,7 +290,7 @@ func TestClusterSettingsFromEnvironment(t *testing.T) {
 	rm.capture(t, "GET /ws/v1/cluster/nodes", "nodes.json")
 	env := map[string]string{"YARN_ER_RM": rm.srv.URL, "YARN_ER_USER": "alice", "HADOOP_USER_NAME": "bob"}
 	res := runCLI(t, env, "cluster", "nodes", "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, []string{"alice"}, rm.queries()[0]["user.name"], "--user (here from YARN_ER_USER) beats HADOOP_USER_NAME")
 
 	// The RM address from the Hadoop configuration.
@@ -357,6 +299,6 @@ func TestClusterSettingsFromEnvironment(t *testing.T) {
 		strings.TrimPrefix(rm.srv.URL, "http://") + `</value></property></configuration>`
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "yarn-site.xml"), []byte(site), 0o600))
 	res = runCLI(t, map[string]string{"HADOOP_CONF_DIR": dir, "HADOOP_USER_NAME": "bob"}, "cluster", "nodes", "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, []string{"bob"}, rm.queries()[1]["user.name"])
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
+	"github.com/yarn-er/yarn-er/view"
 )
 
 // These tests run the built binary: process parentage (the owner is yarn-er's parent), argv[0], exec(2)
@@ -30,28 +31,30 @@ import (
 
 var (
 	builtOnce sync.Once
+	builtDir  string // removed by TestMain
 	builtBin  string
 	builtErr  error
 )
 
-// buildYarnEr builds the yarn-er binary once per test run, at a fixed path per user (so that runs do not
-// pile up binaries in the temporary directory), and returns its path.
+// buildYarnEr builds the yarn-er binary once per test process, into a directory of its own that
+// TestMain removes: a fixed path would be shared with test runs of other checkouts, which would
+// replace the binary under this run's feet.
 func buildYarnEr(t testing.TB) string {
 	t.Helper()
 	builtOnce.Do(func() {
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("yarn-er-discover-test-%d", os.Getuid()))
-		if builtErr = os.MkdirAll(dir, 0o700); builtErr != nil {
+		dir, err := os.MkdirTemp("", "yarn-er-cmd-test-")
+		if builtErr = err; err != nil {
 			return
 		}
-		tmp := filepath.Join(dir, fmt.Sprintf("yarn-er.%d", os.Getpid()))
-		cmd := exec.Command("go", "build", "-mod=mod", "-o", tmp, ".")
+		builtDir = dir
+		bin := filepath.Join(dir, "yarn-er")
+		cmd := exec.Command("go", "build", "-mod=mod", "-o", bin, ".")
 		cmd.Env = append(os.Environ(), "CGO_CFLAGS=-Wno-deprecated-declarations")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			builtErr = fmt.Errorf("go build: %w: %s", err, out)
 			return
 		}
-		builtBin = filepath.Join(dir, "yarn-er")
-		builtErr = os.Rename(tmp, builtBin)
+		builtBin = bin
 	})
 	require.NoError(t, builtErr)
 	return builtBin
@@ -172,7 +175,7 @@ func TestExecHoldsDevicesForTheWorkload(t *testing.T) {
 	want := u(0) + "," + u(1)
 	require.Equal(t, fmt.Sprintf("%s|%s|PCI_BUS_ID|7\n2\n", want, want), string(report), stderr.String())
 
-	var got discoverOutput
+	var got view.Discover
 	data, err := os.ReadFile(info)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &got))

@@ -13,6 +13,8 @@ import (
 
 	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/view"
 )
 
 // gpuHost is a fake host with n NVIDIA GPUs and a private coordination directory.
@@ -44,24 +46,24 @@ func TestDiscoverFlinkContract(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"two", h.args("2"), exitOK, "0,1\n", ""},
-		{"all", h.args("4"), exitOK, "0,1,2,3\n", ""},
-		{"zero prints nothing", h.args("0"), exitOK, "", ""},
-		{"Flink appends null when discovery-script.args is unset", h.args("1", "null"), exitOK, "0\n", ""},
-		{"too many", h.args("5"), exitNoDevices, "", "not enough devices: 5 wanted, 4 visible"},
-		{"missing amount", h.args(), exitUsage, "", "missing AMOUNT"},
-		{"bad amount", h.args("two"), exitUsage, "", "AMOUNT \"two\": must be a whole number"},
-		{"negative amount", h.args("-1"), exitUsage, "", "AMOUNT must be a whole number"},
-		{"extra argument", h.args("1", "2"), exitUsage, "", "unexpected arguments"},
-		{"Flink's documented misspelling", h.args("1", "--enable-coordination"), exitUsage, "", "did you mean --enable-coordination-mode?"},
-		{"unknown option", h.args("1", "--coordination"), exitUsage, "", "unknown flag: --coordination"},
-		{"bad format", h.args("1", "--format", "csv"), exitUsage, "", "--format \"csv\""},
-		{"bad vendor", h.args("1", "--vendor", "nvida"), exitUsage, "", "unknown vendor \"nvida\""},
-		{"bad backend", h.args("1", "--backend", "cuda"), exitUsage, "", "--backend \"cuda\""},
-		{"no such vendor here", h.args("1", "--vendor", "amd"), exitNoDevices, "", "no devices found for amd"},
-		{"ids instead of indices", h.args("2", "--address", "id"), exitOK,
+		{"two", h.args("2"), cmdutil.ExitOK, "0,1\n", ""},
+		{"all", h.args("4"), cmdutil.ExitOK, "0,1,2,3\n", ""},
+		{"zero prints nothing", h.args("0"), cmdutil.ExitOK, "", ""},
+		{"Flink appends null when discovery-script.args is unset", h.args("1", "null"), cmdutil.ExitOK, "0\n", ""},
+		{"too many", h.args("5"), cmdutil.ExitNoDevices, "", "not enough devices: 5 wanted, 4 visible"},
+		{"missing amount", h.args(), cmdutil.ExitUsage, "", "missing AMOUNT"},
+		{"bad amount", h.args("two"), cmdutil.ExitUsage, "", "AMOUNT \"two\": must be a whole number"},
+		{"negative amount", h.args("-1"), cmdutil.ExitUsage, "", "AMOUNT must be a whole number"},
+		{"extra argument", h.args("1", "2"), cmdutil.ExitUsage, "", "unexpected arguments"},
+		{"Flink's documented misspelling", h.args("1", "--enable-coordination"), cmdutil.ExitUsage, "", "did you mean --enable-coordination-mode?"},
+		{"unknown option", h.args("1", "--coordination"), cmdutil.ExitUsage, "", "unknown flag: --coordination"},
+		{"bad format", h.args("1", "--format", "csv"), cmdutil.ExitUsage, "", "--format \"csv\""},
+		{"bad vendor", h.args("1", "--vendor", "nvida"), cmdutil.ExitUsage, "", "unknown vendor \"nvida\""},
+		{"bad backend", h.args("1", "--backend", "cuda"), cmdutil.ExitUsage, "", "--backend \"cuda\""},
+		{"no such vendor here", h.args("1", "--vendor", "amd"), cmdutil.ExitNoDevices, "", "no devices found for amd"},
+		{"ids instead of indices", h.args("2", "--address", "id"), cmdutil.ExitOK,
 			discoverytest.NVIDIAUUID(0) + "," + discoverytest.NVIDIAUUID(1) + "\n", ""},
-		{"spark", h.args("2", "--format", "spark", "--name", "gpu"), exitOK, `{"name":"gpu","addresses":["0","1"]}` + "\n", ""},
+		{"spark", h.args("2", "--format", "spark", "--name", "gpu"), cmdutil.ExitOK, `{"name":"gpu","addresses":["0","1"]}` + "\n", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,16 +88,16 @@ func TestDiscoverIgnoresSettingsAndGlobalOutput(t *testing.T) {
 		"YARN_ER_CONFIG": cfg, "YARN_ER_ADDRESS": "id",
 	}
 	res := runCLI(t, noise, append(h.args("2"), "-o", "json")...)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "0,1\n", res.stdout, "exactly one line, whatever the environment and -o say")
 
 	res = runCLI(t, noise, append(h.args("1"), "--config", cfg)...)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "0\n", res.stdout)
 
 	// Logs go to stderr only.
 	res = runCLI(t, nil, append(h.args("1"), "-v")...)
-	require.Equal(t, exitOK, res.code)
+	require.Equal(t, cmdutil.ExitOK, res.code)
 	assert.Equal(t, "0\n", res.stdout)
 	assert.Contains(t, res.stderr, "level=DEBUG")
 }
@@ -103,8 +105,8 @@ func TestDiscoverIgnoresSettingsAndGlobalOutput(t *testing.T) {
 func TestDiscoverJSON(t *testing.T) {
 	h := newGPUHost(t, 3)
 	res := runCLI(t, map[string]string{"CUDA_VISIBLE_DEVICES": "2,0"}, h.args("1", "--format", "json")...)
-	require.Equal(t, exitOK, res.code, res.stderr)
-	var out discoverOutput
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	var out view.Discover
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	assert.Equal(t, "gpu", out.Name)
 	assert.Equal(t, 1, out.Amount)
@@ -121,7 +123,7 @@ func TestDiscoverJSON(t *testing.T) {
 
 	// With nothing found, json still explains the probes (and the exit code says so).
 	res = runCLI(t, nil, "discover", "1", "--format", "json", "--host-root", t.TempDir())
-	assert.Equal(t, exitNoDevices, res.code)
+	assert.Equal(t, cmdutil.ExitNoDevices, res.code)
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	assert.NotEmpty(t, out.Probes)
 }
@@ -133,10 +135,10 @@ func TestDiscoverFakeNvidiaSMI(t *testing.T) {
 		"-L": "nvidia-smi-mig-L.txt",
 	})
 	res := runCLI(t, map[string]string{"PATH": path}, "discover", "3", "--host-root", t.TempDir())
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "0:0,0:1,2\n", res.stdout, "MIG instances as <gpu>:<mig>, then GPU 1 as CUDA's ordinal 2")
 	res = runCLI(t, map[string]string{"PATH": path}, "discover", "2", "--host-root", t.TempDir(), "--address", "id")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "MIG-c6d4f1ef-42e4-5de3-91c7-45d71c87eb3f,MIG-cba663e8-9bed-5b25-b243-5985ef7c9beb\n", res.stdout)
 }
 
@@ -149,10 +151,10 @@ func TestDiscoverOtherVendors(t *testing.T) {
 		t.Run(tc.tree, func(t *testing.T) {
 			tree := discoverytest.Load(t, tc.tree)
 			res := runCLI(t, nil, "discover", fmt.Sprint(strings.Count(tc.want, ",")+1), "--host-root", tree.Root, "--vendor", tc.vendor)
-			require.Equal(t, exitOK, res.code, res.stderr)
+			require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 			assert.Equal(t, tc.want, res.stdout)
 			res = runCLI(t, nil, "discover", "1", "--host-root", tree.Root) // auto finds the same vendor
-			require.Equal(t, exitOK, res.code, res.stderr)
+			require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 			assert.Equal(t, "0\n", res.stdout)
 		})
 	}
@@ -166,40 +168,40 @@ func TestDiscoverCoordination(t *testing.T) {
 
 	// The owner is this test's parent process; each call hands out new devices (Flink's semantics).
 	res := runCLI(t, nil, coord("2")...)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "0,1\n", res.stdout)
 	res = runCLI(t, nil, coord("1")...)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "2\n", res.stdout)
 	res = runCLI(t, nil, coord("1")...)
-	assert.Equal(t, exitNoDevices, res.code)
+	assert.Equal(t, cmdutil.ExitNoDevices, res.code)
 	assert.Empty(t, res.stdout)
 	assert.Contains(t, res.stderr, fmt.Sprintf("pid %d (alive)", os.Getppid()))
 
 	// Without coordination mode the ledger is not consulted (Flink's non-coordination mode).
 	res = runCLI(t, nil, h.args("3")...)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "0,1,2\n", res.stdout)
 
 	res = runCLI(t, nil, h.args("--release", "--format", "json")...)
-	require.Equal(t, exitOK, res.code, res.stderr)
-	var out discoverOutput
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	var out view.Discover
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.NotNil(t, out.Coordination)
 	assert.Len(t, out.Coordination.Released, 3)
 	assert.Equal(t, os.Getppid(), out.Coordination.Owner.PID)
 
 	res = runCLI(t, nil, coord("3", "--format", "json")...)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	assert.Len(t, out.Devices, 3)
 	assert.Equal(t, h.coord, out.Coordination.File)
 
 	res = runCLI(t, nil, h.args("1", "--release")...)
-	assert.Equal(t, exitUsage, res.code)
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
 	assert.Contains(t, res.stderr, "give no AMOUNT")
 	res = runCLI(t, nil, h.args("--release", "--owner-pid", "999999999")...)
-	assert.Equal(t, exitError, res.code)
+	assert.Equal(t, cmdutil.ExitError, res.code)
 	assert.Contains(t, res.stderr, "owner process 999999999 does not exist")
 }
 
@@ -218,14 +220,14 @@ func TestDiscoverPIDReuse(t *testing.T) {
 	}
 	proc.Process(4242, 1000)
 	res := runCLI(t, nil, as(4242, "2")...)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	proc.Process(4343, 1000)
 	res = runCLI(t, nil, as(4343, "1")...)
-	require.Equal(t, exitNoDevices, res.code)
+	require.Equal(t, cmdutil.ExitNoDevices, res.code)
 
 	proc.Process(4242, 2000) // pid 4242 now belongs to a new process
 	res = runCLI(t, nil, as(4343, "2")...)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "0,1\n", res.stdout)
 }
 
@@ -237,16 +239,16 @@ func TestDiscoverOneVersusEleven(t *testing.T) {
 		return runCLI(t, env, append(h.args(amount), "--enable-coordination-mode", "--owner-pid", fmt.Sprint(pid), "--proc-root", proc.Root)...)
 	}
 	only := func(v string) map[string]string { return map[string]string{"CUDA_VISIBLE_DEVICES": v} }
-	require.Equal(t, exitOK, as(1001, only("1"), "1").code)
-	require.Equal(t, exitOK, as(1011, only("11"), "1").code)
-	require.Equal(t, exitOK, as(1050, only("0,2,3,4,5,6,7,8,9,10"), "10").code)
+	require.Equal(t, cmdutil.ExitOK, as(1001, only("1"), "1").code)
+	require.Equal(t, cmdutil.ExitOK, as(1011, only("11"), "1").code)
+	require.Equal(t, cmdutil.ExitOK, as(1050, only("0,2,3,4,5,6,7,8,9,10"), "10").code)
 
 	proc.Kill(1001) // GPU 1's owner ends; GPU 11's owner lives on
 	res := as(1100, nil, "1")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "1\n", res.stdout)
 	res = as(1101, nil, "1")
-	assert.Equal(t, exitNoDevices, res.code, "GPU 11 must not be handed out again")
+	assert.Equal(t, cmdutil.ExitNoDevices, res.code, "GPU 11 must not be handed out again")
 	assert.Contains(t, res.stderr, discoverytest.NVIDIAUUID(11)+": pid 1011 (alive)")
 }
 
@@ -256,7 +258,7 @@ func TestDiscoverRefusesSymlinkedCoordinationFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(victim, []byte("keep"), 0o644))
 	require.NoError(t, os.Symlink(victim, h.coord+".lock"))
 	res := runCLI(t, nil, h.args("1", "--enable-coordination-mode")...)
-	assert.Equal(t, exitError, res.code)
+	assert.Equal(t, cmdutil.ExitError, res.code)
 	assert.Empty(t, res.stdout)
 	assert.Contains(t, res.stderr, "gpus.lock: is a symbolic link")
 	data, err := os.ReadFile(victim)
@@ -271,13 +273,13 @@ func TestExecUsageErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"exec"}, exitUsage, "give the command after --"},
-		{[]string{"exec", "true"}, exitUsage, "give the command after --"},
-		{[]string{"exec", "x", "--", "true"}, exitUsage, "before --"},
-		{[]string{"exec", "--amount", "0", "--", "true"}, exitUsage, "--amount 0"},
-		{[]string{"exec", "--vendor", "ati", "--", "true"}, exitUsage, "unknown vendor"},
-		{[]string{"exec", "--host-root", h.tree.Root, "--coordination-file", h.coord, "--", "no-such-command-xyz"}, exitError, "no-such-command-xyz not found in PATH"},
-		{[]string{"exec", "--amount", "2", "--host-root", h.tree.Root, "--coordination-file", h.coord, "--", "/bin/true"}, exitNoDevices, "not enough devices: 2 wanted, 1 visible"},
+		{[]string{"exec"}, cmdutil.ExitUsage, "give the command after --"},
+		{[]string{"exec", "true"}, cmdutil.ExitUsage, "give the command after --"},
+		{[]string{"exec", "x", "--", "true"}, cmdutil.ExitUsage, "before --"},
+		{[]string{"exec", "--amount", "0", "--", "true"}, cmdutil.ExitUsage, "--amount 0"},
+		{[]string{"exec", "--vendor", "ati", "--", "true"}, cmdutil.ExitUsage, "unknown vendor"},
+		{[]string{"exec", "--host-root", h.tree.Root, "--coordination-file", h.coord, "--", "no-such-command-xyz"}, cmdutil.ExitError, "no-such-command-xyz not found in PATH"},
+		{[]string{"exec", "--amount", "2", "--host-root", h.tree.Root, "--coordination-file", h.coord, "--", "/bin/true"}, cmdutil.ExitNoDevices, "not enough devices: 2 wanted, 1 visible"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			res := runCLI(t, map[string]string{"PATH": "/usr/bin:/bin"}, tc.args...)
@@ -286,31 +288,4 @@ func TestExecUsageErrors(t *testing.T) {
 			assert.Empty(t, res.stdout)
 		})
 	}
-}
-
-func TestDeviceEnv(t *testing.T) {
-	nv := []discovery.Device{{ID: "GPU-a", HostIndex: 3}, {ID: "MIG-b", HostIndex: 0}}
-	env := deviceEnv([]string{"PATH=/bin", "CUDA_VISIBLE_DEVICES=0,1,2", "HOME=/root"}, discovery.VendorNVIDIA, nv)
-	assert.Equal(t, []string{"PATH=/bin", "HOME=/root", "CUDA_DEVICE_ORDER=PCI_BUS_ID", "CUDA_VISIBLE_DEVICES=GPU-a,MIG-b", "NVIDIA_VISIBLE_DEVICES=GPU-a,MIG-b"}, env)
-
-	amd := []discovery.Device{{ID: "GPU-b6dcce52ef0f3d11", HostIndex: 0}, {ID: "GPU-00ff740f-0000-1000-8040-b2e1a9c0d3f4", HostIndex: 1}}
-	env = deviceEnv([]string{"HIP_VISIBLE_DEVICES=1", "CUDA_VISIBLE_DEVICES=1", "ROCR_VISIBLE_DEVICES=0,1", "X=y"}, discovery.VendorAMD, amd)
-	assert.Equal(t, []string{"X=y", "ROCR_VISIBLE_DEVICES=GPU-b6dcce52ef0f3d11,1"}, env)
-
-	env = deviceEnv([]string{"X=y"}, discovery.VendorXilinx, []discovery.Device{{ID: "0000:65:00.1"}})
-	assert.Equal(t, []string{"X=y"}, env)
-}
-
-func TestExitCodesOfDiscoveryErrors(t *testing.T) {
-	assert.Equal(t, exitNoDevices, exitCode(&discovery.InsufficientDevicesError{Wanted: 1}))
-	assert.Equal(t, exitNoDevices, exitCode(&discovery.NoDevicesError{}))
-	assert.Equal(t, exitNoDevices, exitCode(fmt.Errorf("wrapped: %w", &discovery.LockTimeoutError{Path: "x"})))
-	assert.Equal(t, exitError, exitCode(&discovery.UnsafeFileError{Path: "x", Reason: "y"}))
-}
-
-func TestDiscoverArgv0Names(t *testing.T) {
-	assert.True(t, isDiscoverArgv0("/opt/flink/plugins/external-resource-gpu/nvidia-gpu-discovery.sh"))
-	assert.True(t, isDiscoverArgv0("yarn-er-discover"))
-	assert.False(t, isDiscoverArgv0("/usr/local/bin/yarn-er"))
-	assert.False(t, isDiscoverArgv0("gpu-discovery-common.sh"))
 }

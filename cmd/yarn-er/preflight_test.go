@@ -2,9 +2,7 @@ package main
 
 import (
 	"archive/zip"
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
+	rootcmd "github.com/yarn-er/yarn-er/internal/cmd/root"
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/preflight"
 )
 
@@ -154,7 +154,7 @@ func preflightRMServerRecording(t *testing.T, status int, extra map[string][]byt
 func TestPreflightPassesOffline(t *testing.T) {
 	cf, env := preflightEnv(t, preflightFlink, "")
 	res := runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf", preflightHadoop(t, dominant))
-	require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stdout+res.stderr)
 	out := res.stdout
 	for _, want := range []string{"Flink configuration\n", "Hadoop configuration\n", "Live cluster\n",
 		"✓ flink.discovery-script", "✓ yarn.calculator-not-dominant", "- cluster.reachable", "no ResourceManager known"} {
@@ -172,7 +172,7 @@ func TestPreflightFailsWithExitThree(t *testing.T) {
 	cf, env := preflightEnv(t, preflightFlink, "")
 	res := runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf",
 		preflightHadoop(t, "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"))
-	require.Equal(t, exitFindings, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "✗ yarn.calculator-not-dominant")
 	assert.Contains(t, res.stdout, "fix: set yarn.scheduler.capacity.resource-calculator=")
 	assert.Contains(t, res.stdout, "at:  ")
@@ -185,18 +185,18 @@ func TestPreflightStrict(t *testing.T) {
 	flink := strings.Replace(preflightFlink, "external-resource.fpga.driver-factory.class: org.apache.flink.externalresource.fpga.FPGADriverFactory\n", "", 1)
 	cf, env := preflightEnv(t, flink, "")
 	res := runCLI(t, env, "preflight", "--flink-conf", cf)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "! flink.no-driver-factory")
 
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--strict")
-	require.Equal(t, exitFindings, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stderr)
 	assert.Contains(t, res.stderr, "(--strict)")
 }
 
 func TestPreflightJSONShape(t *testing.T) {
 	cf, env := preflightEnv(t, preflightFlink, "")
 	res := runCLI(t, env, "preflight", "--flink-conf", cf, "-D", "external-resource.gpu.amount=0", "-o", "json")
-	require.Equal(t, exitFindings, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stderr)
 	var top map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &top), res.stdout)
 	assert.Len(t, top, 2)
@@ -223,7 +223,7 @@ func TestPreflightJSONShape(t *testing.T) {
 	assert.NotContains(t, res.stdout, `\u003c`, "no HTML escaping")
 
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "-o", "yaml")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	var y struct {
 		OK     bool             `yaml:"ok"`
 		Checks []map[string]any `yaml:"checks"`
@@ -238,20 +238,20 @@ func TestPreflightLive(t *testing.T) {
 	url := preflightRMServer(t, 0)
 	res := runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf", preflightHadoop(t, dominant),
 		"--rm", url, "--user", "alice", "--containers", "4", "--strict")
-	require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stdout+res.stderr)
 	assert.Contains(t, res.stdout, "✓ cluster.capacity")
 	assert.Contains(t, res.stdout, "4 TaskManager containers")
 	assert.Contains(t, res.stdout, "preflight: 23 passed — TaskManagers will get their gpu and fpga")
 
 	// 5 do not fit now, and the queue (8 GPUs at most) can never hold them.
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--rm", url, "--user", "alice", "--containers", "5")
-	require.Equal(t, exitFindings, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "! cluster.capacity")
 	assert.Contains(t, res.stdout, "✗ cluster.queue-capacity")
 
 	// The RM refuses the user: the report is printed, the exit status says authentication.
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--rm", preflightRMServer(t, http.StatusUnauthorized), "--user", "alice")
-	require.Equal(t, exitAuth, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitAuth, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "✗ cluster.reachable")
 	assert.Contains(t, res.stderr, "refused the credentials")
 }
@@ -259,26 +259,26 @@ func TestPreflightLive(t *testing.T) {
 func TestPreflightUsageAndErrors(t *testing.T) {
 	cf, env := preflightEnv(t, preflightFlink, "")
 	res := runCLI(t, env, "preflight", "--flink-conf", cf, "--containers", "-1")
-	assert.Equal(t, exitUsage, res.code)
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
 	assert.Contains(t, res.stderr, "--containers")
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "extra")
-	assert.Equal(t, exitUsage, res.code)
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--auth", "bogus")
-	assert.Equal(t, exitUsage, res.code)
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
 	assert.Contains(t, res.stderr, "--auth")
 	res = runCLI(t, env, "preflight", "--flink-conf", filepath.Join(t.TempDir(), "nope.yaml"))
-	assert.Equal(t, exitError, res.code)
+	assert.Equal(t, cmdutil.ExitError, res.code)
 	assert.Contains(t, res.stderr, "nope.yaml")
 	// No Flink configuration anywhere: a usage error, never a passing report of nothing.
 	res = runCLI(t, nil, "preflight")
-	assert.Equal(t, exitUsage, res.code)
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
 	assert.Empty(t, res.stdout)
 	assert.Contains(t, res.stderr, "no Flink configuration found")
 	bad := filepath.Join(t.TempDir(), "hadoop")
 	require.NoError(t, os.MkdirAll(bad, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(bad, "yarn-site.xml"), []byte("<configuration><property>"), 0o644))
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf", bad)
-	assert.Equal(t, exitError, res.code)
+	assert.Equal(t, cmdutil.ExitError, res.code)
 	assert.Contains(t, res.stderr, "yarn-site.xml")
 }
 
@@ -289,7 +289,7 @@ func TestPreflightYarnErAsDiscoveryScript(t *testing.T) {
 	flink := strings.Replace(preflightFlink, "args: --enable-coordination-mode", "args: --enable-coordination", 1)
 	cf, env := preflightEnv(t, flink, exe)
 	res := runCLI(t, env, "preflight", "--flink-conf", cf)
-	require.Equal(t, exitFindings, res.code, res.stdout)
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stdout)
 	assert.Contains(t, res.stdout, "✓ flink.discovery-script")
 	assert.Contains(t, res.stdout, "yarn-er discover")
 	assert.Contains(t, res.stdout, "✗ flink.coordination-args")
@@ -297,32 +297,8 @@ func TestPreflightYarnErAsDiscoveryScript(t *testing.T) {
 
 	cf, env = preflightEnv(t, preflightFlink, exe)
 	res = runCLI(t, env, "preflight", "--flink-conf", cf)
-	require.Equal(t, exitOK, res.code, res.stdout)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stdout)
 	assert.Contains(t, res.stdout, "understood by yarn-er discover (coordination on)")
-}
-
-func TestValidateDiscoverArgs(t *testing.T) {
-	for _, ok := range [][]string{
-		nil, {"null"}, {"--enable-coordination-mode"}, {"--enable-coordination-mode", "--coordination-file", "/var/tmp/x"},
-		{"--coordination-file=/x", "--vendor", "nvidia", "-v"}, {"--format", "json", "--log-level", "debug"},
-	} {
-		assert.NoError(t, validateDiscoverArgs(ok), "%q", ok)
-	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--enable-coordination"}, "did you mean --enable-coordination-mode"},
-		{[]string{"--bogus"}, "unknown flag"},
-		{[]string{"extra"}, "unexpected arguments"},
-		{[]string{"--coordination-file"}, "needs an argument"},
-		{[]string{"--release"}, "--release"},
-		{[]string{"--help"}, "help"},
-	} {
-		err := validateDiscoverArgs(tc.args)
-		require.Error(t, err, "%q", tc.args)
-		assert.Contains(t, err.Error(), tc.want, "%q", tc.args)
-	}
 }
 
 func TestFlinkHomeFromInstallation(t *testing.T) {
@@ -333,42 +309,25 @@ func TestFlinkHomeFromInstallation(t *testing.T) {
 	require.NoError(t, os.WriteFile(cf, []byte(preflightFlink), 0o644))
 	res := runCLI(t, nil, "preflight", "--flink-conf", cf)
 	// The installation has no GPU plugin: the script is missing there.
-	require.Equal(t, exitFindings, res.code, res.stdout)
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stdout)
 	assert.Contains(t, res.stdout, "✗ flink.discovery-script")
 	assert.Contains(t, res.stdout, filepath.Join(home, "plugins", "external-resource-gpu", "nvidia-gpu-discovery.sh"))
 	assert.Contains(t, res.stdout, "FLINK_HOME from the installation of "+cf)
 }
 
-func TestPreflightTableColours(t *testing.T) {
-	rep := &preflight.Report{OK: false, Checks: []preflight.Check{
-		{ID: preflight.IDAmountInvalid, Status: preflight.StatusFail, Message: "bad", Fix: "fix it", Source: "f:1"},
-		{ID: preflight.IDClusterReachable, Status: preflight.StatusSkip, Message: "no RM"},
-	}}
-	var b bytes.Buffer
-	require.NoError(t, writePreflightTable(&b, rep, true))
-	out := b.String()
-	assert.Contains(t, out, "\x1b[31m✗\x1b[0m flink.amount-invalid")
-	assert.Contains(t, out, "\x1b[2m-\x1b[0m cluster.reachable")
-	assert.Contains(t, out, "fix: fix it")
-	assert.Contains(t, out, "at:  f:1")
-	b.Reset()
-	require.NoError(t, writePreflightTable(&b, rep, false))
-	assert.NotContains(t, b.String(), "\x1b[")
-}
-
 // TestPreflightUsesClusterRMFlags: preflight registers the Hadoop and ResourceManager flags of the
 // cluster commands, with the same names, help texts, defaults and types.
 func TestPreflightUsesClusterRMFlags(t *testing.T) {
-	a := newApp(Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}, func(string) string { return "" })
-	root := newRootCmd(a)
+	streams, _, _ := cmdutil.TestStreams()
+	f := cmdutil.New(streams, cmdutil.Env{})
+	root := rootcmd.NewCmdRoot(f)
 	pf, _, err := root.Find([]string{"preflight"})
 	require.NoError(t, err)
 	info, _, err := root.Find([]string{"cluster", "info"})
 	require.NoError(t, err)
 
-	var shared clusterConn
 	probe := &cobra.Command{Use: "probe"}
-	shared.register(probe)
+	f.NewClusterConn(probe)
 	var names []string
 	probe.Flags().VisitAll(func(f *pflag.Flag) {
 		names = append(names, f.Name)
@@ -396,7 +355,7 @@ func TestPreflightRMFromEnvironment(t *testing.T) {
 	env["YARN_ER_USER"] = "alice"
 	env["HADOOP_USER_NAME"] = "bob"
 	res := runCLI(t, env, "preflight", "--flink-conf", cf)
-	require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stdout+res.stderr)
 	assert.Contains(t, res.stdout, "✓ cluster.reachable")
 	require.NotEmpty(t, queries())
 	for _, q := range queries() {
@@ -406,7 +365,7 @@ func TestPreflightRMFromEnvironment(t *testing.T) {
 	// A bad value in the environment is a usage error naming the variable, as for cluster.
 	env["YARN_ER_RM_TIMEOUT"] = "soon"
 	res = runCLI(t, env, "preflight", "--flink-conf", cf)
-	assert.Equal(t, exitUsage, res.code)
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
 	assert.Contains(t, res.stderr, "YARN_ER_RM_TIMEOUT")
 }
 
@@ -415,7 +374,7 @@ func TestPreflightRMFromEnvironment(t *testing.T) {
 func TestPreflightWithoutRM(t *testing.T) {
 	cf, env := preflightEnv(t, preflightFlink, "")
 	res := runCLI(t, env, "preflight", "--flink-conf", cf, "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	var rep struct {
 		Checks []preflight.Check `json:"checks"`
 	}
@@ -429,23 +388,23 @@ func TestPreflightWithoutRM(t *testing.T) {
 	}
 	assert.Equal(t, "no ResourceManager known: give --rm URL, or --hadoop-conf DIR (or HADOOP_CONF_DIR) with the cluster's yarn-site.xml", reason)
 	cluster := runCLI(t, env, "cluster", "info")
-	assert.Equal(t, exitUsage, cluster.code)
+	assert.Equal(t, cmdutil.ExitUsage, cluster.code)
 	assert.Contains(t, cluster.stderr, reason)
 
 	dir := preflightHadoop(t, dominant)
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf", dir)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	for _, want := range []string{"- cluster.reachable", "no ResourceManager known from the Hadoop configuration in " + dir,
 		"yarn.resourcemanager.webapp.address", "or give --rm URL"} {
 		assert.Contains(t, res.stdout, want)
 	}
 	cluster = runCLI(t, env, "cluster", "info", "--hadoop-conf", dir)
-	assert.Equal(t, exitUsage, cluster.code)
+	assert.Equal(t, cmdutil.ExitUsage, cluster.code)
 	assert.Contains(t, cluster.stderr, "no ResourceManager known from the Hadoop configuration in "+dir)
 
 	// Flags that are wrong stay usage errors even without an RM.
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--tls-cert", "c.pem")
-	assert.Equal(t, exitUsage, res.code)
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
 	assert.Contains(t, res.stderr, "--tls-cert and --tls-key go together")
 }
 
@@ -459,16 +418,16 @@ func TestPreflightLiveEffectiveMaximum(t *testing.T) {
 	hadoop := preflightHadoop(t, dominant)
 
 	res := runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf", hadoop, "--rm", rmURL, "--user", "alice")
-	require.Equal(t, exitOK, res.code, res.stdout+res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stdout+res.stderr)
 	assert.Contains(t, res.stdout, "✓ yarn.max-allocation-exceeded")
 	assert.Contains(t, res.stdout, "yarn.io/gpu 2 ≤ 4 (effective)")
 
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf", hadoop, "-D", "external-resource.gpu.amount=5")
-	require.Equal(t, exitOK, res.code, "offline, the files allow any number of GPUs: %s", res.stdout)
+	require.Equal(t, cmdutil.ExitOK, res.code, "offline, the files allow any number of GPUs: %s", res.stdout)
 
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf", hadoop, "--rm", rmURL, "--user", "alice",
 		"-D", "external-resource.gpu.amount=5")
-	require.Equal(t, exitFindings, res.code, res.stdout+res.stderr)
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stdout+res.stderr)
 	assert.Contains(t, res.stdout, "✗ yarn.max-allocation-exceeded")
 	assert.Contains(t, res.stdout, "above the ResourceManager's effective maximum allocation 4")
 	assert.Contains(t, res.stdout, "✗ cluster.queue-max-allocation")

@@ -11,6 +11,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
 )
 
 const (
@@ -84,7 +86,7 @@ func TestTranslateIssueExampleBothFormats(t *testing.T) {
 	for _, path := range []string{exampleLegacy, exampleNested} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			res := runCLI(t, nil, "translate", "--flink-conf", path, "-o", "json")
-			require.Equal(t, exitOK, res.code, res.stderr)
+			require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 			out, rawResource := decodeTranslate(t, res.stdout)
 			assert.Equal(t, issueResource, rawResource, "exact keys, values and order")
 			assert.Equal(t, map[string]json.Number{"memory-mb": "4096", "vcores": "4", "yarn.io/gpu": "2", "yarn.io/fpga": "1"}, out.Resource)
@@ -123,7 +125,7 @@ func TestTranslateHadoopConfUndeclaredType(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			args := append([]string{"translate", "--flink-conf", exampleNested, "-o", "json"}, tc.args...)
 			res := runCLI(t, tc.env, args...)
-			require.Equal(t, exitOK, res.code, res.stderr)
+			require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 			out, rawResource := decodeTranslate(t, res.stdout)
 			assert.Equal(t, issueResource, rawResource, "Flink still asks for yarn.io/fpga")
 			require.Len(t, out.Warnings, 1, "%v", out.Warnings)
@@ -136,7 +138,7 @@ func TestTranslateHadoopConfUndeclaredType(t *testing.T) {
 	}
 	// Without any Hadoop configuration there is nothing to check against.
 	res := runCLI(t, nil, "translate", "--flink-conf", exampleNested, "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	out, _ := decodeTranslate(t, res.stdout)
 	assert.Empty(t, out.Warnings)
 }
@@ -145,7 +147,7 @@ func TestTranslateDynamicOverrides(t *testing.T) {
 	res := runCLI(t, nil, "translate", "--flink-conf", exampleLegacy, "-o", "json",
 		"-D", "external-resource.gpu.amount=4", "--dynamic", "taskmanager.numberOfTaskSlots=8",
 		"-D", "taskmanager.memory.process.size=8g")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	_, rawResource := decodeTranslate(t, res.stdout)
 	assert.Equal(t, `{"memory-mb":8192,"vcores":8,"yarn.io/gpu":4,"yarn.io/fpga":1}`, rawResource)
 
@@ -153,7 +155,7 @@ func TestTranslateDynamicOverrides(t *testing.T) {
 	res = runCLI(t, nil, "translate", "-o", "json", "-D", "external-resources=gpu",
 		"-D", "external-resource.gpu.amount=1", "-D", "external-resource.gpu.yarn.config-key=yarn.io/gpu",
 		"-D", "taskmanager.memory.process.size=1g")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	out, rawResource := decodeTranslate(t, res.stdout)
 	assert.Equal(t, `{"memory-mb":1024,"vcores":1,"yarn.io/gpu":1}`, rawResource)
 	require.Len(t, out.Warnings, 1)
@@ -167,7 +169,7 @@ func TestTranslateFlinkConfDirFromEnv(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "config.yaml"), data, 0o600))
 	res := runCLI(t, map[string]string{"FLINK_CONF_DIR": dir}, "translate", "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	out, rawResource := decodeTranslate(t, res.stdout)
 	assert.Equal(t, issueResource, rawResource)
 	assert.Empty(t, out.Warnings)
@@ -175,7 +177,7 @@ func TestTranslateFlinkConfDirFromEnv(t *testing.T) {
 	// The examples directory holds both files: Flink 1.x reads flink-conf.yaml and ignores config.yaml,
 	// and that load-time warning reaches the output.
 	res = runCLI(t, map[string]string{"FLINK_CONF_DIR": "../../examples"}, "translate", "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	out, rawResource = decodeTranslate(t, res.stdout)
 	assert.Equal(t, issueResource, rawResource)
 	require.Len(t, out.Warnings, 1)
@@ -184,7 +186,7 @@ func TestTranslateFlinkConfDirFromEnv(t *testing.T) {
 
 	// --flink-conf beats FLINK_CONF_DIR.
 	res = runCLI(t, map[string]string{"FLINK_CONF_DIR": t.TempDir()}, "translate", "--flink-conf", exampleLegacy, "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	_, rawResource = decodeTranslate(t, res.stdout)
 	assert.Equal(t, issueResource, rawResource)
 }
@@ -219,7 +221,7 @@ func TestTranslateConfigErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, format := range []string{"json", "table"} {
 				res := runCLI(t, nil, append([]string{"translate", "-o", format}, tc.args...)...)
-				assert.Equal(t, exitError, res.code, res.stderr)
+				assert.Equal(t, cmdutil.ExitError, res.code, res.stderr)
 				assert.Empty(t, res.stdout)
 				for _, s := range tc.want {
 					assert.Contains(t, res.stderr, s)
@@ -241,7 +243,7 @@ func TestTranslateUsageErrors(t *testing.T) {
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			res := runCLI(t, nil, args...)
-			assert.Equal(t, exitUsage, res.code, res.stderr)
+			assert.Equal(t, cmdutil.ExitUsage, res.code, res.stderr)
 			assert.Empty(t, res.stdout)
 			assert.Contains(t, res.stderr, "yarn-er translate --help")
 		})
@@ -252,7 +254,7 @@ func TestTranslateUsageErrors(t *testing.T) {
 
 func TestTranslateTable(t *testing.T) {
 	res := runCLI(t, nil, "translate", "--flink-conf", exampleLegacy)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	for _, want := range []string{
 		"Configuration: " + exampleLegacy,
 		"TaskManager container on YARN: <memory-mb:4096, vcores:4, yarn.io/gpu:2, yarn.io/fpga:1>",
@@ -267,33 +269,33 @@ func TestTranslateTable(t *testing.T) {
 	}
 
 	res = runCLI(t, nil, "translate", "--flink-conf", exampleLegacy, "--hadoop-conf", gpuOnlyHadoop)
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "Warnings (1):\n  - ")
 	assert.Contains(t, res.stdout, "yarn.io/fpga")
 	assert.Contains(t, res.stdout, "resource-types.xml")
 
 	// No configuration at all is a usage error: translating nothing would look like a result.
 	res = runCLI(t, nil, "translate")
-	assert.Equal(t, exitUsage, res.code)
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
 	assert.Empty(t, res.stdout)
 	assert.Contains(t, res.stderr, "no Flink configuration found")
 	assert.Contains(t, res.stderr, "--flink-conf")
 
 	// -D alone is a configuration.
 	res = runCLI(t, nil, "translate", "-D", "taskmanager.numberOfTaskSlots=1", "-D", "taskmanager.memory.flink.size=1g")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "TaskManager container on YARN: <memory-mb:1472, vcores:1>")
 	assert.Contains(t, res.stdout, "External resources: none")
 
 	// No memory option at all: Flink refuses to start TaskManagers, so translate fails.
 	res = runCLI(t, nil, "translate", "-D", "taskmanager.numberOfTaskSlots=1")
-	assert.Equal(t, exitError, res.code)
+	assert.Equal(t, cmdutil.ExitError, res.code)
 	assert.Contains(t, res.stderr, "Either required fine-grained memory")
 }
 
 func TestTranslateYAML(t *testing.T) {
 	res := runCLI(t, nil, "translate", "--flink-conf", exampleNested, "-o", "yaml")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	var doc yaml.Node
 	require.NoError(t, yaml.Unmarshal([]byte(res.stdout), &doc))
 	top := doc.Content[0]
@@ -315,7 +317,7 @@ func TestTranslateFlinkVersionAndMemory(t *testing.T) {
 
 	// flink-conf.yaml implies Flink 1.x, which maps the legacy heap to the process size.
 	res := runCLI(t, nil, "translate", "--flink-conf", legacyHeap, "-o", "json")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	out, raw := decodeTranslate(t, res.stdout)
 	assert.Equal(t, `{"memory-mb":2048,"vcores":1}`, raw)
 	assert.Equal(t, "1.x", out.Memory["flinkVersion"])
@@ -324,16 +326,16 @@ func TestTranslateFlinkVersionAndMemory(t *testing.T) {
 
 	// Flink 2.x ignores it and refuses the configuration.
 	res = runCLI(t, nil, "translate", "--flink-conf", legacyHeap, "--flink-version", "2.0.0")
-	assert.Equal(t, exitError, res.code)
+	assert.Equal(t, cmdutil.ExitError, res.code)
 	assert.Contains(t, res.stderr, "Either required fine-grained memory")
 	assert.Contains(t, res.stderr, "Flink 2.x no longer reads taskmanager.heap.size")
 
 	res = runCLI(t, nil, "translate", "--flink-conf", legacyHeap, "--flink-version", "0.9")
-	assert.Equal(t, exitUsage, res.code)
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
 	assert.Contains(t, res.stderr, "--flink-version")
 
 	// The table shows the derivation.
 	res = runCLI(t, nil, "translate", "-D", "taskmanager.memory.flink.size=1g")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "TaskManager memory (Flink 2.x, from flink-size): process 1472m = flink 1024m + JVM metaspace 256m + JVM overhead 192m")
 }

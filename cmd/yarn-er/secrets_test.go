@@ -1,0 +1,55 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestNoCanarySecretInAnyOutput feeds canary secrets through the commands that talk to an RM, with
+// debug logs in text and JSON, and fails if a canary reaches stdout or stderr: a password in --rm
+// (flag, environment and settings file), a delegation token in its query, and an RM error body
+// that echoes a secret.
+func TestNoCanarySecretInAnyOutput(t *testing.T) {
+	const pw, tok, body = "pw-canary-7c1e", "tok-canary-91ab", "body-canary-44f0"
+	rm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`{"RemoteException":{"exception":"WebApplicationException","message":"bad request ?delegation=` + body +
+			` password=` + body + `","javaClassName":"javax.ws.rs.WebApplicationException"}}`))
+	}))
+	defer rm.Close()
+	withPW := "http://alice:" + pw + "@" + rm.Listener.Addr().String()
+	settings := filepath.Join(t.TempDir(), "settings.yaml")
+	if err := os.WriteFile(settings, []byte("rm: "+withPW+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		env  map[string]string
+		args []string
+	}{
+		{"flag", nil, []string{"cluster", "info", "--rm", withPW}},
+		{"env", map[string]string{"YARN_ER_RM": withPW}, []string{"cluster", "nodes"}},
+		{"settings file", nil, []string{"--config", settings, "cluster", "apps"}},
+		{"delegation query", nil, []string{"cluster", "info", "--rm", rm.URL + "/?delegation=" + tok}},
+		{"error body", nil, []string{"cluster", "info", "--rm", rm.URL, "--rm-timeout", "2s"}},
+	}
+	for _, c := range cases {
+		for _, format := range []string{"text", "json"} {
+			t.Run(c.name+"/"+format, func(t *testing.T) {
+				args := append([]string{"-v", "--log-format", format}, c.args...)
+				res := runCLI(t, c.env, args...)
+				assert.NotEqual(t, 0, res.code, "a refused or failing request is an error")
+				for _, canary := range []string{pw, tok, body} {
+					assert.NotContains(t, res.stdout, canary)
+					assert.NotContains(t, res.stderr, canary)
+				}
+			})
+		}
+	}
+}

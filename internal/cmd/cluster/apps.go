@@ -1,0 +1,131 @@
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/view"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// AppsOptions are `cluster apps`' flags.
+type AppsOptions struct {
+	cmdutil.Base
+	Conn *cmdutil.ClusterConn
+	// States is --state, Queue --queue, Owner --owner, Types --type.
+	States []string
+	Queue  string
+	Owner  string
+	Types  []string
+	// Limit is --limit: at most this many applications, the newest; 0 for all.
+	Limit int
+}
+
+// NewCmdApps returns `yarn-er cluster apps`; runF (nil: appsRun) runs it.
+func NewCmdApps(f *cmdutil.Factory, runF func(*AppsOptions) error) *cobra.Command {
+	opts := &AppsOptions{Base: cmdutil.Base{F: f}}
+	cmd := &cobra.Command{
+		Use:   "apps",
+		Short: "Applications, with their state and allocated resources",
+		Example: `  yarn-er cluster apps --state RUNNING,ACCEPTED
+  yarn-er cluster apps --queue default --limit 20 -o json`,
+		Args: cobra.NoArgs,
+		RunE: cmdutil.RunE(opts, runF, appsRun),
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	fl := cmd.Flags()
+	fl.StringSliceVar(&opts.States, "state", nil,
+		"only applications in these states (comma-separated): "+strings.Join(appStates, ", "))
+	fl.StringVar(&opts.Queue, "queue", "", "only applications in this queue")
+	fl.StringVar(&opts.Owner, "owner", "", "only applications of this user")
+	fl.StringSliceVar(&opts.Types, "type", nil, "only applications of these types, e.g. \"Apache Flink\"")
+	fl.IntVar(&opts.Limit, "limit", 0, "at most this many applications, the newest (0: no limit)")
+	_ = cmd.RegisterFlagCompletionFunc("state", cmdutil.FixedCompletion(appStates...))
+	return cmd
+}
+
+func appsRun(opts *AppsOptions) error {
+	if opts.Limit < 0 {
+		return cmdutil.Usagef("--limit %d: want 0 (no limit) or more", opts.Limit)
+	}
+	if err := checkStates(opts.States, appStates); err != nil {
+		return err
+	}
+	c, err := opts.Conn.RMClient()
+	if err != nil {
+		return err
+	}
+	// The RM's own limit keeps whichever applications it happens to list first; the newest N are
+	// only known after sorting everything that matches.
+	apps, err := c.Apps(opts.Ctx, yarn.AppsQuery{States: opts.States, Queue: opts.Queue, User: opts.Owner,
+		ApplicationTypes: opts.Types})
+	if err != nil {
+		return err
+	}
+	out := view.Apps{Apps: []view.App{}}
+	for _, ap := range apps {
+		o := view.App{
+			ID: ap.ID, Name: ap.Name, User: ap.User, Queue: ap.Queue, State: string(ap.State), FinalStatus: ap.FinalStatus.String(),
+			Progress: ap.Progress, ApplicationType: ap.ApplicationType, Allocated: view.ResourceMap(ap.Allocated),
+			Diagnostics: ap.Diagnostics,
+		}
+		if !ap.StartedTime.IsZero() {
+			o.StartedTime = &ap.StartedTime
+		}
+		if !ap.FinishedTime.IsZero() {
+			o.FinishedTime = &ap.FinishedTime
+		}
+		out.Apps = append(out.Apps, o)
+	}
+	slices.SortFunc(out.Apps, func(x, y view.App) int { return compareAppIDs(y.ID, x.ID) }) // newest first
+	if opts.Limit > 0 && len(out.Apps) > opts.Limit {
+		out.Apps = out.Apps[:opts.Limit]
+	}
+	return opts.F.Render(out, func(w io.Writer) error { return writeAppsTable(w, out) })
+}
+
+// compareAppIDs orders application ids application_<cluster timestamp>_<sequence> by cluster
+// timestamp, then sequence, both as numbers (_9999 before _10000). Ids of another form sort
+// before every well-formed one, among themselves as strings.
+func compareAppIDs(a, b string) int {
+	ia, errA := records.ParseApplicationID(a)
+	ib, errB := records.ParseApplicationID(b)
+	switch {
+	case errA == nil && errB == nil:
+		return ia.Compare(ib)
+	case errA == nil:
+		return 1
+	case errB == nil:
+		return -1
+	}
+	return strings.Compare(a, b)
+}
+
+func writeAppsTable(w io.Writer, out view.Apps) error {
+	tw := cmdutil.NewTable(w)
+	fmt.Fprintln(tw, "ID\tNAME\tUSER\tQUEUE\tSTATE\tFINAL\tPROGRESS\tSTARTED")
+	for _, ap := range out.Apps {
+		started := "-"
+		if ap.StartedTime != nil {
+			started = ap.StartedTime.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ap.ID, ap.Name, ap.User, ap.Queue, ap.State, ap.FinalStatus,
+			strconv.FormatFloat(ap.Progress, 'f', 0, 64)+"%", started)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(out.Apps) == 0 {
+		_, err := fmt.Fprintln(w, "(no applications)")
+		return err
+	}
+	return nil
+}

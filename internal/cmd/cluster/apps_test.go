@@ -1,0 +1,114 @@
+package cluster
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/view"
+)
+
+// appsRM answers /ws/v1/cluster/apps with applications of these ids, in this order, and records
+// the queries it was sent.
+func appsRM(t *testing.T, ids ...string) (string, func() []string) {
+	t.Helper()
+	var (
+		mu      sync.Mutex
+		queries []string
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		queries = append(queries, r.URL.RawQuery)
+		mu.Unlock()
+		if r.URL.Path != "/ws/v1/cluster/apps" {
+			http.NotFound(w, r)
+			return
+		}
+		apps := make([]string, len(ids))
+		for i, id := range ids {
+			apps[i] = fmt.Sprintf(`{"id":%q,"user":"u","name":"n","queue":"default","state":"RUNNING","finalStatus":"UNDEFINED","progress":0}`, id)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"apps":{"app":[%s]}}`, strings.Join(apps, ","))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), queries...)
+	}
+}
+
+func runApps(t *testing.T, rm string, args ...string) view.Apps {
+	t.Helper()
+	streams, out, _ := cmdutil.TestStreams()
+	f := cmdutil.New(streams, cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "u"}))
+	f.Output = cmdutil.OutputJSON
+	cmd := NewCmdApps(f, nil)
+	cmd.SetArgs(append([]string{"--rm", rm}, args...))
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	require.NoError(t, cmd.Execute())
+	var apps view.Apps
+	require.NoError(t, json.Unmarshal(out.Bytes(), &apps))
+	return apps
+}
+
+func appIDs(apps view.Apps) []string {
+	ids := make([]string, len(apps.Apps))
+	for i, a := range apps.Apps {
+		ids[i] = a.ID
+	}
+	return ids
+}
+
+// TestAppsNewestFirstByNumber: ids sort by cluster timestamp, then by sequence number as a number
+// (_10000 is newer than _9999), not as strings.
+func TestAppsNewestFirstByNumber(t *testing.T) {
+	rm, _ := appsRM(t,
+		"application_1700000000000_9999", "application_1700000000000_10000", "application_1600000000000_20000",
+		"application_1700000000000_0002", "application_1800000000000_0001")
+	got := runApps(t, rm)
+	assert.Equal(t, []string{
+		"application_1800000000000_0001", "application_1700000000000_10000", "application_1700000000000_9999",
+		"application_1700000000000_0002", "application_1600000000000_20000",
+	}, appIDs(got))
+}
+
+// TestAppsLimitKeepsTheNewest: --limit N shows the N newest applications, whatever order the RM
+// answers in; the RM's own limit (which keeps whichever it lists first) is not used.
+func TestAppsLimitKeepsTheNewest(t *testing.T) {
+	rm, queries := appsRM(t,
+		"application_1700000000000_0001", "application_1700000000000_0002", "application_1700000000000_0003",
+		"application_1700000000000_10000")
+	got := runApps(t, rm, "--limit", "2")
+	assert.Equal(t, []string{"application_1700000000000_10000", "application_1700000000000_0003"}, appIDs(got))
+	for _, q := range queries() {
+		assert.NotContains(t, q, "limit=", "the limit is applied after sorting")
+	}
+}
+
+func TestCompareAppIDs(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"application_1_9999", "application_1_10000", -1},
+		{"application_2_1", "application_1_10000", 1},
+		{"application_1_0001", "application_1_1", 0},
+		{"application_1_1", "application_1_1", 0},
+		{"bogus", "application_1_1", -1},
+		{"application_x_1", "application_1_1", -1},
+		{"a", "b", -1},
+	} {
+		assert.Equal(t, tc.want, compareAppIDs(tc.a, tc.b), "%s vs %s", tc.a, tc.b)
+		assert.Equal(t, -tc.want, compareAppIDs(tc.b, tc.a), "%s vs %s", tc.b, tc.a)
+	}
+}

@@ -1,0 +1,98 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+)
+
+func testFactory() *cmdutil.Factory {
+	streams, _, _ := cmdutil.TestStreams()
+	return cmdutil.New(streams, cmdutil.Env{})
+}
+
+// parse runs cmd on args; its runF captured the options, nothing reaches an RM.
+func parse(t *testing.T, cmd *cobra.Command, args ...string) {
+	t.Helper()
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	require.NoError(t, cmd.Execute())
+}
+
+func TestNodesFlags(t *testing.T) {
+	var got *NodesOptions
+	cmd := NewCmdNodes(testFactory(), func(o *NodesOptions) error { got = o; return nil })
+	parse(t, cmd, "--state", "RUNNING,LOST", "--resource", "yarn.io/gpu", "--rm", "http://rm1:8088,rm2:8088",
+		"--rm-timeout", "5s", "--hadoop-conf", "/etc/hadoop/conf", "--user", "flink")
+	require.NotNil(t, got)
+	assert.Equal(t, []string{"RUNNING", "LOST"}, got.States)
+	assert.Equal(t, "yarn.io/gpu", got.Resource)
+	assert.Equal(t, []string{"http://rm1:8088", "rm2:8088"}, got.Conn.RM.Addrs)
+	assert.Equal(t, 5*time.Second, got.Conn.RM.Timeout)
+	assert.Equal(t, "/etc/hadoop/conf", got.Conn.Hadoop.Dir)
+	assert.Equal(t, "flink", got.Conn.RM.User)
+	assert.NotNil(t, got.Ctx)
+}
+
+func TestNodesFlagDefaults(t *testing.T) {
+	var got *NodesOptions
+	parse(t, NewCmdNodes(testFactory(), func(o *NodesOptions) error { got = o; return nil }))
+	require.NotNil(t, got)
+	assert.Empty(t, got.States)
+	assert.Empty(t, got.Resource)
+	assert.Equal(t, 30*time.Second, got.Conn.RM.Timeout)
+	assert.Equal(t, 60*time.Second, got.Conn.RM.Failover)
+	assert.Equal(t, "auto", got.Conn.RM.Auth)
+}
+
+func TestAppsFlags(t *testing.T) {
+	var got *AppsOptions
+	cmd := NewCmdApps(testFactory(), func(o *AppsOptions) error { got = o; return nil })
+	parse(t, cmd, "--state", "RUNNING", "--state", "ACCEPTED", "--queue", "root.gpu", "--owner", "alice",
+		"--type", "Apache Flink", "--limit", "20", "--auth", "kerberos", "--keytab", "/k", "--principal", "p@R")
+	require.NotNil(t, got)
+	assert.Equal(t, []string{"RUNNING", "ACCEPTED"}, got.States)
+	assert.Equal(t, "root.gpu", got.Queue)
+	assert.Equal(t, "alice", got.Owner)
+	assert.Equal(t, []string{"Apache Flink"}, got.Types)
+	assert.Equal(t, 20, got.Limit)
+	assert.Equal(t, "kerberos", got.Conn.RM.Auth)
+	assert.Equal(t, "/k", got.Conn.RM.Kerberos.Keytab)
+	assert.Equal(t, "p@R", got.Conn.RM.Kerberos.Principal)
+}
+
+func TestInfoAndQueuesFlags(t *testing.T) {
+	var info *InfoOptions
+	parse(t, NewCmdInfo(testFactory(), func(o *InfoOptions) error { info = o; return nil }),
+		"--rm", "https://rm:8090", "--tls-ca", "/ca.pem", "--insecure-skip-tls-verify")
+	require.NotNil(t, info)
+	assert.Equal(t, []string{"https://rm:8090"}, info.Conn.RM.Addrs)
+	assert.Equal(t, "/ca.pem", info.Conn.RM.TLS.CAFile)
+	assert.True(t, info.Conn.RM.TLS.InsecureSkipVerify)
+
+	var queues *QueuesOptions
+	parse(t, NewCmdQueues(testFactory(), func(o *QueuesOptions) error { queues = o; return nil }),
+		"--do-as", "bob", "--rm-failover-timeout", "0")
+	require.NotNil(t, queues)
+	assert.Equal(t, "bob", queues.Conn.RM.DoAs)
+	assert.Zero(t, queues.Conn.RM.Failover)
+}
+
+func TestClusterSubcommandsTakeNoArguments(t *testing.T) {
+	f := testFactory()
+	for _, cmd := range []*cobra.Command{
+		NewCmdInfo(f, func(*InfoOptions) error { return nil }),
+		NewCmdNodes(f, func(*NodesOptions) error { return nil }),
+		NewCmdQueues(f, func(*QueuesOptions) error { return nil }),
+		NewCmdApps(f, func(*AppsOptions) error { return nil }),
+	} {
+		cmd.SetArgs([]string{"extra"})
+		cmd.SilenceUsage, cmd.SilenceErrors = true, true
+		assert.Error(t, cmd.Execute(), cmd.Name())
+	}
+}

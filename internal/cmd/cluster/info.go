@@ -1,0 +1,119 @@
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/view"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// InfoOptions are `cluster info`'s flags.
+type InfoOptions struct {
+	cmdutil.Base
+	Conn *cmdutil.ClusterConn
+}
+
+// NewCmdInfo returns `yarn-er cluster info`; runF (nil: infoRun) runs it.
+func NewCmdInfo(f *cmdutil.Factory, runF func(*InfoOptions) error) *cobra.Command {
+	opts := &InfoOptions{Base: cmdutil.Base{F: f}}
+	cmd := &cobra.Command{
+		Use:   "info",
+		Short: "The ResourceManager: address, HA state, versions, and the cluster's totals",
+		Args:  cobra.NoArgs,
+		RunE:  cmdutil.RunE(opts, runF, infoRun),
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	return cmd
+}
+
+func infoRun(opts *InfoOptions) error {
+	c, err := opts.Conn.RMClient()
+	if err != nil {
+		return err
+	}
+	ctx := opts.Ctx
+	info, err := c.ClusterInfo(ctx)
+	if err != nil {
+		return err
+	}
+	out := view.ClusterInfo{
+		ResourceManager: info.RMAddress, HAState: info.HAState, State: info.State, ClusterID: info.ID,
+		HadoopVersion: info.HadoopVersion, ResourceManagerVersion: info.ResourceManagerVersion,
+		HAZooKeeperConnectionState: info.HAZooKeeperConnectionState,
+		ResourceManagers:           []view.RMStatus{},
+	}
+	if !info.StartedOn.IsZero() {
+		out.StartedOn = &info.StartedOn
+	}
+	if len(c.Addresses()) > 1 {
+		for _, st := range c.RMs(ctx) {
+			r := view.RMStatus{ID: st.ID, Address: st.Address, HAState: st.HAState}
+			if st.Err != nil {
+				r.Error = st.Err.Error()
+			}
+			out.ResourceManagers = append(out.ResourceManagers, r)
+		}
+	}
+	if m, err := c.Metrics(ctx); err != nil {
+		opts.F.Logger().Warn("cluster metrics unavailable", "error", err)
+	} else {
+		out.Metrics = metricsView(m)
+	}
+	return opts.F.Render(out, func(w io.Writer) error { return writeInfo(w, out) })
+}
+
+func metricsView(m *yarn.ClusterMetrics) *view.ClusterMetrics {
+	total, used := m.TotalClusterResourcesAcrossPartition, m.TotalUsedResourcesAcrossPartition
+	if total == nil {
+		total = yarn.Resources{records.MemoryMB: {Value: m.TotalMB, Units: "Mi"}, records.VCores: {Value: m.TotalVirtualCores}}
+	}
+	if used == nil {
+		used = yarn.Resources{records.MemoryMB: {Value: m.AllocatedMB, Units: "Mi"}, records.VCores: {Value: m.AllocatedVirtualCores}}
+	}
+	return &view.ClusterMetrics{
+		ActiveNodes: m.ActiveNodes, UnhealthyNodes: m.UnhealthyNodes, LostNodes: m.LostNodes,
+		AppsRunning: m.AppsRunning, AppsPending: m.AppsPending, AppsSubmitted: m.AppsSubmitted,
+		Total: view.ResourceMap(total), Used: view.ResourceMap(used),
+	}
+}
+
+func writeInfo(w io.Writer, out view.ClusterInfo) error {
+	tw := cmdutil.NewTable(w)
+	fmt.Fprintf(tw, "ResourceManager:\t%s (%s)\n", out.ResourceManager, out.HAState)
+	for _, r := range out.ResourceManagers {
+		state := r.HAState
+		if r.Error != "" {
+			state = "error: " + r.Error
+		}
+		label := r.Address
+		if r.ID != "" {
+			label = r.ID + " " + r.Address
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", label, state)
+	}
+	fmt.Fprintf(tw, "State:\t%s\n", out.State)
+	fmt.Fprintf(tw, "Hadoop version:\t%s\n", out.HadoopVersion)
+	fmt.Fprintf(tw, "RM version:\t%s\n", out.ResourceManagerVersion)
+	fmt.Fprintf(tw, "Cluster id:\t%d\n", out.ClusterID)
+	if out.StartedOn != nil {
+		fmt.Fprintf(tw, "Started:\t%s\n", out.StartedOn.UTC().Format(time.RFC3339))
+	}
+	if m := out.Metrics; m != nil {
+		fmt.Fprintf(tw, "Nodes:\t%d active, %d unhealthy, %d lost\n", m.ActiveNodes, m.UnhealthyNodes, m.LostNodes)
+		fmt.Fprintf(tw, "Applications:\t%d running, %d pending, %d submitted\n", m.AppsRunning, m.AppsPending, m.AppsSubmitted)
+		names := yarn.Resources(m.Total).Names()
+		parts := make([]string, 0, len(names))
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%s %s/%s", n, m.Used[n].String(), m.Total[n].String()))
+		}
+		fmt.Fprintf(tw, "Resources (used/total):\t%s\n", strings.Join(parts, ", "))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,101 @@
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/view"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// QueuesOptions are `cluster queues`' flags.
+type QueuesOptions struct {
+	cmdutil.Base
+	Conn *cmdutil.ClusterConn
+}
+
+// NewCmdQueues returns `yarn-er cluster queues`; runF (nil: queuesRun) runs it.
+func NewCmdQueues(f *cmdutil.Factory, runF func(*QueuesOptions) error) *cobra.Command {
+	opts := &QueuesOptions{Base: cmdutil.Base{F: f}}
+	cmd := &cobra.Command{
+		Use:   "queues",
+		Short: "Scheduler queues: capacities and the largest container each allows, extended resources included",
+		Args:  cobra.NoArgs,
+		RunE:  cmdutil.RunE(opts, runF, queuesRun),
+	}
+	opts.Conn = f.NewClusterConn(cmd)
+	return cmd
+}
+
+func queuesRun(opts *QueuesOptions) error {
+	c, err := opts.Conn.RMClient()
+	if err != nil {
+		return err
+	}
+	s, err := c.Scheduler(opts.Ctx)
+	if err != nil {
+		return err
+	}
+	out := view.Queues{Scheduler: s.Type, MaximumAllocation: view.ResourceMap(s.MaximumAllocation), Queues: []view.Queue{}}
+	var depths []int // each queue's depth below root, for the table's indentation
+	var walk func(q *yarn.Queue, depth int)
+	walk = func(q *yarn.Queue, depth int) {
+		out.Queues = append(out.Queues, view.Queue{
+			Path: q.Path, Name: q.Name, State: q.State, Leaf: q.Leaf,
+			Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, UsedCapacity: q.UsedCapacity,
+			AbsoluteCapacity: q.AbsoluteCapacity, AbsoluteMaxCapacity: q.AbsoluteMaxCapacity,
+			AbsoluteUsedCapacity: q.AbsoluteUsedCapacity, NumApplications: q.NumApplications,
+			SchedulingPolicy:  q.SchedulingPolicy,
+			MaximumAllocation: view.ResourceMap(q.MaximumAllocation), Used: view.ResourceMap(q.Used),
+			MinEffectiveCapacity: view.ResourceMap(q.MinEffectiveCapacity), MaxEffectiveCapacity: view.ResourceMap(q.MaxEffectiveCapacity),
+			MinResources: view.ResourceMap(q.MinResources), MaxResources: view.ResourceMap(q.MaxResources),
+		})
+		depths = append(depths, depth)
+		for _, ch := range q.Children {
+			walk(ch, depth+1)
+		}
+	}
+	if s.Root != nil {
+		walk(s.Root, 0)
+	}
+	return opts.F.Render(out, func(w io.Writer) error { return writeQueuesTable(w, out, depths) })
+}
+
+func writeQueuesTable(w io.Writer, out view.Queues, depths []int) error {
+	fmt.Fprintf(w, "Scheduler: %s\n", out.Scheduler)
+	tw := cmdutil.NewTable(w)
+	fmt.Fprintln(tw, "QUEUE\tSTATE\tCAPACITY\tMAX\tUSED\tAPPS\tMAX ALLOCATION")
+	for i, q := range out.Queues {
+		maxAlloc := q.MaximumAllocation
+		if maxAlloc == nil {
+			maxAlloc = q.MaxResources
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%d\t%s\n", strings.Repeat("  ", depths[i]), q.Name, q.State,
+			percent(q.Capacity), percent(q.MaxCapacity), percent(q.UsedCapacity), q.NumApplications, resourcesText(maxAlloc))
+	}
+	return tw.Flush()
+}
+
+func percent(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%" }
+
+// resourcesText renders "memory-mb=16384Mi vcores=32 yarn.io/gpu=unbounded".
+func resourcesText(r view.ResourceMap) string {
+	if r == nil {
+		return "-"
+	}
+	names := yarn.Resources(r).Names()
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		v := r[n].String()
+		if r[n].Value == 1<<63-1 {
+			v = "unbounded"
+		}
+		parts = append(parts, n+"="+v)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+)
+
+// runNodesLogged runs `cluster nodes` against rm with extra args, logging at warn (the default)
+// to the returned stderr.
+func runNodesLogged(t *testing.T, rm string, args ...string) (error, string, string) {
+	t.Helper()
+	streams, out, errOut := cmdutil.TestStreams()
+	f := cmdutil.New(streams, cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "u"}))
+	require.NoError(t, f.SetupLogger())
+	cmd := NewCmdNodes(f, nil)
+	cmd.SetArgs(append([]string{"--rm", rm}, args...))
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	return err, out.String(), errOut.String()
+}
+
+// TestRetriesAreLoggedAtWarn: each retry of a failing RM request is a warning on stderr, so that an
+// interactive command is not silent while it retries.
+func TestRetriesAreLoggedAtWarn(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) <= 2 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"nodes":null}`))
+	}))
+	t.Cleanup(srv.Close)
+	err, out, stderr := runNodesLogged(t, srv.URL)
+	require.NoError(t, err, stderr)
+	assert.Contains(t, out, "(no nodes)")
+	assert.Equal(t, int32(3), requests.Load())
+	assert.Contains(t, stderr, "level=WARN")
+	assert.Contains(t, stderr, "retrying")
+	assert.Contains(t, stderr, "attempt=1")
+	assert.Contains(t, stderr, "attempt=2")
+}
+
+// TestHungRMStopsAtTheTimeoutAndNamesTheFlag: against an RM that never answers, --rm-timeout bounds
+// the command's requests, retries included (one attempt fills it), and the error names the flag.
+func TestHungRMStopsAtTheTimeoutAndNamesTheFlag(t *testing.T) {
+	var requests atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	err, out, _ := runNodesLogged(t, srv.URL, "--rm-timeout", "300ms")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--rm-timeout")
+	assert.Equal(t, cmdutil.ExitError, cmdutil.ExitCode(err))
+	assert.Empty(t, out)
+	assert.Equal(t, int32(1), requests.Load(), "no retry once the --rm-timeout budget is spent")
+}

@@ -1,0 +1,67 @@
+package cluster
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+)
+
+// nodeStates are YARN's NodeState values, what --state of `cluster nodes` accepts.
+var nodeStates = []string{"NEW", "RUNNING", "UNHEALTHY", "DECOMMISSIONING", "DECOMMISSIONED", "LOST", "REBOOTED", "SHUTDOWN"}
+
+// appStates are YARN's YarnApplicationState values, what --state of `cluster apps` accepts.
+var appStates = []string{"NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING", "FINISHED", "FAILED", "KILLED"}
+
+// checkStates returns a usage error for the first of states (any case) that is not one of valid,
+// listing the valid ones. The RM would answer an unknown state with a Java enum error.
+func checkStates(states, valid []string) error {
+	for _, s := range states {
+		if !slices.Contains(valid, strings.ToUpper(strings.TrimSpace(s))) {
+			return cmdutil.Usagef("--state %q: not a YARN state; want one or more (comma-separated) of %s", s, strings.Join(valid, ", "))
+		}
+	}
+	return nil
+}
+
+// nearest returns the name of known closest to name when it is close enough to be a likely slip
+// (an edit distance of at most 2, ignoring case, or a prefix of it), else "".
+func nearest(name string, known []string) string {
+	in := strings.ToLower(name)
+	if in == "" {
+		return ""
+	}
+	best, bestDist := "", 3
+	for _, k := range known {
+		kl := strings.ToLower(k)
+		d := editDistance(in, kl)
+		if strings.HasPrefix(kl, in) || strings.HasPrefix(in, kl) {
+			d = min(d, 2)
+		}
+		if d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

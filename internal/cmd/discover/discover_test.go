@@ -1,0 +1,82 @@
+package discover
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+)
+
+func TestDiscoverArgv0Names(t *testing.T) {
+	assert.True(t, IsArgv0("/opt/flink/plugins/external-resource-gpu/nvidia-gpu-discovery.sh"))
+	assert.True(t, IsArgv0("yarn-er-discover"))
+	assert.False(t, IsArgv0("/usr/local/bin/yarn-er"))
+	assert.False(t, IsArgv0("gpu-discovery-common.sh"))
+}
+
+func TestDiscoverFlags(t *testing.T) {
+	streams, _, _ := cmdutil.TestStreams()
+	var got *Options
+	cmd := NewCmdDiscover(cmdutil.New(streams, cmdutil.Env{}), func(o *Options) error { got = o; return nil })
+	cmd.SetArgs([]string{"2", "null", "--enable-coordination-mode", "--format", "json", "--address", "id",
+		"--vendor", "amd", "--owner-pid", "42", "--coordination-file", "/var/tmp/x", "--backend", "kfd,amd-smi",
+		"--lock-timeout", "2s", "--shared-coordination"})
+	require.NoError(t, cmd.Execute())
+	require.NotNil(t, got)
+	assert.Equal(t, []string{"2", "null"}, got.Args)
+	assert.True(t, got.Coordination)
+	assert.Equal(t, "json", got.Format)
+	assert.Equal(t, "id", got.Address)
+	assert.Equal(t, "amd", got.Vendor)
+	assert.Equal(t, 42, got.OwnerPID)
+	assert.Equal(t, "/var/tmp/x", got.CoordinationFile)
+	assert.Equal(t, []string{"kfd", "amd-smi"}, got.Backends)
+	assert.Equal(t, 2*time.Second, got.LockTimeout)
+	assert.True(t, got.Shared)
+}
+
+func TestDiscoverFlagDefaults(t *testing.T) {
+	streams, _, _ := cmdutil.TestStreams()
+	var got *Options
+	cmd := NewCmdDiscover(cmdutil.New(streams, cmdutil.Env{}), func(o *Options) error { got = o; return nil })
+	cmd.SetArgs([]string{"1"})
+	require.NoError(t, cmd.Execute())
+	require.NotNil(t, got)
+	assert.Equal(t, "flink", got.Format)
+	assert.Equal(t, "index", got.Address)
+	assert.Equal(t, "auto", got.Vendor)
+	assert.Equal(t, "gpu", got.Name)
+	assert.Equal(t, DefaultCoordinationFile, got.CoordinationFile)
+	assert.False(t, got.Coordination)
+}
+
+func TestParseAmount(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		release bool
+		want    int
+		err     string
+	}{
+		{[]string{"2"}, false, 2, ""},
+		{[]string{"1", "null"}, false, 1, ""},
+		{nil, true, 0, ""},
+		{nil, false, 0, "missing AMOUNT"},
+		{[]string{"-1"}, false, 0, "whole number"},
+		{[]string{"4097"}, false, 0, "no host has that many"},
+		{[]string{"1", "2"}, false, 0, "unexpected arguments"},
+		{[]string{"1"}, true, 0, "--release"},
+	} {
+		n, err := ParseAmount(tc.args, tc.release)
+		if tc.err != "" {
+			require.Error(t, err, "%q", tc.args)
+			assert.Contains(t, err.Error(), tc.err)
+			assert.Equal(t, cmdutil.ExitUsage, cmdutil.ExitCode(err))
+			continue
+		}
+		require.NoError(t, err, "%q", tc.args)
+		assert.Equal(t, tc.want, n)
+	}
+}

@@ -1,0 +1,51 @@
+// Package root is the `yarn-er` command: the global flags, the settings and every command below it.
+package root
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/yarn-er/yarn-er/internal/cmd/cluster"
+	"github.com/yarn-er/yarn-er/internal/cmd/discover"
+	"github.com/yarn-er/yarn-er/internal/cmd/exec"
+	"github.com/yarn-er/yarn-er/internal/cmd/exitcodes"
+	"github.com/yarn-er/yarn-er/internal/cmd/preflight"
+	"github.com/yarn-er/yarn-er/internal/cmd/translate"
+	"github.com/yarn-er/yarn-er/internal/cmd/version"
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+)
+
+// NewCmdRoot returns the yarn-er command with every subcommand, sharing f.
+func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "yarn-er",
+		Short: "Run GPU and FPGA jobs on Hadoop YARN the way Flink's external resources intend",
+		Long: `yarn-er makes Flink's external resources (GPUs, FPGAs, any custom YARN resource type) work on
+Hadoop YARN 3.1+. It translates Flink's configuration into the container YARN will be asked for,
+checks a cluster before a job is submitted, inspects the cluster, and discovers devices inside
+containers without handing one device to two processes.`,
+		Version:       version.String(f.Build),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return f.ApplySettings(cmd)
+		},
+		Args: cobra.ArbitraryArgs,
+		RunE: cmdutil.HelpOrUnknownCommand,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
+	f.AddGlobalFlags(root)
+
+	// Each command lives in a package of its own under internal/cmd; register it here.
+	root.AddCommand(
+		translate.NewCmdTranslate(f, nil),
+		preflight.NewCmdPreflight(f, nil),
+		cluster.NewCmdCluster(f),
+		discover.NewCmdDiscover(f, nil),
+		exec.NewCmdExec(f, nil),
+		version.NewCmdVersion(f, nil),
+		exitcodes.NewCmdExitCodes(),
+	)
+	root.SuggestionsMinimumDistance = 2
+	cmdutil.MarkArgErrorsAsUsage(root)
+	return root
+}

@@ -1,0 +1,190 @@
+package cmdutil
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/yarn-er/yarn-er/internal/redact"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// EnvPrefix is the prefix of the environment variables that override yarn-er's settings.
+const EnvPrefix = "YARN_ER"
+
+// Factory is what every command shares: the streams, the environment, the global flags (-o, -v,
+// --log-level, --log-format, --config), the logger built from them and yarn-er's own settings
+// (flag > YARN_ER_<FLAG> environment > --config file > default). One Factory serves one run.
+type Factory struct {
+	// IO are the standard streams.
+	IO *IOStreams
+	// Env is the environment; commands read no other.
+	Env Env
+	// Build is what -ldflags stamped into the binary (main.version, main.commit, main.date).
+	Build BuildStamp
+
+	// Output is -o: table, json or yaml.
+	Output string
+	// Verbose is -v: debug logging.
+	Verbose bool
+	// LogLevel is --log-level: debug, info, warn or error.
+	LogLevel string
+	// LogFormat is --log-format: text or json.
+	LogFormat string
+	// ConfigFile is --config: yarn-er's settings file.
+	ConfigFile string
+
+	settings *viper.Viper
+	logger   *slog.Logger
+}
+
+// BuildStamp is the build information set at link time; empty fields are filled from the Go build
+// information where it has them.
+type BuildStamp struct {
+	Version string
+	Commit  string
+	Date    string
+}
+
+// New returns a Factory on streams and env, logging nowhere until SetupLogger runs.
+func New(streams *IOStreams, env Env) *Factory {
+	return &Factory{IO: streams, Env: env, Output: OutputTable, settings: viper.New(), logger: slog.New(slog.DiscardHandler)}
+}
+
+// Logger is the logger of the run: discard until the command's flags are parsed, then what -v,
+// --log-level and --log-format ask for, writing to stderr.
+func (f *Factory) Logger() *slog.Logger { return f.logger }
+
+// AddGlobalFlags registers -o, -v, --log-level, --log-format and --config on fs (the root's
+// persistent flags).
+func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
+	pf := cmd.PersistentFlags()
+	pf.StringVarP(&f.Output, "output", "o", OutputTable, "output format: table, json or yaml")
+	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "log debug messages to stderr")
+	pf.StringVar(&f.LogLevel, "log-level", "warn", "log level: debug, info, warn or error")
+	pf.StringVar(&f.LogFormat, "log-format", "text", "log format: text or json")
+	pf.StringVar(&f.ConfigFile, "config", "", "yarn-er settings file (YAML, JSON or TOML; keys are flag names)")
+	_ = cmd.RegisterFlagCompletionFunc("output", FixedCompletion(OutputTable, OutputJSON, OutputYAML))
+	_ = cmd.RegisterFlagCompletionFunc("log-level", FixedCompletion("debug", "info", "warn", "error"))
+	_ = cmd.RegisterFlagCompletionFunc("log-format", FixedCompletion("text", "json"))
+}
+
+// ApplySettings runs before every command (the root's PersistentPreRunE): it fills each flag the
+// command line did not set from the environment (YARN_ER_<FLAG>) or else from the --config file,
+// validates the global flags and builds the logger. Commands then read their flags only.
+func (f *Factory) ApplySettings(cmd *cobra.Command) error {
+	if f.ConfigFile != "" {
+		f.settings.SetConfigFile(f.ConfigFile)
+		if err := f.settings.ReadInConfig(); err != nil {
+			return Usagef("--config %s: %v (fix: give a YAML, JSON or TOML file whose keys are flag names)", f.ConfigFile, err)
+		}
+	}
+	var firstErr error
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		if fl.Changed || fl.Name == "help" || fl.Name == "config" || firstErr != nil {
+			return
+		}
+		env := EnvName(fl.Name)
+		if val := f.Env.Getenv(env); val != "" {
+			if err := setFlagFromSetting(fl, val); err != nil {
+				firstErr = Usagef("%s=%q: %v", env, val, err)
+			}
+			return
+		}
+		if f.ConfigFile != "" && f.settings.InConfig(fl.Name) {
+			if err := setFlagFromSetting(fl, f.settings.Get(fl.Name)); err != nil {
+				firstErr = Usagef("--config %s: key %q: %v", f.ConfigFile, fl.Name, err)
+			}
+		}
+	})
+	if firstErr != nil {
+		return firstErr
+	}
+	switch f.Output {
+	case OutputTable, OutputJSON, OutputYAML:
+	default:
+		return Usagef("--output %q: want table, json or yaml", f.Output)
+	}
+	return f.SetupLogger()
+}
+
+// EnvName is the environment variable that overrides a flag: YARN_ER_ and the flag's name in upper
+// case with '-' and '.' as '_' (--hadoop-conf: YARN_ER_HADOOP_CONF).
+func EnvName(flag string) string {
+	return EnvPrefix + "_" + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_").Replace(flag))
+}
+
+// SetupLogger builds the logger from -v, --log-level and --log-format. Commands that ignore the
+// settings (discover) call it instead of ApplySettings.
+func (f *Factory) SetupLogger() error {
+	level := slog.LevelWarn
+	if f.LogLevel != "" {
+		if err := level.UnmarshalText([]byte(f.LogLevel)); err != nil {
+			return Usagef("--log-level %q: want debug, info, warn or error", f.LogLevel)
+		}
+	}
+	if f.Verbose {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch f.LogFormat {
+	case "", "text":
+		f.logger = slog.New(redact.Handler(slog.NewTextHandler(f.IO.ErrOut, opts)))
+	case "json":
+		f.logger = slog.New(redact.Handler(slog.NewJSONHandler(f.IO.ErrOut, opts)))
+	default:
+		return Usagef("--log-format %q: want text or json", f.LogFormat)
+	}
+	return nil
+}
+
+// setFlagFromSetting sets a flag from a value found in the environment or the --config file.
+// Lists from a YAML file become repeated values.
+func setFlagFromSetting(fl *pflag.Flag, val any) error {
+	if list, ok := val.([]any); ok {
+		for _, item := range list {
+			if err := fl.Value.Set(fmt.Sprint(item)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fl.Value.Set(fmt.Sprint(val))
+}
+
+// Render writes v to stdout in the format of -o; table writes the human form.
+func (f *Factory) Render(v any, table func(w io.Writer) error) error {
+	return Render(f.IO.Out, f.Output, v, table)
+}
+
+// ReportError prints err to stderr the way its kind asks for and returns the exit code. root and
+// args find the command whose usage a usage error points to.
+func (f *Factory) ReportError(root *cobra.Command, args []string, err error) int {
+	code := ExitCode(err)
+	var silent *SilentError
+	if errors.As(err, &silent) {
+		return code
+	}
+	// Every message passes the redaction layer: URLs with passwords, tokens in query strings and
+	// library errors quoting file bytes never reach the terminal.
+	msg := redact.Text(err.Error())
+	if (errors.Is(err, yarn.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) && !strings.Contains(msg, "--rm-timeout") {
+		msg += " (the ResourceManager did not answer in time: set the timeout with --rm-timeout)"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "yarn-er: %s\n", msg)
+	if code == ExitUsage {
+		cmd, _, findErr := root.Find(args)
+		if findErr != nil || cmd == nil {
+			cmd = root
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
+	}
+	return code
+}

@@ -1,0 +1,426 @@
+// Package ipctest is an in-process fake Hadoop IPC server for tests: preamble, SASL TOKEN with
+// server-side DIGEST-MD5, connection context, protobuf calls answered by a handler, remote
+// exceptions, and hooks to drop connections or roll tokens.
+package ipctest
+
+import (
+	"bytes"
+	"crypto/md5"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
+	"google.golang.org/protobuf/proto"
+)
+
+// Call is one request the server received.
+type Call struct {
+	Conn       int // index of the connection, from 0
+	CallID     int32
+	Retry      int32
+	ClientID   []byte
+	Method     string
+	Protocol   string
+	Body       []byte
+	Identifier []byte // the token identifier the connection authenticated with
+}
+
+// Decode unmarshals the request message.
+func (c *Call) Decode(m proto.Message) error { return proto.Unmarshal(c.Body, m) }
+
+// Exception is an error a handler returns to send an ERROR (or FATAL) response.
+type Exception struct {
+	Class   string
+	Message string
+	Fatal   bool
+}
+
+// Error formats the error.
+func (e *Exception) Error() string { return e.Class + ": " + e.Message }
+
+// Handler answers one call. Returning an *Exception sends it as a remote exception; any other error
+// is sent as java.io.IOException. Returning (nil, nil) sends a success without a body.
+type Handler func(*Call) (proto.Message, error)
+
+// Server is a fake Hadoop IPC server listening on 127.0.0.1.
+type Server struct {
+	// Addr is host:port.
+	Addr string
+	// QOP is the qop list offered in the DIGEST-MD5 challenge (default "auth").
+	QOP string
+	// BadRspauth makes the server answer with a wrong rspauth (a server not knowing the secret).
+	BadRspauth bool
+	// Simple makes the server accept the preamble's SIMPLE auth byte and answer NEGOTIATE with SUCCESS.
+	Simple bool
+	// NoChallengeInNegotiate sends the DIGEST-MD5 challenge in a CHALLENGE round instead.
+	NoChallengeInNegotiate bool
+
+	handler Handler
+	ln      net.Listener
+
+	mu       sync.Mutex
+	tokens   map[string][]byte // base64(identifier) -> password
+	conns    []net.Conn
+	logins   [][]byte
+	contexts []*commonpb.IpcConnectionContextProto
+	open     int
+	calls    []*Call
+	wg       sync.WaitGroup
+}
+
+// NewServer starts a server; t.Cleanup stops it.
+func NewServer(t testing.TB, h Handler) *Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("ipctest: listen: %v", err)
+	}
+	s := &Server{Addr: ln.Addr().String(), QOP: "auth", handler: h, ln: ln, tokens: map[string][]byte{}}
+	s.wg.Add(1)
+	go s.accept()
+	t.Cleanup(s.Close)
+	return s
+}
+
+// AddToken makes the server accept a token.
+func (s *Server) AddToken(identifier, password []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens[base64.StdEncoding.EncodeToString(identifier)] = password
+}
+
+// RemoveToken makes the server refuse a token on new connections.
+func (s *Server) RemoveToken(identifier []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.tokens, base64.StdEncoding.EncodeToString(identifier))
+}
+
+// DropConnections closes every open connection, as a server does with idle ones or on restart.
+func (s *Server) DropConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.conns {
+		_ = c.Close()
+	}
+}
+
+// Connections returns how many connections the server accepted.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}
+
+// OpenConnections returns how many connections are open now (the server has not seen them close).
+func (s *Server) OpenConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open
+}
+
+// Logins returns the token identifiers connections authenticated with, in order.
+func (s *Server) Logins() [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]byte(nil), s.logins...)
+}
+
+// Contexts returns the connection contexts received, in order.
+func (s *Server) Contexts() []*commonpb.IpcConnectionContextProto {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*commonpb.IpcConnectionContextProto(nil), s.contexts...)
+}
+
+// Calls returns the calls received, in order.
+func (s *Server) Calls() []*Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Call(nil), s.calls...)
+}
+
+// MethodCalls returns the calls of one method.
+func (s *Server) MethodCalls(method string) []*Call {
+	var out []*Call
+	for _, c := range s.Calls() {
+		if c.Method == method {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Close stops the server and closes its connections.
+func (s *Server) Close() {
+	_ = s.ln.Close()
+	s.DropConnections()
+	s.wg.Wait()
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		idx := len(s.conns)
+		s.conns = append(s.conns, nc)
+		s.open++
+		s.mu.Unlock()
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			defer func() {
+				s.mu.Lock()
+				s.open--
+				s.mu.Unlock()
+			}()
+			defer nc.Close()
+			s.serve(idx, nc)
+		}()
+	}
+}
+
+type serverConn struct {
+	s   *Server
+	idx int
+	nc  net.Conn
+	wmu sync.Mutex
+	id  []byte
+}
+
+func (c *serverConn) send(callID int32, status commonpb.RpcResponseHeaderProto_RpcStatusProto, exc *Exception, body proto.Message) {
+	h := &commonpb.RpcResponseHeaderProto{
+		CallId:              proto.Uint32(uint32(callID)),
+		Status:              status.Enum(),
+		ServerIpcVersionNum: proto.Uint32(ipc.RPCVersion),
+	}
+	msgs := []proto.Message{h}
+	if exc != nil {
+		h.ExceptionClassName = proto.String(exc.Class)
+		h.ErrorMsg = proto.String(exc.Message)
+		if exc.Fatal {
+			h.ErrorDetail = commonpb.RpcResponseHeaderProto_FATAL_UNAUTHORIZED.Enum()
+		} else {
+			h.ErrorDetail = commonpb.RpcResponseHeaderProto_ERROR_APPLICATION.Enum()
+		}
+	} else if body != nil {
+		msgs = append(msgs, body)
+	}
+	pkt, err := ipc.EncodePacket(msgs...)
+	if err != nil {
+		panic(err)
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, _ = c.nc.Write(pkt)
+}
+
+func (c *serverConn) fatal(callID int32, class, msg string) {
+	c.send(callID, commonpb.RpcResponseHeaderProto_FATAL, &Exception{Class: class, Message: msg, Fatal: true}, nil)
+}
+
+// readRequest reads one request packet: header, then the remaining delimited messages.
+func (c *serverConn) readRequest() (*commonpb.RpcRequestHeaderProto, [][]byte, error) {
+	p, err := ipc.ReadPacket(c.nc, 64<<20)
+	if err != nil {
+		return nil, nil, err
+	}
+	parts, err := ipc.SplitDelimited(p, 3)
+	if err != nil || len(parts) == 0 {
+		return nil, nil, fmt.Errorf("bad request packet: %v", err)
+	}
+	h := &commonpb.RpcRequestHeaderProto{}
+	if err := proto.Unmarshal(parts[0], h); err != nil {
+		return nil, nil, err
+	}
+	return h, parts[1:], nil
+}
+
+func (s *Server) serve(idx int, nc net.Conn) {
+	c := &serverConn{s: s, idx: idx, nc: nc}
+	pre := make([]byte, 7)
+	if _, err := io.ReadFull(nc, pre); err != nil {
+		return
+	}
+	if !bytes.Equal(pre[:6], []byte{'h', 'r', 'p', 'c', 9, 0}) {
+		return
+	}
+	switch {
+	case pre[6] == 0xDF:
+		if !c.sasl() {
+			return
+		}
+	case pre[6] == 0 && s.Simple:
+	default:
+		c.fatal(-1, "org.apache.hadoop.security.AccessControlException", "SIMPLE authentication is not enabled.  Available:[TOKEN]")
+		return
+	}
+	// Connection context.
+	h, parts, err := c.readRequest()
+	if err != nil || h.GetCallId() != ipc.ConnectionContextCallID || len(parts) != 1 {
+		return
+	}
+	cc := &commonpb.IpcConnectionContextProto{}
+	if err := proto.Unmarshal(parts[0], cc); err != nil {
+		return
+	}
+	s.mu.Lock()
+	s.contexts = append(s.contexts, cc)
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		h, parts, err := c.readRequest()
+		if err != nil {
+			return
+		}
+		if h.RpcOp == nil || h.RpcKind == nil {
+			c.fatal(h.GetCallId(), "org.apache.hadoop.ipc.RpcServerException", " IPC Server: No rpc op in rpcRequestHeader")
+			return
+		}
+		if len(parts) != 2 {
+			c.fatal(h.GetCallId(), "org.apache.hadoop.ipc.RpcServerException", "bad request")
+			return
+		}
+		rh := &commonpb.RequestHeaderProto{}
+		if err := proto.Unmarshal(parts[0], rh); err != nil {
+			c.fatal(h.GetCallId(), "org.apache.hadoop.ipc.RpcServerException", err.Error())
+			return
+		}
+		call := &Call{
+			Conn: idx, CallID: h.GetCallId(), Retry: h.GetRetryCount(), ClientID: h.GetClientId(),
+			Method: rh.GetMethodName(), Protocol: rh.GetDeclaringClassProtocolName(), Body: parts[1], Identifier: c.id,
+		}
+		s.mu.Lock()
+		s.calls = append(s.calls, call)
+		s.mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := s.handler(call)
+			var exc *Exception
+			switch {
+			case err == nil:
+				c.send(call.CallID, commonpb.RpcResponseHeaderProto_SUCCESS, nil, resp)
+				return
+			case errors.As(err, &exc):
+			default:
+				exc = &Exception{Class: "java.io.IOException", Message: err.Error()}
+			}
+			if exc.Fatal {
+				c.send(call.CallID, commonpb.RpcResponseHeaderProto_FATAL, exc, nil)
+				_ = c.nc.Close()
+				return
+			}
+			c.send(call.CallID, commonpb.RpcResponseHeaderProto_ERROR, exc, nil)
+		}()
+	}
+}
+
+// sasl runs the server side of SASL TOKEN/DIGEST-MD5; it reports success.
+func (c *serverConn) sasl() bool {
+	s := c.s
+	readSASL := func() (*commonpb.RpcSaslProto, bool) {
+		h, parts, err := c.readRequest()
+		if err != nil || len(parts) != 1 || h.GetCallId() != ipc.SASLCallID {
+			return nil, false
+		}
+		m := &commonpb.RpcSaslProto{}
+		if proto.Unmarshal(parts[0], m) != nil {
+			return nil, false
+		}
+		return m, true
+	}
+	reply := func(m *commonpb.RpcSaslProto) {
+		c.send(ipc.SASLCallID, commonpb.RpcResponseHeaderProto_SUCCESS, nil, m)
+	}
+	m, ok := readSASL()
+	if !ok || m.GetState() != commonpb.RpcSaslProto_NEGOTIATE {
+		return false
+	}
+	if s.Simple {
+		reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_SUCCESS.Enum()})
+		return true
+	}
+	nb := make([]byte, 12)
+	_, _ = rand.Read(nb)
+	nonce := base64.StdEncoding.EncodeToString(nb)
+	challenge := []byte(fmt.Sprintf(`realm="default",nonce="%s",qop="%s",charset=utf-8,algorithm=md5-sess`, nonce, s.QOP))
+	auth := &commonpb.RpcSaslProto_SaslAuth{
+		Method: proto.String("TOKEN"), Mechanism: proto.String("DIGEST-MD5"),
+		Protocol: proto.String(""), ServerId: proto.String("default"),
+	}
+	offer := proto.CloneOf(auth)
+	if !s.NoChallengeInNegotiate {
+		offer.Challenge = challenge
+	}
+	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum(), Auths: []*commonpb.RpcSaslProto_SaslAuth{offer}})
+	m, ok = readSASL()
+	if !ok || m.GetState() != commonpb.RpcSaslProto_INITIATE || len(m.GetAuths()) != 1 || m.GetAuths()[0].Challenge != nil {
+		c.fatal(ipc.SASLCallID, "javax.security.sasl.SaslException", "bad INITIATE")
+		return false
+	}
+	resp := m.GetToken()
+	if s.NoChallengeInNegotiate {
+		reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_CHALLENGE.Enum(), Token: challenge})
+		m, ok = readSASL()
+		if !ok || m.GetState() != commonpb.RpcSaslProto_RESPONSE {
+			return false
+		}
+		resp = m.GetToken()
+	}
+	dirs, err := ipc.ParseDigestDirectives(string(resp))
+	if err != nil {
+		c.fatal(ipc.SASLCallID, "javax.security.sasl.SaslException", err.Error())
+		return false
+	}
+	d := map[string]string{}
+	for _, x := range dirs {
+		d[x.Key] = x.Value
+	}
+	s.mu.Lock()
+	pw, known := s.tokens[d["username"]]
+	s.mu.Unlock()
+	if !known {
+		c.fatal(ipc.SASLCallID, "org.apache.hadoop.security.token.SecretManager$InvalidToken", "token is not known to this fake server")
+		return false
+	}
+	password := base64.StdEncoding.EncodeToString(pw)
+	if d["nonce"] != nonce || d["digest-uri"] != "/default" || d["qop"] != "auth" || d["realm"] != "default" ||
+		d["response"] != kd(d["username"], d["realm"], password, nonce, d["cnonce"], d["nc"], "AUTHENTICATE:/default") {
+		c.fatal(ipc.SASLCallID, "javax.security.sasl.SaslException", "DIGEST-MD5: digest response format violation. Mismatched response.")
+		return false
+	}
+	rsp := kd(d["username"], d["realm"], password, nonce, d["cnonce"], d["nc"], ":/default")
+	if s.BadRspauth {
+		rsp = strings.Repeat("0", 32)
+	}
+	id, _ := base64.StdEncoding.DecodeString(d["username"])
+	c.id = id
+	s.mu.Lock()
+	s.logins = append(s.logins, id)
+	s.mu.Unlock()
+	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_SUCCESS.Enum(), Token: []byte("rspauth=" + rsp)})
+	return true
+}
+
+// kd computes an RFC 2831 md5-sess response value (qop auth), independently of package ipc.
+func kd(user, realm, pass, nonce, cnonce, nc, a2 string) string {
+	h := func(b []byte) []byte { s := md5.Sum(b); return s[:] }
+	hx := func(b []byte) string { return hex.EncodeToString(h(b)) }
+	a1 := append(h([]byte(user+":"+realm+":"+pass)), ":"+nonce+":"+cnonce...)
+	return hx([]byte(hx(a1) + ":" + nonce + ":" + nc + ":" + cnonce + ":auth:" + hx([]byte(a2))))
+}

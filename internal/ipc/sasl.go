@@ -1,0 +1,132 @@
+package ipc
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+)
+
+// maxSASLRounds bounds the negotiation; DIGEST-MD5 needs two or three.
+const maxSASLRounds = 8
+
+// saslConnect runs Hadoop's SASL negotiation (SaslRpcClient.saslConnect) with the TOKEN method
+// and the DIGEST-MD5 mechanism. It reports simple=true when the server answered NEGOTIATE with
+// SUCCESS, i.e. it accepts SIMPLE authentication.
+func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
+	fail := func(err error) (bool, error) { return false, &SASLError{Addr: cfg.addr, Err: err} }
+	if err := writeSASL(nc, &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum()}); err != nil {
+		return false, &ConnError{Addr: cfg.addr, Err: err}
+	}
+	var dm *digestMD5
+	for round := 0; round < maxSASLRounds; round++ {
+		msg, err := readSASL(nc, cfg)
+		if err != nil {
+			return false, err
+		}
+		var reply *commonpb.RpcSaslProto
+		switch msg.GetState() {
+		case commonpb.RpcSaslProto_NEGOTIATE:
+			auth := pickAuth(msg.GetAuths())
+			if auth == nil {
+				return fail(fmt.Errorf("the server offers %s; yarn-er supports TOKEN/DIGEST-MD5 only", describeAuths(msg.GetAuths())))
+			}
+			dm = newDigestMD5(cfg.token, auth.GetProtocol(), auth.GetServerId())
+			// The chosen auth goes back as offered, without its challenge.
+			chosen := proto.CloneOf(auth)
+			chosen.Challenge = nil
+			tok := []byte{} // DIGEST-MD5 has no initial response
+			if auth.Challenge != nil {
+				if tok, err = dm.respond(auth.GetChallenge()); err != nil {
+					return fail(err)
+				}
+			}
+			reply = &commonpb.RpcSaslProto{
+				State: commonpb.RpcSaslProto_INITIATE.Enum(),
+				Token: tok,
+				Auths: []*commonpb.RpcSaslProto_SaslAuth{chosen},
+			}
+		case commonpb.RpcSaslProto_CHALLENGE:
+			if dm == nil {
+				return fail(errors.New("server sent a challenge before negotiating"))
+			}
+			tok, err := dm.respond(msg.GetToken())
+			if err != nil {
+				return fail(err)
+			}
+			reply = &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_RESPONSE.Enum(), Token: tok}
+		case commonpb.RpcSaslProto_SUCCESS:
+			if dm == nil {
+				// The server skipped authentication: it accepts SIMPLE.
+				return true, nil
+			}
+			if err := dm.verify(msg.GetToken()); err != nil {
+				return fail(err)
+			}
+			cfg.logger.Debug("hadoop ipc: authenticated", "addr", cfg.addr, "method", "TOKEN", "tokenKind", cfg.token.Kind)
+			return false, nil
+		default:
+			return fail(fmt.Errorf("unexpected SASL state %v", msg.GetState()))
+		}
+		if err := writeSASL(nc, reply); err != nil {
+			return false, &ConnError{Addr: cfg.addr, Err: err}
+		}
+	}
+	return fail(errors.New("too many SASL rounds"))
+}
+
+func pickAuth(auths []*commonpb.RpcSaslProto_SaslAuth) *commonpb.RpcSaslProto_SaslAuth {
+	for _, a := range auths {
+		if a.GetMethod() == "TOKEN" && a.GetMechanism() == "DIGEST-MD5" {
+			return a
+		}
+	}
+	return nil
+}
+
+func describeAuths(auths []*commonpb.RpcSaslProto_SaslAuth) string {
+	if len(auths) == 0 {
+		return "no authentication method"
+	}
+	var s []string
+	for _, a := range auths {
+		s = append(s, a.GetMethod()+"/"+a.GetMechanism())
+	}
+	return strings.Join(s, ", ")
+}
+
+func writeSASL(nc net.Conn, m *commonpb.RpcSaslProto) error {
+	pkt, err := EncodePacket(RequestHeader(SASLCallID, []byte{}, InvalidRetryCount), m)
+	if err != nil {
+		return err
+	}
+	_, err = nc.Write(pkt)
+	return err
+}
+
+// readSASL reads one SASL response; a non-SUCCESS status ends the negotiation with the server's exception.
+func readSASL(nc net.Conn, cfg *connConfig) (*commonpb.RpcSaslProto, error) {
+	p, err := ReadPacket(nc, cfg.maxResponseSize)
+	if err != nil {
+		return nil, &ConnError{Addr: cfg.addr, Err: fmt.Errorf("during SASL negotiation: %w", err)}
+	}
+	h, body, err := ParseResponse(p)
+	if err != nil {
+		return nil, &SASLError{Addr: cfg.addr, Err: err}
+	}
+	if h.GetStatus() != commonpb.RpcResponseHeaderProto_SUCCESS {
+		return nil, &SASLError{Addr: cfg.addr, Err: remoteErrorFrom(h, "")}
+	}
+	if CallID(h) != SASLCallID {
+		return nil, &SASLError{Addr: cfg.addr, Err: fmt.Errorf("%w: non-SASL response (call id %d) during negotiation", ErrProtocol, CallID(h))}
+	}
+	m := &commonpb.RpcSaslProto{}
+	if err := proto.Unmarshal(body, m); err != nil {
+		return nil, &SASLError{Addr: cfg.addr, Err: fmt.Errorf("%w: SASL message: %v", ErrProtocol, err)}
+	}
+	return m, nil
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+const amProtocol = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB"
+
+// probeIPC records how the real ResourceManager answers wire-level mistakes the public API never
+// makes: SIMPLE authentication, a wrong token password, and a wrong responseId.
+func probeIPC(ctx context.Context, sched []string, tok records.Token, res *Result) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	call := func(name string, token *ipc.Token, responseID int32, sentinel error) {
+		cfg := ipc.Config{Addrs: sched, Protocol: amProtocol, User: "nobody"}
+		if token != nil {
+			cfg.Token = func() (*ipc.Token, error) { return token, nil }
+		}
+		c, err := ipc.NewClient(cfg)
+		if err != nil {
+			res.Probes[name] = Remote{Error: err.Error()}
+			return
+		}
+		defer c.Close()
+		req := &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(responseID)}
+		err = c.Call(ctx, "allocate", req, &yarnpb.AllocateResponseProto{}, ipc.CallOptions{})
+		if err == nil {
+			res.Probes[name] = Remote{Error: "no error"}
+			return
+		}
+		out := Remote{Error: err.Error(), IsSent: sentinel != nil && errors.Is(err, sentinel)}
+		var re *records.RemoteError
+		if errors.As(err, &re) {
+			out.Class, out.Message = re.Class, firstLines(re.Message, 2)
+		}
+		res.Probes[name] = out
+	}
+	good := ipc.Token(tok)
+	bad := &ipc.Token{Identifier: tok.Identifier, Password: []byte("not-the-password"), Kind: tok.Kind}
+	call("simpleAuth", nil, 0, nil)
+	call("wrongPassword", bad, 0, ipc.ErrAuthentication)
+	call("wrongResponseId", &good, 1000, nil)
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}

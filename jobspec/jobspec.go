@@ -1,0 +1,345 @@
+// Package jobspec is the contract between `yarn-er submit` and `yarn-er am`: the JSON document
+// the client stages next to the ApplicationMaster and the AM reads at start. It is the only thing
+// the two sides share, so it is versioned, validated on both ends and kept free of any client
+// library's types (plain strings and int64s).
+//
+// A spec describes N identical containers ("ranks" 0..N-1), each with one resource vector, a
+// command that runs under `yarn-er exec` so the program sees only its own devices, the files
+// localized into every container's working directory, and what to do when a rank fails.
+package jobspec
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Version is the spec format this package writes. Parse accepts exactly this version: a client
+// and an AM of different formats fail at start with a clear message instead of misreading.
+const Version = 1
+
+// FileName is the name the spec is localized under in the AM's working directory.
+const FileName = "yarn-er-job.json"
+
+// BinaryName is the name the yarn-er executable is localized under in every container.
+const BinaryName = "yarn-er"
+
+// MaxSize bounds a spec document (a spec is small; this only stops garbage early).
+const MaxSize = 4 << 20
+
+// Resource type names the spec uses for the two mandatory resources.
+const (
+	ResourceMemory = "memory-mb"
+	ResourceVCores = "vcores"
+)
+
+// Local resource types and visibilities, spelled as YARN spells them.
+const (
+	TypeFile    = "FILE"
+	TypeArchive = "ARCHIVE"
+
+	VisibilityApplication = "APPLICATION"
+	VisibilityPrivate     = "PRIVATE"
+	VisibilityPublic      = "PUBLIC"
+)
+
+// Spec is the job an ApplicationMaster runs.
+type Spec struct {
+	// Version is the format version; always Version when written by this package.
+	Version int `json:"version"`
+	// Name is the application's name (for diagnostics only).
+	Name string `json:"name"`
+	// User is the user the application was submitted as.
+	User string `json:"user"`
+	// SchedulerAddresses are the ResourceManagers' scheduler addresses (host:port), one per RM of
+	// an HA setup, in the order to try them.
+	SchedulerAddresses []string `json:"schedulerAddresses"`
+
+	// Containers is the number of ranks (0..Containers-1).
+	Containers int `json:"containers"`
+	// Restarts is how many times one rank may be restarted (in a fresh container) after it
+	// failed, before the application fails.
+	Restarts int `json:"restarts"`
+	// Priority is the container request priority.
+	Priority int32 `json:"priority"`
+	// NodeLabel is the node-label expression of the container requests ("" for none).
+	NodeLabel string `json:"nodeLabel,omitempty"`
+	// Resource is each container's resource vector: memory-mb and vcores first, then any
+	// extended types, each in its Hadoop unit.
+	Resource []Quantity `json:"resource"`
+	// Devices is what `yarn-er exec` locks in each container (nil: the program runs without
+	// device coordination).
+	Devices *Devices `json:"devices,omitempty"`
+
+	// Command is the program and its arguments, run in each container's working directory.
+	Command []string `json:"command"`
+	// Env is added to every container's environment.
+	Env map[string]string `json:"env,omitempty"`
+	// Binary is the yarn-er executable localized into every container (as BinaryName).
+	Binary LocalFile `json:"binary"`
+	// Files are the user's files and archives localized into every container.
+	Files []LocalFile `json:"files,omitempty"`
+
+	// StagingDir is the application's staging directory (a full URL, hdfs://nn:8020/user/u/
+	// .yarn-er/<appId>), removed when the application ends unless KeepStaging.
+	StagingDir string `json:"stagingDir"`
+	// KeepStaging keeps the staging directory after the application ended.
+	KeepStaging bool `json:"keepStaging,omitempty"`
+
+	// HeartbeatMillis is the AM's heartbeat interval while container asks are outstanding
+	// (0: the AM's default).
+	HeartbeatMillis int `json:"heartbeatMillis,omitempty"`
+}
+
+// Quantity is one resource of the container vector.
+type Quantity struct {
+	// Name is the resource type name (memory-mb, vcores, yarn.io/gpu, ...).
+	Name string `json:"name"`
+	// Value is the amount, in Units.
+	Value int64 `json:"value"`
+	// Units is the Hadoop unit ("" for a plain count, "Mi" for memory-mb).
+	Units string `json:"units,omitempty"`
+}
+
+// Devices says which devices `yarn-er exec` locks in each container.
+type Devices struct {
+	// Kind is the device kind exec discovers ("gpu" or "fpga").
+	Kind string `json:"kind"`
+	// Amount is how many devices each container locks.
+	Amount int64 `json:"amount"`
+}
+
+// LocalFile is a YARN local resource as the client staged it: the AM hands it to the NodeManager
+// unchanged, and the NodeManager refuses it unless size and mtime match the file on HDFS.
+type LocalFile struct {
+	// Name is the link name in the container's working directory.
+	Name string `json:"name"`
+	// URL is the file's full URL (hdfs://host:port/path).
+	URL string `json:"url"`
+	// Size is the file's length in bytes as HDFS reports it.
+	Size int64 `json:"size"`
+	// MtimeMillis is the file's modification time in milliseconds as HDFS reports it.
+	MtimeMillis int64 `json:"mtimeMillis"`
+	// Type is TypeFile or TypeArchive.
+	Type string `json:"type"`
+	// Visibility is one of the Visibility constants (default application).
+	Visibility string `json:"visibility,omitempty"`
+}
+
+// Error is a spec that cannot be used; Field names the JSON field at fault.
+type Error struct {
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	if e.Field == "" {
+		return "job spec: " + e.Msg
+	}
+	return fmt.Sprintf("job spec: %s: %s", e.Field, e.Msg)
+}
+
+// ErrInvalid matches every *Error with errors.Is.
+var ErrInvalid = errors.New("invalid job spec")
+
+// Is makes errors.Is(err, ErrInvalid) true for every *Error.
+func (e *Error) Is(target error) bool { return target == ErrInvalid }
+
+func invalid(field, format string, args ...any) error {
+	return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Parse decodes and validates a spec. Unknown fields are refused (a newer client's spec read by
+// an older AM must fail loudly, not lose settings).
+func Parse(b []byte) (*Spec, error) {
+	if len(b) > MaxSize {
+		return nil, invalid("", "%d bytes is larger than the %d-byte limit", len(b), MaxSize)
+	}
+	var probe struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, invalid("", "not JSON: %v", err)
+	}
+	if probe.Version == nil {
+		return nil, invalid("version", "missing")
+	}
+	if *probe.Version != Version {
+		return nil, invalid("version", "format %d, this yarn-er reads format %d: submit with the same yarn-er version as the AM binary", *probe.Version, Version)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s Spec
+	if err := dec.Decode(&s); err != nil {
+		return nil, invalid("", "%v", err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// Marshal validates s and encodes it (indented, stable field order).
+func (s *Spec) Marshal() ([]byte, error) {
+	if s.Version == 0 {
+		s.Version = Version
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return json.MarshalIndent(s, "", "  ")
+}
+
+// Validate checks everything the AM relies on.
+func (s *Spec) Validate() error {
+	if s.Version != Version {
+		return invalid("version", "format %d, want %d", s.Version, Version)
+	}
+	if len(s.SchedulerAddresses) == 0 {
+		return invalid("schedulerAddresses", "empty: the AM cannot reach the ResourceManager")
+	}
+	for i, a := range s.SchedulerAddresses {
+		if !validHostPort(a) {
+			return invalid(fmt.Sprintf("schedulerAddresses[%d]", i), "%q is not host:port", a)
+		}
+	}
+	if s.Containers < 1 {
+		return invalid("containers", "%d: at least 1", s.Containers)
+	}
+	if s.Restarts < 0 {
+		return invalid("restarts", "%d: must not be negative", s.Restarts)
+	}
+	if s.Priority < 0 {
+		return invalid("priority", "%d: must not be negative", s.Priority)
+	}
+	if err := validateResource(s.Resource); err != nil {
+		return err
+	}
+	if s.Devices != nil {
+		if s.Devices.Kind != "gpu" && s.Devices.Kind != "fpga" {
+			return invalid("devices.kind", "%q: gpu or fpga", s.Devices.Kind)
+		}
+		if s.Devices.Amount < 0 {
+			return invalid("devices.amount", "%d: must not be negative", s.Devices.Amount)
+		}
+	}
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return invalid("command", "empty: nothing to run")
+	}
+	for k := range s.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			return invalid("env", "bad variable name %q", k)
+		}
+	}
+	if err := s.Binary.validate("binary"); err != nil {
+		return err
+	}
+	names := map[string]bool{BinaryName: true, FileName: true}
+	for i, f := range s.Files {
+		field := fmt.Sprintf("files[%d]", i)
+		if err := f.validate(field); err != nil {
+			return err
+		}
+		if names[f.Name] {
+			return invalid(field+".name", "%q is used twice (or clashes with %s/%s)", f.Name, BinaryName, FileName)
+		}
+		names[f.Name] = true
+	}
+	if s.StagingDir == "" {
+		return invalid("stagingDir", "empty")
+	}
+	if s.HeartbeatMillis < 0 {
+		return invalid("heartbeatMillis", "%d: must not be negative", s.HeartbeatMillis)
+	}
+	return nil
+}
+
+func validateResource(rs []Quantity) error {
+	seen := map[string]bool{}
+	for i, q := range rs {
+		field := fmt.Sprintf("resource[%d]", i)
+		if q.Name == "" {
+			return invalid(field+".name", "empty")
+		}
+		if seen[q.Name] {
+			return invalid(field+".name", "%q listed twice", q.Name)
+		}
+		seen[q.Name] = true
+		if q.Value < 0 {
+			return invalid(field+".value", "%s=%d: must not be negative", q.Name, q.Value)
+		}
+	}
+	for _, must := range []string{ResourceMemory, ResourceVCores} {
+		if !seen[must] {
+			return invalid("resource", "%s missing", must)
+		}
+	}
+	return nil
+}
+
+func (f LocalFile) validate(field string) error {
+	switch {
+	case f.Name == "" || f.Name == "." || f.Name == ".." || strings.ContainsAny(f.Name, "/\x00"):
+		return invalid(field+".name", "%q is not a plain file name", f.Name)
+	case f.URL == "":
+		return invalid(field+".url", "empty")
+	case f.Size < 0:
+		return invalid(field+".size", "%d: must not be negative", f.Size)
+	case f.MtimeMillis <= 0:
+		return invalid(field+".mtimeMillis", "%d: must be the file's HDFS modification time", f.MtimeMillis)
+	case f.Type != TypeFile && f.Type != TypeArchive:
+		return invalid(field+".type", "%q: %s or %s", f.Type, TypeFile, TypeArchive)
+	}
+	switch f.Visibility {
+	case "", VisibilityApplication, VisibilityPrivate, VisibilityPublic:
+	default:
+		return invalid(field+".visibility", "%q: APPLICATION, PRIVATE or PUBLIC", f.Visibility)
+	}
+	return nil
+}
+
+func validHostPort(a string) bool {
+	i := strings.LastIndexByte(a, ':')
+	if i <= 0 || i == len(a)-1 {
+		return false
+	}
+	for _, c := range a[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Quantity returns the named resource's quantity and whether the spec has it.
+func (s *Spec) Quantity(name string) (Quantity, bool) {
+	for _, q := range s.Resource {
+		if q.Name == name {
+			return q, true
+		}
+	}
+	return Quantity{}, false
+}
+
+// EnvNames returns the Env keys sorted (for deterministic launch contexts).
+func (s *Spec) EnvNames() []string {
+	ks := make([]string, 0, len(s.Env))
+	for k := range s.Env {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Environment variables every container of a yarn-er application gets.
+const (
+	EnvAppID       = "YARN_ER_APP_ID"
+	EnvContainerID = "YARN_ER_CONTAINER_ID"
+	EnvRank        = "YARN_ER_RANK"
+	EnvWorldSize   = "YARN_ER_WORLD_SIZE"
+	// EnvSpecFile names the spec file in the AM container (default FileName).
+	EnvSpecFile = "YARN_ER_SPEC"
+)

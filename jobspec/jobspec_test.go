@@ -1,0 +1,139 @@
+package jobspec
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func validSpec() *Spec {
+	return &Spec{
+		Version:            Version,
+		Name:               "train",
+		User:               "alice",
+		SchedulerAddresses: []string{"rm1:8030", "rm2:8030"},
+		Containers:         8,
+		Restarts:           2,
+		Priority:           1,
+		Resource: []Quantity{
+			{Name: ResourceMemory, Value: 4096, Units: "Mi"},
+			{Name: ResourceVCores, Value: 4},
+			{Name: "yarn.io/gpu", Value: 1},
+		},
+		Devices: &Devices{Kind: "gpu", Amount: 1},
+		Command: []string{"python", "train.py"},
+		Env:     map[string]string{"B": "2", "A": "1"},
+		Binary:  LocalFile{Name: BinaryName, URL: "hdfs://nn:8020/user/alice/.yarn-er/app_1/yarn-er", Size: 10, MtimeMillis: 1700000000123, Type: TypeFile},
+		Files: []LocalFile{
+			{Name: "data.tgz", URL: "hdfs://nn:8020/user/alice/.yarn-er/app_1/data.tgz", Size: 3, MtimeMillis: 1700000000124, Type: TypeArchive},
+		},
+		StagingDir: "hdfs://nn:8020/user/alice/.yarn-er/app_1",
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	s := validSpec()
+	b, err := s.Marshal()
+	require.NoError(t, err)
+	got, err := Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, s, got)
+	q, ok := got.Quantity("yarn.io/gpu")
+	require.True(t, ok)
+	assert.Equal(t, int64(1), q.Value)
+	assert.Equal(t, []string{"A", "B"}, got.EnvNames())
+}
+
+func TestParseRefuses(t *testing.T) {
+	good, err := validSpec().Marshal()
+	require.NoError(t, err)
+	tests := []struct {
+		name, doc, field, msg string
+	}{
+		{"not json", "{", "", "not JSON"},
+		{"no version", `{"name":"x"}`, "version", "missing"},
+		{"newer version", `{"version":2}`, "version", "same yarn-er version"},
+		{"unknown field", strings.Replace(string(good), `"name"`, `"bogus": 1, "name"`, 1), "", "unknown field"},
+		{"trailing", string(good) + "{}", "", "after top-level value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.doc))
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrInvalid))
+			var se *Error
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tt.field, se.Field)
+			assert.Contains(t, err.Error(), tt.msg)
+		})
+	}
+	_, err = Parse(make([]byte, MaxSize+1))
+	assert.ErrorContains(t, err, "limit")
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		mut   func(*Spec)
+		field string
+	}{
+		{"no scheduler", func(s *Spec) { s.SchedulerAddresses = nil }, "schedulerAddresses"},
+		{"bad scheduler", func(s *Spec) { s.SchedulerAddresses = []string{"rm"} }, "schedulerAddresses[0]"},
+		{"bad port", func(s *Spec) { s.SchedulerAddresses = []string{"rm:80x"} }, "schedulerAddresses[0]"},
+		{"no containers", func(s *Spec) { s.Containers = 0 }, "containers"},
+		{"negative restarts", func(s *Spec) { s.Restarts = -1 }, "restarts"},
+		{"negative priority", func(s *Spec) { s.Priority = -1 }, "priority"},
+		{"no memory", func(s *Spec) { s.Resource = s.Resource[1:] }, "resource"},
+		{"dup resource", func(s *Spec) { s.Resource = append(s.Resource, s.Resource[2]) }, "resource[3].name"},
+		{"negative amount", func(s *Spec) { s.Resource[2].Value = -1 }, "resource[2].value"},
+		{"empty resource name", func(s *Spec) { s.Resource[2].Name = "" }, "resource[2].name"},
+		{"bad device kind", func(s *Spec) { s.Devices.Kind = "tpu" }, "devices.kind"},
+		{"negative devices", func(s *Spec) { s.Devices.Amount = -2 }, "devices.amount"},
+		{"no command", func(s *Spec) { s.Command = nil }, "command"},
+		{"empty program", func(s *Spec) { s.Command = []string{""} }, "command"},
+		{"bad env", func(s *Spec) { s.Env["A=B"] = "x" }, "env"},
+		{"binary without mtime", func(s *Spec) { s.Binary.MtimeMillis = 0 }, "binary.mtimeMillis"},
+		{"file with slash", func(s *Spec) { s.Files[0].Name = "a/b" }, "files[0].name"},
+		{"file dotdot", func(s *Spec) { s.Files[0].Name = ".." }, "files[0].name"},
+		{"file clashes", func(s *Spec) { s.Files[0].Name = BinaryName }, "files[0].name"},
+		{"file type", func(s *Spec) { s.Files[0].Type = "PATTERN" }, "files[0].type"},
+		{"file visibility", func(s *Spec) { s.Files[0].Visibility = "WORLD" }, "files[0].visibility"},
+		{"file no url", func(s *Spec) { s.Files[0].URL = "" }, "files[0].url"},
+		{"file negative size", func(s *Spec) { s.Files[0].Size = -1 }, "files[0].size"},
+		{"no staging", func(s *Spec) { s.StagingDir = "" }, "stagingDir"},
+		{"negative heartbeat", func(s *Spec) { s.HeartbeatMillis = -1 }, "heartbeatMillis"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := validSpec()
+			tt.mut(s)
+			err := s.Validate()
+			var se *Error
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tt.field, se.Field)
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	good, err := validSpec().Marshal()
+	require.NoError(f, err)
+	f.Add(good)
+	f.Add([]byte(`{"version":1}`))
+	f.Add([]byte(`{"version":1,"containers":-1}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := Parse(b)
+		if err != nil {
+			return
+		}
+		// Whatever parses must survive a round trip unchanged.
+		out, err := s.Marshal()
+		require.NoError(t, err)
+		s2, err := Parse(out)
+		require.NoError(t, err)
+		assert.Equal(t, s, s2)
+	})
+}

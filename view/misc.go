@@ -1,0 +1,50 @@
+package view
+
+import (
+	"github.com/yarn-er/yarn-er/discovery"
+	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+// Translate is `yarn-er translate`: {"resource": {...}, "externalResources": [...], "warnings": [...]},
+// plus (additions) "memory", the TaskManager's memory as Flink derives it, and "rmRequest", the
+// external resources as the ResourceManager reads them (with a Hadoop configuration).
+type Translate struct {
+	Resource          records.Resources          `json:"resource"`
+	ExternalResources []profile.ExternalResource `json:"externalResources"`
+	Warnings          []string                   `json:"warnings"`
+	Memory            *profile.TaskManagerMemory `json:"memory,omitempty"`
+	RMRequest         []profile.RMResource       `json:"rmRequest,omitempty"`
+}
+
+// BuildInfo is `yarn-er version`: what this binary is.
+type BuildInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit"`
+	Date      string `json:"date"`
+	GoVersion string `json:"goVersion"`
+	Platform  string `json:"platform"`
+}
+
+// Discover is `yarn-er discover --format json` and exec's --info-file: the devices chosen out of
+// what discovery found.
+type Discover struct {
+	Name         string                    `json:"name"`
+	Amount       int                       `json:"amount"`
+	Vendor       discovery.Vendor          `json:"vendor"`
+	Backend      string                    `json:"backend"`
+	Devices      []discovery.Device        `json:"devices"`
+	Available    int                       `json:"available"`
+	Coordination *Coordination             `json:"coordination"`
+	Skipped      []discovery.SkippedDevice `json:"skipped"`
+	Probes       []discovery.ProbeResult   `json:"probes"`
+	Warnings     []string                  `json:"warnings"`
+	NVMLCompiled bool                      `json:"nvmlCompiled"`
+}
+
+// Coordination says where and for whom discover recorded the devices.
+type Coordination struct {
+	File     string          `json:"file"`
+	Owner    discovery.Owner `json:"owner"`
+	Released []string        `json:"released,omitempty"`
+}
