@@ -37,6 +37,12 @@ type translateJSON struct {
 	Warnings  []string          `json:"warnings"`
 	Memory    map[string]any    `json:"memory"`
 	RMRequest []json.RawMessage `json:"rmRequest"`
+	Sources   []struct {
+		Resource string `json:"resource"`
+		Key      string `json:"key"`
+		Source   string `json:"source"`
+		Default  bool   `json:"default"`
+	} `json:"sources"`
 }
 
 // decodeTranslate parses the JSON output, checks that it has exactly the public keys, in order, and
@@ -59,7 +65,7 @@ func decodeTranslate(t *testing.T, stdout string) (translateJSON, string) {
 	require.GreaterOrEqual(t, len(keys), 3)
 	assert.Equal(t, []string{"resource", "externalResources", "warnings"}, keys[:3], "the public keys first")
 	for _, extra := range keys[3:] {
-		assert.Contains(t, []string{"memory", "rmRequest"}, extra, "only additive keys")
+		assert.Contains(t, []string{"memory", "rmRequest", "sources"}, extra, "only additive keys")
 	}
 	return out, compact.String()
 }
@@ -338,4 +344,44 @@ func TestTranslateFlinkVersionAndMemory(t *testing.T) {
 	res = runCLI(t, nil, "translate", "-D", "taskmanager.memory.flink.size=1g")
 	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "TaskManager memory (Flink 2.x, from flink-size): process 1472m = flink 1024m + JVM metaspace 256m + JVM overhead 192m")
+}
+
+// TestTranslateSources: -o json and -o yaml say where each value of the container comes from, as
+// the table does: the key and its file:line or -D flag, or Flink's default.
+func TestTranslateSources(t *testing.T) {
+	res := runCLI(t, nil, "translate", "--flink-conf", exampleLegacy, "-D", "taskmanager.cpu.cores=3", "-o", "json")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	out, _ := decodeTranslate(t, res.stdout)
+	type src struct{ resource, key, source string }
+	var got []src
+	for _, s := range out.Sources {
+		got = append(got, src{s.Resource, s.Key, s.Source})
+		assert.False(t, s.Default, s.Resource)
+	}
+	assert.Equal(t, []src{
+		{"memory-mb", "taskmanager.memory.process.size", exampleLegacy + ":6"},
+		{"vcores", "taskmanager.cpu.cores", "-D taskmanager.cpu.cores"},
+		{"yarn.io/gpu", "external-resource.gpu.amount", exampleLegacy + ":13"},
+		{"yarn.io/fpga", "external-resource.fpga.amount", exampleLegacy + ":21"},
+	}, got)
+
+	// A default has no key and says so.
+	res = runCLI(t, nil, "translate", "-D", "taskmanager.memory.process.size=2g", "-o", "json")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	out, _ = decodeTranslate(t, res.stdout)
+	require.Len(t, out.Sources, 2)
+	assert.Equal(t, "vcores", out.Sources[1].Resource)
+	assert.True(t, out.Sources[1].Default)
+	assert.Empty(t, out.Sources[1].Key)
+
+	res = runCLI(t, nil, "translate", "--flink-conf", exampleNested, "-o", "yaml")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	var doc struct {
+		Sources []map[string]any `yaml:"sources"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(res.stdout), &doc))
+	require.Len(t, doc.Sources, 4)
+	assert.Equal(t, "memory-mb", doc.Sources[0]["resource"])
+	assert.Equal(t, "taskmanager.memory.process.size", doc.Sources[0]["key"])
+	assert.Contains(t, doc.Sources[0]["source"], "config.yaml:")
 }

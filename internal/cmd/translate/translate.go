@@ -104,6 +104,7 @@ func load(opts *Options) (*result, error) {
 	out.view.Resource = tr.Resource
 	out.view.ExternalResources = tr.ExternalResources
 	out.origins = tr.Origins
+	out.view.Sources = view.TranslateSources(tr.Resource, tr.Origins)
 	out.view.Memory = tr.Memory
 	out.view.RMRequest = tr.RMRequest
 	out.view.Warnings = append(out.view.Warnings, ProblemStrings(tr.Problems)...)
