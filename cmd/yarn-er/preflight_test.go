@@ -177,7 +177,9 @@ func TestPreflightFailsWithExitThree(t *testing.T) {
 	assert.Contains(t, res.stdout, "fix: set yarn.scheduler.capacity.resource-calculator=")
 	assert.Contains(t, res.stdout, "at:  ")
 	assert.Contains(t, res.stdout, "TaskManagers will NOT get their gpu and fpga")
-	assert.Contains(t, res.stderr, "yarn-er: preflight: 1 failed")
+	// The verdict is printed once, in the report: not repeated on stderr.
+	assert.Equal(t, 1, strings.Count(res.stdout, "preflight: 1 failed"), res.stdout)
+	assert.Empty(t, res.stderr)
 }
 
 func TestPreflightStrict(t *testing.T) {
@@ -190,7 +192,8 @@ func TestPreflightStrict(t *testing.T) {
 
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--strict")
 	require.Equal(t, cmdutil.ExitFindings, res.code, res.stderr)
-	assert.Contains(t, res.stderr, "(--strict)")
+	assert.Contains(t, res.stdout, "warnings count as failures (--strict)")
+	assert.Empty(t, res.stderr)
 }
 
 func TestPreflightJSONShape(t *testing.T) {

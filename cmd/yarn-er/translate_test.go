@@ -385,3 +385,30 @@ func TestTranslateSources(t *testing.T) {
 	assert.Equal(t, "taskmanager.memory.process.size", doc.Sources[0]["key"])
 	assert.Contains(t, doc.Sources[0]["source"], "config.yaml:")
 }
+
+// TestTranslateWarningsOnce: a load warning (a key set twice in flink-conf.yaml) is printed once, in
+// the output (table or JSON), not again as a log line on stderr.
+func TestTranslateWarningsOnce(t *testing.T) {
+	dir := t.TempDir()
+	cf := filepath.Join(dir, "flink-conf.yaml")
+	require.NoError(t, os.WriteFile(cf, []byte("taskmanager.memory.process.size: 2g\ntaskmanager.numberOfTaskSlots: 1\ntaskmanager.numberOfTaskSlots: 2\n"), 0o600))
+	hadoop := filepath.Join(dir, "hadoop")
+	require.NoError(t, os.Mkdir(hadoop, 0o755))
+	// A Hadoop load warning too: a property without a name.
+	require.NoError(t, os.WriteFile(filepath.Join(hadoop, "yarn-site.xml"), []byte("<configuration>\n<property><value>x</value></property>\n</configuration>\n"), 0o600))
+
+	res := runCLI(t, nil, "translate", "--flink-conf", cf, "--hadoop-conf", hadoop)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	assert.Equal(t, 1, strings.Count(res.stdout, "taskmanager.numberOfTaskSlots is set again"), res.stdout)
+	assert.Empty(t, res.stderr)
+
+	res = runCLI(t, nil, "translate", "--flink-conf", cf, "--hadoop-conf", hadoop, "-o", "json")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	out, _ := decodeTranslate(t, res.stdout)
+	n := 0
+	for _, w := range out.Warnings {
+		n += strings.Count(w, "taskmanager.numberOfTaskSlots is set again")
+	}
+	assert.Equal(t, 1, n, out.Warnings)
+	assert.Empty(t, res.stderr)
+}

@@ -38,9 +38,11 @@ func Usagef(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
 }
 
-// FindingsError says that a check found problems; the findings themselves were already printed.
+// FindingsError says that a check found problems; the findings and the verdict were already
+// printed in the command's output, so ReportError prints nothing more (each finding once).
 type FindingsError struct {
-	// Summary is the one line printed after the findings, e.g. "preflight: 2 failed, 1 warnings".
+	// Summary is the one-line count, e.g. "preflight: 2 failed, 1 warnings" (for callers and logs;
+	// not printed).
 	Summary string
 }
 

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,6 +20,9 @@ type FlinkFlags struct {
 	// Version is --flink-version: "1.x", "2.x" or a release such as "1.20.0"; empty means what
 	// the configuration file implies.
 	Version string
+	// WarningsInOutput is set by a command that prints the load warnings in its own output: they
+	// are then not logged as well (each finding once).
+	WarningsInOutput bool
 }
 
 // AddFlinkFlags registers --flink-conf and -D/--dynamic on cmd, bound to fl.
@@ -59,7 +63,7 @@ func (f *Factory) LoadFlink(fl *FlinkFlags) (*conf.FlinkConfig, error) {
 		Path:    fl.Path,
 		Dynamic: fl.Dynamic,
 		Getenv:  f.Env.Getenv,
-		Logger:  f.Logger(),
+		Logger:  f.loadLogger(fl.WarningsInOutput),
 	})
 	if err != nil {
 		return nil, err
@@ -74,4 +78,13 @@ func (f *Factory) LoadFlink(fl *FlinkFlags) (*conf.FlinkConfig, error) {
 		return nil, Usagef("no Flink configuration found (%s): give --flink-conf with flink-conf.yaml, config.yaml or their directory, set FLINK_CONF_DIR or FLINK_HOME, or give the options with -D key=value", where)
 	}
 	return fc, nil
+}
+
+// loadLogger is the logger a configuration loader reports its warnings to: none when the command
+// prints them in its output.
+func (f *Factory) loadLogger(warningsInOutput bool) *slog.Logger {
+	if warningsInOutput {
+		return slog.New(slog.DiscardHandler)
+	}
+	return f.Logger()
 }

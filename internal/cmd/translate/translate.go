@@ -72,6 +72,9 @@ type result struct {
 // load loads both configurations and translates.
 func load(opts *Options) (*result, error) {
 	f := opts.F
+	// The load warnings are part of the output; logging them too would print each twice.
+	opts.Flink.WarningsInOutput = true
+	opts.Hadoop.WarningsInOutput = true
 	fc, err := f.LoadFlink(&opts.Flink)
 	if err != nil {
 		return nil, err
