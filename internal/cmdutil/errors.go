@@ -38,18 +38,17 @@ func Usagef(format string, args ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, args...)}
 }
 
-// FindingsError says that a check found problems; the findings and the verdict were already
-// printed in the command's output, so ReportError prints nothing more (each finding once).
+// FindingsError says that a check found problems; the findings themselves were already printed.
 type FindingsError struct {
-	// Summary is the one-line count, e.g. "preflight: 2 failed, 1 warnings" (for callers and logs;
-	// not printed).
+	// Summary is the one line printed after the findings, e.g. "preflight: 2 failed, 1 warnings".
 	Summary string
 }
 
 // Error returns the summary.
 func (e *FindingsError) Error() string { return e.Summary }
 
-// SilentError carries an exit code for a failure whose explanation was already written to stderr.
+// SilentError carries an exit code for a failure whose explanation was already written (to stderr,
+// or in the command's output, as preflight's verdict).
 type SilentError struct {
 	// Code is the exit code.
 	Code int

@@ -254,9 +254,7 @@ func (f *Factory) Render(v any, table func(w io.Writer) error) error {
 func (f *Factory) ReportError(root *cobra.Command, args []string, err error) int {
 	code := ExitCode(err)
 	var silent *SilentError
-	var findings *FindingsError
-	if errors.As(err, &silent) || errors.As(err, &findings) {
-		// Already said: on stderr, or (findings) in the command's output with its verdict.
+	if errors.As(err, &silent) {
 		return code
 	}
 	// Every message passes the redaction layer: URLs with passwords, tokens in query strings and
