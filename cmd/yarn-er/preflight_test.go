@@ -180,6 +180,13 @@ func TestPreflightFailsWithExitThree(t *testing.T) {
 	// The verdict is printed once, in the report: not repeated on stderr.
 	assert.Equal(t, 1, strings.Count(res.stdout, "preflight: 1 failed"), res.stdout)
 	assert.Empty(t, res.stderr)
+
+	// JSON has no verdict line: the summary goes to stderr, once.
+	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf",
+		preflightHadoop(t, "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"), "-o", "json")
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stderr)
+	assert.NotContains(t, res.stdout, "preflight: 1 failed")
+	assert.Equal(t, 1, strings.Count(res.stderr, "yarn-er: preflight: 1 failed"), res.stderr)
 }
 
 func TestPreflightStrict(t *testing.T) {

@@ -132,9 +132,17 @@ func preflightRun(o *Options) error {
 		// exitCode maps the yarn authentication errors to exitAuth.
 		return fmt.Errorf("preflight: the ResourceManager refused the credentials: %w", authErr)
 	}
-	// The verdict is the report's last line (table) or its "verdict" (JSON, YAML): printing it
-	// again on stderr would say it twice. Exit status 3 says the rest.
-	return &cmdutil.SilentError{Code: cmdutil.ExitFindings}
+	// The table ends with the verdict: printing it again on stderr would say it twice. JSON and
+	// YAML carry no verdict line, so there the summary goes to stderr.
+	if f.Output == cmdutil.OutputTable {
+		return &cmdutil.SilentError{Code: cmdutil.ExitFindings}
+	}
+	c := rep.Counts()
+	summary := fmt.Sprintf("preflight: %d failed, %d warnings", c.Fail, c.Warn)
+	if rep.Strict() && c.Fail == 0 {
+		summary += " (--strict)"
+	}
+	return &cmdutil.FindingsError{Summary: summary}
 }
 
 // flinkHome returns Flink's installation directory: $FLINK_HOME, else the directory above the conf/
