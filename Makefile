@@ -23,7 +23,7 @@ DEFAULT_HADOOP  := 3.5.0
 # discovery, and their classpath is the default line's shaded client jars (docs/hadoop-versions.md).
 MATRIX_SKIP_OTHER_LINES ?= ^TestFlink
 
-.PHONY: build unit unit-short vet integration matrix test demo fuzz fuzz-smoke harness flink clean help
+.PHONY: build unit unit-short vet integration matrix test demo fuzz fuzz-smoke harness flink flink-golden clean help
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -70,6 +70,10 @@ matrix: flink ## integration tests on every Hadoop line of MATRIX_VERSIONS
 
 test: unit matrix ## all tests: unit tests, then the integration suite on every Hadoop line of the matrix
 
+# The recordings are committed; `go test ./profile/` compares yarn-er with them (TestFlinkGolden).
+flink-golden: ## re-record profile/testdata/flink-golden/ with Flink 1.20.0 and 2.0.0's own classes (Maven)
+	docker/flink-golden/record
+
 # The demo runs yarn-er against the bundled mini-YARN, then stops it (also on failure).
 demo: build harness flink ## translate, cluster nodes, preflight, a Flink GPU job and a GPU submit against the bundled mini-YARN (good and misconfigured)
 	examples/demo.sh
@@ -79,5 +83,5 @@ fuzz: ## run every fuzz target for FUZZTIME (default 10s; a count like 2000x wor
 
 fuzz-smoke: fuzz ## the former name of fuzz
 
-clean: ## remove bin/, the harness builds (every Hadoop version) and the Flink build
-	rm -rf $(BIN) docker/harness/target docker/flink/target
+clean: ## remove bin/, the harness builds (every Hadoop version) and the Flink builds
+	rm -rf $(BIN) docker/harness/target docker/flink/target docker/flink-golden/target

@@ -38,9 +38,10 @@ const (
 //     An empty mapping sets nothing (with a warning).
 //   - A null value ("key:", "key: ~", "key: null") is an error, as Flink fails on it ("Value must not
 //     be null").
-//   - A key given twice, in the same mapping or once nested and once flat ("a: {b: 1}" and "a.b: 2"),
-//     is an error naming both lines. (For the nested/flat case Flink silently keeps the later one;
-//     yarn-er rejects it because the result depends on order.)
+//   - A key given twice in the same mapping is an error naming both lines, as Flink's YAML parser
+//     refuses duplicate keys. A key given once nested and once flat ("a: {b: 1}" and "a.b: 2") is
+//     what Flink's flattening resolves: the one that comes later in the file wins, with a warning
+//     naming both lines.
 //   - Anchors and aliases are resolved; merge keys ("<<") are rejected, since Flink's YAML 1.2 parser
 //     does not support them; expansion is bounded so alias bombs fail with an error.
 //   - Only one YAML document is allowed; the top level must be a mapping (an empty file is an empty
@@ -65,7 +66,7 @@ func ParseFlinkYAML(name string, data []byte) (*FlinkConfig, error) {
 	} else if !errors.Is(err, io.EOF) {
 		return nil, yamlSyntaxError(name, data, err)
 	}
-	f := &yamlFlattener{name: name, cfg: cfg, lines: make(map[string]int)}
+	f := &yamlFlattener{name: name, cfg: cfg, lines: make(map[string]yamlKeyPos)}
 	root := &doc
 	if root.Kind == yaml.DocumentNode {
 		if len(root.Content) == 0 {
@@ -158,7 +159,7 @@ func lineOf(data []byte, s string) int {
 type yamlFlattener struct {
 	name    string
 	cfg     *FlinkConfig
-	lines   map[string]int // key → line where it was set
+	lines   map[string]yamlKeyPos // flattened key → where it was set
 	visited int
 }
 
@@ -204,6 +205,7 @@ func (f *yamlFlattener) mapping(m *yaml.Node, prefix string, depth int) error {
 	if depth > yamlMaxDepth {
 		return f.errorf(m, prefix, "flatten the keys with '.'", "mappings nested more than %d deep", yamlMaxDepth)
 	}
+	seen := make(map[string]int, len(m.Content)/2) // this mapping's own keys → line
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		kn, err := f.deref(m.Content[i])
 		if err != nil {
@@ -219,6 +221,10 @@ func (f *yamlFlattener) mapping(m *yaml.Node, prefix string, depth int) error {
 			return err
 		}
 		key := prefix + keyText(kn)
+		if prev, dup := seen[keyText(kn)]; dup {
+			return f.errorf(kn, key, "keep one of the two", "key is set twice in the same mapping, at lines %d and %d (Flink's YAML parser refuses it: \"found duplicate key\")", prev, kn.Line)
+		}
+		seen[keyText(kn)] = kn.Line
 		vn, err := f.deref(m.Content[i+1])
 		if err != nil {
 			return err
@@ -237,7 +243,7 @@ func (f *yamlFlattener) mapping(m *yaml.Node, prefix string, depth int) error {
 			if err != nil {
 				return err
 			}
-			if err := f.set(kn, FlinkValue{Key: key, Value: joinFlinkList(items), List: items}, ""); err != nil {
+			if err := f.set(m, kn, FlinkValue{Key: key, Value: joinFlinkList(items), List: items}, ""); err != nil {
 				return err
 			}
 		case yaml.ScalarNode:
@@ -248,7 +254,7 @@ func (f *yamlFlattener) mapping(m *yaml.Node, prefix string, depth int) error {
 			if tag == "!!null" {
 				return f.errorf(kn, key, "give the key a value, or remove the line (comment it out with '#')", "the value is empty (null); Flink fails to start on it (\"Value must not be null\")")
 			}
-			if err := f.set(kn, FlinkValue{Key: key, Value: vn.Value}, javaString(vn.Value, tag)); err != nil {
+			if err := f.set(m, kn, FlinkValue{Key: key, Value: vn.Value}, javaString(vn.Value, tag)); err != nil {
 				return err
 			}
 		default:
@@ -258,13 +264,26 @@ func (f *yamlFlattener) mapping(m *yaml.Node, prefix string, depth int) error {
 	return nil
 }
 
-// set records one flattened entry; flinkString is Flink's rendering when it differs from the text.
-func (f *yamlFlattener) set(kn *yaml.Node, v FlinkValue, flinkString string) error {
+// yamlKeyPos is where a flattened key was set: its line and the mapping that holds it.
+type yamlKeyPos struct {
+	line   int
+	parent *yaml.Node
+}
+
+// set records one flattened entry of mapping m; flinkString is Flink's rendering when it differs
+// from the text. A key already set from another mapping (once nested, once flat) is replaced, as
+// Flink's flattening keeps the one that comes last in the file, with a warning naming both lines.
+func (f *yamlFlattener) set(m, kn *yaml.Node, v FlinkValue, flinkString string) error {
 	if prev, dup := f.lines[v.Key]; dup {
-		return f.errorf(kn, v.Key, "keep one of the two: nested and flat dotted spellings of a key are the same key",
-			"key is set twice, at lines %d and %d", prev, kn.Line)
+		if prev.parent == m {
+			return f.errorf(kn, v.Key, "keep one of the two", "key is set twice, at lines %d and %d", prev.line, kn.Line)
+		}
+		f.cfg.warn(Source{File: f.name, Line: kn.Line},
+			"%s is set twice, at lines %d and %d (once nested, once as a dotted key): Flink keeps the later one, line %d (fix: keep one of the two)",
+			v.Key, prev.line, kn.Line, kn.Line)
+		delete(f.cfg.flinkStrings, v.Key)
 	}
-	f.lines[v.Key] = kn.Line
+	f.lines[v.Key] = yamlKeyPos{line: kn.Line, parent: m}
 	v.Source = Source{File: f.name, Line: kn.Line}
 	f.cfg.put(v)
 	if flinkString != "" && flinkString != v.Value {

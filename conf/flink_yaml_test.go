@@ -155,9 +155,9 @@ func TestParseFlinkYAMLErrors(t *testing.T) {
 		key  string
 		msg  string
 	}{
-		{name: "duplicate key in one mapping", in: "a: 1\nb: 2\na: 3\n", line: 3, key: "a", msg: "key is set twice, at lines 1 and 3"},
-		{name: "nested and flat spelling of one key", in: "external-resource:\n  gpu:\n    amount: 2\nexternal-resource.gpu.amount: 3\n", line: 4, key: "external-resource.gpu.amount", msg: "lines 3 and 4"},
-		{name: "flat first, nested later", in: "a.b: 1\na:\n  b: 2\n", line: 3, key: "a.b", msg: "lines 1 and 3"},
+		{name: "duplicate key in one mapping", in: "a: 1\nb: 2\na: 3\n", line: 3, key: "a", msg: "key is set twice in the same mapping, at lines 1 and 3"},
+		{name: "duplicate mapping key in one mapping", in: "a:\n  b: 1\na:\n  c: 2\n", line: 3, key: "a", msg: "found duplicate key"},
+		{name: "duplicate nested key", in: "a:\n  b: 1\n  b: 2\n", line: 3, key: "a.b", msg: "lines 2 and 3"},
 		{name: "null value", in: "a: 1\nexternal-resources:\n", line: 2, key: "external-resources", msg: "Value must not be null"},
 		{name: "tilde value", in: "a: ~\n", line: 1, key: "a", msg: "null"},
 		{name: "syntax error names the line", in: "a: 1\nb: [x, y\nc: 2\n", line: 2, msg: "invalid YAML"},
@@ -215,6 +215,45 @@ func billionLaughs() string {
 		b.WriteString("}\n")
 	}
 	return b.String()
+}
+
+// Flink flattens config.yaml depth-first in file order, so a key given once nested and once flat is
+// the one that comes later (checked against Flink 1.20.0 and 2.0.0: profile/testdata/flink-golden,
+// dup-*).
+func TestParseFlinkYAMLNestedAndFlatLaterWins(t *testing.T) {
+	cases := []struct {
+		name, in, want string
+		line           int
+		warn           string
+	}{
+		{name: "nested then flat", in: "external-resource:\n  gpu:\n    amount: 2\nexternal-resource.gpu.amount: 3\n",
+			want: "3", line: 4, warn: "external-resource.gpu.amount is set twice, at lines 3 and 4"},
+		{name: "flat then nested", in: "a.b: 1\na:\n  b: 2\n", want: "2", line: 3, warn: "a.b is set twice, at lines 1 and 3"},
+		{name: "flat then deeper nested", in: "a.b.c: x\na:\n  b.c: y\n", want: "y", line: 3, warn: "a.b.c is set twice, at lines 1 and 3"},
+		{name: "typed scalar replaced", in: "a:\n  b: 0700\na.b: x\n", want: "x", line: 3, warn: "lines 2 and 3"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseFlinkYAML("conf/config.yaml", []byte(tc.in))
+			require.NoError(t, err)
+			key := "a.b"
+			if strings.HasPrefix(tc.in, "external") {
+				key = "external-resource.gpu.amount"
+			} else if strings.HasPrefix(tc.in, "a.b.c") {
+				key = "a.b.c"
+			}
+			v, ok := cfg.Lookup(key)
+			require.True(t, ok)
+			assert.Equal(t, tc.want, v.Value)
+			assert.Equal(t, tc.want, cfg.FlinkString(key))
+			assert.Equal(t, Source{File: "conf/config.yaml", Line: tc.line}, v.Source)
+			ws := cfg.Warnings()
+			require.Len(t, ws, 1)
+			assert.Contains(t, ws[0].Message, tc.warn)
+			assert.Contains(t, ws[0].Message, "Flink keeps the later one")
+			assert.Equal(t, tc.line, ws[0].Source.Line)
+		})
+	}
 }
 
 func TestFlinkStringRendersLikeFlink(t *testing.T) {

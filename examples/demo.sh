@@ -44,7 +44,11 @@ step "3. Preflight against the well-configured cluster"
 flink_home=$work/flink
 mkdir -p "$flink_home/plugins/external-resource-gpu"
 ln -s "$bin" "$flink_home/plugins/external-resource-gpu/nvidia-gpu-discovery.sh"
-echo "FLINK_HOME=$flink_home (plugins/external-resource-gpu/nvidia-gpu-discovery.sh -> yarn-er)"
+# Flink's GPU driver itself (Maven Central; its pom's parent is not served, hence transitive=false).
+gpu_jar=$HOME/.m2/repository/org/apache/flink/flink-external-resource-gpu/1.20.0/flink-external-resource-gpu-1.20.0.jar
+[[ -f $gpu_jar ]] || "${MVN:-mvn}" -B -q dependency:get -Dartifact=org.apache.flink:flink-external-resource-gpu:1.20.0 -Dtransitive=false
+cp "$gpu_jar" "$flink_home/plugins/external-resource-gpu/"
+echo "FLINK_HOME=$flink_home (plugins/external-resource-gpu/: Flink's GPU plugin jar, nvidia-gpu-discovery.sh -> yarn-er)"
 FLINK_HOME=$flink_home run "$bin" preflight --flink-conf examples/flink-conf.yaml --containers 4
 
 step "3b. A Flink job on the cluster: which GPUs each TaskManager got (yarn-er as the discovery script, coordination on)"

@@ -21,9 +21,29 @@ import (
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
-// preflightFlinkHome makes a FLINK_HOME whose plugins/external-resource-gpu/ holds an executable
-// nvidia-gpu-discovery.sh and the gpu-discovery-common.sh it sources, as Flink's GPU plugin ships
-// them, so that flink.discovery-script passes.
+// gpuPluginJar returns Flink's real GPU plugin jar (org.apache.flink:flink-external-resource-gpu
+// 1.20.0) from the local Maven repository, fetching it with Maven when it is not there yet. Its
+// pom names a parent Maven Central does not serve, hence -Dtransitive=false.
+func gpuPluginJar(t *testing.T) string {
+	t.Helper()
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	jar := filepath.Join(home, ".m2", "repository", "org", "apache", "flink", "flink-external-resource-gpu", "1.20.0", "flink-external-resource-gpu-1.20.0.jar")
+	if _, err := os.Stat(jar); err == nil {
+		return jar
+	}
+	mvn := os.Getenv("MVN")
+	if mvn == "" {
+		mvn = "mvn"
+	}
+	out, err := exec.Command(mvn, "-B", "-q", "dependency:get", "-Dartifact=org.apache.flink:flink-external-resource-gpu:1.20.0", "-Dtransitive=false").CombinedOutput()
+	require.NoError(t, err, "fetching Flink's GPU plugin jar: %s", out)
+	return jar
+}
+
+// preflightFlinkHome makes a FLINK_HOME whose plugins/external-resource-gpu/ holds Flink's GPU
+// plugin jar, an executable nvidia-gpu-discovery.sh and the gpu-discovery-common.sh it sources, as
+// Flink's GPU plugin ships them, so that flink.gpu-plugin-jar and flink.discovery-script pass.
 func preflightFlinkHome(t *testing.T) string {
 	t.Helper()
 	home := t.TempDir()
@@ -32,7 +52,16 @@ func preflightFlinkHome(t *testing.T) string {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "nvidia-gpu-discovery.sh"),
 		[]byte("#!/usr/bin/env bash\nsource \"$(dirname \"$0\")\"/gpu-discovery-common.sh\n"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "gpu-discovery-common.sh"), []byte("#!/usr/bin/env bash\n"), 0o755))
+	installGPUPluginJar(t, dir)
 	return home
+}
+
+// installGPUPluginJar copies Flink's GPU plugin jar into dir.
+func installGPUPluginJar(t *testing.T, dir string) {
+	t.Helper()
+	jar, err := os.ReadFile(gpuPluginJar(t))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "flink-external-resource-gpu-1.20.0.jar"), jar, 0o644))
 }
 
 // preflightInput loads examples/<flinkFile> (2 GPUs and 1 FPGA per TaskManager) and the cluster's
@@ -175,6 +204,7 @@ func TestPreflightCLIExitCodes(t *testing.T) {
 	script := filepath.Join(home, "plugins", "external-resource-gpu", "nvidia-gpu-discovery.sh")
 	require.NoError(t, os.MkdirAll(filepath.Dir(script), 0o755))
 	require.NoError(t, os.Symlink(bin, script))
+	installGPUPluginJar(t, filepath.Dir(script))
 	out, code, stderr = runPreflightCLI(t, bin, home, cluster(t), "--strict")
 	assert.Equal(t, 0, code, stderr)
 	found := false
@@ -191,4 +221,31 @@ func TestPreflightCLIExitCodes(t *testing.T) {
 	assert.Equal(t, 3, code, stderr)
 	assert.Equal(t, false, out["ok"])
 	assert.True(t, strings.Contains(stderr, "preflight"), stderr)
+}
+
+// TestPreflightQueueTooSmall: the real ResourceManager's queue root.default (2 NodeManagers, 8 GPUs
+// in all) can never hold 5 TaskManagers of 2 GPUs each besides the JobManager:
+// cluster.queue-capacity fails, from the scheduler's own maxEffectiveCapacity.
+func TestPreflightQueueTooSmall(t *testing.T) {
+	ep := cluster(t)
+	in := preflightInput(t, ep, "flink-conf.yaml")
+	in.Containers = 5
+	rep, err := preflight.Run(context.Background(), in)
+	require.NoError(t, err)
+	logReport(t, rep)
+	var found bool
+	for _, c := range rep.Checks {
+		if c.ID == preflight.IDQueueCapacity {
+			found = true
+			assert.Equal(t, preflight.StatusFail, c.Status, c.Message)
+			assert.Contains(t, c.Message, "holds at most 4 TaskManager containers")
+			assert.Contains(t, c.Message, "besides the JobManager container")
+			assert.Contains(t, c.Message, "5 wanted")
+		}
+		if c.ID == preflight.IDNodeLabel {
+			assert.Equal(t, preflight.StatusPass, c.Status, c.Message)
+		}
+	}
+	assert.True(t, found)
+	assert.False(t, rep.OK)
 }

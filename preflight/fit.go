@@ -119,3 +119,73 @@ func satAdd(a, b int64) int64 {
 	}
 	return a + b
 }
+
+// minus returns have less one container of req (in the request's units), and whether it fits.
+func minus(have yarn.Resources, req []records.Resource) (yarn.Resources, bool) {
+	rest := make(yarn.Resources, len(have))
+	for k, q := range have {
+		rest[k] = q
+	}
+	for _, res := range req {
+		if res.Value <= 0 {
+			continue
+		}
+		unit := requestUnit(res.Name)
+		h, _, err := have[res.Name].In(unit)
+		if err != nil && !errors.Is(err, records.ErrOverflow) {
+			return nil, false
+		}
+		if errors.Is(err, records.ErrOverflow) {
+			h = math.MaxInt64
+		}
+		if h < res.Value {
+			return nil, false
+		}
+		rest[res.Name] = records.Quantity{Value: h - res.Value, Units: unit}
+	}
+	return rest, true
+}
+
+// withJobManager is how many TaskManager containers fit once the JobManager container has a
+// node: the JobManager goes where it costs the fewest TaskManagers.
+type withJobManager struct {
+	// now and empty are the TaskManager containers that fit besides the JobManager, in what the
+	// nodes have available and on an empty cluster; -1 when the JobManager fits on no node.
+	now, empty int64
+}
+
+// packWithJobManager places the JobManager container jm on the node where it leaves room for the
+// most TaskManager containers of req, for the nodes' available and total resources.
+func packWithJobManager(nodes []yarn.Node, req, jm []records.Resource) withJobManager {
+	best := func(have func(yarn.Node) yarn.Resources) int64 {
+		per := make([]int64, len(nodes))
+		var total int64
+		for i, n := range nodes {
+			if h := have(n); h != nil {
+				per[i] = containersIn(h, req)
+			}
+			total = satAdd(total, per[i])
+		}
+		result := int64(-1)
+		for i, n := range nodes {
+			h := have(n)
+			if h == nil {
+				continue
+			}
+			rest, ok := minus(h, jm)
+			if !ok {
+				continue
+			}
+			c := satAdd(total-per[i], containersIn(rest, req))
+			if total == math.MaxInt64 {
+				c = total
+			}
+			result = max(result, c)
+		}
+		return result
+	}
+	return withJobManager{
+		now:   best(func(n yarn.Node) yarn.Resources { return n.Available }),
+		empty: best(func(n yarn.Node) yarn.Resources { return n.Total }),
+	}
+}

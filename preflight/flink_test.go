@@ -31,12 +31,12 @@ func TestFlinkChecksFindings(t *testing.T) {
 			name: "typo in a resource name", id: IDResourceNotListed, status: StatusWarn,
 			text: goodFlink + "external-resource.gpus.amount: 2\n",
 			msg:  "gpus is not in external-resources", fix: "add gpus to external-resources",
-			source: "flink-conf.yaml:11",
+			source: "flink-conf.yaml:12",
 		},
 		{
 			name: "external-resources cannot be split", id: IDResourceNotListed, status: StatusFail,
 			text: withoutLines(goodFlink, "external-resources:") + "external-resources: gpu;'fpga\n",
-			msg:  "Quoting", source: "flink-conf.yaml:10",
+			msg:  "Quoting", source: "flink-conf.yaml:11",
 		},
 		{
 			name: "amount missing", id: IDAmountInvalid, status: StatusFail,
@@ -47,12 +47,12 @@ func TestFlinkChecksFindings(t *testing.T) {
 		{
 			name: "amount zero", id: IDAmountInvalid, status: StatusFail,
 			text: withoutLines(goodFlink, "external-resource.gpu.amount") + "external-resource.gpu.amount: 0\n",
-			msg:  "0 is not a positive amount", source: "flink-conf.yaml:10",
+			msg:  "0 is not a positive amount", source: "flink-conf.yaml:11",
 		},
 		{
 			name: "amount not a whole number", id: IDAmountInvalid, status: StatusFail,
 			text: withoutLines(goodFlink, "external-resource.gpu.amount") + "external-resource.gpu.amount: 2.5\n",
-			msg:  "Could not parse value '2.5'", source: "flink-conf.yaml:10",
+			msg:  "Could not parse value '2.5'", source: "flink-conf.yaml:11",
 		},
 		{
 			name: "no yarn.config-key", id: IDNoYarnConfigKey, status: StatusWarn,
@@ -80,9 +80,9 @@ func TestFlinkChecksFindings(t *testing.T) {
 			msg:  "Could not find driver class name for fpga", fix: "ExternalResourceDriverFactory",
 		},
 		{
-			name: "no process size", id: IDTaskManagerResources, status: StatusWarn,
+			name: "no memory option", id: IDTaskManagerResources, status: StatusFail,
 			text: withoutLines(goodFlink, "taskmanager.memory.process.size"),
-			msg:  "taskmanager.memory.process.size is not set",
+			msg:  "Either required fine-grained memory",
 		},
 		{
 			name: "bad cpu cores", id: IDTaskManagerResources, status: StatusFail,

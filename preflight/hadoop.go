@@ -35,6 +35,10 @@ func (r *runner) hadoopChecks() {
 		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources} {
 			r.c.skip(id, noHadoop)
 		}
+		// The live NodeManagers' units stand in for resource-types.xml.
+		if !r.liveUnitCheck() {
+			r.c.skip(IDResourceTypeUnit, noHadoop)
+		}
 		// The ResourceManager's effective maximum allocation stands in for the files.
 		if r.live.effectiveMax() != nil {
 			r.maxAllocationCheck()
@@ -45,6 +49,7 @@ func (r *runner) hadoopChecks() {
 	}
 	r.resourceTypesCheck()
 	r.undeclaredCheck()
+	r.unitCheck()
 	r.maxAllocationCheck()
 	r.nmResourcesCheck()
 }
@@ -335,7 +340,11 @@ func (r *runner) isolationCheck(t, src string) {
 			"%s: LinuxContainerExecutor without cgroups (%s, %s or %s): devices are not isolated", t, keyResourcesHandler, keyCgroupsMount, keyCgroupsMountPath)
 		return
 	}
-	r.c.pass(IDNMResources, sourceOf(hc, keyContainerExecutor), "%s: isolated by LinuxContainerExecutor with cgroups", t)
+	note, ok := r.executorModuleCheck(t)
+	if !ok {
+		return
+	}
+	r.c.pass(IDNMResources, sourceOf(hc, keyContainerExecutor), "%s: isolated by LinuxContainerExecutor with cgroups%s", t, note)
 }
 
 func nodeResource(list []profile.NodeResource, name string) (profile.NodeResource, bool) {

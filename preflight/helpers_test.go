@@ -30,6 +30,7 @@ external-resource.gpu.param.discovery-script.args: --enable-coordination-mode
 external-resource.fpga.amount: 1
 external-resource.fpga.yarn.config-key: yarn.io/fpga
 external-resource.fpga.driver-factory.class: org.apache.flink.externalresource.fpga.FPGADriverFactory
+jobmanager.memory.process.size: 1600m
 `
 
 // flinkConf parses a legacy flink-conf.yaml text, then applies key=value overrides (a value of

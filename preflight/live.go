@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/yarn-er/yarn-er/profile"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -169,7 +170,7 @@ func (d *liveData) nodesOffering(t string) int {
 // clusterChecks reports the live checks.
 func (r *runner) clusterChecks() {
 	live := r.live
-	liveIDs := []string{IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation}
+	liveIDs := []string{IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation, IDQueueCapacity, IDNodeLabel}
 	if live == nil {
 		reason := r.in.NoClientReason
 		if reason == "" {
@@ -193,6 +194,8 @@ func (r *runner) clusterChecks() {
 	r.typeUnknownCheck()
 	r.fitChecks()
 	r.queueCheck()
+	r.queueCapacityCheck()
+	r.nodeLabelCheck()
 }
 
 func orUnknown(s string) string {
@@ -364,9 +367,36 @@ func (r *runner) fitChecks() {
 	}
 
 	want := r.in.Containers
+	// The JobManager (Flink's ApplicationMaster) needs a container of its own on the same cluster.
+	besides := ""
+	if r.jm != nil {
+		jmReq := r.normalized(r.jm.Request())
+		jmShown := formatRequest(jmReq)
+		wj := packWithJobManager(running, req, jmReq)
+		switch {
+		case wj.empty < 0:
+			r.c.fail(IDCapacity, live.rm, fmt.Sprintf("give the JobManager less memory (%s) or vcores (%s), or add larger NodeManagers", profile.KeyJMProcessSize, profile.KeyAppMasterVCores),
+				"the JobManager container %s fits on no RUNNING node, not even an empty one: the application never starts", jmShown)
+			return
+		case wj.now < 0:
+			r.c.fail(IDCapacity, live.rm, "wait for running applications to finish, or free resources on the nodes",
+				"the JobManager container %s fits on no RUNNING node now (%d TaskManager containers %s fit beside it on an empty cluster)", jmShown, wj.empty, shown)
+			return
+		}
+		fit.now, fit.empty = wj.now, wj.empty
+		besides = " besides the JobManager container " + jmShown
+	} else if r.jmRefusal != nil {
+		// Counted without it; the entry says why (and fails where the TaskManagers alone do not fit).
+		besides = fmt.Sprintf(" (the JobManager container is not counted: Flink's client refuses its memory: %s)", r.jmRefusal.FlinkMessage)
+		if fit.now > 0 && (want == 0 || fit.now >= int64(want)) {
+			r.c.warn(IDCapacity, sourceOfKeys(r.in, r.jmRefusal.Keys), r.jmRefusal.Fix,
+				"%d TaskManager containers %s fit now, %d on an empty cluster (packed per node)%s", fit.now, shown, fit.empty, besides)
+			return
+		}
+	}
 	switch {
 	case fit.now == 0:
-		msg := fmt.Sprintf("no TaskManager container %s fits now", shown)
+		msg := fmt.Sprintf("no TaskManager container %s fits now%s", shown, besides)
 		fix := "wait for running applications to finish, or free resources on the nodes"
 		if fit.empty == 0 {
 			msg += ", nor on an empty cluster"
@@ -380,15 +410,47 @@ func (r *runner) fitChecks() {
 		if fit.empty < int64(want) {
 			fix = fmt.Sprintf("even an empty cluster holds only %d: add NodeManagers, or ask for fewer or smaller TaskManagers", fit.empty)
 		}
-		r.c.warn(IDCapacity, live.rm, fix, "%d of the %d TaskManager containers %s fit now, %d on an empty cluster (packed per node)",
-			fit.now, want, shown, fit.empty)
+		r.c.warn(IDCapacity, live.rm, fix, "%d of the %d TaskManager containers %s fit now%s, %d on an empty cluster (packed per node)",
+			fit.now, want, shown, besides, fit.empty)
 	default:
 		wanted := ""
 		if want > 0 {
 			wanted = fmt.Sprintf(", %d wanted", want)
 		}
-		r.c.pass(IDCapacity, live.rm, "%d TaskManager containers %s fit now, %d on an empty cluster (packed per node%s)", fit.now, shown, fit.empty, wanted)
+		r.c.pass(IDCapacity, live.rm, "%d TaskManager containers %s fit now%s, %d on an empty cluster (packed per node%s)", fit.now, shown, besides, fit.empty, wanted)
 	}
+}
+
+// normalized is a request as the scheduler sees it: resources the ResourceManager does not know
+// dropped, and (CapacityScheduler) memory-mb and vcores rounded up to multiples of their minimum
+// allocation.
+func (r *runner) normalized(v records.Resources) []records.Resource {
+	var req []records.Resource
+	for _, res := range v.All() {
+		if known := r.live.knownTypes(); known != nil && !known[res.Name] {
+			continue
+		}
+		if res.Value <= 0 {
+			continue
+		}
+		if r.types != nil && (res.Name == records.MemoryMB || res.Name == records.VCores) && r.capacityScheduler() {
+			if rt, ok := r.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
+				res.Value = (res.Value/rt.Minimum + 1) * rt.Minimum
+			}
+		}
+		req = append(req, res)
+	}
+	return req
+}
+
+// sourceOfKeys returns the file:line of the first of keys that Flink's configuration sets.
+func sourceOfKeys(in Input, keys []string) string {
+	for _, k := range keys {
+		if v, ok := in.Flink.Lookup(k); ok {
+			return v.Source.String()
+		}
+	}
+	return ""
 }
 
 // noFitFix names the resources no node has enough of.

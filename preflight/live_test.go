@@ -22,7 +22,7 @@ func TestLiveChecksPassOnGoodCluster(t *testing.T) {
 	requireOne(t, rep, IDClusterVersion, StatusPass, "Hadoop 3.5.0")
 	requireOne(t, rep, IDTypeUnknown, StatusPass, "knows yarn.io/gpu, yarn.io/fpga (from /ws/v1/cluster/nodes and /ws/v1/cluster/scheduler)")
 	requireOne(t, rep, IDNoNodeFits, StatusPass, "2 of 2 RUNNING nodes")
-	requireOne(t, rep, IDCapacity, StatusPass, "4 TaskManager containers <memory-mb:4096, vcores:4, yarn.io/gpu:2, yarn.io/fpga:1> fit now, 4 on an empty cluster", "4 wanted")
+	requireOne(t, rep, IDCapacity, StatusPass, "4 TaskManager containers <memory-mb:4096, vcores:4, yarn.io/gpu:2, yarn.io/fpga:1> fit now besides the JobManager container <memory-mb:1600, vcores:1>, 4 on an empty cluster", "4 wanted")
 	requireOne(t, rep, IDQueueMaxAllocation, StatusPass, "queue root.default (from the default queue)", "memory-mb 4096Mi ≤ 16384Mi")
 	// Types come from the nodes: no application id is used up.
 	assert.Zero(t, rm.hit("POST /ws/v1/cluster/apps/new-application"))
@@ -216,7 +216,7 @@ func TestCapacity(t *testing.T) {
 		{
 			// 3 GPUs per node and 2 per container: 1 per node, 2 in all, not 6/2 = 3.
 			name: "packed per node, not summed", nodes: uniformNodes(2, full), status: StatusPass,
-			parts: []string{"2 TaskManager containers", "fit now, 2 on an empty cluster"},
+			parts: []string{"2 TaskManager containers", "fit now besides the JobManager container <memory-mb:1600, vcores:1>, 2 on an empty cluster"},
 		},
 		{
 			name: "fewer than wanted", nodes: uniformNodes(2, full), containers: 3, status: StatusWarn,
@@ -301,4 +301,25 @@ func TestQuotient(t *testing.T) {
 	assert.Equal(t, int64(0), quotient(records.Quantity{Value: 4, Units: "bogus"}, 1, ""))
 	assert.Equal(t, int64(0), quotient(records.Quantity{Value: 0}, 1, ""))
 	assert.Equal(t, int64(9223372036854775807), satAdd(9223372036854775807, 1))
+}
+
+// cluster.capacity counts the JobManager (Flink's ApplicationMaster) container too.
+func TestCapacityCountsJobManager(t *testing.T) {
+	// 9000 MB per node: 2 TaskManagers of 4096 MB each, or 1 beside the JobManager's 1600 MB.
+	node := map[string]int64{"memory-mb": 9000, "vcores": 32, "yarn.io/gpu": 4, "yarn.io/fpga": 2}
+	rm := newFakeRM(t, synthCluster(stdTypes, uniformNodes(2, node), bigMax))
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t), Containers: 4})
+	requireOneFix(t, rep, IDCapacity, StatusWarn, "even an empty cluster holds only 3",
+		"3 of the 4 TaskManager containers", "besides the JobManager container <memory-mb:1600, vcores:1>")
+
+	// A JobManager no node can hold: the application never starts.
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink, "jobmanager.memory.process.size=10000m"), Client: rm.client(t)})
+	requireOneFix(t, rep, IDCapacity, StatusFail, "jobmanager.memory.process.size",
+		"the JobManager container <memory-mb:10000, vcores:1> fits on no RUNNING node")
+
+	// No JobManager memory: Flink's client refuses to submit; the TaskManagers are counted alone.
+	rep = run(t, Input{Flink: flinkConf(t, withoutLines(goodFlink, "jobmanager.")), Client: rm.client(t)})
+	e := requireOneFix(t, rep, IDCapacity, StatusWarn, "jobmanager.memory.process.size",
+		"4 TaskManager containers", "the JobManager container is not counted", "Either required fine-grained memory (jobmanager.memory.heap.size)")
+	assert.Empty(t, e.Source, "no JobManager key is set")
 }

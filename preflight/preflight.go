@@ -42,6 +42,9 @@ type Input struct {
 	Queue string
 	// Strict makes warnings count as failures in Report.OK.
 	Strict bool
+	// FlinkVersion selects Flink 1.x or 2.x rules where they differ (the TaskManager memory
+	// model); FlinkVersionUnset: what the configuration file implies (profile.DefaultFlinkVersion).
+	FlinkVersion profile.FlinkVersion
 
 	// FlinkHome is Flink's installation directory ($FLINK_HOME), against which relative discovery
 	// script paths are resolved; "": unknown, flink.discovery-script then skips relative paths.
@@ -143,11 +146,15 @@ type runner struct {
 	nodeResources              []profile.NodeResource
 	// live is what the ResourceManager said (nil without a client).
 	live *liveData
+	// jm is the JobManager (ApplicationMaster) container as Flink's client derives it; nil when
+	// Flink refuses its memory (jmRefusal says why).
+	jm        *profile.JobManagerMemory
+	jmRefusal *profile.MemoryRefusal
 }
 
 // prepare translates Flink's configuration and loads the resource types.
 func (r *runner) prepare() {
-	var opts profile.TranslateOptions
+	opts := profile.TranslateOptions{FlinkVersion: r.in.FlinkVersion}
 	if r.in.Hadoop != nil {
 		r.types, r.typeProblems = profile.LoadResourceTypes(r.in.Hadoop)
 		r.nodeResources, r.nodeProblems = profile.LoadNodeResources(r.in.Hadoop, r.types)
@@ -159,6 +166,7 @@ func (r *runner) prepare() {
 	}
 	// Translate's errors are also in its Problems, which the checks report.
 	r.tr, _ = profile.Translate(r.in.Flink, opts)
+	r.jm, _, r.jmRefusal = profile.DeriveJobManagerMemory(r.in.Flink, r.in.FlinkVersion)
 }
 
 // containerName is what messages call the container of Input.Container.

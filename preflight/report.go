@@ -39,6 +39,9 @@ const (
 	IDNoDriverFactory = profile.CodeNoDriverFactory
 	// IDDiscoveryScript: the GPU discovery script is missing or not executable under $FLINK_HOME.
 	IDDiscoveryScript = "flink.discovery-script"
+	// IDGPUPluginJar: a resource uses Flink's GPU driver but no subdirectory of $FLINK_HOME/plugins/
+	// holds its jar, so the TaskManagers get no GPU information.
+	IDGPUPluginJar = "flink.gpu-plugin-jar"
 	// IDCoordinationArgs: discovery-script.args the script does not understand (e.g.
 	// --enable-coordination), so coordination is silently off or discovery fails.
 	IDCoordinationArgs = "flink.coordination-args"
@@ -50,6 +53,9 @@ const (
 	IDResourceTypesInvalid = profile.CodeResourceTypesInvalid
 	// IDResourceTypeUndeclared: a yarn.config-key that yarn.resource-types does not declare.
 	IDResourceTypeUndeclared = profile.CodeResourceTypeUndeclared
+	// IDResourceTypeUnit: a requested type is declared with a unit; Flink sends a plain amount,
+	// which the ResourceManager converts (16 → 0 for Gi).
+	IDResourceTypeUnit = profile.CodeResourceTypeUnit
 	// IDCalculatorNotDominant: the scheduler ignores every resource but memory (CapacityScheduler
 	// without DominantResourceCalculator, FairScheduler without drf, FifoScheduler).
 	IDCalculatorNotDominant = "yarn.calculator-not-dominant"
@@ -71,15 +77,22 @@ const (
 	IDCapacity = "cluster.capacity"
 	// IDQueueMaxAllocation: the queue's maximum allocation is below the request.
 	IDQueueMaxAllocation = "cluster.queue-max-allocation"
+	// IDQueueCapacity: the queue's maximum capacity cannot hold the JobManager and the wanted
+	// TaskManager containers.
+	IDQueueCapacity = "cluster.queue-capacity"
+	// IDNodeLabel: a node label Flink asks for (yarn.taskmanager.node-label,
+	// yarn.application.node-label) is on no RUNNING node that can hold the container.
+	IDNodeLabel = "cluster.node-label"
 )
 
 // ids is the canonical order: the order, grouped by area.
 var ids = [...]string{
 	IDResourceNotListed, IDAmountInvalid, IDNoYarnConfigKey, IDDuplicateConfigKey, IDNoDriverFactory,
-	IDDiscoveryScript, IDCoordinationArgs, IDTaskManagerResources,
-	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDCalculatorNotDominant, IDMaxAllocationExceeded,
+	IDDiscoveryScript, IDGPUPluginJar, IDCoordinationArgs, IDTaskManagerResources,
+	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
 	IDNMResources,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
+	IDQueueCapacity, IDNodeLabel,
 }
 
 // IDs returns every check id in report order.

@@ -24,9 +24,14 @@ func TestIDsArePublicContract(t *testing.T) {
 	for _, id := range publicIDs {
 		assert.Contains(t, got, id)
 	}
-	// The only addition: the TaskManager container check.
-	assert.Len(t, got, len(publicIDs)+1)
+	// The additions: the TaskManager container check, the unit of a requested type, the GPU
+	// plugin jar, node labels and the queue's capacity.
+	assert.Len(t, got, len(publicIDs)+5)
+	assert.Contains(t, got, IDQueueCapacity)
+	assert.Contains(t, got, IDNodeLabel)
+	assert.Contains(t, got, IDGPUPluginJar)
 	assert.Contains(t, got, IDTaskManagerResources)
+	assert.Contains(t, got, IDResourceTypeUnit)
 	// Grouped by area, flink first.
 	var areas []Area
 	for _, id := range got {

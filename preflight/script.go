@@ -67,6 +67,7 @@ type scriptUse struct {
 // discoveryChecks runs flink.discovery-script and flink.coordination-args for every resource
 // whose driver is Flink's GPU driver or that configures a script path.
 func (r *runner) discoveryChecks() {
+	r.pluginJarCheck()
 	var uses []scriptUse
 	for _, er := range r.tr.ExternalResources {
 		prefix := profile.ExternalResourcePrefix + er.Name + "." + profile.SuffixParamPrefix
@@ -135,7 +136,7 @@ func (r *runner) checkScript(u *scriptUse) {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			u.kind = kindByName(filepath.Base(full), r.in.Discover)
-			problem(fmt.Sprintf("install Flink's GPU plugin (opt/flink-external-resource-gpu-*.jar and its scripts into %s), link yarn-er there (ln -s $(command -v yarn-er) %s), or set %s",
+			problem(fmt.Sprintf("install Flink's GPU plugin (opt/flink-external-resource-gpu-*.jar and its scripts into %s), link yarn-er there (ln -sf $(command -v yarn-er) %s), or set %s",
 				filepath.Dir(DefaultDiscoveryScript), DefaultDiscoveryScript, key),
 				"%s: the discovery script %s does not exist: Flink's GPU driver fails (FileNotFoundException) and the TaskManager gets no %s information", name, where, name)
 			return

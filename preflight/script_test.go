@@ -27,6 +27,7 @@ func flinkHome(t testing.TB, mode os.FileMode, noCommon bool) string {
 	if !noCommon {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, flinkCommonScript), []byte("#!/usr/bin/env bash\n"), 0o755))
 	}
+	writeJar(t, filepath.Join(dir, "flink-external-resource-gpu-1.20.0.jar"), true, gpuService)
 	return home
 }
 

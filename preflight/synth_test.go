@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strconv"
 )
@@ -20,6 +21,7 @@ type synthNode struct {
 	id          string
 	state       string
 	total, used map[string]int64
+	labels      []string
 }
 
 // writeResource writes one Hadoop ResourceInfo object listing every type.
@@ -56,6 +58,10 @@ func nodesBody(types []rtype, nodes []synthNode) []byte {
 			writeResource(&b, types, avail)
 			b.WriteByte(',')
 		}
+		if len(n.labels) > 0 {
+			labels, _ := json.Marshal(n.labels)
+			fmt.Fprintf(&b, `"nodeLabels":%s,`, labels)
+		}
 		b.WriteString(`"totalResource":`)
 		writeResource(&b, types, n.total)
 		b.WriteByte('}')
@@ -83,6 +89,13 @@ type synthQueue struct {
 	name     string
 	maxAlloc map[string]int64 // nil: not reported
 	children []synthQueue
+	// maxCap and used are the queue's maxEffectiveCapacity and resourcesUsed (nil: not reported).
+	maxCap, used map[string]int64
+	// amLimit and amUsed are AMResourceLimit (also given as userAMResourceLimit) and
+	// usedAMResource (nil: not reported).
+	amLimit, amUsed map[string]int64
+	// labels are the queue's accessible node labels (nil: not reported).
+	labels []string
 }
 
 // schedulerBody renders /ws/v1/cluster/scheduler for a CapacityScheduler whose root has the
@@ -114,6 +127,28 @@ func writeQueues(b *bytes.Buffer, types []rtype, parent string, qs []synthQueue)
 		if q.maxAlloc != nil {
 			b.WriteString(`,"maximumAllocation":`)
 			writeResource(b, types, q.maxAlloc)
+		}
+		if q.maxCap != nil {
+			b.WriteString(`,"maxEffectiveCapacity":`)
+			writeResource(b, types, q.maxCap)
+		}
+		if q.used != nil {
+			b.WriteString(`,"resourcesUsed":`)
+			writeResource(b, types, q.used)
+		}
+		if q.amLimit != nil {
+			b.WriteString(`,"AMResourceLimit":`)
+			writeResource(b, types, q.amLimit)
+			b.WriteString(`,"userAMResourceLimit":`)
+			writeResource(b, types, q.amLimit)
+		}
+		if q.labels != nil {
+			labels, _ := json.Marshal(q.labels)
+			fmt.Fprintf(b, `,"nodeLabels":%s`, labels)
+		}
+		if q.amUsed != nil {
+			b.WriteString(`,"usedAMResource":`)
+			writeResource(b, types, q.amUsed)
 		}
 		if len(q.children) > 0 {
 			b.WriteByte(',')

@@ -2,6 +2,11 @@
 // resource types, minimum and maximum allocations, NodeManager resources) and translates Flink's
 // external-resource configuration into the resource vector a Flink TaskManager container asks YARN for.
 //
+// The container's memory follows Flink's own memory model (DeriveTaskManagerMemory,
+// DeriveJobManagerMemory: Flink's TaskExecutorProcessUtils, JobManagerProcessUtils and
+// ProcessMemoryUtils, with 1.x or 2.x rules by FlinkVersion), checked against Flink 1.20.0 and 2.0.0
+// by the golden suite under testdata/flink-golden (recorded by docker/flink-golden).
+//
 // Quantities are int64 in Hadoop units; nothing passes through a float. Unit conversion and
 // comparison are exact: where Hadoop's own UnitsConversionUtil loses precision or wraps around
 // (documented on Convert and Compare), this package gives the mathematically exact answer and reports

@@ -79,6 +79,12 @@ type Translation struct {
 	Origins map[string]Origin
 	// ExternalResources are the enabled external resources with a valid amount, in the order listed.
 	ExternalResources []ExternalResource
+	// RMRequest is each external resource of Resource as the ResourceManager reads it, in the
+	// unit the cluster declares for its type; only with resource types from a configuration.
+	RMRequest []RMResource
+	// Memory is the TaskManager's memory as Flink derives it; nil when Flink would refuse the
+	// configuration (the error is among Problems).
+	Memory *TaskManagerMemory
 	// Problems are the warnings and errors found, in the order found.
 	Problems []Problem
 }
@@ -92,6 +98,9 @@ type TranslateOptions struct {
 	// configuration, each requested type they do not declare is a yarn.resource-type-undeclared
 	// warning. nil: no such check.
 	ResourceTypes *ResourceTypes
+	// FlinkVersion selects Flink 1.x or 2.x rules where they differ (the TaskManager memory model);
+	// FlinkVersionUnset means DefaultFlinkVersion of the configuration's files.
+	FlinkVersion FlinkVersion
 }
 
 // Translate computes the YARN container a Flink TaskManager asks for, with Flink's semantics
@@ -110,9 +119,11 @@ type TranslateOptions struct {
 //     naming memory, memory-mb or vcores is an error.
 //   - a missing driver-factory.class is a warning; external-resource.<name>.* keys for names that
 //     external-resources does not list are warnings.
-//   - memory-mb is taskmanager.memory.process.size (Flink MemorySize syntax, bytes without unit) in
-//     MiB, rounded down as Flink's MemorySize.getMebiBytes does (a warning says so when it is not a
-//     whole MiB); when it is not set the entry is left out with a warning.
+//   - memory-mb is the TaskManager's total process size as Flink derives it (DeriveTaskManagerMemory:
+//     the process size, the flink size, or task heap + managed memory, with every fraction, min and
+//     max, and in Flink 1.x the legacy taskmanager.heap.size), in MiB rounded down as Flink's
+//     MemorySize.getMebiBytes does (a warning says so when it is not a whole MiB). A memory
+//     configuration Flink refuses is an error with Flink's reason, the keys and a fix.
 //   - vcores is taskmanager.cpu.cores, else yarn.containers.vcores when > 0, else
 //     taskmanager.numberOfTaskSlots (default 1), rounded up to a whole number as Flink does on YARN
 //     (a warning says so); zero or negative is an error, as in Flink.
@@ -122,7 +133,12 @@ type TranslateOptions struct {
 // hold everything found.
 func Translate(fc *conf.FlinkConfig, opts TranslateOptions) (*Translation, error) {
 	tr := &translator{fc: fc, out: &Translation{Origins: map[string]Origin{}}}
-	tr.memory()
+	version := opts.FlinkVersion
+	if version == FlinkVersionUnset {
+		version = DefaultFlinkVersion(fc.Files())
+	}
+	checkConfigFile(fc, version, &tr.problemList)
+	tr.memory(version)
 	tr.vcores()
 	tr.externalResources(opts.ResourceTypes)
 	if tr.out.ExternalResources == nil {
@@ -156,40 +172,82 @@ func (t *translator) parseFailed(code string, v conf.FlinkValue, text, fix strin
 	t.add(SeverityError, code, v.Source, v.Key, fix, "%s", msg)
 }
 
-func (t *translator) memory() {
-	v, text, ok := t.value(KeyProcessSize)
-	if !ok {
-		extra := ""
-		if fv, has := t.fc.Lookup(KeyFlinkSize); has {
-			extra = fmt.Sprintf("; %s is set (%s), and Flink adds JVM metaspace and overhead to it, which yarn-er does not compute", KeyFlinkSize, fv.Source)
-		}
-		t.add(SeverityWarning, CodeMemoryInvalid, conf.Source{}, KeyProcessSize,
-			"set taskmanager.memory.process.size, e.g. 4096m: on YARN it is the TaskManager container's memory",
-			"%s is not set, so memory-mb is left out of the resource vector%s", KeyProcessSize, extra)
+func (t *translator) memory(v FlinkVersion) {
+	mem, problems, ref := DeriveTaskManagerMemory(t.fc, v)
+	t.problems = append(t.problems, problems...)
+	if ref != nil {
+		t.memoryRefused(ref)
 		return
 	}
-	bytes, err := ParseMemorySize(text)
-	if err != nil {
-		t.parseFailed(CodeMemoryInvalid, v, text, "write a size such as 4096m, 4g or 4294967296 (a number without unit is bytes)", err)
-		return
-	}
-	mib := bytes >> 20
+	t.out.Memory = mem
+	origin := t.memoryOrigin(mem)
+	mib := mem.ContainerMB
 	switch {
 	case mib == 0:
-		t.add(SeverityError, CodeMemoryInvalid, v.Source, v.Key, "give the TaskManager at least 1m, in practice 1g or more",
-			"%d bytes is less than 1 MiB: YARN refuses a container request with memory-mb 0 (\"Invalid value for resource 'memory-mb'. Value cannot be 0(zero).\")", bytes)
+		t.add(SeverityError, CodeMemoryInvalid, origin.Source, origin.Key, "give the TaskManager at least 1m, in practice 1g or more",
+			"a process size of %d bytes is less than 1 MiB: YARN refuses a container request with memory-mb 0 (\"Invalid value for resource 'memory-mb'. Value cannot be 0(zero).\")", mem.TotalProcess)
 		return
 	case mib > math.MaxInt32:
-		t.add(SeverityError, CodeMemoryInvalid, v.Source, v.Key, "give a realistic process size, e.g. 4g",
+		t.add(SeverityError, CodeMemoryInvalid, origin.Source, origin.Key, "give a realistic process size, e.g. 4g",
 			"Value '%d' for resource memory is more than the maximum for an integer.", mib)
 		return
 	}
-	if bytes%(1<<20) != 0 {
-		t.add(SeverityWarning, CodeMemoryInvalid, v.Source, v.Key, fmt.Sprintf("write a whole number of MiB, e.g. %dm", mib),
-			"%d bytes is not a whole number of MiB: Flink asks YARN for %d MiB (it rounds down)", bytes, mib)
+	if mem.TotalProcess%(1<<20) != 0 {
+		t.add(SeverityWarning, CodeMemoryInvalid, origin.Source, origin.Key, fmt.Sprintf("configure a whole number of MiB, e.g. %s: %dm", KeyProcessSize, mib),
+			"the TaskManager's process size, %d bytes, is not a whole number of MiB: Flink asks YARN for %d MiB (it rounds down)", mem.TotalProcess, mib)
 	}
 	t.out.Resource.Set(records.MemoryMB, records.Quantity{Value: mib, Units: records.MemoryUnits})
-	t.out.Origins[records.MemoryMB] = Origin{Key: v.Key, Source: v.Source}
+	t.out.Origins[records.MemoryMB] = origin
+}
+
+// memoryOrigin names the key memory-mb comes from: the process size when configured (or the legacy
+// heap key mapped to it), else the key of the derivation path.
+func (t *translator) memoryOrigin(mem *TaskManagerMemory) Origin {
+	key := KeyProcessSize
+	switch {
+	case mem.LegacyHeapKey != "":
+		key = mem.LegacyHeapKey
+	case t.has(KeyProcessSize):
+	case mem.DerivedFrom == MemoryFromFlinkSize:
+		key = KeyFlinkSize
+	case mem.DerivedFrom == MemoryFromFineGrained:
+		key = KeyTaskHeap
+	}
+	v, _ := t.fc.Lookup(key)
+	return Origin{Key: key, Source: v.Source}
+}
+
+func (t *translator) has(key string) bool {
+	_, ok := t.fc.Lookup(key)
+	return ok
+}
+
+// memoryRefused reports a memory configuration Flink refuses, naming the keys involved.
+func (t *translator) memoryRefused(ref *MemoryRefusal) {
+	var src conf.Source
+	key := ""
+	var parts []string
+	for _, k := range ref.Keys {
+		v, ok := t.fc.Lookup(k)
+		if !ok {
+			continue
+		}
+		if key == "" {
+			key, src = k, v.Source
+		}
+		parts = append(parts, fmt.Sprintf("%s = %s (%s)", k, v.Value, v.Source))
+	}
+	if key == "" && len(ref.Keys) > 0 {
+		key = ref.Keys[0]
+	}
+	msg := ref.FlinkMessage
+	if ref.Detail != "" {
+		msg += " (" + ref.Detail + ")"
+	}
+	if len(parts) > 0 {
+		msg += " Configured: " + strings.Join(parts, ", ")
+	}
+	t.add(SeverityError, ref.Code, src, key, ref.Fix, "%s", msg)
 }
 
 func (t *translator) vcores() {
@@ -472,7 +530,9 @@ func (t *translator) requestable(rk resourceKeys, types *ResourceTypes) bool {
 			"set it to a YARN resource type name such as yarn.io/gpu", "%s No cluster can declare it.", err.Error())
 	}
 	if types.FromConfig() {
-		if _, ok := types.Lookup(key); !ok {
+		if rt, ok := types.Lookup(key); ok {
+			t.checkUnit(rk, rt)
+		} else {
 			t.add(SeverityWarning, CodeResourceTypeUndeclared, src, rk.yarnKey.Key,
 				fmt.Sprintf("add %s to yarn.resource-types (resource-types.xml) on the ResourceManager and offer it on the NodeManagers, or fix the key", key),
 				"resource type '%s' is not declared in yarn.resource-types: the ResourceManager drops unknown resource types from requests, so the TaskManagers would get no %s (recent Flink versions fail instead: \"External resource %s is not supported by the Yarn cluster.\")",

@@ -257,17 +257,18 @@ func TestTranslateMemory(t *testing.T) {
 		{name: "4096m", value: "4096m", want: 4096},
 		{name: "bytes", value: "4294967296", want: 4096},
 		{name: "spaced unit", value: "4096 MB", want: 4096},
-		{name: "rounded down", value: "4097k", want: 4, wantCodes: []string{"warning flink.memory-invalid"}},
-		{name: "under 1 MiB", value: "100k", wantCodes: []string{"error flink.memory-invalid"}, wantErr: "less than 1 MiB"},
-		{name: "no unit is bytes", value: "4096", wantCodes: []string{"error flink.memory-invalid"}, wantErr: "4096 bytes"},
+		{name: "rounded down", value: "1073741825", want: 1024, wantCodes: []string{"warning flink.memory-invalid"}},
+		{name: "under metaspace and overhead", value: "100k", wantCodes: []string{"error flink.memory-inconsistent"},
+			wantErr: "Sum of configured JVM Metaspace (256.000mb (268435456 bytes)) and JVM Overhead (192.000mb (201326592 bytes)) exceed configured Total Process Memory (100.000kb (102400 bytes))."},
+		{name: "no unit is bytes", value: "4096", wantCodes: []string{"error flink.memory-inconsistent"}, wantErr: "Total Process Memory (4.000kb (4096 bytes))."},
 		{name: "fraction", value: "1.5g", wantCodes: []string{"error flink.memory-invalid"},
-			wantErr: "flink-conf.yaml:1: taskmanager.memory.process.size: Could not parse value '1.5g' for key 'taskmanager.memory.process.size'. Memory size unit '.5g' does not match"},
+			wantErr: "flink-conf.yaml:1: taskmanager.memory.process.size: TaskManager memory configuration failed: Cannot read memory size from config option 'taskmanager.memory.process.size'. (Could not parse value '1.5g' for key 'taskmanager.memory.process.size'. Memory size unit '.5g' does not match"},
 		{name: "garbage", value: "lots", wantCodes: []string{"error flink.memory-invalid"}, wantErr: "text does not start with a number"},
 		{name: "overflow", value: "8388608t", wantCodes: []string{"error flink.memory-invalid"}, wantErr: "numeric overflow"},
 		{name: "too big for an int", value: "2048t", wantCodes: []string{"error flink.memory-invalid"},
 			wantErr: "Value '2147483648' for resource memory is more than the maximum for an integer."},
-		{name: "unset", wantCodes: []string{"warning flink.memory-invalid"}},
-		{name: "unset with flink.size", extra: "taskmanager.memory.flink.size: 3g\n", wantCodes: []string{"warning flink.memory-invalid"}},
+		{name: "unset", wantCodes: []string{"error flink.memory-not-configured"}, wantErr: "Either required fine-grained memory"},
+		{name: "flink.size only", extra: "taskmanager.memory.flink.size: 3g\n", want: 3697, wantCodes: []string{"warning flink.memory-invalid"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,7 +292,9 @@ func TestTranslateMemory(t *testing.T) {
 				assert.Equal(t, tc.wantCodes, codes(tr.Problems))
 			}
 			if tc.extra != "" {
-				assert.Contains(t, tr.Problems[0].Message, "taskmanager.memory.flink.size is set (flink-conf.yaml:1)")
+				require.NotNil(t, tr.Memory)
+				assert.Equal(t, MemoryFromFlinkSize, tr.Memory.DerivedFrom)
+				assert.Equal(t, KeyFlinkSize, tr.Origins[records.MemoryMB].Key)
 			}
 		})
 	}
@@ -383,11 +386,11 @@ func TestTranslateConfigYAMLTypedValues(t *testing.T) {
 
 func TestTranslateEmptyConfig(t *testing.T) {
 	tr, err := Translate(&conf.FlinkConfig{}, TranslateOptions{})
-	require.NoError(t, err)
+	require.Error(t, err, "Flink refuses a TaskManager without any memory option")
 	assert.Equal(t, `{"vcores":1}`, vectorJSON(t, tr.Resource))
 	assert.NotNil(t, tr.ExternalResources)
 	assert.Empty(t, tr.ExternalResources)
-	assert.Equal(t, []string{"warning flink.memory-invalid"}, codes(tr.Warnings()))
+	assert.Equal(t, []string{"error flink.memory-not-configured"}, codes(tr.Problems))
 }
 
 func TestTranslateReportsAllErrors(t *testing.T) {

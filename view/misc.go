@@ -6,11 +6,40 @@ import (
 	"github.com/yarn-er/yarn-er/records"
 )
 
-// Translate is `yarn-er translate`: {"resource": {...}, "externalResources": [...], "warnings": [...]}.
+// Translate is `yarn-er translate`: {"resource": {...}, "externalResources": [...], "warnings": [...]},
+// plus (additions) "memory", the TaskManager's memory as Flink derives it, "rmRequest", the
+// external resources as the ResourceManager reads them (with a Hadoop configuration), and
+// "sources", where each value of "resource" comes from.
 type Translate struct {
 	Resource          records.Resources          `json:"resource"`
 	ExternalResources []profile.ExternalResource `json:"externalResources"`
 	Warnings          []string                   `json:"warnings"`
+	Memory            *profile.TaskManagerMemory `json:"memory,omitempty"`
+	RMRequest         []profile.RMResource       `json:"rmRequest,omitempty"`
+	Sources           []ValueSource              `json:"sources"`
+}
+
+// ValueSource says where one value of a resource vector comes from: the Flink key and its
+// file:line or -D flag, or Flink's default.
+type ValueSource struct {
+	// Resource is the resource type, e.g. memory-mb.
+	Resource string `json:"resource"`
+	// Key is the Flink key the value comes from; "" for Flink's default.
+	Key string `json:"key"`
+	// Source is the key's "file:line" or "-D key"; "" for Flink's default.
+	Source string `json:"source"`
+	// Default is true when no key sets the value and Flink's default applies.
+	Default bool `json:"default"`
+}
+
+// TranslateSources lists where each value of v comes from, in the vector's order.
+func TranslateSources(v records.Resources, origins map[string]profile.Origin) []ValueSource {
+	out := make([]ValueSource, 0, v.Len())
+	for _, r := range v.All() {
+		o := origins[r.Name]
+		out = append(out, ValueSource{Resource: r.Name, Key: o.Key, Source: o.Source.String(), Default: o.Key == ""})
+	}
+	return out
 }
 
 // BuildInfo is `yarn-er version`: what this binary is.

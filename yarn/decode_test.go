@@ -163,6 +163,10 @@ func TestJSONHelpers(t *testing.T) {
 	assert.Equal(t, list[string]{"a", "b"}, l)
 	require.NoError(t, json.Unmarshal([]byte(`null`), &l))
 	assert.Nil(t, l)
+	// [] is an empty list, not an absent one: a queue with nodeLabels [] may use no label.
+	require.NoError(t, json.Unmarshal([]byte(`[]`), &l))
+	assert.NotNil(t, l)
+	assert.Empty(t, l)
 
 	var e entryList
 	require.NoError(t, json.Unmarshal([]byte(`{"entry":[{"key":"a","value":1},{"key":"b","value":"x"}]}`), &e))

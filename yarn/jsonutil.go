@@ -250,6 +250,10 @@ func (l *list[T]) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return err
 		}
+		if items == nil {
+			// [] is an empty list, not an absent one (a queue's nodeLabels: [] means none).
+			items = []T{}
+		}
 		*l = items
 		return nil
 	default:

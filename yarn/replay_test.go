@@ -141,6 +141,11 @@ func TestReplayScheduler(t *testing.T) {
 	assert.InDelta(t, 100.0, def.AbsoluteMaxCapacity, 1e-9)
 	assert.Equal(t, int64(40), def.MaximumAllocation.Value(records.VCores))
 	assert.Equal(t, int64(8), def.MaxEffectiveCapacity.Value(records.GPU))
+	// maximum-am-resource-percent 0.5 of the queue (the real RM's AMResourceLimit).
+	assert.Equal(t, int64(16384), def.AMResourceLimit.Value(records.MemoryMB))
+	assert.Equal(t, int64(16384), def.UserAMResourceLimit.Value(records.MemoryMB))
+	assert.Equal(t, int64(0), def.UsedAMResource.Value(records.MemoryMB))
+	assert.Equal(t, []string{"*"}, def.NodeLabels)
 	assert.NotNil(t, def.Used)
 	assert.Same(t, def, s.Queue("root.default"))
 }

@@ -62,6 +62,13 @@ type Queue struct {
 	MinEffectiveCapacity, MaxEffectiveCapacity Resources
 	// MinResources and MaxResources are the FairScheduler's configured queue limits.
 	MinResources, MaxResources Resources
+	// AMResourceLimit is how much the queue's ApplicationMasters may use in all (the
+	// CapacityScheduler's maximum-am-resource-percent of the queue), UserAMResourceLimit the same
+	// for one user, UsedAMResource what they use now; nil when not reported.
+	AMResourceLimit, UserAMResourceLimit, UsedAMResource Resources
+	// NodeLabels are the node labels the queue may use (CapacityScheduler accessible-node-labels;
+	// "*" means all); nil when not reported.
+	NodeLabels []string
 
 	Children []*Queue
 }
@@ -124,6 +131,10 @@ type queueJSON struct {
 	MaxEffectiveCapacity *resourceInfoJSON `json:"maxEffectiveCapacity"`
 	MinResources         *resourceInfoJSON `json:"minResources"`
 	MaxResources         *resourceInfoJSON `json:"maxResources"`
+	AMResourceLimit      *resourceInfoJSON `json:"AMResourceLimit"`
+	UserAMResourceLimit  *resourceInfoJSON `json:"userAMResourceLimit"`
+	UsedAMResource       *resourceInfoJSON `json:"usedAMResource"`
+	NodeLabels           list[string]      `json:"nodeLabels"`
 	Queues               queueList         `json:"queues"`
 	ChildQueues          queueList         `json:"childQueues"`
 	RootQueue            *queueJSON        `json:"rootQueue"`
@@ -183,6 +194,9 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 		{"maxEffectiveCapacity", &out.MaxEffectiveCapacity, q.MaxEffectiveCapacity},
 		{"minResources", &out.MinResources, q.MinResources},
 		{"maxResources", &out.MaxResources, q.MaxResources},
+		{"AMResourceLimit", &out.AMResourceLimit, q.AMResourceLimit},
+		{"userAMResourceLimit", &out.UserAMResourceLimit, q.UserAMResourceLimit},
+		{"usedAMResource", &out.UsedAMResource, q.UsedAMResource},
 	}
 	for _, f := range fields {
 		r, err := f.src.resources()
@@ -190,6 +204,9 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 			return nil, fmt.Errorf("queue %s %s: %w", out.Path, f.name, err)
 		}
 		*f.dst = r
+	}
+	if q.NodeLabels != nil {
+		out.NodeLabels = []string(q.NodeLabels)
 	}
 	if out.Used == nil {
 		r, err := q.UsedResources.resources()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -33,6 +34,7 @@ external-resource.gpu.param.discovery-script.args: --enable-coordination-mode
 external-resource.fpga.amount: 1
 external-resource.fpga.yarn.config-key: yarn.io/fpga
 external-resource.fpga.driver-factory.class: org.apache.flink.externalresource.fpga.FPGADriverFactory
+jobmanager.memory.process.size: 1600m
 `
 
 // preflightEnv writes a Flink configuration and a FLINK_HOME with an executable discovery script
@@ -53,7 +55,28 @@ func preflightEnv(t *testing.T, flink, target string) (string, map[string]string
 		require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\n. \"$(dirname \"$0\")\"/gpu-discovery-common.sh\n"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(plugin, "gpu-discovery-common.sh"), []byte("#!/bin/sh\n"), 0o755))
 	}
+	writeGPUPluginJar(t, filepath.Join(plugin, "flink-external-resource-gpu-1.20.0.jar"))
 	return cf, map[string]string{"FLINK_HOME": home}
+}
+
+// writeGPUPluginJar writes a jar laid out like Flink's GPU plugin: the driver factory class and
+// its ServiceLoader entry.
+func writeGPUPluginJar(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	zw := zip.NewWriter(f)
+	for name, body := range map[string]string{
+		"org/apache/flink/externalresource/gpu/GPUDriverFactory.class":                                 "\xca\xfe\xba\xbe",
+		"META-INF/services/org.apache.flink.api.common.externalresource.ExternalResourceDriverFactory": preflight.GPUDriverFactory + "\n",
+	} {
+		w, err := zw.Create(name)
+		require.NoError(t, err)
+		_, err = w.Write([]byte(body))
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	require.NoError(t, f.Close())
 }
 
 // preflightHadoop writes the Hadoop configuration of the good mini-YARN (docker/conf).
@@ -138,7 +161,7 @@ func TestPreflightPassesOffline(t *testing.T) {
 		assert.Contains(t, out, want)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "preflight: 13 passed, 6 skipped — "), lines[len(lines)-1])
+	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "preflight: 15 passed, 8 skipped — "), lines[len(lines)-1])
 	assert.NotContains(t, out, "\x1b[", "no colours when stdout is not a terminal")
 	// Groups in order.
 	assert.Less(t, strings.Index(out, "Flink configuration"), strings.Index(out, "Hadoop configuration"))
@@ -154,7 +177,16 @@ func TestPreflightFailsWithExitThree(t *testing.T) {
 	assert.Contains(t, res.stdout, "fix: set yarn.scheduler.capacity.resource-calculator=")
 	assert.Contains(t, res.stdout, "at:  ")
 	assert.Contains(t, res.stdout, "TaskManagers will NOT get their gpu and fpga")
-	assert.Contains(t, res.stderr, "yarn-er: preflight: 1 failed")
+	// The verdict is printed once, in the report: not repeated on stderr.
+	assert.Equal(t, 1, strings.Count(res.stdout, "preflight: 1 failed"), res.stdout)
+	assert.Empty(t, res.stderr)
+
+	// JSON has no verdict line: the summary goes to stderr, once.
+	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--hadoop-conf",
+		preflightHadoop(t, "org.apache.hadoop.yarn.util.resource.DefaultResourceCalculator"), "-o", "json")
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stderr)
+	assert.NotContains(t, res.stdout, "preflight: 1 failed")
+	assert.Equal(t, 1, strings.Count(res.stderr, "yarn-er: preflight: 1 failed"), res.stderr)
 }
 
 func TestPreflightStrict(t *testing.T) {
@@ -167,7 +199,8 @@ func TestPreflightStrict(t *testing.T) {
 
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--strict")
 	require.Equal(t, cmdutil.ExitFindings, res.code, res.stderr)
-	assert.Contains(t, res.stderr, "(--strict)")
+	assert.Contains(t, res.stdout, "warnings count as failures (--strict)")
+	assert.Empty(t, res.stderr)
 }
 
 func TestPreflightJSONShape(t *testing.T) {
@@ -218,11 +251,13 @@ func TestPreflightLive(t *testing.T) {
 	require.Equal(t, cmdutil.ExitOK, res.code, res.stdout+res.stderr)
 	assert.Contains(t, res.stdout, "✓ cluster.capacity")
 	assert.Contains(t, res.stdout, "4 TaskManager containers")
-	assert.Contains(t, res.stdout, "preflight: 19 passed — TaskManagers will get their gpu and fpga")
+	assert.Contains(t, res.stdout, "preflight: 23 passed — TaskManagers will get their gpu and fpga")
 
+	// 5 do not fit now, and the queue (8 GPUs at most) can never hold them.
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--rm", url, "--user", "alice", "--containers", "5")
-	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	require.Equal(t, cmdutil.ExitFindings, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "! cluster.capacity")
+	assert.Contains(t, res.stdout, "✗ cluster.queue-capacity")
 
 	// The RM refuses the user: the report is printed, the exit status says authentication.
 	res = runCLI(t, env, "preflight", "--flink-conf", cf, "--rm", preflightRMServer(t, http.StatusUnauthorized), "--user", "alice")

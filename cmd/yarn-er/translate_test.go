@@ -34,7 +34,15 @@ type translateJSON struct {
 		DriverFactoryClass  string            `json:"driverFactoryClass"`
 		Params              map[string]string `json:"params"`
 	} `json:"externalResources"`
-	Warnings []string `json:"warnings"`
+	Warnings  []string          `json:"warnings"`
+	Memory    map[string]any    `json:"memory"`
+	RMRequest []json.RawMessage `json:"rmRequest"`
+	Sources   []struct {
+		Resource string `json:"resource"`
+		Key      string `json:"key"`
+		Source   string `json:"source"`
+		Default  bool   `json:"default"`
+	} `json:"sources"`
 }
 
 // decodeTranslate parses the JSON output, checks that it has exactly the public keys, in order, and
@@ -53,7 +61,12 @@ func decodeTranslate(t *testing.T, stdout string) (translateJSON, string) {
 	require.NoError(t, json.Unmarshal([]byte(stdout), &raw))
 	var compact bytes.Buffer
 	require.NoError(t, json.Compact(&compact, raw.Resource))
-	assert.Equal(t, []string{"resource", "externalResources", "warnings"}, objectKeys(t, stdout))
+	keys := objectKeys(t, stdout)
+	require.GreaterOrEqual(t, len(keys), 3)
+	assert.Equal(t, []string{"resource", "externalResources", "warnings"}, keys[:3], "the public keys first")
+	for _, extra := range keys[3:] {
+		assert.Contains(t, []string{"memory", "rmRequest", "sources"}, extra, "only additive keys")
+	}
 	return out, compact.String()
 }
 
@@ -275,11 +288,15 @@ func TestTranslateTable(t *testing.T) {
 	assert.Contains(t, res.stderr, "--flink-conf")
 
 	// -D alone is a configuration.
-	res = runCLI(t, nil, "translate", "-D", "taskmanager.numberOfTaskSlots=1")
+	res = runCLI(t, nil, "translate", "-D", "taskmanager.numberOfTaskSlots=1", "-D", "taskmanager.memory.flink.size=1g")
 	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
-	assert.Contains(t, res.stdout, "TaskManager container on YARN: <vcores:1>")
+	assert.Contains(t, res.stdout, "TaskManager container on YARN: <memory-mb:1472, vcores:1>")
 	assert.Contains(t, res.stdout, "External resources: none")
-	assert.Contains(t, res.stdout, "taskmanager.memory.process.size is not set")
+
+	// No memory option at all: Flink refuses to start TaskManagers, so translate fails.
+	res = runCLI(t, nil, "translate", "-D", "taskmanager.numberOfTaskSlots=1")
+	assert.Equal(t, cmdutil.ExitError, res.code)
+	assert.Contains(t, res.stderr, "Either required fine-grained memory")
 }
 
 func TestTranslateYAML(t *testing.T) {
@@ -297,4 +314,101 @@ func TestTranslateYAML(t *testing.T) {
 	}
 	assert.Equal(t, []string{"memory-mb=4096", "vcores=4", "yarn.io/gpu=2", "yarn.io/fpga=1"}, pairs)
 	assert.Contains(t, res.stdout, "warnings: []")
+}
+
+func TestTranslateFlinkVersionAndMemory(t *testing.T) {
+	dir := t.TempDir()
+	legacyHeap := filepath.Join(dir, "flink-conf.yaml")
+	require.NoError(t, os.WriteFile(legacyHeap, []byte("taskmanager.heap.size: 2048m\n"), 0o600))
+
+	// flink-conf.yaml implies Flink 1.x, which maps the legacy heap to the process size.
+	res := runCLI(t, nil, "translate", "--flink-conf", legacyHeap, "-o", "json")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	out, raw := decodeTranslate(t, res.stdout)
+	assert.Equal(t, `{"memory-mb":2048,"vcores":1}`, raw)
+	assert.Equal(t, "1.x", out.Memory["flinkVersion"])
+	assert.Equal(t, "taskmanager.heap.size", out.Memory["legacyHeapKey"])
+	assert.Equal(t, "process-size", out.Memory["derivedFrom"])
+
+	// Flink 2.x ignores it and refuses the configuration.
+	res = runCLI(t, nil, "translate", "--flink-conf", legacyHeap, "--flink-version", "2.0.0")
+	assert.Equal(t, cmdutil.ExitError, res.code)
+	assert.Contains(t, res.stderr, "Either required fine-grained memory")
+	assert.Contains(t, res.stderr, "Flink 2.x no longer reads taskmanager.heap.size")
+
+	res = runCLI(t, nil, "translate", "--flink-conf", legacyHeap, "--flink-version", "0.9")
+	assert.Equal(t, cmdutil.ExitUsage, res.code)
+	assert.Contains(t, res.stderr, "--flink-version")
+
+	// The table shows the derivation.
+	res = runCLI(t, nil, "translate", "-D", "taskmanager.memory.flink.size=1g")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	assert.Contains(t, res.stdout, "TaskManager memory (Flink 2.x, from flink-size): process 1472m = flink 1024m + JVM metaspace 256m + JVM overhead 192m")
+}
+
+// TestTranslateSources: -o json and -o yaml say where each value of the container comes from, as
+// the table does: the key and its file:line or -D flag, or Flink's default.
+func TestTranslateSources(t *testing.T) {
+	res := runCLI(t, nil, "translate", "--flink-conf", exampleLegacy, "-D", "taskmanager.cpu.cores=3", "-o", "json")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	out, _ := decodeTranslate(t, res.stdout)
+	type src struct{ resource, key, source string }
+	var got []src
+	for _, s := range out.Sources {
+		got = append(got, src{s.Resource, s.Key, s.Source})
+		assert.False(t, s.Default, s.Resource)
+	}
+	assert.Equal(t, []src{
+		{"memory-mb", "taskmanager.memory.process.size", exampleLegacy + ":6"},
+		{"vcores", "taskmanager.cpu.cores", "-D taskmanager.cpu.cores"},
+		{"yarn.io/gpu", "external-resource.gpu.amount", exampleLegacy + ":13"},
+		{"yarn.io/fpga", "external-resource.fpga.amount", exampleLegacy + ":21"},
+	}, got)
+
+	// A default has no key and says so.
+	res = runCLI(t, nil, "translate", "-D", "taskmanager.memory.process.size=2g", "-o", "json")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	out, _ = decodeTranslate(t, res.stdout)
+	require.Len(t, out.Sources, 2)
+	assert.Equal(t, "vcores", out.Sources[1].Resource)
+	assert.True(t, out.Sources[1].Default)
+	assert.Empty(t, out.Sources[1].Key)
+
+	res = runCLI(t, nil, "translate", "--flink-conf", exampleNested, "-o", "yaml")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	var doc struct {
+		Sources []map[string]any `yaml:"sources"`
+	}
+	require.NoError(t, yaml.Unmarshal([]byte(res.stdout), &doc))
+	require.Len(t, doc.Sources, 4)
+	assert.Equal(t, "memory-mb", doc.Sources[0]["resource"])
+	assert.Equal(t, "taskmanager.memory.process.size", doc.Sources[0]["key"])
+	assert.Contains(t, doc.Sources[0]["source"], "config.yaml:")
+}
+
+// TestTranslateWarningsOnce: a load warning (a key set twice in flink-conf.yaml) is printed once, in
+// the output (table or JSON), not again as a log line on stderr.
+func TestTranslateWarningsOnce(t *testing.T) {
+	dir := t.TempDir()
+	cf := filepath.Join(dir, "flink-conf.yaml")
+	require.NoError(t, os.WriteFile(cf, []byte("taskmanager.memory.process.size: 2g\ntaskmanager.numberOfTaskSlots: 1\ntaskmanager.numberOfTaskSlots: 2\n"), 0o600))
+	hadoop := filepath.Join(dir, "hadoop")
+	require.NoError(t, os.Mkdir(hadoop, 0o755))
+	// A Hadoop load warning too: a property without a name.
+	require.NoError(t, os.WriteFile(filepath.Join(hadoop, "yarn-site.xml"), []byte("<configuration>\n<property><value>x</value></property>\n</configuration>\n"), 0o600))
+
+	res := runCLI(t, nil, "translate", "--flink-conf", cf, "--hadoop-conf", hadoop)
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	assert.Equal(t, 1, strings.Count(res.stdout, "taskmanager.numberOfTaskSlots is set again"), res.stdout)
+	assert.Empty(t, res.stderr)
+
+	res = runCLI(t, nil, "translate", "--flink-conf", cf, "--hadoop-conf", hadoop, "-o", "json")
+	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+	out, _ := decodeTranslate(t, res.stdout)
+	n := 0
+	for _, w := range out.Warnings {
+		n += strings.Count(w, "taskmanager.numberOfTaskSlots is set again")
+	}
+	assert.Equal(t, 1, n, out.Warnings)
+	assert.Empty(t, res.stderr)
 }

@@ -17,6 +17,9 @@ import (
 type HadoopFlags struct {
 	// Dir is --hadoop-conf.
 	Dir string
+	// WarningsInOutput is set by a command that prints the load warnings in its own output: they
+	// are then not logged as well (each finding once).
+	WarningsInOutput bool
 }
 
 // AddHadoopFlags registers --hadoop-conf on cmd, bound to fl.
@@ -29,7 +32,7 @@ func AddHadoopFlags(cmd *cobra.Command, fl *HadoopFlags) {
 // LoadHadoop reads Hadoop's configuration from --hadoop-conf, else $HADOOP_CONF_DIR or
 // $HADOOP_HOME/etc/hadoop. It returns nil, nil when none of these is set.
 func (f *Factory) LoadHadoop(fl *HadoopFlags) (*conf.HadoopConfig, error) {
-	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: fl.Dir, Getenv: f.Env.Getenv, Logger: f.Logger()})
+	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: fl.Dir, Getenv: f.Env.Getenv, Logger: f.loadLogger(fl.WarningsInOutput)})
 	if errors.Is(err, conf.ErrNotConfigured) {
 		return nil, nil
 	}

@@ -50,7 +50,8 @@ type FindingsError struct {
 // Error returns the summary.
 func (e *FindingsError) Error() string { return e.Summary }
 
-// SilentError carries an exit code for a failure whose explanation was already written to stderr.
+// SilentError carries an exit code for a failure whose explanation was already written (to stderr,
+// or in the command's output, as preflight's verdict).
 type SilentError struct {
 	// Code is the exit code.
 	Code int

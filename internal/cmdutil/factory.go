@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,7 +24,9 @@ const EnvPrefix = "YARN_ER"
 
 // Factory is what every command shares: the streams, the environment, the global flags (-o, -v,
 // --log-level, --log-format, --config), the logger built from them and yarn-er's own settings
-// (flag > YARN_ER_<FLAG> environment > --config file > default). One Factory serves one run.
+// (flag > YARN_ER_<FLAG> environment > settings file > default; the settings file is --config, else
+// $YARN_ER_CONFIG, else $XDG_CONFIG_HOME/yarn-er/config.yaml when it exists). One Factory serves
+// one run.
 type Factory struct {
 	// IO are the standard streams.
 	IO *IOStreams
@@ -38,7 +43,8 @@ type Factory struct {
 	LogLevel string
 	// LogFormat is --log-format: text or json.
 	LogFormat string
-	// ConfigFile is --config: yarn-er's settings file.
+	// ConfigFile is --config: yarn-er's settings file. After ApplySettings it is the file read, if
+	// any (--config, YARN_ER_CONFIG or the default file).
 	ConfigFile string
 
 	settings *viper.Viper
@@ -70,20 +76,27 @@ func (f *Factory) AddGlobalFlags(cmd *cobra.Command) {
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "log debug messages to stderr")
 	pf.StringVar(&f.LogLevel, "log-level", "warn", "log level: debug, info, warn or error")
 	pf.StringVar(&f.LogFormat, "log-format", "text", "log format: text or json")
-	pf.StringVar(&f.ConfigFile, "config", "", "yarn-er settings file (YAML, JSON or TOML; keys are flag names)")
+	pf.StringVar(&f.ConfigFile, "config", "", "yarn-er settings file (YAML, JSON or TOML; keys are flag names; default $YARN_ER_CONFIG, then $XDG_CONFIG_HOME/yarn-er/config.yaml or ~/.config/yarn-er/config.yaml when it exists)")
 	_ = cmd.RegisterFlagCompletionFunc("output", FixedCompletion(OutputTable, OutputJSON, OutputYAML))
 	_ = cmd.RegisterFlagCompletionFunc("log-level", FixedCompletion("debug", "info", "warn", "error"))
 	_ = cmd.RegisterFlagCompletionFunc("log-format", FixedCompletion("text", "json"))
 }
 
 // ApplySettings runs before every command (the root's PersistentPreRunE): it fills each flag the
-// command line did not set from the environment (YARN_ER_<FLAG>) or else from the --config file,
-// validates the global flags and builds the logger. Commands then read their flags only.
+// command line did not set from the environment (YARN_ER_<FLAG>) or else from the settings file
+// (--config, YARN_ER_CONFIG or the default file), validates the global flags and builds the
+// logger; a key of the settings file that is no flag's name is a warning naming it. Commands then
+// read their flags only.
 func (f *Factory) ApplySettings(cmd *cobra.Command) error {
-	if f.ConfigFile != "" {
-		f.settings.SetConfigFile(f.ConfigFile)
+	file, origin, err := f.settingsFile(cmd)
+	if err != nil {
+		return err
+	}
+	if file != "" {
+		f.ConfigFile = file
+		f.settings.SetConfigFile(file)
 		if err := f.settings.ReadInConfig(); err != nil {
-			return Usagef("--config %s: %v (fix: give a YAML, JSON or TOML file whose keys are flag names)", f.ConfigFile, err)
+			return Usagef("%s %s: %v (fix: give a YAML, JSON or TOML file whose keys are flag names)", origin, file, err)
 		}
 	}
 	var firstErr error
@@ -100,7 +113,7 @@ func (f *Factory) ApplySettings(cmd *cobra.Command) error {
 		}
 		if f.ConfigFile != "" && f.settings.InConfig(fl.Name) {
 			if err := setFlagFromSetting(fl, f.settings.Get(fl.Name)); err != nil {
-				firstErr = Usagef("--config %s: key %q: %v", f.ConfigFile, fl.Name, err)
+				firstErr = Usagef("%s %s: key %q: %v", origin, f.ConfigFile, fl.Name, err)
 			}
 		}
 	})
@@ -112,7 +125,79 @@ func (f *Factory) ApplySettings(cmd *cobra.Command) error {
 	default:
 		return Usagef("--output %q: want table, json or yaml", f.Output)
 	}
-	return f.SetupLogger()
+	if err := f.SetupLogger(); err != nil {
+		return err
+	}
+	if file != "" {
+		known := flagNames(cmd.Root())
+		for _, key := range f.settings.AllKeys() {
+			if !known[key] {
+				f.logger.Warn("unknown key in the settings file, ignored: keys are the names of yarn-er's flags, e.g. hadoop-conf",
+					"file", file, "key", key)
+			}
+		}
+	}
+	return nil
+}
+
+// ConfigEnv is the environment variable naming yarn-er's settings file when --config is not given.
+const ConfigEnv = EnvPrefix + "_CONFIG"
+
+// settingsFile returns yarn-er's settings file and what named it: --config, else $YARN_ER_CONFIG,
+// else the default $XDG_CONFIG_HOME/yarn-er/config.yaml (~/.config/yarn-er/config.yaml without
+// XDG_CONFIG_HOME) when that file exists. A named file that is missing is an error when read; a
+// missing default file means no settings.
+func (f *Factory) settingsFile(cmd *cobra.Command) (file, origin string, err error) {
+	if fl := cmd.Flags().Lookup("config"); f.ConfigFile != "" || (fl != nil && fl.Changed) {
+		return f.ConfigFile, "--config", nil
+	}
+	if v := f.Env.Getenv(ConfigEnv); v != "" {
+		return v, ConfigEnv, nil
+	}
+	def := DefaultSettingsFile(f.Env)
+	if def == "" {
+		return "", "", nil
+	}
+	st, err := os.Stat(def)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", "", nil
+	case err != nil:
+		return "", "", Usagef("settings file %s: %v", def, err)
+	case !st.Mode().IsRegular():
+		return "", "", Usagef("settings file %s: not a regular file (fix: remove it or make it a YAML file whose keys are flag names)", def)
+	}
+	return def, "settings file", nil
+}
+
+// DefaultSettingsFile is where yarn-er looks for its settings when neither --config nor
+// YARN_ER_CONFIG names a file: $XDG_CONFIG_HOME/yarn-er/config.yaml, else
+// $HOME/.config/yarn-er/config.yaml; "" when neither variable is set (or XDG_CONFIG_HOME is not an
+// absolute path, which the XDG specification says to ignore, and HOME is unset).
+func DefaultSettingsFile(env Env) string {
+	if x := env.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "yarn-er", "config.yaml")
+	}
+	if h := env.Getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "yarn-er", "config.yaml")
+	}
+	return ""
+}
+
+// flagNames returns the name of every flag of cmd and its subcommands.
+func flagNames(cmd *cobra.Command) map[string]bool {
+	names := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		add := func(fl *pflag.Flag) { names[strings.ToLower(fl.Name)] = true }
+		c.Flags().VisitAll(add)
+		c.PersistentFlags().VisitAll(add)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(cmd)
+	return names
 }
 
 // EnvName is the environment variable that overrides a flag: YARN_ER_ and the flag's name in upper

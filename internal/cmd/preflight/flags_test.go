@@ -14,7 +14,7 @@ func TestPreflightFlags(t *testing.T) {
 	var got *Options
 	cmd := NewCmdPreflight(cmdutil.New(streams, cmdutil.Env{}), func(o *Options) error { got = o; return nil })
 	cmd.SetArgs([]string{"--flink-conf", "conf/", "-D", "k=v", "--containers", "8", "--queue", "root.gpu", "--strict",
-		"--rm", "http://rm:8088", "--hadoop-conf", "/h", "--rm-timeout", "3s"})
+		"--rm", "http://rm:8088", "--hadoop-conf", "/h", "--rm-timeout", "3s", "--flink-version", "2.0.0"})
 	require.NoError(t, cmd.Execute())
 	require.NotNil(t, got)
 	assert.Equal(t, "conf/", got.Flink.Path)
@@ -25,6 +25,7 @@ func TestPreflightFlags(t *testing.T) {
 	assert.Equal(t, []string{"http://rm:8088"}, got.Conn.RM.Addrs)
 	assert.Equal(t, "/h", got.Conn.Hadoop.Dir)
 	assert.Equal(t, "3s", got.Conn.RM.Timeout.String())
+	assert.Equal(t, "2.0.0", got.Flink.Version)
 }
 
 func TestPreflightRunRejectsNegativeContainers(t *testing.T) {

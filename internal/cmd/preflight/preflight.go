@@ -85,6 +85,10 @@ func preflightRun(o *Options) error {
 	if err != nil {
 		return err
 	}
+	version, err := o.Flink.FlinkVersion(fc)
+	if err != nil {
+		return err
+	}
 	hc, err := o.Conn.HadoopConfig()
 	if err != nil {
 		return err
@@ -107,6 +111,7 @@ func preflightRun(o *Options) error {
 		Containers:      o.Containers,
 		Queue:           strings.TrimSpace(o.Queue),
 		Strict:          o.Strict,
+		FlinkVersion:    version,
 		FlinkHome:       home,
 		FlinkHomeOrigin: homeOrigin,
 		Discover:        discoverCommand(),
@@ -126,6 +131,11 @@ func preflightRun(o *Options) error {
 	if authErr := rep.AuthError(); authErr != nil {
 		// exitCode maps the yarn authentication errors to exitAuth.
 		return fmt.Errorf("preflight: the ResourceManager refused the credentials: %w", authErr)
+	}
+	// The table ends with the verdict: printing it again on stderr would say it twice. JSON and
+	// YAML carry no verdict line, so there the summary goes to stderr.
+	if f.Output == cmdutil.OutputTable {
+		return &cmdutil.SilentError{Code: cmdutil.ExitFindings}
 	}
 	c := rep.Counts()
 	summary := fmt.Sprintf("preflight: %d failed, %d warnings", c.Fail, c.Warn)

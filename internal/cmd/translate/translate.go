@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,7 +30,8 @@ func NewCmdTranslate(f *cmdutil.Factory, runF func(*Options) error) *cobra.Comma
 		Use:   "translate",
 		Short: "Show the YARN container a Flink TaskManager asks for",
 		Long: `translate reads Flink's configuration the way Flink does and prints the resource vector of one
-TaskManager container on YARN: memory-mb (taskmanager.memory.process.size), vcores
+TaskManager container on YARN: memory-mb (the process size Flink derives from
+taskmanager.memory.process.size, .flink.size or task heap + managed memory), vcores
 (taskmanager.cpu.cores, else yarn.containers.vcores, else taskmanager.numberOfTaskSlots) and one
 entry per external resource (external-resource.<name>.amount under its yarn.config-key), followed by
 the external resources as Flink enables them and every warning.
@@ -70,6 +72,9 @@ type result struct {
 // load loads both configurations and translates.
 func load(opts *Options) (*result, error) {
 	f := opts.F
+	// The load warnings are part of the output; logging them too would print each twice.
+	opts.Flink.WarningsInOutput = true
+	opts.Hadoop.WarningsInOutput = true
 	fc, err := f.LoadFlink(&opts.Flink)
 	if err != nil {
 		return nil, err
@@ -83,6 +88,9 @@ func load(opts *Options) (*result, error) {
 		out.view.Warnings = append(out.view.Warnings, w.String())
 	}
 	var topts profile.TranslateOptions
+	if topts.FlinkVersion, err = opts.Flink.FlinkVersion(fc); err != nil {
+		return nil, err
+	}
 	if hc != nil {
 		out.files = append(out.files, hc.Files()...)
 		for _, w := range hc.Warnings() {
@@ -99,6 +107,9 @@ func load(opts *Options) (*result, error) {
 	out.view.Resource = tr.Resource
 	out.view.ExternalResources = tr.ExternalResources
 	out.origins = tr.Origins
+	out.view.Sources = view.TranslateSources(tr.Resource, tr.Origins)
+	out.view.Memory = tr.Memory
+	out.view.RMRequest = tr.RMRequest
 	out.view.Warnings = append(out.view.Warnings, ProblemStrings(tr.Problems)...)
 	return out, nil
 }
@@ -136,6 +147,17 @@ func writeTable(w io.Writer, o *result) error {
 		}
 		_ = tw.Flush()
 	}
+	if m := o.view.Memory; m != nil {
+		ew.Printf("\nTaskManager memory (Flink %s, from %s): process %s = flink %s + JVM metaspace %s + JVM overhead %s\n",
+			m.FlinkVersion, m.DerivedFrom, mib(m.TotalProcess), mib(m.TotalFlink), mib(m.JVMMetaspace), mib(m.JVMOverhead))
+		ew.Printf("  flink = framework heap %s + task heap %s + managed %s + network %s + framework off-heap %s + task off-heap %s\n",
+			mib(m.FrameworkHeap), mib(m.TaskHeap), mib(m.Managed), mib(m.Network), mib(m.FrameworkOffHeap), mib(m.TaskOffHeap))
+	}
+	for _, r := range o.view.RMRequest {
+		if r.Units != "" {
+			ew.Printf("\nThe ResourceManager reads %s = %d (no unit, as Flink sends it) as %d%s.\n", r.Name, r.Sent, r.Value, r.Units)
+		}
+	}
 	ew.Printf("\nExternal resources:")
 	if len(o.view.ExternalResources) == 0 {
 		ew.Printf(" none\n")
@@ -158,6 +180,13 @@ func writeTable(w io.Writer, o *result) error {
 		}
 	}
 	return ew.Err
+}
+
+// mib renders bytes in MiB with up to three decimals ("1372.8m").
+func mib(b int64) string {
+	s := strconv.FormatFloat(float64(b)/(1<<20), 'f', 3, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + "m"
 }
 
 // formatParams renders driver parameters as "k=v, k=v" sorted by key.

@@ -13,13 +13,14 @@ func TestTranslateFlags(t *testing.T) {
 	streams, _, _ := cmdutil.TestStreams()
 	var got *Options
 	cmd := NewCmdTranslate(cmdutil.New(streams, cmdutil.Env{}), func(o *Options) error { got = o; return nil })
-	cmd.SetArgs([]string{"--flink-conf", "conf/", "-D", "external-resources=gpu", "--dynamic", "a=b,c", "--hadoop-conf", "/h"})
+	cmd.SetArgs([]string{"--flink-conf", "conf/", "-D", "external-resources=gpu", "--dynamic", "a=b,c", "--hadoop-conf", "/h", "--flink-version", "1.x"})
 	require.NoError(t, cmd.Execute())
 	require.NotNil(t, got)
 	assert.Equal(t, "conf/", got.Flink.Path)
 	// -D is a string array: a comma stays inside the value, as in Flink's CLI.
 	assert.Equal(t, []string{"external-resources=gpu", "a=b,c"}, got.Flink.Dynamic)
 	assert.Equal(t, "/h", got.Hadoop.Dir)
+	assert.Equal(t, "1.x", got.Flink.Version)
 }
 
 func TestTranslateRunRendersJSON(t *testing.T) {

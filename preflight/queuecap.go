@@ -1,0 +1,184 @@
+package preflight
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// queueCapacityCheck reports cluster.queue-capacity: whether the target queue's maximum capacity
+// (the CapacityScheduler's maxEffectiveCapacity, the FairScheduler's maxResources) can hold the
+// JobManager container and --containers TaskManager containers (one without the flag), in the
+// units of each type; and how many fit in what the queue has left now.
+func (r *runner) queueCapacityCheck() {
+	live := r.live
+	if live.schedErr != nil {
+		r.c.skip(IDQueueCapacity, "cannot read the scheduler: %v", live.schedErr)
+		return
+	}
+	name, from := r.targetQueue()
+	q := findQueue(live.sched, name)
+	if q == nil || !q.Leaf {
+		r.c.skip(IDQueueCapacity, "queue %q (from %s) takes no applications: see %s", name, from, IDQueueMaxAllocation)
+		return
+	}
+	pool := q.MaxEffectiveCapacity
+	poolName := "maxEffectiveCapacity"
+	if len(pool) == 0 {
+		pool, poolName = q.MaxResources, "maxResources"
+	}
+	if len(pool) == 0 {
+		r.c.skip(IDQueueCapacity, "queue %s reports no maximum capacity (%s)", q.Path, orUnknown(live.sched.Type))
+		return
+	}
+	req, _ := r.request()
+	if len(req) == 0 {
+		r.c.skip(IDQueueCapacity, "the TaskManager container could not be computed")
+		return
+	}
+	var jm []records.Resource
+	besides := ""
+	if r.jm != nil {
+		jm = r.normalized(r.jm.Request())
+		besides = " besides the JobManager container " + formatRequest(jm)
+	}
+	want := int64(max(r.in.Containers, 1))
+	shown := formatRequest(req)
+	limits := describePool(pool, req)
+
+	empty, jmFits := poolContainers(pool, req, jm)
+	if !jmFits {
+		r.c.fail(IDQueueCapacity, live.rm, fmt.Sprintf("give the JobManager less (%s, %s), use a queue with more capacity, or raise its maximum capacity", profile.KeyJMProcessSize, profile.KeyAppMasterVCores),
+			"queue %s (from %s): its maximum capacity (%s: %s) cannot hold the JobManager container %s: the application never starts", q.Path, from, poolName, limits, formatRequest(jm))
+		return
+	}
+	if len(jm) > 0 && !r.amLimitCheck(q, from, jm) {
+		return
+	}
+	if empty < want {
+		r.c.fail(IDQueueCapacity, live.rm, fmt.Sprintf("use a queue with more capacity, %s, or ask for fewer or smaller TaskManagers", raiseQueueCapacity(live.sched.Type, q.Path)),
+			"queue %s (from %s) holds at most %d TaskManager containers %s%s (its %s: %s), %d wanted: the job waits forever",
+			q.Path, from, empty, shown, besides, poolName, limits, want)
+		return
+	}
+	left := make(yarn.Resources, len(pool))
+	for k, limit := range pool {
+		left[k] = limit
+		if u, ok := q.Used[k]; ok {
+			if v, _, err := u.In(limit.Units); err == nil {
+				left[k] = records.Quantity{Value: max(limit.Value-v, 0), Units: limit.Units}
+			}
+		}
+	}
+	now, jmNow := poolContainers(left, req, jm)
+	if !jmNow || now < want {
+		if !jmNow {
+			now = 0
+		}
+		r.c.warn(IDQueueCapacity, live.rm, "wait for the queue's applications to finish, or use another queue",
+			"queue %s (from %s): %d of the %d TaskManager containers %s fit%s in what it has left now; %d when it is empty (its %s: %s)",
+			q.Path, from, now, want, shown, besides, empty, poolName, limits)
+		return
+	}
+	r.c.pass(IDQueueCapacity, live.rm, "queue %s (from %s) holds %s TaskManager containers %s%s (its %s: %s), %d fit now",
+		q.Path, from, countText(empty), shown, besides, poolName, limits, now)
+}
+
+// poolContainers returns how many containers of req a queue's capacity holds once jm (if any) is
+// taken out, counting only the types the queue reports, and whether jm fits at all.
+func poolContainers(pool yarn.Resources, req, jm []records.Resource) (int64, bool) {
+	have := pool
+	if len(jm) > 0 {
+		reported := onlyReported(pool, jm)
+		rest, ok := minus(pool, reported)
+		if !ok {
+			return 0, false
+		}
+		have = rest
+	}
+	reported := onlyReported(have, req)
+	if len(reported) == 0 {
+		return math.MaxInt64, true
+	}
+	return containersIn(have, reported), true
+}
+
+func onlyReported(pool yarn.Resources, req []records.Resource) []records.Resource {
+	var out []records.Resource
+	for _, res := range req {
+		if _, ok := pool[res.Name]; ok {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+func describePool(pool yarn.Resources, req []records.Resource) string {
+	var parts []string
+	for _, res := range req {
+		if q, ok := pool[res.Name]; ok {
+			parts = append(parts, res.Name+" "+fmtAmount(q.Value, q.Units))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func countText(n int64) string {
+	if n == math.MaxInt64 {
+		return "any number of"
+	}
+	return fmt.Sprint(n)
+}
+
+// raiseQueueCapacity says where the queue's maximum capacity is configured.
+func raiseQueueCapacity(scheduler, path string) string {
+	if strings.Contains(strings.ToLower(scheduler), "fair") {
+		return "raise <maxResources> of " + path + " in fair-scheduler.xml"
+	}
+	return "raise yarn.scheduler.capacity." + path + ".maximum-capacity (capacity-scheduler.xml)"
+}
+
+// amLimitCheck fails when the queue's ApplicationMaster limits (maximum-am-resource-percent:
+// AMResourceLimit, and per user userAMResourceLimit) cannot hold the JobManager container; then
+// the application stays ACCEPTED and never runs. It reports whether the check passed.
+func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []records.Resource) bool {
+	shown := formatRequest(jm)
+	fix := fmt.Sprintf("raise yarn.scheduler.capacity.%s.maximum-am-resource-percent (capacity-scheduler.xml), or give the JobManager less (%s)", q.Path, profile.KeyJMProcessSize)
+	for _, lim := range []struct {
+		name string
+		res  yarn.Resources
+	}{{"AMResourceLimit", q.AMResourceLimit}, {"userAMResourceLimit", q.UserAMResourceLimit}} {
+		reported := onlyReported(lim.res, jm)
+		if len(reported) == 0 {
+			continue
+		}
+		if _, ok := minus(lim.res, reported); !ok {
+			r.c.fail(IDQueueCapacity, r.live.rm, fix,
+				"queue %s (from %s) lets ApplicationMasters use at most %s (%s, from maximum-am-resource-percent), less than the JobManager container %s: the application stays ACCEPTED and never runs",
+				q.Path, from, describePool(lim.res, jm), lim.name, shown)
+			return false
+		}
+	}
+	if reported := onlyReported(q.AMResourceLimit, jm); len(reported) > 0 && q.UsedAMResource != nil {
+		left := make(yarn.Resources, len(q.AMResourceLimit))
+		for k, limit := range q.AMResourceLimit {
+			left[k] = limit
+			if u, ok := q.UsedAMResource[k]; ok {
+				if v, _, err := u.In(limit.Units); err == nil {
+					left[k] = records.Quantity{Value: max(limit.Value-v, 0), Units: limit.Units}
+				}
+			}
+		}
+		if _, ok := minus(left, reported); !ok {
+			r.c.warn(IDQueueCapacity, r.live.rm, "wait for other applications of the queue to finish, or "+fix,
+				"queue %s (from %s): its ApplicationMasters already use %s of %s (AMResourceLimit): the JobManager container %s waits in ACCEPTED until others finish",
+				q.Path, from, describePool(q.UsedAMResource, jm), describePool(q.AMResourceLimit, jm), shown)
+			return false
+		}
+	}
+	return true
+}
