@@ -3,10 +3,9 @@ package conf
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"syscall"
+
+	"github.com/yarn-er/yarn-er/internal/boundedfile"
 )
 
 // Default limits of one load (LoadHadoop or LoadFlink). Real configurations are far smaller: a
@@ -96,7 +95,7 @@ func (e *LimitError) Unwrap() error { return ErrLimit }
 
 // ErrNotRegular is wrapped by the error about a configuration path that is not a regular file (a
 // FIFO, a device such as /dev/zero, a socket).
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = boundedfile.ErrNotRegular
 
 // budget is the state of one load: what was read so far.
 type budget struct {
@@ -163,64 +162,21 @@ func ReadConfigFile(path string, maxBytes int64) ([]byte, error) {
 
 func readRegular(path string, maxBytes int64, raise string) ([]byte, error) {
 	src := Source{File: path}
-	fi, err := os.Stat(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &Error{Source: src, Err: err, Fix: "check the path"}
-		}
-		return nil, &Error{Source: src, Err: err, Fix: "make the file readable"}
-	}
-	if err := checkRegular(src, fi); err != nil {
-		return nil, err
-	}
-	tooBig := func(n int64) error {
+	data, err := boundedfile.Read(path, maxBytes)
+	var tooBig *boundedfile.TooLargeError
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.As(err, &tooBig):
 		fix := "a configuration file is far smaller; check that this is the right file"
 		if raise != "" {
 			fix += "; to allow more, " + raise
 		}
-		return &Error{Source: src, Err: &LimitError{What: "file size", Limit: maxBytes, Detail: fmt.Sprintf("the file has %d bytes or more", n)}, Fix: fix}
+		return nil, &Error{Source: src, Err: &LimitError{What: "file size", Limit: maxBytes, Detail: fmt.Sprintf("the file has %d bytes or more", tooBig.Size)}, Fix: fix}
+	case errors.Is(err, boundedfile.ErrNotRegular):
+		return nil, &Error{Source: src, Err: err, Fix: "name a regular configuration file"}
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &Error{Source: src, Err: err, Fix: "check the path"}
 	}
-	if fi.Size() > maxBytes {
-		return nil, tooBig(fi.Size())
-	}
-	// O_NONBLOCK: a FIFO swapped in after the check opens at once instead of waiting for a writer.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, &Error{Source: src, Err: err, Fix: "make the file readable"}
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, &Error{Source: src, Err: err, Fix: "make the file readable"}
-	}
-	if err := checkRegular(src, fi); err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return nil, &Error{Source: src, Err: err, Fix: "make the file readable"}
-	}
-	if int64(len(data)) > maxBytes {
-		return nil, tooBig(int64(len(data)))
-	}
-	return data, nil
-}
-
-func checkRegular(src Source, fi fs.FileInfo) error {
-	if fi.Mode().IsRegular() {
-		return nil
-	}
-	kind := "not a regular file"
-	switch m := fi.Mode(); {
-	case m.IsDir():
-		kind = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a FIFO (named pipe)"
-	case m&fs.ModeCharDevice != 0:
-		kind = "a character device"
-	case m&fs.ModeDevice != 0:
-		kind = "a block device"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	}
-	return &Error{Source: src, Err: fmt.Errorf("%w: it is %s", ErrNotRegular, kind), Fix: "name a regular configuration file"}
+	return nil, &Error{Source: src, Err: err, Fix: "make the file readable"}
 }

@@ -5,16 +5,16 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/yarn-er/yarn-er/internal/boundedfile"
 )
 
 // Token kinds yarn-er handles.
@@ -429,7 +429,7 @@ const MaxTokenFileSize = 16 << 20
 // MaxTokenFileSize bytes is read (a FIFO or a device is refused without blocking); errors never
 // quote the file's bytes.
 func ReadTokenFile(path string) (*Credentials, error) {
-	b, err := readBounded(path, MaxTokenFileSize)
+	b, err := boundedfile.Read(path, MaxTokenFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read token file: %w", err)
 	}
@@ -596,29 +596,4 @@ func appendVLong(b []byte, v int64) []byte {
 func appendText(b []byte, s string) []byte {
 	b = appendVLong(b, int64(len(s)))
 	return append(b, s...)
-}
-
-// readBounded reads a regular file of at most max bytes: opened non-blocking (a FIFO swapped in
-// never blocks), checked to be a regular file, and read through a limit.
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, st.Mode().Type())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: larger than the %d-byte limit of a token file", path, max)
-	}
-	return b, nil
 }

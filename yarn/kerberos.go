@@ -16,8 +16,6 @@ import (
 	"github.com/jcmturner/gokrb5/v8/credentials"
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/jcmturner/gokrb5/v8/spnego"
-
-	"github.com/yarn-er/yarn-er/conf"
 )
 
 // hadoopAuthCookie is the cookie Hadoop's AuthenticationFilter sets after a successful
@@ -179,7 +177,7 @@ func parseSafely(parse func() error) (err error) {
 // quote the bytes they failed on (principal and keys), so they are never repeated: the error only
 // says that the file is damaged.
 func loadKeytab(path string) (*keytab.Keytab, error) {
-	data, err := conf.ReadConfigFile(path, maxKeytabBytes)
+	data, err := readUserFile(path, maxKeytabBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: keytab: %w (fix: give a readable keytab, e.g. from ktutil or kadmin ktadd)", ErrAuthentication, err)
 	}
@@ -193,7 +191,7 @@ func loadKeytab(path string) (*keytab.Keytab, error) {
 
 // loadCCache reads and parses a credential cache, within a size limit and without a panic.
 func loadCCache(path string) (*credentials.CCache, error) {
-	data, err := conf.ReadConfigFile(path, maxCCacheBytes)
+	data, err := readUserFile(path, maxCCacheBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: credential cache: %w (fix: run kinit, or use a keytab)", ErrAuthentication, err)
 	}
@@ -208,7 +206,7 @@ func loadCCache(path string) (*credentials.CCache, error) {
 // loadKrb5Conf reads and parses krb5.conf, within a size limit and without a panic.
 func loadKrb5Conf(path string) (*krb5config.Config, error) {
 	const fix = "point KRB5_CONFIG or the krb5.conf option at a valid krb5.conf"
-	data, err := conf.ReadConfigFile(path, maxKrb5ConfBytes)
+	data, err := readUserFile(path, maxKrb5ConfBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: Kerberos configuration: %w (fix: %s)", ErrAuthentication, err, fix)
 	}

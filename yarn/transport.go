@@ -6,8 +6,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,7 +19,7 @@ import (
 
 	"github.com/go-resty/resty/v2"
 
-	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/boundedfile"
 )
 
 // This file is the package's only contact with resty: a move to resty v3 touches it alone.
@@ -146,6 +148,18 @@ func newBaseTransport(o TLSOptions) (http.RoundTripper, error) {
 	return tr, nil
 }
 
+// readUserFile reads a file the user named (TLS material, keytab, credential cache, krb5.conf):
+// a regular file within max bytes, never blocking on a FIFO; the error names the path and never
+// quotes the file's bytes.
+func readUserFile(path string, max int64) ([]byte, error) {
+	data, err := boundedfile.Read(path, max)
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return data, err
+}
+
 // maxTLSFile bounds a CA bundle, certificate or key file (a system CA bundle is about 200 KB).
 const maxTLSFile = 8 << 20
 
@@ -153,7 +167,7 @@ const maxTLSFile = 8 << 20
 func tlsConfig(o TLSOptions) (*tls.Config, error) {
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.InsecureSkipVerify} //nolint:gosec // explicit, documented option
 	if o.CAFile != "" {
-		pem, err := conf.ReadConfigFile(o.CAFile, maxTLSFile)
+		pem, err := readUserFile(o.CAFile, maxTLSFile)
 		if err != nil {
 			return nil, fmt.Errorf("TLS CA file: %w", err)
 		}
@@ -168,11 +182,11 @@ func tlsConfig(o TLSOptions) (*tls.Config, error) {
 	}
 	switch {
 	case o.CertFile != "" && o.KeyFile != "":
-		certPEM, err := conf.ReadConfigFile(o.CertFile, maxTLSFile)
+		certPEM, err := readUserFile(o.CertFile, maxTLSFile)
 		if err != nil {
 			return nil, fmt.Errorf("TLS client certificate: %w", err)
 		}
-		keyPEM, err := conf.ReadConfigFile(o.KeyFile, maxTLSFile)
+		keyPEM, err := readUserFile(o.KeyFile, maxTLSFile)
 		if err != nil {
 			return nil, fmt.Errorf("TLS client key: %w", err)
 		}
