@@ -62,3 +62,14 @@ func TestDirectContainerAboveMaximum(t *testing.T) {
 		assert.NotContains(t, c.Message+c.Fix, "TaskManager", c.ID)
 	}
 }
+
+// TestDirectContainersBeyondTheQueue: containers given directly (yarn-er submit) are ranks of a
+// batch job; more than the queue holds at once start as earlier ones finish, so the check warns
+// instead of failing (for Flink's TaskManagers it fails: see TestQueueCapacity).
+func TestDirectContainersBeyondTheQueue(t *testing.T) {
+	rm := newFakeRM(t, goodCaptures(t))
+	rep := run(t, Input{Container: vector("memory-mb", 128, "vcores", 1, "yarn.io/gpu", 1),
+		ContainerName: "yarn-er container", Hadoop: goodHadoop().load(t), Client: rm.client(t), Containers: 9})
+	requireOne(t, rep, IDQueueCapacity, StatusWarn, "holds at most 8 yarn-er containers", "9 wanted", "start as earlier ones finish")
+	assert.True(t, rep.OK, "failing: %v", rep.failing())
+}

@@ -59,6 +59,14 @@ func (r *runner) queueCapacityCheck() {
 	if len(jm) > 0 && !r.amLimitCheck(q, from, jm) {
 		return
 	}
+	if empty < want && r.in.Container != nil {
+		// Containers given directly (yarn-er submit) are ranks of a batch job: those beyond what
+		// the queue holds start as others finish, so this only slows the job down.
+		r.c.warn(IDQueueCapacity, live.rm, fmt.Sprintf("use a queue with more capacity, %s, or ask for fewer or smaller containers", raiseQueueCapacity(live.sched.Type, q.Path)),
+			"queue %s (from %s) holds at most %d TaskManager containers %s (its %s: %s) at once, %d wanted: the others start as earlier ones finish",
+			q.Path, from, empty, shown, poolName, limits, want)
+		return
+	}
 	if empty < want {
 		r.c.fail(IDQueueCapacity, live.rm, fmt.Sprintf("use a queue with more capacity, %s, or ask for fewer or smaller TaskManagers", raiseQueueCapacity(live.sched.Type, q.Path)),
 			"queue %s (from %s) holds at most %d TaskManager containers %s%s (its %s: %s), %d wanted: the job waits forever",
