@@ -380,8 +380,9 @@ func TestSubmitFlinkConf(t *testing.T) {
 		// Per-version branch: on Hadoop 3.2-3.4 the harness gives the one shared Guice filter back
 		// to the RM, so the mini-YARN's NodeManagers serve no REST (/ws/v1/node/...; see
 		// docs/hadoop-versions.md). app logs then says, per container, that the log is not
-		// available and why, instead of failing.
-		assert.Equal(t, 3, strings.Count(lg.stdout, "(not available: GET http://"), lg.stdout)
+		// available and why (the NodeManager's 404, or on 3.4 its web address with port 0), instead
+		// of failing.
+		assert.Equal(t, 3, strings.Count(lg.stdout, "(not available: "), lg.stdout)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(share, "go"), nil, 0o644))
 	select {
