@@ -25,6 +25,10 @@ ldflags="-s -w -X main.version=$VERSION -X main.commit=$commit -X main.date=$dat
 if [[ -z ${ZIG:-} ]]; then
   ZIG=$root/.tools/ziglang-$ZIGLANG_VERSION/ziglang/zig
   if [[ ! -x $ZIG ]]; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+      echo "release: the NVML builds need zig: install python3 with pip (zig comes from PyPI's ziglang), or set ZIG to a zig $ZIGLANG_VERSION binary" >&2
+      exit 1
+    fi
     echo "== zig: pip install ziglang==$ZIGLANG_VERSION into .tools/"
     python3 -m pip install --disable-pip-version-check --quiet --no-warn-script-location \
       --target "$root/.tools/ziglang-$ZIGLANG_VERSION" "ziglang==$ZIGLANG_VERSION"

@@ -274,6 +274,19 @@ func TestRun(t *testing.T) {
 				require.Equal(t, 0, code, "%s: %s", name, stderr)
 				assert.Equal(t, "0\n", stdout, name)
 			}
+
+			// A copy named as Flink's script, as docs/install.md ships it in $FLINK_HOME/plugins,
+			// run the way Flink's GPUDriver runs it: "<script> <amount> <args>", args "null" when unset.
+			if prefix == nil {
+				script := filepath.Join(t.TempDir(), "nvidia-gpu-discovery.sh")
+				data, err := os.ReadFile(b.path)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(script, data, 0o755))
+				stdout, stderr, code = run(t, binary{path: script}, nil, "2", "null", "--host-root", built.Root,
+					"--coordination-file", filepath.Join(t.TempDir(), "gpus"))
+				require.Equal(t, 0, code, stderr)
+				assert.Equal(t, "0,1\n", stdout)
+			}
 		})
 	}
 }
