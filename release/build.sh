@@ -30,7 +30,7 @@ if [[ -z ${ZIG:-} ]]; then
       exit 1
     fi
     echo "== zig: pip install ziglang==$ZIGLANG_VERSION into .tools/"
-    python3 -m pip install --disable-pip-version-check --quiet --no-warn-script-location \
+    PIP_ROOT_USER_ACTION=ignore python3 -m pip install --disable-pip-version-check --quiet --no-warn-script-location \
       --target "$root/.tools/ziglang-$ZIGLANG_VERSION" "ziglang==$ZIGLANG_VERSION"
   fi
 fi
@@ -54,6 +54,7 @@ mkdir -p "$DIST"
   sed 's/.*/void &(void) {}/' >"$work/nvml-stub.c"
 echo "== NVML stub: $(wc -l <"$work/nvml-stub.c") functions of $nvml_dir/nvml.h"
 
+built=()
 for arch in $ARCHES; do
   case $arch in
     amd64) target=x86_64-linux-gnu.$GLIBC ;;
@@ -74,9 +75,10 @@ for arch in $ARCHES; do
   CGO_ENABLED=1 GOOS=linux GOARCH=$arch ZIG_TARGET=$target NVML_STUB=$stub CC="$root/release/zig-cc" \
     CGO_CFLAGS="-O2 -g -Wno-deprecated-declarations" CGO_LDFLAGS="-O2 -g -Wl,-z,lazy" \
     "$GO" build -trimpath -ldflags "$ldflags" -o "$out-nvml" ./cmd/yarn-er
+  built+=("${out##*/}" "${out##*/}-nvml")
 done
 
-(cd "$DIST" && rm -f SHA256SUMS && sha256sum yarn-er-linux-* >SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)
+(cd "$DIST" && rm -f SHA256SUMS && sha256sum "${built[@]}" >SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)
 echo "== $DIST/SHA256SUMS"
 cat "$DIST/SHA256SUMS"
 ls -l "$DIST"
