@@ -83,5 +83,15 @@ fuzz: ## run every fuzz target for FUZZTIME (default 10s; a count like 2000x wor
 
 fuzz-smoke: fuzz ## the former name of fuzz
 
-clean: ## remove bin/, the harness builds (every Hadoop version) and the Flink builds
-	rm -rf $(BIN) docker/harness/target docker/flink/target docker/flink-golden/target
+clean: ## remove bin/, dist/, the harness builds (every Hadoop version) and the Flink builds
+	rm -rf $(BIN) dist docker/harness/target docker/flink/target docker/flink-golden/target
+
+.PHONY: release release-check
+# dist/: static (CGO_ENABLED=0) and NVML (cgo, glibc 2.17+) builds for linux/amd64 and linux/arm64,
+# and SHA256SUMS (docs/install.md). The C compiler is zig from PyPI, installed below .tools/.
+release: ## build the release binaries into dist/ (static and glibc-2.17 NVML builds, amd64 and arm64) and their SHA256SUMS
+	GO='$(GO)' release/build.sh
+
+release-check: release ## make release, then check dist/: checksums, static linking, glibc symbol versions, version and discover runs
+	$(GO) vet -tags release ./release/
+	$(GO) test -tags release -count=1 -v ./release/

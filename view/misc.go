@@ -49,6 +49,19 @@ type BuildInfo struct {
 	Date      string `json:"date"`
 	GoVersion string `json:"goVersion"`
 	Platform  string `json:"platform"`
+	// Discovery lists the device-discovery backends and whether this build has each.
+	Discovery []DiscoveryBackend `json:"discovery"`
+}
+
+// DiscoveryBackend is one device-discovery backend (the names of `discover --backend`) as this build
+// has it.
+type DiscoveryBackend struct {
+	Name string `json:"name"`
+	// Available says whether this binary can use the backend at all.
+	Available bool `json:"available"`
+	// Build is how the backend is built in: "cgo" (NVML, libnvidia-ml.so.1 loaded at run time),
+	// "go" (pure Go), or why it is unavailable, e.g. "unavailable (CGO_ENABLED=0 build)".
+	Build string `json:"build"`
 }
 
 // Discover is `yarn-er discover --format json` and exec's --info-file: the devices chosen out of
