@@ -100,7 +100,7 @@ func newFlinkSetup(t *testing.T, ep *Endpoints, version string, gpus int, extra 
 	tree.NVIDIAHost(gpus)
 	s.hostRoot = tree.Root
 
-	hadoopCP, err := harnessHadoopClasspath(root)
+	hadoopCP, err := harnessHadoopClasspath(root, ep.HadoopVersion)
 	require.NoError(t, err)
 	javaHome, err := javaHome()
 	require.NoError(t, err)
@@ -190,10 +190,11 @@ appender.main.layout.type = PatternLayout
 appender.main.layout.pattern = %d{HH:mm:ss,SSS} %-5p %-60c %x - %m%n
 `
 
-// harnessHadoopClasspath returns the Hadoop client jars of the mini-YARN harness build: the
+// harnessHadoopClasspath returns the Hadoop client jars of the mini-YARN harness build of the
+// cluster's Hadoop line (docker/mini-yarn builds each line into target/hadoop-<version>/): the
 // shaded hadoop-client-api and hadoop-client-runtime, and commons-logging, which they call.
-func harnessHadoopClasspath(root string) (string, error) {
-	lib := filepath.Join(root, "docker", "harness", "target", "current", "lib")
+func harnessHadoopClasspath(root, hadoopVersion string) (string, error) {
+	lib := filepath.Join(root, "docker", "harness", "target", "hadoop-"+hadoopVersion, "current", "lib")
 	var jars []string
 	for _, pattern := range []string{"hadoop-client-api-*.jar", "hadoop-client-runtime-*.jar", "commons-logging-*.jar"} {
 		m, err := filepath.Glob(filepath.Join(lib, pattern))
