@@ -319,7 +319,7 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	defer rm.Close()
 	r.rm = rm
-	reg, err := rm.Register(ctx, amrm.RegisterRequest{Host: r.opts.Identity.Host, RPCPort: -1, TrackingURL: r.opts.TrackingURL})
+	reg, err := r.register(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
@@ -402,6 +402,23 @@ func (r *runner) run(ctx context.Context) error {
 			r.log.Info("am: every rank has a container", "containers", spec.Containers, "after", r.res.AllAllocated)
 		}
 		timer.Reset(r.interval())
+	}
+}
+
+// register registers, retrying while no ResourceManager is reachable (one restarting or failing
+// over) for up to RetryTimeout.
+func (r *runner) register(ctx context.Context) (*amrm.Registration, error) {
+	for {
+		reg, err := r.rm.Register(ctx, amrm.RegisterRequest{Host: r.opts.Identity.Host, RPCPort: -1, TrackingURL: r.opts.TrackingURL})
+		if err == nil || !errors.Is(err, amrm.ErrConnection) || r.since()+r.opts.IdleHeartbeat > r.opts.RetryTimeout {
+			return reg, err
+		}
+		r.log.Warn("am: no ResourceManager reachable; retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(r.opts.IdleHeartbeat):
+		}
 	}
 }
 

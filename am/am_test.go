@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -436,4 +437,50 @@ func TestRankErrorMessage(t *testing.T) {
 	e := &RankError{Rank: 2, Failures: 2, Restarts: 1, Container: "container_1_0001_01_000005", Node: "nm1:45454", ExitStatus: 1, Diagnostics: "boom"}
 	assert.Equal(t, "yarn-er: rank 2 failed 2 time(s) (restarts allowed: 1); last in container container_1_0001_01_000005 on node nm1:45454 with exit status 1: boom", e.Error())
 	assert.True(t, errors.Is(e, ErrApplicationFailed))
+}
+
+func TestRefusedStartIsARestart(t *testing.T) {
+	// The first start of rank 0 is refused by its NodeManager: the rank gets a fresh container.
+	var mu sync.Mutex
+	refused := false
+	f := newFixture(t, 2, amrmfake.Options{FailStart: func(l amrmfake.Launch) string {
+		mu.Lock()
+		defer mu.Unlock()
+		if l.Environment[jobspec.EnvRank] == "0" && !refused {
+			refused = true
+			return "Container " + string(l.Container) + " has already been started"
+		}
+		return ""
+	}})
+	f.spec.Restarts = 1
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, amrm.StatusSucceeded, res.Status)
+	failed := f.cluster.FailedStarts()
+	require.Len(t, failed, 1)
+	assert.Contains(t, f.cluster.Releases(), failed[0].Container, "the refused container was given back")
+	assert.Equal(t, 2, res.Ranks[0].Launches)
+	assert.Equal(t, 1, res.Restarts)
+
+	// Without restarts, a refused start fails the application naming the NodeManager's reason.
+	f = newFixture(t, 1, amrmfake.Options{FailStart: func(amrmfake.Launch) string { return "Not authorized to start containers" }})
+	_, err = f.run(t, f.options(t))
+	var rerr *RankError
+	require.ErrorAs(t, err, &rerr)
+	assert.Contains(t, rerr.Diagnostics, "Not authorized to start containers")
+	assert.Contains(t, f.cluster.Finishes()[0].Diagnostics, "rank 0 failed 1 time(s)")
+}
+
+func TestSchedulerHAList(t *testing.T) {
+	// The first RM of the list is down (a closed port): the AM registers with the second.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	down := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	f := newFixture(t, 1, amrmfake.Options{})
+	f.spec.SchedulerAddresses = []string{down, f.cluster.SchedulerAddr}
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, amrm.StatusSucceeded, res.Status)
+	assert.Equal(t, 1, f.cluster.Registers())
 }
