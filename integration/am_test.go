@@ -324,9 +324,7 @@ func TestAMEightGPUContainers(t *testing.T) {
 	assert.Len(t, seen, 8, "8 distinct devices: %v", seen)
 	assert.Equal(t, int64(8), job.MaxGPUsUsed, "used yarn.io/gpu over /ws/v1/cluster/nodes")
 	assert.NoDirExists(t, job.Staging, "the AM removed the staging directory")
-	t.Logf("AM: registered after %s, all allocated after %s, heartbeats %s, peak RSS %s KiB; submit to finish %s",
-		amLogValue(t, job.AMLog, "am: registered", "after"), amLogValue(t, job.AMLog, "every rank has a container", "after"),
-		amLogValue(t, job.AMLog, "yarn-er am: done", "heartbeats"), amLogValue(t, job.AMLog, "yarn-er am: done", "peakRSSKiB"), job.SubmitToFinish)
+	logAMFigures(t, job)
 }
 
 // TestAMRankFailsAfterRestarts: rank 2 always exits 7; with one restart it runs twice, then the
@@ -382,6 +380,15 @@ func TestAMNineContainersOnEightGPUs(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, ranks)
 	assert.LessOrEqual(t, job.MaxGPUsUsed, int64(8))
 	assert.NoDirExists(t, job.Staging)
+	logAMFigures(t, job)
+}
+
+// logAMFigures logs what the AM measured (from its log).
+func logAMFigures(t testing.TB, job *amJob) {
+	done := func(key string) string { return amLogValue(t, job.AMLog, "yarn-er am: done", key) }
+	t.Logf("AM: registered after %s, all allocated after %s, heartbeats %s, peak RSS %s KiB (at exit: anon %s KiB, file %s KiB); submit to finish %s",
+		amLogValue(t, job.AMLog, "am: registered", "after"), amLogValue(t, job.AMLog, "every rank has a container", "after"),
+		done("heartbeats"), done("peakRSSKiB"), done("rssAnonKiB"), done("rssFileKiB"), job.SubmitToFinish)
 }
 
 func mustRead(t testing.TB, p string) string {

@@ -67,7 +67,8 @@ func runAM(cmd *cobra.Command, a *app) error {
 	if res != nil {
 		logger.Info("yarn-er am: done", "status", res.Status.String(), "restarts", res.Restarts, "heartbeats", res.Heartbeats,
 			"registeredAfter", res.Registered, "allAllocatedAfter", res.AllAllocated,
-			"stagingRemoved", res.StagingRemoved, "peakRSSKiB", peakRSSKiB())
+			"stagingRemoved", res.StagingRemoved, "peakRSSKiB", procStatusKiB("VmHWM"),
+			"rssAnonKiB", procStatusKiB("RssAnon"), "rssFileKiB", procStatusKiB("RssFile"))
 	}
 	switch {
 	case errors.Is(err, am.ErrKilled):
@@ -103,14 +104,14 @@ func authFailure(a *app, err error) error {
 	return &silentError{code: exitAuth}
 }
 
-// peakRSSKiB is the process's peak resident set (VmHWM), 0 when unknown.
-func peakRSSKiB() int64 {
+// procStatusKiB is a KiB field of /proc/self/status (VmHWM: the peak resident set), 0 when unknown.
+func procStatusKiB(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			v, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return v
 		}
