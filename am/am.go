@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/jobspec"
@@ -618,12 +619,17 @@ func (r *runner) collect() {
 	}
 }
 
-// trimDiag keeps the head of a NodeManager diagnostic (they can hold whole stack traces).
+// trimDiag keeps the end of a NodeManager diagnostic, where the NodeManager puts the tail of the
+// program's stderr (the head is a launch exception and the exit code, already in our message).
 func trimDiag(s string) string {
 	s = strings.TrimSpace(s)
-	const limit = 1000
+	const limit = 1500
 	if len(s) > limit {
-		s = s[:limit] + "…"
+		cut := len(s) - limit
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut++
+		}
+		s = "…" + s[cut:]
 	}
 	return s
 }

@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -483,4 +485,14 @@ func TestSchedulerHAList(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, amrm.StatusSucceeded, res.Status)
 	assert.Equal(t, 1, f.cluster.Registers())
+}
+
+func TestTrimDiagKeepsTheEnd(t *testing.T) {
+	long := strings.Repeat("é", 2000) + "Last 4096 bytes of stderr :\nboom"
+	got := trimDiag(long)
+	assert.True(t, strings.HasSuffix(got, "stderr :\nboom"))
+	assert.True(t, strings.HasPrefix(got, "…"))
+	assert.True(t, utf8.ValidString(got))
+	assert.LessOrEqual(t, len(got), 1500+len("…"))
+	assert.Equal(t, "short", trimDiag("  short\n"))
 }

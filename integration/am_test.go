@@ -341,6 +341,7 @@ func TestAMRankFailsAfterRestarts(t *testing.T) {
 	diag := job.App.Diagnostics
 	assert.Contains(t, diag, "rank 2 failed 2 time(s) (restarts allowed: 1)")
 	assert.Contains(t, diag, "exit status 7")
+	assert.Contains(t, diag, "rank 2 gives up", "the tail of the program's stderr")
 	assert.Regexp(t, `in container container_\S+_0\d+ on node \S+:\d+`, diag)
 
 	reps := rankReports(t, job.Share)
