@@ -65,10 +65,19 @@ func ParseContainerID(s string) (appID, attemptID string, attempt int, err error
 	return appID, attemptID, att, nil
 }
 
-// FromEnv builds the AM's identity and credentials from its container's environment:
-// CONTAINER_ID (application and attempt), HADOOP_TOKEN_FILE_LOCATION (the AMRMToken),
-// APP_SUBMIT_TIME_ENV, MAX_APP_ATTEMPTS and NM_HOST. getenv is usually os.Getenv.
-func FromEnv(getenv func(string) string) (Identity, *amrm.Credentials, error) {
+// FromEnv returns Options with the AM's identity and credentials from its container's
+// environment: CONTAINER_ID (application and attempt), HADOOP_TOKEN_FILE_LOCATION (the
+// AMRMToken), APP_SUBMIT_TIME_ENV, MAX_APP_ATTEMPTS and NM_HOST. getenv is usually os.Getenv;
+// the other options keep their defaults.
+func FromEnv(getenv func(string) string) (Options, error) {
+	id, creds, err := identityFromEnv(getenv)
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{Identity: id, Credentials: creds}, nil
+}
+
+func identityFromEnv(getenv func(string) string) (Identity, *amrm.Credentials, error) {
 	var id Identity
 	cid := getenv(EnvContainerID)
 	if cid == "" {

@@ -54,16 +54,18 @@ func runAM(cmd *cobra.Command, a *app) error {
 	if err != nil {
 		return &findingsError{summary: err.Error()}
 	}
-	id, creds, err := am.FromEnv(a.getenv)
+	opts, err := am.FromEnv(a.getenv)
 	if err != nil {
 		if errors.Is(err, amrm.ErrNoToken) || errors.Is(err, amrm.ErrBadTokenFile) || errors.Is(err, os.ErrNotExist) {
 			return authFailure(a, err)
 		}
 		return err
 	}
-	logger.Info("yarn-er am: starting", "app", id.AppID, "attempt", id.Attempt, "maxAttempts", id.MaxAttempts,
+	opts.Logger = logger
+	id := opts.Identity
+	logger.Info("yarn-er am: starting", "app", id.AppID, "attempt", id.Attempt, "maxAttempts", max(id.MaxAttempts, spec.MaxAttempts),
 		"name", spec.Name, "containers", spec.Containers, "command", strings.Join(spec.Command, " "))
-	res, err := am.Run(cmd.Context(), spec, am.Options{Identity: id, Credentials: creds, Logger: logger})
+	res, err := am.Run(cmd.Context(), spec, opts)
 	if res != nil {
 		logger.Info("yarn-er am: done", "status", res.Status.String(), "restarts", res.Restarts, "heartbeats", res.Heartbeats,
 			"registeredAfter", res.Registered, "allAllocatedAfter", res.AllAllocated,
