@@ -384,8 +384,23 @@ func TestAMNineContainersOnEightGPUs(t *testing.T) {
 	logAMFigures(t, job)
 }
 
+// waitAMDone waits for the AM's last log line: the RM reports the application finished once the
+// AM unregistered, a moment before the AM logs its figures and exits.
+func waitAMDone(t testing.TB, job *amJob) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for amLogValue(t, job.AMLog, "yarn-er am: done", "status") == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the AM of %s did not log its end in %s", job.AppID, job.AMLog)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // logAMFigures logs what the AM measured (from its log).
 func logAMFigures(t testing.TB, job *amJob) {
+	t.Helper()
+	waitAMDone(t, job)
 	done := func(key string) string { return amLogValue(t, job.AMLog, "yarn-er am: done", key) }
 	t.Logf("AM: registered after %s, all allocated after %s, heartbeats %s, peak RSS %s KiB (at exit: anon %s KiB, file %s KiB); submit to finish %s",
 		amLogValue(t, job.AMLog, "am: registered", "after"), amLogValue(t, job.AMLog, "every rank has a container", "after"),
@@ -494,6 +509,7 @@ func BenchmarkAMJob(b *testing.B) {
 				if job.App.FinalStatus != "SUCCEEDED" {
 					b.Fatalf("%s: %s/%s: %s", job.AppID, job.App.State, job.App.FinalStatus, job.App.Diagnostics)
 				}
+				waitAMDone(b, job)
 				ms := func(msg, key string) float64 {
 					d, err := time.ParseDuration(amLogValue(b, job.AMLog, msg, key))
 					if err != nil {
