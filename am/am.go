@@ -183,6 +183,8 @@ type runner struct {
 
 	stagingCh chan opened
 	cleaned   bool
+	// freeRestarts counts restarts after the cluster took a container away.
+	freeRestarts int
 }
 
 // removeStaging removes the staging directory once (unless the spec keeps it).
@@ -546,6 +548,17 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 		r.log.Info("am: rank exited 0", "rank", s.rank, "container", string(s.container.ID))
 		return
 	}
+	if notTheProgram(exit) && r.freeRestarts < r.maxFreeRestarts() {
+		// Preempted, lost with its node or disks, or killed by the NodeManager's scheduler: not
+		// the program's failure, so it does not use up the rank's restarts.
+		r.freeRestarts++
+		r.log.Warn("am: rank's container was taken away; restarting it without counting", "rank", s.rank, "container", string(s.container.ID),
+			"node", s.container.Node, "exitStatus", exit, "diagnostics", s.diag)
+		s.state = waiting
+		r.res.Restarts++
+		r.askOneMore(s, exit)
+		return
+	}
 	s.failures++
 	if s.failures > r.spec.Restarts {
 		r.log.Error("am: rank failed; no restarts left", "rank", s.rank, "container", string(s.container.ID), "node", s.container.Node, "exitStatus", exit, "failures", s.failures)
@@ -560,6 +573,11 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 		"exitStatus", exit, "restart", s.failures, "of", r.spec.Restarts, "diagnostics", s.diag)
 	s.state = waiting
 	r.res.Restarts++
+	r.askOneMore(s, exit)
+}
+
+// askOneMore asks for one more container for a rank to restart in.
+func (r *runner) askOneMore(s *slot, exit int32) {
 	if r.fail != nil {
 		return
 	}
@@ -568,6 +586,28 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 			Node: s.container.Node, ExitStatus: exit, Diagnostics: "cannot ask for a new container: " + err.Error()}
 	}
 }
+
+// YARN's exit statuses (ContainerExitStatus) for containers ended by the cluster, not by the
+// program: ABORTED (node lost, container expired), DISKS_FAILED, PREEMPTED and
+// KILLED_BY_CONTAINER_SCHEDULER.
+const (
+	exitAborted          = -100
+	exitDisksFailed      = -101
+	exitPreempted        = -102
+	exitKilledBySchedule = -108
+)
+
+func notTheProgram(exit int32) bool {
+	switch exit {
+	case exitAborted, exitDisksFailed, exitPreempted, exitKilledBySchedule:
+		return true
+	}
+	return false
+}
+
+// maxFreeRestarts bounds the restarts that do not count (a cluster that keeps taking containers
+// away must not keep the application running forever).
+func (r *runner) maxFreeRestarts() int { return max(10, 2*r.spec.Containers) }
 
 // stopAll stops every started container that has not completed.
 func (r *runner) stopAll(ctx context.Context) {

@@ -496,3 +496,24 @@ func TestTrimDiagKeepsTheEnd(t *testing.T) {
 	assert.LessOrEqual(t, len(got), 1500+len("…"))
 	assert.Equal(t, "short", trimDiag("  short\n"))
 }
+
+func TestPreemptedRankRestartsWithoutCounting(t *testing.T) {
+	// Rank 1's first container is preempted (-102), its second lost with its node (-100): with no
+	// restarts allowed the rank still runs to success, as neither was the program's failure.
+	f := newFixture(t, 2, amrmfake.Options{Exit: exitByRank(map[int][]int32{1: {-102, -100}})})
+	f.spec.Restarts = 0
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, amrm.StatusSucceeded, res.Status)
+	assert.Equal(t, 3, res.Ranks[1].Launches)
+	assert.Equal(t, 2, res.Restarts)
+
+	// A program failure still counts.
+	f = newFixture(t, 1, amrmfake.Options{Exit: exitByRank(map[int][]int32{0: {-102, 1}})})
+	f.spec.Restarts = 0
+	_, err = f.run(t, f.options(t))
+	var rerr *RankError
+	require.ErrorAs(t, err, &rerr)
+	assert.Equal(t, int32(1), rerr.ExitStatus)
+	assert.Equal(t, 1, rerr.Failures)
+}
