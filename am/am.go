@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/jobspec"
@@ -185,6 +186,8 @@ type runner struct {
 
 	stagingCh chan opened
 	cleaned   bool
+	// freeRestarts counts restarts after the cluster took a container away.
+	freeRestarts int
 }
 
 // removeStaging removes the staging directory once (unless the spec keeps it).
@@ -322,7 +325,7 @@ func (r *runner) run(ctx context.Context) error {
 	}
 	defer rm.Close()
 	r.rm = rm
-	reg, err := rm.Register(ctx, amrm.RegisterRequest{Host: r.opts.Identity.Host, RPCPort: -1, TrackingURL: r.opts.TrackingURL})
+	reg, err := r.register(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
@@ -405,6 +408,23 @@ func (r *runner) run(ctx context.Context) error {
 			r.log.Info("am: every rank has a container", "containers", spec.Containers, "after", r.res.AllAllocated)
 		}
 		timer.Reset(r.interval())
+	}
+}
+
+// register registers, retrying while no ResourceManager is reachable (one restarting or failing
+// over) for up to RetryTimeout.
+func (r *runner) register(ctx context.Context) (*amrm.Registration, error) {
+	for {
+		reg, err := r.rm.Register(ctx, amrm.RegisterRequest{Host: r.opts.Identity.Host, RPCPort: -1, TrackingURL: r.opts.TrackingURL})
+		if err == nil || !errors.Is(err, amrm.ErrConnection) || r.since()+r.opts.IdleHeartbeat > r.opts.RetryTimeout {
+			return reg, err
+		}
+		r.log.Warn("am: no ResourceManager reachable; retrying", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(r.opts.IdleHeartbeat):
+		}
 	}
 }
 
@@ -534,6 +554,17 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 		r.log.Info("am: rank exited 0", "rank", s.rank, "container", s.container.ID.String())
 		return
 	}
+	if notTheProgram(exit) && r.freeRestarts < r.maxFreeRestarts() {
+		// Preempted, lost with its node or disks, or killed by the NodeManager's scheduler: not
+		// the program's failure, so it does not use up the rank's restarts.
+		r.freeRestarts++
+		r.log.Warn("am: rank's container was taken away; restarting it without counting", "rank", s.rank, "container", s.container.ID.String(),
+			"node", s.container.Node, "exitStatus", exit, "diagnostics", s.diag)
+		s.state = waiting
+		r.res.Restarts++
+		r.askOneMore(s, exit)
+		return
+	}
 	s.failures++
 	if s.failures > r.spec.Restarts {
 		r.log.Error("am: rank failed; no restarts left", "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node, "exitStatus", exit, "failures", s.failures)
@@ -548,6 +579,11 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 		"exitStatus", exit, "restart", s.failures, "of", r.spec.Restarts, "diagnostics", s.diag)
 	s.state = waiting
 	r.res.Restarts++
+	r.askOneMore(s, exit)
+}
+
+// askOneMore asks for one more container for a rank to restart in.
+func (r *runner) askOneMore(s *slot, exit int32) {
 	if r.fail != nil {
 		return
 	}
@@ -556,6 +592,28 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 			Node: s.container.Node, ExitStatus: exit, Diagnostics: "cannot ask for a new container: " + err.Error()}
 	}
 }
+
+// YARN's exit statuses (ContainerExitStatus) for containers ended by the cluster, not by the
+// program: ABORTED (node lost, container expired), DISKS_FAILED, PREEMPTED and
+// KILLED_BY_CONTAINER_SCHEDULER.
+const (
+	exitAborted          = -100
+	exitDisksFailed      = -101
+	exitPreempted        = -102
+	exitKilledBySchedule = -108
+)
+
+func notTheProgram(exit int32) bool {
+	switch exit {
+	case exitAborted, exitDisksFailed, exitPreempted, exitKilledBySchedule:
+		return true
+	}
+	return false
+}
+
+// maxFreeRestarts bounds the restarts that do not count (a cluster that keeps taking containers
+// away must not keep the application running forever).
+func (r *runner) maxFreeRestarts() int { return max(10, 2*r.spec.Containers) }
 
 // stopAll stops every started container that has not completed.
 func (r *runner) stopAll(ctx context.Context) {
@@ -607,12 +665,17 @@ func (r *runner) collect() {
 	}
 }
 
-// trimDiag keeps the head of a NodeManager diagnostic (they can hold whole stack traces).
+// trimDiag keeps the end of a NodeManager diagnostic, where the NodeManager puts the tail of the
+// program's stderr (the head is a launch exception and the exit code, already in our message).
 func trimDiag(s string) string {
 	s = strings.TrimSpace(s)
-	const limit = 1000
+	const limit = 1500
 	if len(s) > limit {
-		s = s[:limit] + "…"
+		cut := len(s) - limit
+		for cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut++
+		}
+		s = "…" + s[cut:]
 	}
 	return s
 }

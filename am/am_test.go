@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -463,4 +466,81 @@ func TestExhaustedRankIsNeverStartedAgain(t *testing.T) {
 		assert.LessOrEqual(t, n, 1+map[bool]int{true: 1}[r == 2], "rank %d", r)
 	}
 	assert.Empty(t, f.cluster.Running())
+}
+
+func TestRefusedStartIsARestart(t *testing.T) {
+	// The first start of rank 0 is refused by its NodeManager: the rank gets a fresh container.
+	var mu sync.Mutex
+	refused := false
+	f := newFixture(t, 2, amrmfake.Options{FailStart: func(l amrmfake.Launch) string {
+		mu.Lock()
+		defer mu.Unlock()
+		if l.Environment[jobspec.EnvRank] == "0" && !refused {
+			refused = true
+			return "Container " + l.Container.String() + " has already been started"
+		}
+		return ""
+	}})
+	f.spec.Restarts = 1
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	failed := f.cluster.FailedStarts()
+	require.Len(t, failed, 1)
+	assert.Contains(t, f.cluster.Releases(), failed[0].Container, "the refused container was given back")
+	assert.Equal(t, 2, res.Ranks[0].Launches)
+	assert.Equal(t, 1, res.Restarts)
+
+	// Without restarts, a refused start fails the application naming the NodeManager's reason.
+	f = newFixture(t, 1, amrmfake.Options{FailStart: func(amrmfake.Launch) string { return "Not authorized to start containers" }})
+	_, err = f.run(t, f.options(t))
+	var rerr *RankError
+	require.ErrorAs(t, err, &rerr)
+	assert.Contains(t, rerr.Diagnostics, "Not authorized to start containers")
+	assert.Contains(t, f.cluster.Finishes()[0].Diagnostics, "rank 0 failed 1 time(s)")
+}
+
+func TestSchedulerHAList(t *testing.T) {
+	// The first RM of the list is down (a closed port): the AM registers with the second.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	down := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	f := newFixture(t, 1, amrmfake.Options{})
+	f.spec.SchedulerAddresses = []string{down, f.cluster.SchedulerAddr}
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	assert.Equal(t, 1, f.cluster.Registers())
+}
+
+func TestTrimDiagKeepsTheEnd(t *testing.T) {
+	long := strings.Repeat("é", 2000) + "Last 4096 bytes of stderr :\nboom"
+	got := trimDiag(long)
+	assert.True(t, strings.HasSuffix(got, "stderr :\nboom"))
+	assert.True(t, strings.HasPrefix(got, "…"))
+	assert.True(t, utf8.ValidString(got))
+	assert.LessOrEqual(t, len(got), 1500+len("…"))
+	assert.Equal(t, "short", trimDiag("  short\n"))
+}
+
+func TestPreemptedRankRestartsWithoutCounting(t *testing.T) {
+	// Rank 1's first container is preempted (-102), its second lost with its node (-100): with no
+	// restarts allowed the rank still runs to success, as neither was the program's failure.
+	f := newFixture(t, 2, amrmfake.Options{Exit: exitByRank(map[int][]int32{1: {-102, -100}})})
+	f.spec.Restarts = 0
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	assert.Equal(t, 3, res.Ranks[1].Launches)
+	assert.Equal(t, 2, res.Restarts)
+
+	// A program failure still counts.
+	f = newFixture(t, 1, amrmfake.Options{Exit: exitByRank(map[int][]int32{0: {-102, 1}})})
+	f.spec.Restarts = 0
+	_, err = f.run(t, f.options(t))
+	var rerr *RankError
+	require.ErrorAs(t, err, &rerr)
+	assert.Equal(t, int32(1), rerr.ExitStatus)
+	assert.Equal(t, 1, rerr.Failures)
 }

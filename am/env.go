@@ -43,10 +43,19 @@ type Identity struct {
 // LastAttempt reports whether no attempt follows this one if it fails (unknown counts as last).
 func (id Identity) LastAttempt() bool { return id.MaxAttempts <= 0 || id.Attempt >= id.MaxAttempts }
 
-// FromEnv builds the AM's identity and credentials from its container's environment:
-// CONTAINER_ID (application and attempt), HADOOP_TOKEN_FILE_LOCATION (the AMRMToken),
-// APP_SUBMIT_TIME_ENV, MAX_APP_ATTEMPTS and NM_HOST. getenv is usually os.Getenv.
-func FromEnv(getenv func(string) string) (Identity, *records.Credentials, error) {
+// FromEnv returns Options with the AM's identity and credentials from its container's
+// environment: CONTAINER_ID (application and attempt), HADOOP_TOKEN_FILE_LOCATION (the
+// AMRMToken), APP_SUBMIT_TIME_ENV, MAX_APP_ATTEMPTS and NM_HOST. getenv is usually os.Getenv;
+// the other options keep their defaults.
+func FromEnv(getenv func(string) string) (Options, error) {
+	id, creds, err := identityFromEnv(getenv)
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{Identity: id, Credentials: creds}, nil
+}
+
+func identityFromEnv(getenv func(string) string) (Identity, *records.Credentials, error) {
 	var id Identity
 	cid := getenv(EnvContainerID)
 	if cid == "" {

@@ -36,8 +36,9 @@ func TestFromEnv(t *testing.T) {
 		EnvMaxAttempts:       "2",
 		EnvNMHost:            "nm1.example.com",
 	}
-	id, got, err := FromEnv(envMap(good))
+	opts, err := FromEnv(envMap(good))
 	require.NoError(t, err)
+	id, got := opts.Identity, opts.Credentials
 	assert.Equal(t, Identity{
 		AppID: "application_1700000000000_0042", AttemptID: "appattempt_1700000000000_0042_000002", Attempt: 2, MaxAttempts: 2,
 		ContainerID: mustContainerID(t, "container_e17_1700000000000_0042_02_000001"), SubmitTime: time.UnixMilli(1700000000123), Host: "nm1.example.com",
@@ -77,7 +78,7 @@ func TestFromEnv(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := FromEnv(envMap(tc.env))
+			_, err := FromEnv(envMap(tc.env))
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
 			assert.ErrorIs(t, err, tc.is)

@@ -325,9 +325,7 @@ func TestAMEightGPUContainers(t *testing.T) {
 	assert.Len(t, seen, 8, "8 distinct devices: %v", seen)
 	assert.Equal(t, int64(8), job.MaxGPUsUsed, "used yarn.io/gpu over /ws/v1/cluster/nodes")
 	assert.NoDirExists(t, job.Staging, "the AM removed the staging directory")
-	t.Logf("AM: registered after %s, all allocated after %s, heartbeats %s, peak RSS %s KiB; submit to finish %s",
-		amLogValue(t, job.AMLog, "am: registered", "after"), amLogValue(t, job.AMLog, "every rank has a container", "after"),
-		amLogValue(t, job.AMLog, "yarn-er am: done", "heartbeats"), amLogValue(t, job.AMLog, "yarn-er am: done", "peakRSSKiB"), job.SubmitToFinish)
+	logAMFigures(t, job)
 }
 
 // TestAMRankFailsAfterRestarts: rank 2 always exits 7; with one restart it runs twice, then the
@@ -347,6 +345,7 @@ func TestAMRankFailsAfterRestarts(t *testing.T) {
 	diag := job.App.Diagnostics
 	assert.Contains(t, diag, "rank 2 failed 2 time(s) (restarts allowed: 1)")
 	assert.Contains(t, diag, "exit status 7")
+	assert.Contains(t, diag, "rank 2 gives up", "the tail of the program's stderr")
 	assert.Regexp(t, `in container container_\S+_0\d+ on node \S+:\d+`, diag)
 
 	reps := rankReports(t, job.Share)
@@ -386,6 +385,30 @@ func TestAMNineContainersOnEightGPUs(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, ranks)
 	assert.LessOrEqual(t, job.MaxGPUsUsed, int64(8))
 	assert.NoDirExists(t, job.Staging)
+	logAMFigures(t, job)
+}
+
+// waitAMDone waits for the AM's last log line: the RM reports the application finished once the
+// AM unregistered, a moment before the AM logs its figures and exits.
+func waitAMDone(t testing.TB, job *amJob) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for amLogValue(t, job.AMLog, "yarn-er am: done", "status") == "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the AM of %s did not log its end in %s", job.AppID, job.AMLog)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// logAMFigures logs what the AM measured (from its log).
+func logAMFigures(t testing.TB, job *amJob) {
+	t.Helper()
+	waitAMDone(t, job)
+	done := func(key string) string { return amLogValue(t, job.AMLog, "yarn-er am: done", key) }
+	t.Logf("AM: registered after %s, all allocated after %s, heartbeats %s, peak RSS %s KiB (at exit: anon %s KiB, file %s KiB); submit to finish %s",
+		amLogValue(t, job.AMLog, "am: registered", "after"), amLogValue(t, job.AMLog, "every rank has a container", "after"),
+		done("heartbeats"), done("peakRSSKiB"), done("rssAnonKiB"), done("rssFileKiB"), job.SubmitToFinish)
 }
 
 func mustRead(t testing.TB, p string) string {
@@ -490,6 +513,7 @@ func BenchmarkAMJob(b *testing.B) {
 				if job.App.FinalStatus != records.FinalSucceeded {
 					b.Fatalf("%s: %s/%s: %s", job.AppID, job.App.State, job.App.FinalStatus, job.App.Diagnostics)
 				}
+				waitAMDone(b, job)
 				ms := func(msg, key string) float64 {
 					d, err := time.ParseDuration(amLogValue(b, job.AMLog, msg, key))
 					if err != nil {

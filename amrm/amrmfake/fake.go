@@ -100,6 +100,9 @@ type Options struct {
 	SlotsPerNode int
 	// Exit decides what a started container does (default: exits 0 on the next heartbeat).
 	Exit func(l Launch) Outcome
+	// FailStart, when it returns a message for a start, makes the NodeManager refuse that start
+	// (a failed request of startContainers) with it.
+	FailStart func(l Launch) string
 	// StripResources, when it returns true for the n-th allocated container (from 0), allocates
 	// that container without its extended resources (a scheduler that dropped yarn.io/gpu).
 	StripResources func(n int) bool
@@ -133,6 +136,7 @@ type Cluster struct {
 	pending      []*yarnpb.ContainerStatusProto
 	progress     []float32
 	launches     []Launch
+	failedStarts []Launch
 	stops        []records.ContainerID
 	releases     []records.ContainerID
 	finishes     []Finish
@@ -238,6 +242,13 @@ func (c *Cluster) Launches() []Launch {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]Launch(nil), c.launches...)
+}
+
+// FailedStarts returns the starts refused through Options.FailStart.
+func (c *Cluster) FailedStarts() []Launch {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Launch(nil), c.failedStarts...)
 }
 
 // Stops returns the containers the AM stopped through a NodeManager.
@@ -544,6 +555,17 @@ func (c *Cluster) handleNM(nd *node, call *ipctest.Call) (proto.Message, error) 
 			l.Resource = amrm.Resource{MemoryMB: ct.pb.GetResource().GetMemory(), VCores: int64(ct.pb.GetResource().GetVirtualCores())}
 			if ct.gpus > 0 {
 				l.Resource.Extended = map[string]int64{records.GPU: ct.gpus}
+			}
+			if c.opts.FailStart != nil {
+				if msg := c.opts.FailStart(l); msg != "" {
+					c.failedStarts = append(c.failedStarts, l)
+					c.mu.Unlock()
+					resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
+						ContainerId: ct.pb.GetId(),
+						Exception:   &yarnpb.SerializedExceptionProto{ClassName: proto.String("org.apache.hadoop.yarn.exceptions.YarnException"), Message: proto.String(msg)},
+					})
+					continue
+				}
 			}
 			ct.started = true
 			c.launches = append(c.launches, l)

@@ -74,20 +74,23 @@ func amRun(opts *Options) error {
 	if err != nil {
 		return &cmdutil.FindingsError{Summary: err.Error()}
 	}
-	id, creds, err := am.FromEnv(f.Env.Getenv)
+	amOpts, err := am.FromEnv(f.Env.Getenv)
 	if err != nil {
 		if errors.Is(err, amrm.ErrNoToken) || errors.Is(err, records.ErrBadTokenFile) || errors.Is(err, os.ErrNotExist) {
 			return authFailure(f, err)
 		}
 		return err
 	}
-	logger.Info("yarn-er am: starting", "app", id.AppID, "attempt", id.Attempt, "maxAttempts", id.MaxAttempts,
+	amOpts.Logger = logger
+	id := amOpts.Identity
+	logger.Info("yarn-er am: starting", "app", id.AppID, "attempt", id.Attempt, "maxAttempts", max(id.MaxAttempts, spec.MaxAttempts),
 		"name", spec.Name, "containers", spec.Containers, "command", strings.Join(spec.Command, " "))
-	res, err := am.Run(opts.Ctx, spec, am.Options{Identity: id, Credentials: creds, Logger: logger})
+	res, err := am.Run(opts.Ctx, spec, amOpts)
 	if res != nil {
 		logger.Info("yarn-er am: done", "status", res.Status.String(), "restarts", res.Restarts, "heartbeats", res.Heartbeats,
 			"registeredAfter", res.Registered, "allAllocatedAfter", res.AllAllocated,
-			"stagingRemoved", res.StagingRemoved, "peakRSSKiB", peakRSSKiB())
+			"stagingRemoved", res.StagingRemoved, "peakRSSKiB", procStatusKiB("VmHWM"),
+			"rssAnonKiB", procStatusKiB("RssAnon"), "rssFileKiB", procStatusKiB("RssFile"))
 	}
 	switch {
 	case errors.Is(err, am.ErrKilled):
@@ -123,14 +126,14 @@ func authFailure(f *cmdutil.Factory, err error) error {
 	return &cmdutil.SilentError{Code: cmdutil.ExitAuth}
 }
 
-// peakRSSKiB is the process's peak resident set (VmHWM), 0 when unknown.
-func peakRSSKiB() int64 {
+// procStatusKiB is a KiB field of /proc/self/status (VmHWM: the peak resident set), 0 when unknown.
+func procStatusKiB(field string) int64 {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
 			v, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
 			return v
 		}
