@@ -48,7 +48,10 @@ type Options struct {
 	// Heartbeat is the allocate interval while container asks are outstanding or containers are
 	// being started (default spec.HeartbeatMillis, else DefaultHeartbeat).
 	Heartbeat time.Duration
-	// IdleHeartbeat is the interval while every rank has its container (default DefaultIdleHeartbeat).
+	// IdleHeartbeat is the longest interval, reached while every rank has its container and
+	// nothing changes (default DefaultIdleHeartbeat): after a heartbeat that brought an
+	// allocation or a completion, or a container start, the interval starts again at Heartbeat
+	// and doubles with every uneventful heartbeat up to IdleHeartbeat.
 	IdleHeartbeat time.Duration
 	// RetryTimeout is how long heartbeats are retried through connection failures (an RM restart
 	// or failover) before the attempt fails (default DefaultRetryTimeout).
@@ -63,6 +66,9 @@ type Options struct {
 	TrackingURL string
 	// Staging removes the staging directory (nil: OpenStaging(spec.StagingDir, AppID, spec.User)).
 	Staging Staging
+
+	// traceInterval, when set (tests), sees every heartbeat interval chosen.
+	traceInterval func(d time.Duration, busy, changed bool)
 }
 
 // Rank is one rank's state at the end of Run.
@@ -188,6 +194,10 @@ type runner struct {
 	cleaned   bool
 	// freeRestarts counts restarts after the cluster took a container away.
 	freeRestarts int
+	// backoff is the last heartbeat interval; started is set when a container start succeeded
+	// since the last heartbeat.
+	backoff time.Duration
+	started bool
 }
 
 // removeStaging removes the staging directory once (unless the spec keeps it).
@@ -384,6 +394,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 		lastOK = r.opts.Now()
 		r.res.Heartbeats++
+		changed := len(alloc.Allocated) > 0 || len(alloc.Completed) > 0
 		r.handle(lctx, alloc)
 		for drained := false; !drained; {
 			select {
@@ -407,7 +418,9 @@ func (r *runner) run(ctx context.Context) error {
 			r.res.AllAllocated = r.since()
 			r.log.Info("am: every rank has a container", "containers", spec.Containers, "after", r.res.AllAllocated)
 		}
-		timer.Reset(r.interval())
+		changed = changed || r.started
+		r.started = false
+		timer.Reset(r.interval(changed))
 	}
 }
 
@@ -428,17 +441,36 @@ func (r *runner) register(ctx context.Context) (*amrm.Registration, error) {
 	}
 }
 
-// interval is the next heartbeat's delay: fast while containers are asked for or starting.
-func (r *runner) interval() time.Duration {
-	if r.rm.Outstanding(r.prio) > 0 {
-		return r.opts.Heartbeat
-	}
+// interval is the next heartbeat's delay (see nextInterval); changed says the last heartbeat
+// brought an allocation or a completion, or a container started since the one before.
+func (r *runner) interval(changed bool) time.Duration {
+	busy := r.rm.Outstanding(r.prio) > 0
 	for _, s := range r.slots {
-		if s.state == waiting || s.state == starting {
-			return r.opts.Heartbeat
+		if busy {
+			break
 		}
+		busy = s.state == waiting || s.state == starting
 	}
-	return r.opts.IdleHeartbeat
+	r.backoff = nextInterval(r.backoff, r.opts.Heartbeat, r.opts.IdleHeartbeat, busy, changed)
+	if r.opts.traceInterval != nil {
+		r.opts.traceInterval(r.backoff, busy, changed)
+	}
+	return r.backoff
+}
+
+// nextInterval is the heartbeat policy. While containers are asked for or being started (busy)
+// the AM heartbeats every fast interval: allocations come back on the next heartbeat after the
+// scheduler placed them. Otherwise the interval starts again at fast after anything changed
+// (an allocation, a completion, a container started: the containers that just started are the
+// ones most likely to end soon, short programs in seconds) and doubles with every uneventful
+// heartbeat up to idle, so that an AM whose ranks run for hours costs the ResourceManager one
+// heartbeat per idle interval. prev is the interval before (0: none yet).
+func nextInterval(prev, fast, idle time.Duration, busy, changed bool) time.Duration {
+	idle = max(idle, fast)
+	if busy || changed || prev <= 0 {
+		return fast
+	}
+	return min(max(2*prev, fast), idle)
 }
 
 func (r *runner) succeeded() int {
@@ -537,6 +569,7 @@ func (r *runner) launched(lr launchResult) {
 	}
 	if lr.err == nil {
 		s.state = running
+		r.started = true
 		r.log.Debug("am: rank started", "rank", s.rank, "container", lr.id.String())
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -62,6 +63,13 @@ Exit codes:
 
 func amRun(opts *Options) error {
 	f := opts.F
+	// The AM's memory: drop the pages of the binary that start-up mapped and the AM does not
+	// use again, and collect the (small) heap more often than Go's default, unless $GOGC says
+	// otherwise (docs/benchmarks.md has the figures).
+	released := releaseBinaryPages()
+	if f.Env.Getenv("GOGC") == "" {
+		debug.SetGCPercent(amGCPercent)
+	}
 	logger := f.Logger()
 	if !opts.LogLevelSet {
 		logger = slog.New(slog.NewTextHandler(f.IO.ErrOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -89,7 +97,7 @@ func amRun(opts *Options) error {
 	if res != nil {
 		logger.Info("yarn-er am: done", "status", res.Status.String(), "restarts", res.Restarts, "heartbeats", res.Heartbeats,
 			"registeredAfter", res.Registered, "allAllocatedAfter", res.AllAllocated,
-			"stagingRemoved", res.StagingRemoved, "peakRSSKiB", procStatusKiB("VmHWM"),
+			"stagingRemoved", res.StagingRemoved, "startupPagesReleasedKiB", released, "peakRSSKiB", procStatusKiB("VmHWM"),
 			"rssAnonKiB", procStatusKiB("RssAnon"), "rssFileKiB", procStatusKiB("RssFile"))
 	}
 	switch {
@@ -100,6 +108,10 @@ func amRun(opts *Options) error {
 	}
 	return err
 }
+
+// amGCPercent is the AM's GOGC: its live heap is a few MiB, so a collection costs little, and
+// with Go's default of 100 the heap grows to twice that before one.
+const amGCPercent = 25
 
 // readSpec reads and validates the job spec, refusing oversized files. (The NodeManager localizes
 // it as a symbolic link into its private cache, so links are followed.)
