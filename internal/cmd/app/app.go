@@ -269,6 +269,7 @@ or when it had already ended (saying how).`,
 }
 
 func killRun(opts *IDOptions) error {
+	opts.Conn.LongRunning = true // it waits for the application: --rm-timeout bounds each request
 	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
 	if err != nil {
 		return err
@@ -314,6 +315,7 @@ func NewCmdWait(f *cmdutil.Factory, runF func(*WaitOptions) error) *cobra.Comman
 }
 
 func waitRun(opts *WaitOptions) error {
+	opts.Conn.LongRunning = true // it waits for the application: --rm-timeout bounds each request
 	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
 	if err != nil {
 		return err

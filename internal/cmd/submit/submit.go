@@ -88,6 +88,7 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 		},
 	}
 	opts.Conn = f.NewClusterConn(cmd)
+	opts.Conn.LongRunning = true // it follows the application: --rm-timeout bounds each request
 	cmdutil.AddFlinkFlags(cmd, &opts.Flink)
 	fl := cmd.Flags()
 	fl.SetInterspersed(false)
