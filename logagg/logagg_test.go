@@ -39,7 +39,7 @@ func readAll(t testing.TB, b []byte) (map[string]map[string]string, error) {
 // application of `yarn-er submit --containers 3` whose command prints its rank to stdout and
 // stderr.
 func TestCapturedHadoop350(t *testing.T) {
-	files, err := filepath.Glob("testdata/hadoop-*")
+	files, err := filepath.Glob("testdata/hadoop-3.5.0-*")
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	ranks := map[string]bool{}
@@ -74,6 +74,23 @@ func TestCapturedHadoop350(t *testing.T) {
 	}
 	assert.Equal(t, 4, containers, "the AM and 3 ranks")
 	assert.Equal(t, map[string]bool{"hello from rank 0": true, "hello from rank 1": true, "hello from rank 2": true}, ranks)
+}
+
+// TestCapturedHadoop336: a file aggregated by a Hadoop 3.3.6 mini-YARN (the node of ranks 0 and 2
+// and no AM) reads the same way.
+func TestCapturedHadoop336(t *testing.T) {
+	b, err := os.ReadFile("testdata/hadoop-3.3.6-localhost_33757")
+	require.NoError(t, err)
+	logs, err := readAll(t, b)
+	require.NoError(t, err)
+	got := map[string]string{}
+	for c, byName := range logs {
+		got[c] = byName["stdout"]
+	}
+	assert.Equal(t, map[string]string{
+		"container_1796126643547_0001_01_000002": "hello from rank 0\n",
+		"container_1796126643547_0001_01_000004": "hello from rank 2\n",
+	}, got)
 }
 
 // TestVLongRoundTrip: every encoding length of TFile's integers decodes to its value.
