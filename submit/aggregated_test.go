@@ -137,9 +137,9 @@ func TestAggregatedLogs(t *testing.T) {
 func TestAggregatedLogsLayouts(t *testing.T) {
 	ctx := context.Background()
 	for dir, want := range map[string]error{
-		"/tmp/logs/root/logs/" + capturedApp:                    nil,
+		"/tmp/logs/root/logs/" + capturedApp:                   nil,
 		"/tmp/logs/root/bucket-logs-ifile/0001/" + capturedApp: ErrIndexedLogs,
-		"/elsewhere/" + capturedApp:                             ErrNoLogs,
+		"/elsewhere/" + capturedApp:                            ErrNoLogs,
 	} {
 		root := capturedLogs(t, dir)
 		c, err := New(Options{YARN: finishedRM(t, 0), LogFS: func(context.Context) (LogFS, error) { return dirFS{root}, nil }})
