@@ -268,7 +268,7 @@ func (c *Client) nodeLog(ctx context.Context, ct yarn.AppContainer, file, key, h
 // followLive prints what the live containers write until the application ends, and returns its
 // final status.
 func (c *Client) followLive(ctx context.Context, st *Status, o LogsOptions, p *logPrinter) (*Status, error) {
-	warned := map[string]bool{}
+	warned := false
 	for {
 		var ranks rankTable
 		if o.Rank != nil {
@@ -284,9 +284,9 @@ func (c *Client) followLive(ctx context.Context, st *Status, o LogsOptions, p *l
 					if ctx.Err() != nil {
 						return nil, ctx.Err()
 					}
-					if !warned[ct.ID] {
-						warned[ct.ID] = true
-						c.log.Warn("a running container's log is not available from its NodeManager; it is shown once the application has ended and its logs are aggregated",
+					if !warned {
+						warned = true
+						c.log.Warn("a running container's log is not available from its NodeManager; the logs are shown once the application has ended and they are aggregated",
 							"container", ct.ID, "file", f, "err", err)
 					}
 				}

@@ -256,15 +256,21 @@ func submitRun(opts *Options) error {
 		pr.End()
 		kill := false
 		if f.IO.IsErrTerminal() && f.IO.IsInTerminal() {
+			// The prompt and the kill it may ask for handle the signals themselves: the grace
+			// period of the signal watch does not end them, and the outcome (KILLED: exit 7)
+			// stands.
+			give := cmdutil.TakeSignals(ctx)
+			defer give()
 			fmt.Fprintf(f.IO.ErrOut, "\nkill %s or detach? [k/D] (Ctrl-C again: detach) ", sub.AppID)
 			kill = askKill(f.IO.In)
 		}
 		if kill {
-			fmt.Fprintf(f.IO.ErrOut, "killing %s ...\n", sub.AppID)
-			if _, err := sc.Kill(context.WithoutCancel(ctx), sub.AppID); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "killing %s ... (Ctrl-C: stop waiting and detach)\n", sub.AppID)
+			if err := killUntilSignal(ctx, sc, sub.AppID); err != nil {
 				fmt.Fprintf(f.IO.ErrOut, "yarn-er: kill %s: %v\n", sub.AppID, err)
+			} else {
+				return // Follow sees KILLED
 			}
-			return // Follow sees KILLED
 		}
 		mu.Lock()
 		detached = true
@@ -316,6 +322,25 @@ func submitRun(opts *Options) error {
 		return err
 	}
 	return submit.Outcome(app)
+}
+
+// killUntilSignal kills the application and waits until it is KILLED, or until another SIGINT
+// or SIGTERM.
+func killUntilSignal(ctx context.Context, sc *submit.Client, id string) error {
+	kctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	go func() {
+		select {
+		case <-again:
+			cancel()
+		case <-kctx.Done():
+		}
+	}()
+	_, err := sc.Kill(kctx, id)
+	return err
 }
 
 // askKill reads the answer to "kill or detach?": true for an answer starting with k; a second
