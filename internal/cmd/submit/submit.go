@@ -72,8 +72,8 @@ staging directory when the application ends (unless --keep-staging).
 
 submit then follows the application until it ends (--detach: returns once it is ACCEPTED), with
 one live line on a terminal and plain lines otherwise, all on stderr; stdout gets the application
-id (with -o json|yaml: only the final report, which names it). Ctrl-C asks whether to kill or detach (without a terminal:
-detaches and says how to kill).
+id (with -o json|yaml: only the final report, which names it). Ctrl-C on a terminal asks whether to
+kill (exit 7 once KILLED) or detach (exit 130); without a terminal it detaches and says how to kill.
 
 Exit status: 0 SUCCEEDED, 6 FAILED, 7 KILLED, 3 refused by the preflight, 2 bad flags, 4 refused
 credentials, 1 any other error, 130 interrupted (detached).`,
