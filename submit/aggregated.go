@@ -75,7 +75,8 @@ func (c *Client) openLogFS(ctx context.Context) (LogFS, error) {
 // remoteLogDirs are the directories where the NodeManagers may have aggregated an application's
 // logs, in the order Hadoop's readers look: the TFile controller's (Hadoop 3.3+:
 // <root>/<user>/bucket-<suffix>-tfile/<bucket>/<appId>, <bucket> the application's sequence
-// number modulo 10000 as four digits; earlier lines: <root>/<user>/<suffix>/<appId>), then the
+// number modulo 10000 as four digits; 3.2: <root>/<user>/<suffix>-tfile/<appId>; earlier lines:
+// <root>/<user>/<suffix>/<appId>), then the
 // IndexedFile controller's, which is only detected. root is yarn.nodemanager.remote-app-log-dir
 // (default /tmp/logs, or yarn.log-aggregation.TFile.remote-app-log-dir), suffix
 // yarn.nodemanager.remote-app-log-dir-suffix (default logs, or
