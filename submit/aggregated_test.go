@@ -132,12 +132,14 @@ func TestAggregatedLogs(t *testing.T) {
 	assert.ErrorIs(t, c.Logs(ctx, capturedApp, LogsOptions{Container: "container_1796126265079_0001_01_000009"}, &out), ErrNoLogs)
 }
 
-// TestAggregatedLogsLayouts: the layout of Hadoop 3.2 (<user>/logs/<app>) is read; the IndexedFile
-// controller's directory is named, not read; no directory at all is ErrNoLogs naming where it looked.
+// TestAggregatedLogsLayouts: the layouts of Hadoop 3.2 (<user>/logs-tfile/<app>) and earlier
+// (<user>/logs/<app>) are read; the IndexedFile controller's directory is named, not read; no
+// directory at all is ErrNoLogs naming where it looked.
 func TestAggregatedLogsLayouts(t *testing.T) {
 	ctx := context.Background()
 	for dir, want := range map[string]error{
 		"/tmp/logs/root/logs/" + capturedApp:                   nil,
+		"/tmp/logs/root/logs-tfile/" + capturedApp:             nil, // Hadoop 3.2
 		"/tmp/logs/root/bucket-logs-ifile/0001/" + capturedApp: ErrIndexedLogs,
 		"/elsewhere/" + capturedApp:                            ErrNoLogs,
 	} {
