@@ -55,3 +55,19 @@ func TestContainerLog(t *testing.T) {
 	_, err = c.ContainerLog(context.Background(), nm.URL, "c", "../etc/passwd", &buf)
 	require.Error(t, err)
 }
+
+// FuzzCopyLogContents: any NodeManager answer copies without a panic, never more than it holds.
+func FuzzCopyLogContents(f *testing.F) {
+	f.Add([]byte("Container: container_1_0001_01_000003 on localhost:39099\nLogAggregationType: LOCAL\n" +
+		"====================================================================\nLogType:stdout\n" +
+		"LogLastModifiedTime:Tue Dec 01 12:15:10 +0000 2026\nLogLength:17\nLogContents:\ntick 1 of rank 0\n" +
+		"End of LogType:stdout.\n"))
+	f.Add([]byte("plain log\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var out bytes.Buffer
+		n, _ := copyLogContents(&out, bytes.NewReader(body), "container_1_0001_01_000003", "stdout")
+		if n != int64(out.Len()) || out.Len() > len(body) {
+			t.Fatalf("copied %d (reported %d) of a %d-byte answer", out.Len(), n, len(body))
+		}
+	})
+}
