@@ -520,7 +520,7 @@ func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 		s.state, s.container, s.exit, s.diag = starting, c, -1000, ""
 		s.launches++
 		r.byID[c.ID] = s
-		r.log.Info("am: starting rank", "rank", s.rank, "container", c.ID.String(), "node", c.Node, "resource", c.Resource.String(), "launch", s.launches)
+		r.log.Info(jobspec.RankStartMessage, "rank", s.rank, "container", c.ID.String(), "node", c.Node, "resource", c.Resource.String(), "launch", s.launches)
 		lc := LaunchContext(r.spec, r.opts.Identity.AppID, c.ID, s.rank, r.rm.Credentials())
 		r.wg.Add(1)
 		go func() {

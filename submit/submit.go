@@ -104,8 +104,14 @@ type Options struct {
 	// Stage configures the HDFS client; HadoopConf and User default to Hadoop and the YARN
 	// client's user.
 	Stage stage.Options
-	// PollPeriod is how often Follow and Kill ask the RM (default 1s).
+	// PollPeriod is how often Follow, Kill and Logs ask the RM (default 1s).
 	PollPeriod time.Duration
+	// AggregationWait bounds how long Logs waits for the log aggregation of an ended
+	// application (default 2m).
+	AggregationWait time.Duration
+	// LogFS, when set, opens the file system of the aggregated logs instead of the HDFS of
+	// Stage (tests).
+	LogFS func(ctx context.Context) (LogFS, error)
 	// Executable returns the yarn-er binary to ship when the request names none (default
 	// os.Executable).
 	Executable func() (string, error)

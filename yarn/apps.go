@@ -51,6 +51,9 @@ type App struct {
 	Allocated Resources
 	// UnmanagedApplication is set for unmanaged AMs.
 	UnmanagedApplication bool
+	// LogAggregationStatus is the application's log aggregation: DISABLED, NOT_START, RUNNING,
+	// RUNNING_WITH_FAILURE, SUCCEEDED, FAILED or TIME_OUT ("" when not reported).
+	LogAggregationStatus string
 }
 
 type appJSON struct {
@@ -85,6 +88,7 @@ type appJSON struct {
 	ResourceSecondsMap   entryList            `json:"resourceSecondsMap"`
 	ResourceInfo         *appResourceInfoJSON `json:"resourceInfo"`
 	UnmanagedApplication jsonBool             `json:"unmanagedApplication"`
+	LogAggregationStatus jsonString           `json:"logAggregationStatus"`
 }
 
 // appResourceInfoJSON is ResourcesInfo: {"resourceUsagesByPartition": [{"partitionName": "",
@@ -118,6 +122,7 @@ func (a *appJSON) app() (App, error) {
 		RunningContainers: int64(a.RunningContainers),
 		MemorySeconds:     int64(a.MemorySeconds), VcoreSeconds: int64(a.VcoreSeconds),
 		UnmanagedApplication: bool(a.UnmanagedApplication),
+		LogAggregationStatus: string(a.LogAggregationStatus),
 		ApplicationTags:      commaItems(string(a.ApplicationTags)),
 	}
 	if len(a.ResourceSecondsMap) > 0 {

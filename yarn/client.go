@@ -28,6 +28,7 @@ type Client struct {
 	user         string
 	doAs         string
 	timeout      time.Duration
+	deadline     time.Time
 	probeTimeout time.Duration
 	retry        RetryPolicy
 	logger       *slog.Logger
@@ -65,6 +66,7 @@ func NewClient(opts Options) (*Client, error) {
 		auth:         auth,
 		doAs:         strings.TrimSpace(opts.DoAs),
 		timeout:      opts.Timeout,
+		deadline:     opts.Deadline,
 		probeTimeout: opts.ProbeTimeout,
 		retry:        opts.Retry.withDefaults(),
 		logger:       logger,
@@ -195,6 +197,20 @@ const (
 // do runs cl against the active RM, finding it, following failovers and retrying as the policy
 // allows. read receives a successful response; it must read what it needs from the body.
 func (c *Client) do(ctx context.Context, cl call, read func(rmAddress, *rawResponse) error) error {
+	if c.deadline.IsZero() {
+		return c.doRetrying(ctx, cl, read)
+	}
+	dctx, cancel := context.WithDeadline(ctx, c.deadline)
+	defer cancel()
+	err := c.doRetrying(dctx, cl, read)
+	if err != nil && ctx.Err() == nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
+		return &DeadlineError{Deadline: c.deadline, Err: err}
+	}
+	return err
+}
+
+// doRetrying is do without the overall deadline.
+func (c *Client) doRetrying(ctx context.Context, cl call, read func(rmAddress, *rawResponse) error) error {
 	var (
 		attempts      int // attempts that count against MaxAttempts
 		redirects     int

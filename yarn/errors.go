@@ -2,12 +2,14 @@ package yarn
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/yarn-er/yarn-er/records"
 )
@@ -159,3 +161,23 @@ func unexpected(what string, err error) error {
 	}
 	return fmt.Errorf("%s: %w: %w", what, ErrUnexpectedResponse, err)
 }
+
+// DeadlineError is a request cut short by Options.Deadline: the client's whole time for the
+// ResourceManager, retries included, was spent. It matches ErrTimeout.
+type DeadlineError struct {
+	// Deadline is Options.Deadline.
+	Deadline time.Time
+	// Err is why the request had not succeeded by then (the attempt in flight, or the last one).
+	Err error
+}
+
+// Error says that the time ran out, and what the last attempt got.
+func (e *DeadlineError) Error() string {
+	if e.Err == nil || errors.Is(e.Err, context.DeadlineExceeded) && e.Err.Error() == context.DeadlineExceeded.Error() {
+		return "the ResourceManager did not answer in time, retries included"
+	}
+	return fmt.Sprintf("%v; out of time for the ResourceManager, retries included", e.Err)
+}
+
+// Unwrap returns ErrTimeout and the last attempt's error.
+func (e *DeadlineError) Unwrap() []error { return []error{ErrTimeout, e.Err} }

@@ -19,6 +19,13 @@ func TestContainerLog(t *testing.T) {
 		switch r.URL.Path {
 		case "/ws/v1/node/containers/container_1_0001_01_000002/logs/stdout":
 			_, _ = w.Write([]byte("hello from rank 1\n"))
+		case "/ws/v1/node/containers/container_1_0001_01_000003/logs/stdout":
+			// Hadoop 3's wrapping, as a 3.5.0 NodeManager sends it.
+			_, _ = w.Write([]byte("Container: container_1_0001_01_000003 on localhost:39099\nLogAggregationType: LOCAL\n" +
+				"====================================================================\nLogType:stdout\n" +
+				"LogLastModifiedTime:Tue Dec 01 12:15:10 +0000 2026\nLogLength:17\nLogContents:\ntick 1 of rank 0\n" +
+				"End of LogType:stdout.This log file belongs to a running container (container_1_0001_01_000003) and so may not be complete.\n" +
+				"***********************************************************************\n\n"))
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusNotFound)
@@ -35,10 +42,32 @@ func TestContainerLog(t *testing.T) {
 	assert.Equal(t, "hello from rank 1\n", buf.String())
 	assert.Equal(t, "user.name=alice", gotQuery)
 
+	buf.Reset()
+	n, err = c.ContainerLog(context.Background(), nm.URL, "container_1_0001_01_000003", "stdout", &buf)
+	require.NoError(t, err)
+	assert.Equal(t, "tick 1 of rank 0\n", buf.String(), "the file's bytes, not the NodeManager's wrapping")
+	assert.Equal(t, int64(17), n)
+
 	_, err = c.ContainerLog(context.Background(), nm.URL, "container_1_0001_01_000009", "stderr", &buf)
 	require.ErrorIs(t, err, ErrNotFound)
 	assert.Contains(t, err.Error(), "Cannot find this log")
 
 	_, err = c.ContainerLog(context.Background(), nm.URL, "c", "../etc/passwd", &buf)
 	require.Error(t, err)
+}
+
+// FuzzCopyLogContents: any NodeManager answer copies without a panic, never more than it holds.
+func FuzzCopyLogContents(f *testing.F) {
+	f.Add([]byte("Container: container_1_0001_01_000003 on localhost:39099\nLogAggregationType: LOCAL\n" +
+		"====================================================================\nLogType:stdout\n" +
+		"LogLastModifiedTime:Tue Dec 01 12:15:10 +0000 2026\nLogLength:17\nLogContents:\ntick 1 of rank 0\n" +
+		"End of LogType:stdout.\n"))
+	f.Add([]byte("plain log\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var out bytes.Buffer
+		n, _ := copyLogContents(&out, bytes.NewReader(body), "container_1_0001_01_000003", "stdout")
+		if n != int64(out.Len()) || out.Len() > len(body) {
+			t.Fatalf("copied %d (reported %d) of a %d-byte answer", out.Len(), n, len(body))
+		}
+	})
 }

@@ -39,6 +39,12 @@ type Options struct {
 
 	// Timeout bounds each HTTP request attempt, reading the response included. Default 30s.
 	Timeout time.Duration
+	// Deadline, when set, bounds the client's whole use of the ResourceManager: no request of
+	// this client runs past it, retries, failover waits and an attempt in flight included; a
+	// request it cuts short fails with a *DeadlineError. Short commands set it (one overall
+	// deadline per command, with Timeout bounding each attempt); long-running programs that
+	// follow an application leave it zero, so that only Timeout bounds each request.
+	Deadline time.Time
 	// ProbeTimeout bounds each probe of an RM's /ws/v1/cluster/info while looking for the active
 	// RM. Default 5s.
 	ProbeTimeout time.Duration

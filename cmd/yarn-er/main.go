@@ -53,9 +53,9 @@ func Main(ctx context.Context, args []string, streams *cmdutil.IOStreams, env cm
 	if err == nil {
 		return cmdutil.ExitOK
 	}
-	if sig := cmdutil.SignalCause(ctx); sig != nil {
+	if sig := cmdutil.SignalCause(ctx); sig != nil && !cmdutil.SignalHandled(ctx) {
 		// Ended by SIGINT or SIGTERM: say so, and exit 130 or 143, whatever the command made of
-		// its cancelled context.
+		// its cancelled context (unless it handled the signal itself: submit's prompt).
 		err = sig
 	}
 	return f.ReportError(cmd, args, err)

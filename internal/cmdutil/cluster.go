@@ -84,7 +84,7 @@ func AddRMFlags(cmd *cobra.Command, fl *RMFlags) {
 	fs.BoolVar(&fl.TLS.InsecureSkipVerify, "insecure-skip-tls-verify", false,
 		"do not verify the RM's certificate (tests only: anyone on the path can pose as the RM)")
 	fs.DurationVar(&fl.Timeout, "rm-timeout", 30*time.Second,
-		"how long to wait for the RM: bounds each request, and no request is retried once this long has passed")
+		"how long to wait for the RM: bounds the whole command, retries included (commands that follow an application: each request)")
 	fs.DurationVar(&fl.Failover, "rm-failover-timeout", 60*time.Second,
 		"how long to wait for an active RM while all are standby (0: do not wait)")
 	_ = cmd.RegisterFlagCompletionFunc("auth", FixedCompletion("auto", "simple", "kerberos"))
@@ -218,6 +218,12 @@ type ClusterConn struct {
 	Hadoop HadoopFlags
 	// RM are the ResourceManager flags.
 	RM RMFlags
+	// LongRunning is set by the commands that follow an application (submit, app wait, app
+	// kill, app logs -f) before their first RMClient: their requests are each bounded by
+	// --rm-timeout but the command is not. Every other command's whole use of the RM,
+	// retries included, is bounded by one --rm-timeout from the client's creation
+	// (yarn.Options.Deadline).
+	LongRunning bool
 
 	f        *Factory
 	hc       *conf.HadoopConfig
@@ -271,6 +277,9 @@ func (cc *ClusterConn) buildClient() (*yarn.Client, error) {
 	}
 	var c *yarn.Client
 	if err == nil {
+		if !cc.LongRunning {
+			opts.Deadline = time.Now().Add(opts.Timeout)
+		}
 		c, err = yarn.NewClient(opts)
 	}
 	switch {

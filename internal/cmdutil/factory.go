@@ -260,6 +260,10 @@ func (f *Factory) ReportError(root *cobra.Command, args []string, err error) int
 	// Every message passes the redaction layer: URLs with passwords, tokens in query strings and
 	// library errors quoting file bytes never reach the terminal.
 	msg := redact.Text(err.Error())
+	var deadline *yarn.DeadlineError
+	if errors.As(err, &deadline) && !strings.Contains(msg, "--rm-timeout") {
+		msg += " (--rm-timeout bounds the whole command, retries included: raise it with --rm-timeout)"
+	}
 	if (errors.Is(err, yarn.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) && !strings.Contains(msg, "--rm-timeout") {
 		msg += " (the ResourceManager did not answer in time: set the timeout with --rm-timeout)"
 	}

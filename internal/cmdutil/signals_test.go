@@ -98,3 +98,33 @@ func TestWatchSignalsStopWithoutSignal(t *testing.T) {
 	<-ctx.Done()
 	assert.Nil(t, cmdutil.SignalCause(ctx))
 }
+
+// TestTakeSignals: while a command holds the signals (a prompt), neither the grace nor another
+// signal ends the process; once it gives them back, the grace runs again and ends it.
+func TestTakeSignals(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	rec := newExitRecorder()
+	var errOut bytes.Buffer
+	ctx, stop := cmdutil.WatchSignals(context.Background(), sigs, 300*time.Millisecond, rec.exit, &errOut)
+	defer stop()
+	sigs <- os.Interrupt
+	<-ctx.Done()
+	assert.False(t, cmdutil.SignalHandled(ctx))
+	give := cmdutil.TakeSignals(ctx)
+	sigs <- os.Interrupt // the prompt's own answer: not the watch's
+	// Several grace periods pass; nothing ends the process while the signals are taken.
+	time.Sleep(time.Second)
+	assert.True(t, cmdutil.SignalHandled(ctx))
+	rec.mu.Lock()
+	assert.Empty(t, rec.codes)
+	rec.mu.Unlock()
+	give()
+	give() // once only
+	<-rec.done
+	rec.mu.Lock()
+	assert.Equal(t, []int{cmdutil.ExitInterrupted}, rec.codes)
+	rec.mu.Unlock()
+
+	// Without a watch, TakeSignals does nothing.
+	cmdutil.TakeSignals(context.Background())()
+}

@@ -269,6 +269,7 @@ or when it had already ended (saying how).`,
 }
 
 func killRun(opts *IDOptions) error {
+	opts.Conn.LongRunning = true // it waits for the application: --rm-timeout bounds each request
 	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
 	if err != nil {
 		return err
@@ -314,6 +315,7 @@ func NewCmdWait(f *cmdutil.Factory, runF func(*WaitOptions) error) *cobra.Comman
 }
 
 func waitRun(opts *WaitOptions) error {
+	opts.Conn.LongRunning = true // it waits for the application: --rm-timeout bounds each request
 	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
 	if err != nil {
 		return err
@@ -340,29 +342,55 @@ func waitRun(opts *WaitOptions) error {
 type LogsOptions struct {
 	cmdutil.Base
 	Conn *cmdutil.ClusterConn
-	// Logs is --container and --file.
+	// Logs is --container, --rank (when RankSet), --file and --follow.
 	Logs submit.LogsOptions
+	// Rank is --rank; RankSet says whether it was given.
+	Rank    int
+	RankSet bool
 }
 
 // NewCmdLogs returns `yarn-er app logs`; runF (nil: logsRun) runs it.
 func NewCmdLogs(f *cmdutil.Factory, runF func(*LogsOptions) error) *cobra.Command {
 	opts := &LogsOptions{Base: cmdutil.Base{F: f}}
+	run := cmdutil.RunE(opts, runF, logsRun)
 	cmd := &cobra.Command{
 		Use:   "logs APP_ID",
-		Short: "The stdout and stderr of an application's containers, from their NodeManagers",
-		Long: `logs prints the log files (default stdout and stderr) of the application's containers, read from
-the NodeManagers that run them: while the application runs, every live container of its current
-attempt (the ApplicationMaster's included); once it has ended, the ApplicationMaster's container
-while its NodeManager still has its logs. Aggregated logs on HDFS are not read yet: use
-'yarn logs -applicationId APP_ID' for them.`,
+		Short: "The stdout and stderr of an application's containers: live from the NodeManagers, aggregated from HDFS",
+		Long: `logs prints the log files (default stdout and stderr) of the application's containers, each under
+a header "==> CONTAINER [(rank N)] on NODE: FILE <==".
+
+While the application runs they are read from the NodeManagers that run its live containers (the
+ApplicationMaster's included). Once it has ended they are read from the aggregated logs on HDFS
+when the cluster aggregates logs (yarn.log-aggregation-enable): the NodeManagers' files in Hadoop's
+TFile format under yarn.nodemanager.remote-app-log-dir (default /tmp/logs), after waiting for the
+aggregation to finish; the IndexedFile format (yarn.log-aggregation.file-formats=IFile) is named but
+not read. Without log aggregation, only the ApplicationMaster's container of an ended application
+is known, while its NodeManager still has its logs.
+
+--rank N keeps the containers that ran rank N (YARN_ER_RANK) of a yarn-er application, restarts
+included: the ApplicationMaster's log names the container of every rank start.
+
+-f follows: it prints what the containers write while the application runs (polling their
+NodeManagers every second), then, once it has ended, the rest from the aggregated logs. Where the
+NodeManagers serve no logs (their web services off), nothing shows until the end. Ctrl-C ends it
+(exit 130). logs bounds each ResourceManager request by --rm-timeout, not the whole command (it
+waits for the aggregation, and -f for the application's end).`,
 		Example: `  yarn-er app logs application_1700000000000_0001
+  yarn-er app logs application_1700000000000_0001 --rank 2
+  yarn-er app logs application_1700000000000_0001 -f --file stdout
   yarn-er app logs application_1700000000000_0001 --container container_1700000000000_0001_01_000002 --file stderr`,
 		Args: cobra.ExactArgs(1),
-		RunE: cmdutil.RunE(opts, runF, logsRun),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.RankSet = cmd.Flags().Changed("rank")
+			return run(cmd, args)
+		},
 	}
 	opts.Conn = f.NewClusterConn(cmd)
-	cmd.Flags().StringVar(&opts.Logs.Container, "container", "", "only this container")
-	cmd.Flags().StringSliceVar(&opts.Logs.Files, "file", nil, "log files to print (default stdout,stderr)")
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Logs.Container, "container", "", "only this container")
+	fl.IntVar(&opts.Rank, "rank", 0, "only the containers of this rank (YARN_ER_RANK, 0..N-1)")
+	fl.StringSliceVar(&opts.Logs.Files, "file", nil, "log files to print (default stdout,stderr)")
+	fl.BoolVarP(&opts.Logs.Follow, "follow", "f", false, "follow the logs until the application ends")
 	return cmd
 }
 
@@ -372,6 +400,16 @@ func logsRun(opts *LogsOptions) error {
 			return cmdutil.Usagef("--container: %w", err)
 		}
 	}
+	if opts.RankSet {
+		if opts.Rank < 0 {
+			return cmdutil.Usagef("--rank %d: want 0 or more", opts.Rank)
+		}
+		r := opts.Rank
+		opts.Logs.Rank = &r
+	}
+	// It waits (for the aggregation, with -f for the application's end): each request is bounded,
+	// not the command.
+	opts.Conn.LongRunning = true
 	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
 	if err != nil {
 		return err

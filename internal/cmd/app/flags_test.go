@@ -79,4 +79,15 @@ func TestWaitAndLogsFlags(t *testing.T) {
 	var usage *cmdutil.UsageError
 	require.ErrorAs(t, err, &usage)
 	assert.Contains(t, err.Error(), "--container", "a bad container id is refused before the RM is asked")
+	assert.False(t, l.RankSet)
+	assert.False(t, l.Logs.Follow)
+
+	parse(t, NewCmdLogs(testFactory(), func(o *LogsOptions) error { l = o; return nil }), "application_1_0007", "--rank", "0", "-f")
+	assert.True(t, l.RankSet)
+	assert.Equal(t, 0, l.Rank)
+	assert.True(t, l.Logs.Follow)
+	l.Rank = -1
+	err = logsRun(l)
+	require.ErrorAs(t, err, &usage)
+	assert.Contains(t, err.Error(), "--rank -1")
 }

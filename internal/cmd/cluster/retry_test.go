@@ -5,11 +5,14 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // runNodesLogged runs `cluster nodes` against rm with extra args, logging at warn (the default)
@@ -64,8 +67,40 @@ func TestHungRMStopsAtTheTimeoutAndNamesTheFlag(t *testing.T) {
 	t.Cleanup(func() { close(release); srv.Close() })
 	err, out, _ := runNodesLogged(t, srv.URL, "--rm-timeout", "300ms")
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "--rm-timeout")
+	assert.Contains(t, reported(err), "--rm-timeout")
 	assert.Equal(t, cmdutil.ExitError, cmdutil.ExitCode(err))
 	assert.Empty(t, out)
 	assert.Equal(t, int32(1), requests.Load(), "no retry once the --rm-timeout budget is spent")
+}
+
+// TestRMTimeoutBoundsTheWholeCommand: --rm-timeout is one deadline for the command, retries
+// included, not one per attempt: after a quick 503 and its retry, the attempt in flight against a
+// hung RM is cut at the command's deadline (the error is the yarn client's DeadlineError, not a
+// per-attempt timeout followed by a refused retry), and the message names the flag.
+func TestRMTimeoutBoundsTheWholeCommand(t *testing.T) {
+	rm := yarnfake.New(t)
+	rm.Fault("GET /ws/v1/cluster/nodes", yarnfake.Fault{Status: http.StatusServiceUnavailable, Times: 1})
+	rm.Fault("GET /ws/v1/cluster/nodes", yarnfake.Fault{Hang: true})
+	start := time.Now()
+	err, out, _ := runNodesLogged(t, rm.URL(), "--rm-timeout", "1s")
+	elapsed := time.Since(start)
+	require.Error(t, err)
+	var de *yarn.DeadlineError
+	require.ErrorAs(t, err, &de, "%v", err)
+	assert.ErrorIs(t, err, yarn.ErrTimeout)
+	assert.Equal(t, 2, rm.Count("GET /ws/v1/cluster/nodes"), "one 503, then one hung attempt cut by the deadline")
+	assert.Empty(t, out)
+	assert.Equal(t, cmdutil.ExitError, cmdutil.ExitCode(err))
+	// A sanity bound only (4× the timeout): the count above is the real check.
+	assert.Less(t, elapsed, 4*time.Second)
+
+	assert.Contains(t, reported(err), "--rm-timeout bounds the whole command")
+}
+
+// reported is what yarn-er prints for err.
+func reported(err error) string {
+	streams, _, errOut := cmdutil.TestStreams()
+	f := cmdutil.New(streams, cmdutil.Env{})
+	f.ReportError(NewCmdNodes(f, nil), nil, err)
+	return errOut.String()
 }

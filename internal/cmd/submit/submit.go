@@ -72,8 +72,8 @@ staging directory when the application ends (unless --keep-staging).
 
 submit then follows the application until it ends (--detach: returns once it is ACCEPTED), with
 one live line on a terminal and plain lines otherwise, all on stderr; stdout gets the application
-id (with -o json|yaml: only the final report, which names it). Ctrl-C asks whether to kill or detach (without a terminal:
-detaches and says how to kill).
+id (with -o json|yaml: only the final report, which names it). Ctrl-C on a terminal asks whether to
+kill (exit 7 once KILLED) or detach (exit 130); without a terminal it detaches and says how to kill.
 
 Exit status: 0 SUCCEEDED, 6 FAILED, 7 KILLED, 3 refused by the preflight, 2 bad flags, 4 refused
 credentials, 1 any other error, 130 interrupted (detached).`,
@@ -88,6 +88,7 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 		},
 	}
 	opts.Conn = f.NewClusterConn(cmd)
+	opts.Conn.LongRunning = true // it follows the application: --rm-timeout bounds each request
 	cmdutil.AddFlinkFlags(cmd, &opts.Flink)
 	fl := cmd.Flags()
 	fl.SetInterspersed(false)
@@ -255,15 +256,21 @@ func submitRun(opts *Options) error {
 		pr.End()
 		kill := false
 		if f.IO.IsErrTerminal() && f.IO.IsInTerminal() {
+			// The prompt and the kill it may ask for handle the signals themselves: the grace
+			// period of the signal watch does not end them, and the outcome (KILLED: exit 7)
+			// stands.
+			give := cmdutil.TakeSignals(ctx)
+			defer give()
 			fmt.Fprintf(f.IO.ErrOut, "\nkill %s or detach? [k/D] (Ctrl-C again: detach) ", sub.AppID)
 			kill = askKill(f.IO.In)
 		}
 		if kill {
-			fmt.Fprintf(f.IO.ErrOut, "killing %s ...\n", sub.AppID)
-			if _, err := sc.Kill(context.WithoutCancel(ctx), sub.AppID); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "killing %s ... (Ctrl-C: stop waiting and detach)\n", sub.AppID)
+			if err := killUntilSignal(ctx, sc, sub.AppID); err != nil {
 				fmt.Fprintf(f.IO.ErrOut, "yarn-er: kill %s: %v\n", sub.AppID, err)
+			} else {
+				return // Follow sees KILLED
 			}
-			return // Follow sees KILLED
 		}
 		mu.Lock()
 		detached = true
@@ -315,6 +322,25 @@ func submitRun(opts *Options) error {
 		return err
 	}
 	return submit.Outcome(app)
+}
+
+// killUntilSignal kills the application and waits until it is KILLED, or until another SIGINT
+// or SIGTERM.
+func killUntilSignal(ctx context.Context, sc *submit.Client, id string) error {
+	kctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(again)
+	go func() {
+		select {
+		case <-again:
+			cancel()
+		case <-kctx.Done():
+		}
+	}()
+	_, err := sc.Kill(kctx, id)
+	return err
 }
 
 // askKill reads the answer to "kill or detach?": true for an answer starting with k; a second
