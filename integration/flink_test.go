@@ -485,7 +485,7 @@ func testFlinkGPUsOnYARN(t *testing.T, version string) {
 	// Both TaskManagers hold their containers while the job holds them: 2 × 2 yarn.io/gpu, all
 	// of them this application's.
 	assert.EqualValues(t, 4, waitUsedGPUs(t, c, 4, 30*time.Second), "yarn.io/gpu in use while the TaskManagers ran")
-	if a, err := c.App(context.Background(), app); assert.NoError(t, err) && a.Allocated != nil {
+	if a, err := c.App(context.Background(), app); assert.NoError(t, err) && a.Allocated.Len() > 0 {
 		assert.EqualValues(t, 4, a.Allocated.Value("yarn.io/gpu"), "yarn.io/gpu allocated to %s", app)
 	}
 

@@ -2,26 +2,28 @@ package preflight
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/records"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
-// synthResources builds Resources from plain values, memory-mb in memUnits.
-func synthResources(values map[string]int64, memUnits string) yarn.Resources {
-	out := yarn.Resources{}
-	for name, v := range values {
+// synthResources builds a resource vector from plain values, memory-mb in memUnits, the other
+// types in name order.
+func synthResources(values map[string]int64, memUnits string) records.Resources {
+	var out records.Resources
+	for _, name := range slices.Sorted(maps.Keys(values)) {
 		u := ""
 		if name == "memory-mb" {
 			u = memUnits
 		}
-		out[name] = records.Quantity{Value: v, Units: u}
+		out.Set(name, records.Quantity{Value: values[name], Units: u})
 	}
 	return out
 }
@@ -149,11 +151,16 @@ func TestQueueLimits(t *testing.T) {
 	qr := synthResources(q, "Mi")
 	er := synthResources(e, "Mi")
 	got := queueLimits(qr, er)
-	assert.Equal(t, queueLimit{Quantity: qr["memory-mb"]}, got["memory-mb"])
-	assert.Equal(t, queueLimit{Quantity: er["yarn.io/gpu"], effective: true}, got["yarn.io/gpu"])
-	assert.Equal(t, queueLimit{Quantity: er["vcores"], effective: true}, got["vcores"])
-	assert.Len(t, queueLimits(nil, nil), 0)
-	assert.Equal(t, qr["memory-mb"], queueLimits(qr, nil)["memory-mb"].Quantity)
+	quantity := func(r records.Resources, name string) records.Quantity {
+		q, ok := r.Quantity(name)
+		require.True(t, ok, name)
+		return q
+	}
+	assert.Equal(t, queueLimit{Quantity: quantity(qr, "memory-mb")}, got["memory-mb"])
+	assert.Equal(t, queueLimit{Quantity: quantity(er, "yarn.io/gpu"), effective: true}, got["yarn.io/gpu"])
+	assert.Equal(t, queueLimit{Quantity: quantity(er, "vcores"), effective: true}, got["vcores"])
+	assert.Len(t, queueLimits(records.Resources{}, records.Resources{}), 0)
+	assert.Equal(t, quantity(qr, "memory-mb"), queueLimits(qr, records.Resources{})["memory-mb"].Quantity)
 }
 
 // fairScheduler is /ws/v1/cluster/scheduler of a FairScheduler whose root and root.gpu.train use

@@ -137,7 +137,7 @@ func TestOutcome(t *testing.T) {
 }
 
 func TestFitsMaximum(t *testing.T) {
-	maxCap := yarn.Resources{"memory-mb": {Value: 16384, Units: "Mi"}, "vcores": {Value: 40}, "yarn.io/gpu": {Value: 4}}
+	maxCap := records.NewResources(16384, 40, records.Resource{Name: "yarn.io/gpu", Value: 4})
 	var v records.Resources
 	v.Set("memory-mb", records.Quantity{Value: 1024, Units: "Mi"})
 	v.Set("vcores", records.Quantity{Value: 1})

@@ -51,9 +51,9 @@ func TestReplayMetrics(t *testing.T) {
 	assert.Equal(t, int64(80), m.TotalVirtualCores)
 	assert.Equal(t, int64(128), m.AllocatedMB)
 	assert.Equal(t, int64(1), m.AppsRunning)
-	assert.Equal(t, Resources{
+	assert.Equal(t, qmap{
 		records.MemoryMB: {Value: 32768, Units: "Mi"}, records.VCores: {Value: 80}, records.GPU: {Value: 8}, records.FPGA: {Value: 4},
-	}, m.TotalClusterResourcesAcrossPartition)
+	}, quantities(m.TotalClusterResourcesAcrossPartition))
 	assert.Equal(t, int64(128), m.TotalUsedResourcesAcrossPartition.Value(records.MemoryMB))
 	assert.Equal(t, int64(0), m.TotalReservedResourcesAcrossPartition.Value(records.GPU))
 }
@@ -72,9 +72,9 @@ func TestReplayNodes(t *testing.T) {
 		assert.Equal(t, "localhost", n.Host)
 		assert.Equal(t, "3.5.0", n.Version)
 		assert.False(t, n.TotalDerived)
-		assert.Equal(t, Resources{
+		assert.Equal(t, qmap{
 			records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40}, records.GPU: {Value: 4}, records.FPGA: {Value: 2},
-		}, n.Total, n.ID)
+		}, quantities(n.Total), n.ID)
 		sum, err := n.Used.Add(n.Available)
 		require.NoError(t, err)
 		assert.Equal(t, n.Total, sum, "used + available = total on %s", n.ID)
@@ -146,7 +146,7 @@ func TestReplayScheduler(t *testing.T) {
 	assert.Equal(t, int64(16384), def.UserAMResourceLimit.Value(records.MemoryMB))
 	assert.Equal(t, int64(0), def.UsedAMResource.Value(records.MemoryMB))
 	assert.Equal(t, []string{"*"}, def.NodeLabels)
-	assert.NotNil(t, def.Used)
+	assert.NotZero(t, def.Used.Len())
 	assert.Same(t, def, s.Queue("root.default"))
 }
 
@@ -233,8 +233,8 @@ func TestReplayNewApplication(t *testing.T) {
 	na, err := c.NewApplication(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "application_1796117006310_0001", na.ID)
-	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40}, records.GPU: {Value: 4}, records.FPGA: {Value: 2}},
-		na.MaximumResourceCapability)
+	assert.Equal(t, qmap{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40}, records.GPU: {Value: 4}, records.FPGA: {Value: 2}},
+		quantities(na.MaximumResourceCapability))
 	require.Len(t, na.ResourceInformation, 4)
 	gpu := na.ResourceInformation[2]
 	assert.Equal(t, records.GPU, gpu.Name)

@@ -130,7 +130,7 @@ func TestClusterNodesCapturedAndStates(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Len(t, out.Nodes, 2)
 	for _, n := range out.Nodes {
-		assert.Equal(t, int64(4), n.Total["yarn.io/gpu"].Value)
+		assert.Equal(t, int64(4), n.Total.Quantity("yarn.io/gpu").Value)
 	}
 }
 
@@ -151,7 +151,7 @@ func TestClusterInfoHA(t *testing.T) {
 	require.Len(t, out.ResourceManagers, 2)
 	assert.Equal(t, "STANDBY", out.ResourceManagers[0].HAState)
 	require.NotNil(t, out.Metrics)
-	assert.Equal(t, int64(8), out.Metrics.Total["yarn.io/gpu"].Value)
+	assert.Equal(t, int64(8), out.Metrics.Total.Quantity("yarn.io/gpu").Value)
 	assert.Equal(t, int64(2), out.Metrics.ActiveNodes)
 
 	res = runCLI(t, clusterEnv, "cluster", "info", "--rm", rms)
@@ -173,7 +173,7 @@ func TestClusterQueues(t *testing.T) {
 	require.Len(t, out.Queues, 2)
 	assert.Equal(t, "root.default", out.Queues[1].Path)
 	assert.True(t, out.Queues[1].Leaf)
-	assert.Equal(t, int64(9223372036854775807), out.Queues[1].MaximumAllocation["yarn.io/gpu"].Value, "Long.MAX_VALUE survives to the JSON output")
+	assert.Equal(t, int64(9223372036854775807), out.Queues[1].MaximumAllocation.Quantity("yarn.io/gpu").Value, "Long.MAX_VALUE survives to the JSON output")
 	assert.Contains(t, res.stdout, `"yarn.io/gpu": 9223372036854775807`)
 
 	res = runCLI(t, clusterEnv, "cluster", "queues", "--rm", rm.srv.URL)
@@ -205,7 +205,7 @@ func TestClusterQueuesFairScheduler(t *testing.T) {
 	assert.Equal(t, []string{"root", "root.default", "root.gpu", "root.gpu.train"}, paths)
 	assert.Equal(t, []string{"root", "default", "gpu", "train"}, names)
 	assert.Equal(t, []string{"DRF", "fair", "DRF", "DRF"}, policies)
-	assert.Equal(t, int64(2), out.Queues[3].MaximumAllocation["yarn.io/gpu"].Value, "maxContainerAllocation")
+	assert.Equal(t, int64(2), out.Queues[3].MaximumAllocation.Quantity("yarn.io/gpu").Value, "maxContainerAllocation")
 	assert.Equal(t, int64(3), out.Queues[1].NumApplications)
 	assert.NotContains(t, res.stdout, "root.root")
 
@@ -237,7 +237,7 @@ func TestClusterApps(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Len(t, out.Apps, 2)
 	assert.Equal(t, "application_1796117006310_0002", out.Apps[0].ID, "newest first")
-	assert.Equal(t, int64(128), out.Apps[0].Allocated["memory-mb"].Value)
+	assert.Equal(t, int64(128), out.Apps[0].Allocated.Quantity("memory-mb").Value)
 	assert.Equal(t, "FAILED", out.Apps[1].State)
 
 	res = runCLI(t, clusterEnv, "cluster", "apps", "--rm", rm.srv.URL)

@@ -72,7 +72,7 @@ func writeQueuesTable(w io.Writer, out view.Queues, depths []int) error {
 	fmt.Fprintln(tw, "QUEUE\tSTATE\tCAPACITY\tMAX\tUSED\tAPPS\tMAX ALLOCATION")
 	for i, q := range out.Queues {
 		maxAlloc := q.MaximumAllocation
-		if maxAlloc == nil {
+		if maxAlloc.IsZero() {
 			maxAlloc = q.MaxResources
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%d\t%s\n", strings.Repeat("  ", depths[i]), q.Name, q.State,
@@ -85,14 +85,14 @@ func percent(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%
 
 // resourcesText renders "memory-mb=16384Mi vcores=32 yarn.io/gpu=unbounded".
 func resourcesText(r view.ResourceMap) string {
-	if r == nil {
+	if r.IsZero() {
 		return "-"
 	}
-	names := yarn.Resources(r).Names()
+	names := r.Names()
 	parts := make([]string, 0, len(names))
 	for _, n := range names {
-		v := r[n].String()
-		if r[n].Value == 1<<63-1 {
+		v := r.Quantity(n).String()
+		if r.Quantity(n).Value == 1<<63-1 {
 			v = "unbounded"
 		}
 		parts = append(parts, n+"="+v)
