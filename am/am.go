@@ -176,7 +176,7 @@ type runner struct {
 	rm     *amrm.Client
 	nm     *amrm.NMClient
 	prio   int32
-	capab  amrm.Resource
+	capab  records.Resources
 	slots  []*slot
 	byID   map[records.ContainerID]*slot
 	res    *Result

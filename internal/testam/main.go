@@ -196,7 +196,7 @@ func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger,
 	status, diag := records.FinalSucceeded, "testam: done"
 	switch mode := env("YARNER_TESTAM_MODE", "containers"); mode {
 	case "unknown-resource":
-		err := rm.Ask(1, amrm.Resource{MemoryMB: 128, VCores: 1, Extended: map[string]int64{"yarn.io/nonexistent": 1}}, 1)
+		err := rm.Ask(1, records.NewResources(128, 1, records.Resource{Name: "yarn.io/nonexistent", Value: 1}), 1)
 		res.AllocatesBeforeError = rm.Stats().Allocates
 		if err == nil {
 			return errors.New("asking for yarn.io/nonexistent was accepted")
@@ -227,9 +227,9 @@ func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger,
 func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *Result, logger *slog.Logger, write func()) error {
 	n := envInt("YARNER_TESTAM_CONTAINERS", 4)
 	gpus := int64(envInt("YARNER_TESTAM_GPUS", 1))
-	capability := amrm.Resource{MemoryMB: int64(envInt("YARNER_TESTAM_MEMORY_MB", 128)), VCores: 1}
+	capability := records.NewResources(int64(envInt("YARNER_TESTAM_MEMORY_MB", 128)), 1)
 	if gpus > 0 {
-		capability.Extended = map[string]int64{records.GPU: gpus}
+		capability.Set(records.GPU, records.Quantity{Value: gpus})
 	}
 	if err := rm.Ask(1, capability, n); err != nil {
 		return fmt.Errorf("ask: %w", err)
@@ -335,10 +335,10 @@ func countNMTokens(rm *amrm.Client, cs []ContainerInfo) int {
 	return len(nodes)
 }
 
-func flatten(r amrm.Resource) map[string]int64 {
-	m := map[string]int64{records.MemoryMB: r.MemoryMB, records.VCores: r.VCores}
-	for k, v := range r.Extended {
-		m[k] = v
+func flatten(r records.Resources) map[string]int64 {
+	m := map[string]int64{}
+	for _, e := range r.All() {
+		m[e.Name] = e.Value
 	}
 	return m
 }
