@@ -16,58 +16,16 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/internal/testam/result"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
-
-// testAMResult mirrors the JSON that internal/testam writes.
-type testAMResult struct {
-	Attempt         string           `json:"attempt"`
-	TokenFileFormat string           `json:"tokenFileFormat"`
-	TokenKinds      []string         `json:"tokenKinds"`
-	ContainerID     string           `json:"containerId"`
-	MaxCapability   map[string]int64 `json:"maxCapability"`
-	ResourceTypes   []string         `json:"resourceTypes"`
-	Queue           string           `json:"queue"`
-	Probes          map[string]struct {
-		Class           string `json:"class"`
-		Message         string `json:"message"`
-		Error           string `json:"error"`
-		MatchesSentinel bool   `json:"matchesSentinel"`
-	} `json:"probes"`
-	Asked     int `json:"asked"`
-	Allocated []struct {
-		ID       string           `json:"id"`
-		Node     string           `json:"node"`
-		Priority int32            `json:"priority"`
-		Resource map[string]int64 `json:"resource"`
-	} `json:"allocated"`
-	Released   []string          `json:"released"`
-	Launched   []string          `json:"launched"`
-	NMStatuses map[string]string `json:"nmStatuses"`
-	Completed  []struct {
-		ID          string `json:"id"`
-		State       string `json:"state"`
-		ExitStatus  int32  `json:"exitStatus"`
-		Diagnostics string `json:"diagnostics"`
-	} `json:"completed"`
-	Heartbeats           int              `json:"heartbeats"`
-	NMTokens             int              `json:"nmTokens"`
-	UnknownResourceError string           `json:"unknownResourceError"`
-	UnknownIsSentinel    bool             `json:"unknownIsSentinel"`
-	AllocatesBeforeError int              `json:"allocatesBeforeError"`
-	TimingsMs            map[string]int64 `json:"timingsMs"`
-	MaxRSSKB             int64            `json:"maxRssKb"`
-	Unregistered         bool             `json:"unregistered"`
-	Error                string           `json:"error"`
-	Done                 bool             `json:"done"`
-}
 
 // testAMRun is one submission of the test AM.
 type testAMRun struct {
 	AppID  string
 	App    *yarn.App
-	Result testAMResult
+	Result result.Result
 	// MaxGPUsUsed is the largest sum of used yarn.io/gpu over /ws/v1/cluster/nodes seen while
 	// the application ran.
 	MaxGPUsUsed int64
@@ -172,7 +130,7 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 	for {
 		b, err := os.ReadFile(resultPath)
 		if err == nil {
-			run.Result = testAMResult{}
+			run.Result = result.Result{}
 			require.NoError(t, json.Unmarshal(b, &run.Result))
 			if run.Result.Done {
 				return run
@@ -234,7 +192,7 @@ func TestAMRMGPUContainers(t *testing.T) {
 
 	// NodeManager protocol: all started, one queried while running, all completed with exit 0.
 	assert.Len(t, r.Launched, 4)
-	for id, st := range r.NMStatuses {
+	for id, st := range r.Statuses {
 		assert.Equal(t, "RUNNING", st, "getContainerStatuses of %s", id)
 	}
 	require.Len(t, r.Completed, 4)
@@ -250,7 +208,7 @@ func TestAMRMGPUContainers(t *testing.T) {
 	p, ok := r.Probes["registerTwice"]
 	require.True(t, ok)
 	assert.Equal(t, "org.apache.hadoop.yarn.exceptions.InvalidApplicationMasterRequestException", p.Class)
-	assert.True(t, p.MatchesSentinel, "errors.Is(err, amrm.ErrInvalidRequest)")
+	assert.True(t, p.IsSent, "errors.Is(err, amrm.ErrInvalidRequest)")
 
 	// Wire-level mistakes, answered by the real RM.
 	if p, ok := r.Probes["simpleAuth"]; assert.True(t, ok) {
@@ -259,7 +217,7 @@ func TestAMRMGPUContainers(t *testing.T) {
 		t.Logf("fact: SIMPLE auth -> %s: %q", p.Class, p.Message)
 	}
 	if p, ok := r.Probes["wrongPassword"]; assert.True(t, ok) {
-		assert.True(t, p.MatchesSentinel, "errors.Is(err, ErrAuthentication): %s", p.Error)
+		assert.True(t, p.IsSent, "errors.Is(err, ErrAuthentication): %s", p.Error)
 		t.Logf("fact: wrong token password -> %s: %q", p.Class, p.Message)
 	}
 	if p, ok := r.Probes["wrongResponseId"]; assert.True(t, ok) {
