@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,27 +30,6 @@ type testAMRun struct {
 	MaxGPUsUsed int64
 	// SubmitToFinish is the wall time from submission to a terminal state.
 	SubmitToFinish time.Duration
-}
-
-// buildTestAM builds internal/testam as a static binary in dir.
-func buildTestAM(t testing.TB, dir string) string {
-	t.Helper()
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	bin := filepath.Join(dir, "testam")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/testam")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build testam: %s", out)
-	return bin
-}
-
-func yarnClient(t testing.TB, ep *Endpoints) *yarn.Client {
-	t.Helper()
-	c, err := yarn.NewClient(yarn.Options{Addresses: []string{ep.RMWebAddress}, User: ep.User})
-	require.NoError(t, err)
-	return c
 }
 
 // runTestAM submits the test AM through the RM REST API, localized from a file: URL with its
@@ -98,33 +76,14 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 	run := &testAMRun{AppID: na.ID}
 	t.Cleanup(func() {
 		if t.Failed() {
-			logAMFiles(t, resultPath, logPath)
+			logFiles(t, resultPath, logPath)
 			if run.App == nil || !run.App.State.Terminal() {
 				_, _, _ = yc.KillApplication(context.Background(), na.ID)
 			}
 		}
 	})
-	for {
-		app, err := yc.App(ctx, na.ID)
-		require.NoError(t, err, "application %s", na.ID)
-		run.App = app
-		if app.State.Terminal() {
-			run.SubmitToFinish = time.Since(submitted)
-			break
-		}
-		if nodes, err := yc.Nodes(ctx, yarn.NodesQuery{}); err == nil {
-			var used int64
-			for _, n := range nodes {
-				used += n.Used.Value("yarn.io/gpu")
-			}
-			run.MaxGPUsUsed = max(run.MaxGPUsUsed, used)
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("application %s did not finish: %v (last state %s)", na.ID, ctx.Err(), app.State)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	run.MaxGPUsUsed = watchApp(t, ctx, yc, na.ID, func(app *yarn.App) { run.App = app })
+	run.SubmitToFinish = time.Since(submitted)
 	// The RM reports the application finished once the AM unregistered, a moment before the AM
 	// writes its last result and exits: wait for that.
 	for {
@@ -144,20 +103,12 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 	}
 }
 
-func logAMFiles(t testing.TB, paths ...string) {
-	for _, p := range paths {
-		if b, err := os.ReadFile(p); err == nil {
-			t.Logf("%s:\n%s", p, b)
-		}
-	}
-}
-
 // TestAMRMGPUContainers: a Go AM registers over Hadoop IPC with its AMRMToken, asks for 4
 // containers with yarn.io/gpu=1, gets them, starts a command in each through the NodeManager
 // protocol, sees them complete, and unregisters SUCCEEDED.
 func TestAMRMGPUContainers(t *testing.T) {
 	ep := cluster(t)
-	bin := buildTestAM(t, t.TempDir())
+	bin := buildBinary(t, "./internal/testam", true)
 	run := runTestAM(t, ep, bin, map[string]string{
 		"YARNER_TESTAM_MODE":         "containers",
 		"YARNER_TESTAM_CONTAINERS":   "4",
@@ -235,7 +186,7 @@ func TestAMRMGPUContainers(t *testing.T) {
 // with a clear error before anything is sent.
 func TestAMRMUnknownResourceType(t *testing.T) {
 	ep := cluster(t)
-	bin := buildTestAM(t, t.TempDir())
+	bin := buildBinary(t, "./internal/testam", true)
 	run := runTestAM(t, ep, bin, map[string]string{"YARNER_TESTAM_MODE": "unknown-resource"})
 	r := run.Result
 	require.Empty(t, r.Error)
@@ -256,7 +207,7 @@ func TestAMRMUnknownResourceType(t *testing.T) {
 // bench/amrm-allocate.sh (one iteration per case).
 func BenchmarkAMRMAllocate(b *testing.B) {
 	ep := cluster(b)
-	bin := buildTestAM(b, b.TempDir())
+	bin := buildBinary(b, "./internal/testam", true)
 	cases := []struct {
 		n, gpus, heartbeatMs int
 	}{
