@@ -6,32 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn"
 )
-
-// InfoOptions are `cluster info`'s flags.
-type InfoOptions struct {
-	cmdutil.Base
-	Conn *cmdutil.ClusterConn
-}
-
-// NewCmdInfo returns `yarn-er cluster info`; runF (nil: infoRun) runs it.
-func NewCmdInfo(f *cmdutil.Factory, runF func(*InfoOptions) error) *cobra.Command {
-	opts := &InfoOptions{Base: cmdutil.Base{F: f}}
-	cmd := &cobra.Command{
-		Use:   "info",
-		Short: "The ResourceManager: address, HA state, versions, and the cluster's totals",
-		Args:  cobra.NoArgs,
-		RunE:  cmdutil.RunE(opts, runF, infoRun),
-	}
-	opts.Conn = f.NewClusterConn(cmd)
-	return cmd
-}
 
 func infoRun(opts *InfoOptions) error {
 	c, err := opts.Conn.RMClient()

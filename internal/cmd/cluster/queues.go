@@ -6,31 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn"
 )
-
-// QueuesOptions are `cluster queues`' flags.
-type QueuesOptions struct {
-	cmdutil.Base
-	Conn *cmdutil.ClusterConn
-}
-
-// NewCmdQueues returns `yarn-er cluster queues`; runF (nil: queuesRun) runs it.
-func NewCmdQueues(f *cmdutil.Factory, runF func(*QueuesOptions) error) *cobra.Command {
-	opts := &QueuesOptions{Base: cmdutil.Base{F: f}}
-	cmd := &cobra.Command{
-		Use:   "queues",
-		Short: "Scheduler queues: capacities and the largest container each allows, extended resources included",
-		Args:  cobra.NoArgs,
-		RunE:  cmdutil.RunE(opts, runF, queuesRun),
-	}
-	opts.Conn = f.NewClusterConn(cmd)
-	return cmd
-}
 
 func queuesRun(opts *QueuesOptions) error {
 	c, err := opts.Conn.RMClient()
