@@ -83,7 +83,7 @@ func TestVariantNodes(t *testing.T) {
 			body, err := os.ReadFile(filepath.Join("testdata", "variants", tc.file))
 			require.NoError(t, err)
 			rm := newFakeRM(t)
-			rm.reply("GET /ws/v1/cluster/nodes", 200, "application/json", body)
+			rm.Reply("GET /ws/v1/cluster/nodes", 200, "application/json", body)
 			nodes, err := testClient(t, Options{}, rm.URL()).Nodes(context.Background(), NodesQuery{})
 			require.NoError(t, err)
 			tc.check(t, nodes)

@@ -147,12 +147,12 @@ func TestParseSchedulingResourceType(t *testing.T) {
 
 func TestReplaySchedulerOverview(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/scheduler-overview", "scheduler-overview.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/scheduler-overview", "scheduler-overview.json")
 	c := testClient(t, Options{}, rm.URL())
 	o, err := c.SchedulerOverview(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), o.MaximumAllocation.Value(records.GPU))
-	reqs := rm.requests()
+	reqs := rm.Requests()
 	require.Len(t, reqs, 1)
 	assert.Equal(t, http.MethodGet, reqs[0].Method)
 	assert.Equal(t, []string{"yarner"}, reqs[0].Query["user.name"])
