@@ -80,6 +80,7 @@ func TestReachable(t *testing.T) {
 
 func TestRunStopsWhenContextEnds(t *testing.T) {
 	block := make(chan struct{})
+	// Fault injection: an RM that never answers (a plain handler: it must block the request itself).
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
 	t.Cleanup(func() { close(block); srv.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)

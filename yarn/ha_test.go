@@ -191,7 +191,8 @@ func TestRetryOnlyIdempotent(t *testing.T) {
 	assert.Equal(t, 1, rm.Count("PUT /ws/v1/cluster/apps/application_1_0001/state"), "PUT never retried on 5xx")
 }
 
-// resetServer closes every connection right after reading the request.
+// resetServer closes every connection right after reading the request: fault injection at the
+// connection level, below what yarnfake answers.
 func resetServer(t *testing.T) (string, *atomic.Int32) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
