@@ -146,4 +146,3 @@ func logFiles(t testing.TB, paths ...string) {
 		}
 	}
 }
-
