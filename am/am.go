@@ -182,7 +182,7 @@ type runner struct {
 	rm     *amrm.Client
 	nm     *amrm.NMClient
 	prio   int32
-	capab  amrm.Resource
+	capab  records.Resources
 	slots  []*slot
 	byID   map[records.ContainerID]*slot
 	res    *Result

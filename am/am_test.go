@@ -131,7 +131,7 @@ func TestAllRanksSucceed(t *testing.T) {
 	var ranks []int
 	for _, l := range ls {
 		ranks = append(ranks, rankOf(t, l))
-		assert.Equal(t, int64(1), l.Resource.Extended[records.GPU], l.Container)
+		assert.Equal(t, int64(1), l.Resource.Value(records.GPU), l.Container)
 		assert.Equal(t, l.Container.String(), l.Environment[jobspec.EnvContainerID])
 	}
 	slices.Sort(ranks)
@@ -268,7 +268,7 @@ func TestAllocationWithoutGPUIsReasked(t *testing.T) {
 	require.Len(t, ls, 4)
 	for _, l := range ls {
 		assert.NotEqual(t, rel[0], l.Container, "the stripped container was never started")
-		assert.Equal(t, int64(1), l.Resource.Extended[records.GPU])
+		assert.Equal(t, int64(1), l.Resource.Value(records.GPU))
 	}
 	assert.Equal(t, 1, res.Released)
 }

@@ -116,7 +116,7 @@ func TestCapabilityUnits(t *testing.T) {
 	}}
 	r, err := Capability(spec, reg)
 	require.NoError(t, err)
-	assert.Equal(t, amrm.Resource{MemoryMB: 2048, VCores: 2, Extended: map[string]int64{"yarn.io/gpu": 1, "example.com/mem": 1024}}, r)
+	assert.Equal(t, records.NewResources(2048, 2, records.Resource{Name: "yarn.io/gpu", Value: 1}, records.Resource{Name: "example.com/mem", Value: 1024, Units: "Mi"}), r)
 
 	spec.Resource[0].Units = "parsecs"
 	_, err = Capability(spec, reg)

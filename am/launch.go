@@ -82,33 +82,27 @@ func LaunchContext(spec *jobspec.Spec, appID string, c records.ContainerID, rank
 }
 
 // Capability converts the spec's resource vector to the units the ResourceManager declared.
-func Capability(spec *jobspec.Spec, reg *amrm.Registration) (amrm.Resource, error) {
+func Capability(spec *jobspec.Spec, reg *amrm.Registration) (records.Resources, error) {
 	units := map[string]string{}
 	for _, t := range reg.ResourceTypes {
 		units[t.Name] = t.Units
 	}
 	units[records.MemoryMB] = records.MemoryUnits // memory is always asked in MiB
 	units[records.VCores] = ""
-	r := amrm.Resource{}
+	var r records.Resources
 	for _, q := range spec.Resource {
+		to, ok := units[q.Name]
+		if !ok {
+			to = q.Units
+		}
 		v := q.Value
-		if to, ok := units[q.Name]; ok && q.Units != to {
+		if q.Units != to {
 			var err error
 			if v, err = records.Convert(q.Units, to, q.Value); err != nil {
 				return r, fmt.Errorf("am: resource %s=%d%s in the ResourceManager's unit %q: %w", q.Name, q.Value, q.Units, to, err)
 			}
 		}
-		switch q.Name {
-		case records.MemoryMB:
-			r.MemoryMB = v
-		case records.VCores:
-			r.VCores = v
-		default:
-			if r.Extended == nil {
-				r.Extended = map[string]int64{}
-			}
-			r.Extended[q.Name] = v
-		}
+		r.Set(q.Name, records.Quantity{Value: v, Units: to})
 	}
 	return r, nil
 }

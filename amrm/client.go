@@ -72,7 +72,7 @@ type Client struct {
 }
 
 type askState struct {
-	capability  Resource
+	capability  records.Resources
 	nodeLabel   string
 	outstanding int
 	dirty       bool
@@ -160,7 +160,7 @@ type RegisterRequest struct {
 // Registration is the ResourceManager's answer to Register.
 type Registration struct {
 	// MaximumCapability is the largest container the scheduler grants.
-	MaximumCapability Resource
+	MaximumCapability records.Resources
 	// ResourceTypes are the resource types the RM knows (memory-mb, vcores, yarn.io/gpu, ...).
 	ResourceTypes []ResourceType
 	// Queue is the queue the application runs in.
@@ -168,7 +168,7 @@ type Registration struct {
 	// ContainersFromPreviousAttempts are live containers kept across attempts.
 	ContainersFromPreviousAttempts []Container
 	// ResourceProfiles are the RM's resource profiles, when enabled.
-	ResourceProfiles map[string]Resource
+	ResourceProfiles map[string]records.Resources
 }
 
 // HasResourceType reports whether the RM declared a resource type.
@@ -218,7 +218,7 @@ func (c *Client) register(ctx context.Context) (*Registration, error) {
 		reg.ContainersFromPreviousAttempts = append(reg.ContainersFromPreviousAttempts, containerFromProto(p, types))
 	}
 	if profs := resp.GetResourceProfiles().GetResourceProfilesMap(); len(profs) > 0 {
-		reg.ResourceProfiles = map[string]Resource{}
+		reg.ResourceProfiles = map[string]records.Resources{}
 		for _, p := range profs {
 			reg.ResourceProfiles[p.GetName()] = resourceFromProto(p.GetResources(), types)
 		}
@@ -245,16 +245,16 @@ func (c *Client) register(ctx context.Context) (*Registration, error) {
 // Ask checks every resource type in capability against the registration (ErrUnknownResource: the RM
 // would silently drop it) and against the maximum capability (ErrExceedsMaximum), so nothing is sent
 // for a bad ask. The ask goes out with the next heartbeat.
-func (c *Client) Ask(priority int32, capability Resource, count int) error {
+func (c *Client) Ask(priority int32, capability records.Resources, count int) error {
 	return c.ask(priority, capability, count, "")
 }
 
 // AskWithLabel is Ask restricted to nodes with a node label expression (e.g. "gpu").
-func (c *Client) AskWithLabel(priority int32, capability Resource, count int, nodeLabel string) error {
+func (c *Client) AskWithLabel(priority int32, capability records.Resources, count int, nodeLabel string) error {
 	return c.ask(priority, capability, count, nodeLabel)
 }
 
-func (c *Client) ask(priority int32, capability Resource, count int, nodeLabel string) error {
+func (c *Client) ask(priority int32, capability records.Resources, count int, nodeLabel string) error {
 	if count < 0 || count > 1<<31-1 {
 		return fmt.Errorf("amrm: ask for %d containers at priority %d: count out of range", count, priority)
 	}
@@ -275,66 +275,51 @@ func (c *Client) ask(priority int32, capability Resource, count int, nodeLabel s
 		a = &askState{}
 		c.asks[priority] = a
 	}
-	a.capability, a.nodeLabel = capability.clone(), nodeLabel
+	a.capability, a.nodeLabel = records.ResourcesOf(capability.All()...), nodeLabel
 	a.outstanding = count
 	a.dirty = true
 	a.version++
 	return nil
 }
 
-func (c *Client) checkCapability(r Resource) error {
-	if r.MemoryMB < 0 || r.VCores < 0 {
-		return fmt.Errorf("amrm: negative capability %s", r)
-	}
-	keys := slices.Sorted(maps.Keys(r.Extended))
-	for _, k := range keys {
-		if k == records.MemoryMB || k == records.VCores {
-			return fmt.Errorf("amrm: put %s in Resource.MemoryMB/VCores, not in Extended", k)
-		}
-		if _, ok := c.types[k]; !ok {
+func (c *Client) checkCapability(r records.Resources) error {
+	entries := r.All()
+	slices.SortFunc(entries, func(a, b records.Resource) int { return strings.Compare(a.Name, b.Name) })
+	for _, e := range entries {
+		if _, ok := c.types[e.Name]; !ok {
 			known := slices.Sorted(maps.Keys(c.types))
 			return fmt.Errorf("%w: %q is not a resource type of this ResourceManager (it knows %s); "+
 				"the RM would drop it silently. Declare it in yarn.resource-types (resource-types.xml) on the RM "+
 				"and the NodeManagers, or remove it from the ask",
-				ErrUnknownResource, k, strings.Join(known, ", "))
+				ErrUnknownResource, e.Name, strings.Join(known, ", "))
 		}
-		if r.Extended[k] < 0 {
-			return fmt.Errorf("amrm: negative %s=%d in the ask", k, r.Extended[k])
+		if e.Value < 0 {
+			return fmt.Errorf("amrm: negative %s=%d in the ask %s", e.Name, e.Value, r)
 		}
 	}
 	max := c.reg.MaximumCapability
-	check := func(name string, v, m int64) error {
-		if v > m {
-			return fmt.Errorf("%w: %s=%d exceeds the ResourceManager's maximum allocation %s=%d "+
-				"(yarn.scheduler.maximum-allocation-*, capped by the largest NodeManager)", ErrExceedsMaximum, name, v, name, m)
+	for _, e := range entries {
+		m, _ := max.Quantity(e.Name)
+		if m.Units == "" {
+			m.Units = wireUnits(e.Name, c.types)
 		}
-		return nil
-	}
-	if err := check(records.MemoryMB, r.MemoryMB, max.MemoryMB); err != nil {
-		return err
-	}
-	if err := check(records.VCores, r.VCores, max.VCores); err != nil {
-		return err
-	}
-	for _, k := range keys {
-		if err := check(k, r.Extended[k], max.Extended[k]); err != nil {
-			return err
+		if cmp, err := e.Quantity().Cmp(m); err != nil {
+			return fmt.Errorf("amrm: resource %s=%s: %w", e.Name, e.Quantity(), err)
+		} else if cmp > 0 {
+			return fmt.Errorf("%w: %s=%s exceeds the ResourceManager's maximum allocation %s=%s "+
+				"(yarn.scheduler.maximum-allocation-*, capped by the largest NodeManager)", ErrExceedsMaximum, e.Name, e.Quantity(), e.Name, m)
 		}
 	}
 	return nil
 }
 
-func sameResource(a, b Resource) bool {
-	if a.MemoryMB != b.MemoryMB || a.VCores != b.VCores {
+// sameResource reports whether a and b ask for the same amounts, whatever their order.
+func sameResource(a, b records.Resources) bool {
+	if a.Len() != b.Len() {
 		return false
 	}
-	for k, v := range a.Extended {
-		if b.Extended[k] != v {
-			return false
-		}
-	}
-	for k, v := range b.Extended {
-		if a.Extended[k] != v {
+	for _, e := range a.All() {
+		if q, ok := b.Quantity(e.Name); !ok || q != e.Quantity() {
 			return false
 		}
 	}
@@ -390,7 +375,7 @@ type Container struct {
 	// NodeHTTPAddress is the NodeManager's web address.
 	NodeHTTPAddress string
 	// Resource is what the container was granted.
-	Resource Resource
+	Resource records.Resources
 	// Priority is the priority of the ask the container answers.
 	Priority int32
 	// AllocationRequestID is the allocation request id the RM reports (-1 when none).
@@ -428,7 +413,7 @@ type ContainerStatus struct {
 	// -1000 when not set.
 	ExitStatus  int32
 	Diagnostics string
-	Capability  Resource
+	Capability  records.Resources
 }
 
 func statusFromProto(p *yarnpb.ContainerStatusProto, types map[string]ResourceType) ContainerStatus {
@@ -451,8 +436,8 @@ type NodeReport struct {
 	HTTPAddress   string
 	Rack          string
 	State         string
-	Used          Resource
-	Capability    Resource
+	Used          records.Resources
+	Capability    records.Resources
 	NumContainers int32
 	HealthReport  string
 	Labels        []string
@@ -476,7 +461,7 @@ type Allocation struct {
 	// Completed are containers that finished (exited, were released, killed or lost).
 	Completed []ContainerStatus
 	// Headroom is the resource still available to the application.
-	Headroom Resource
+	Headroom records.Resources
 	// NumClusterNodes is the number of NodeManagers in the cluster.
 	NumClusterNodes int
 	// UpdatedNodes are nodes whose state changed.
@@ -681,11 +666,21 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 }
 
 // missingResources says which asked extended resources a container lacks ("" when none).
-func missingResources(asked, got Resource) string {
+func missingResources(asked, got records.Resources) string {
 	var miss []string
-	for _, k := range slices.Sorted(maps.Keys(asked.Extended)) {
-		if v := asked.Extended[k]; v > 0 && got.Extended[k] < v {
-			miss = append(miss, fmt.Sprintf("%s=%d (got %d)", k, v, got.Extended[k]))
+	entries := asked.All()
+	slices.SortFunc(entries, func(a, b records.Resource) int { return strings.Compare(a.Name, b.Name) })
+	for _, e := range entries {
+		if e.Name == records.MemoryMB || e.Name == records.VCores || e.Value <= 0 {
+			continue
+		}
+		g, _ := got.Quantity(e.Name)
+		gv, _, err := g.In(e.Units)
+		if err != nil {
+			gv = g.Value
+		}
+		if gv < e.Value {
+			miss = append(miss, fmt.Sprintf("%s=%d (got %d)", e.Name, e.Value, gv))
 		}
 	}
 	if len(miss) == 0 {

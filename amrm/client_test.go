@@ -16,7 +16,7 @@ import (
 	"github.com/yarn-er/yarn-er/records"
 )
 
-var gpu1 = Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{records.GPU: 1}}
+var gpu1 = records.NewResources(1024, 1, records.Resource{Name: records.GPU, Value: 1})
 
 func registered(t *testing.T, rm *fakeRM, mod func(*Config)) *Client {
 	t.Helper()
@@ -39,7 +39,7 @@ func TestRegisterKeepsCapabilityAndTypes(t *testing.T) {
 	c := rm.client(t, nil)
 	reg, err := c.Register(context.Background(), RegisterRequest{Host: "am-host", RPCPort: -1, TrackingURL: "http://am"})
 	require.NoError(t, err)
-	assert.Equal(t, Resource{MemoryMB: 8192, VCores: 8, Extended: map[string]int64{records.GPU: 4}}, reg.MaximumCapability)
+	assert.Equal(t, records.NewResources(8192, 8, records.Resource{Name: records.GPU, Value: 4}), reg.MaximumCapability)
 	assert.True(t, reg.HasResourceType(records.GPU))
 	assert.False(t, reg.HasResourceType(records.FPGA))
 	assert.Equal(t, []ResourceType{
@@ -77,15 +77,19 @@ func TestAskChecksBeforeSending(t *testing.T) {
 	_, err := c.Register(context.Background(), RegisterRequest{RPCPort: -1})
 	require.NoError(t, err)
 
-	err = c.Ask(1, Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{"yarn.io/nonexistent": 1}}, 1)
+	err = c.Ask(1, records.NewResources(1024, 1, records.Resource{Name: "yarn.io/nonexistent", Value: 1}), 1)
 	require.ErrorIs(t, err, ErrUnknownResource)
 	assert.ErrorContains(t, err, `"yarn.io/nonexistent"`)
 	assert.ErrorContains(t, err, "memory-mb, vcores, yarn.io/gpu")
 	assert.ErrorContains(t, err, "yarn.resource-types")
 
-	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{records.GPU: 5}}, 1), ErrExceedsMaximum)
-	assert.ErrorIs(t, c.Ask(1, Resource{MemoryMB: 9000, VCores: 1}, 1), ErrExceedsMaximum)
-	assert.Error(t, c.Ask(1, Resource{MemoryMB: 1, VCores: 1, Extended: map[string]int64{records.MemoryMB: 1}}, 1))
+	assert.ErrorIs(t, c.Ask(1, records.NewResources(1024, 1, records.Resource{Name: records.GPU, Value: 5}), 1), ErrExceedsMaximum)
+	assert.ErrorIs(t, c.Ask(1, records.NewResources(9000, 1), 1), ErrExceedsMaximum)
+	assert.ErrorIs(t, c.Ask(1, records.NewResources(16, 1, records.Resource{Name: records.MemoryMB, Value: 1, Units: "Ti"}), 1), ErrExceedsMaximum,
+		"units are converted: 1Ti of memory is above 8192Mi")
+	assert.ErrorContains(t, c.Ask(1, records.NewResources(1, -1), 1), "negative vcores=-1")
+	assert.ErrorContains(t, c.Ask(1, records.NewResources(1, 1, records.Resource{Name: records.GPU, Value: -1}), 1), "negative yarn.io/gpu=-1")
+	assert.ErrorIs(t, c.Ask(1, records.NewResources(1, 1, records.Resource{Name: records.GPU, Value: 1, Units: "parsecs"}), 1), records.ErrUnknownUnit)
 	assert.Error(t, c.Ask(1, gpu1, -1))
 
 	// Nothing bad reaches the RM.
@@ -126,7 +130,7 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 	require.Len(t, got, 4)
 	for _, ct := range got {
 		assert.Equal(t, int32(1), ct.Priority)
-		assert.Equal(t, int64(1), ct.Resource.Extended[records.GPU])
+		assert.Equal(t, int64(1), ct.Resource.Value(records.GPU))
 		assert.Contains(t, []string{"nm1:45454", "nm2:45454"}, ct.Node)
 	}
 	assert.Equal(t, "container_1700000000000_0001_01_000002", got[0].ID.String())
@@ -161,7 +165,7 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 
 	// Lowering the total sends the new absolute value.
 	require.NoError(t, c.Ask(1, gpu1, 0))
-	require.NoError(t, c.Ask(2, Resource{MemoryMB: 512, VCores: 1}, 3))
+	require.NoError(t, c.Ask(2, records.NewResources(512, 1), 3))
 	_, err := c.Allocate(context.Background())
 	require.NoError(t, err)
 	reqs = rm.allocRequests()
@@ -174,7 +178,7 @@ func TestOnePriorityPerProfile(t *testing.T) {
 	rm := newFakeRM(t)
 	c := registered(t, rm, nil)
 	require.NoError(t, c.Ask(1, gpu1, 2))
-	err := c.Ask(1, Resource{MemoryMB: 2048, VCores: 1}, 2)
+	err := c.Ask(1, records.NewResources(2048, 1), 2)
 	assert.ErrorContains(t, err, "one priority per resource profile")
 	require.NoError(t, c.Ask(1, gpu1, 5), "same profile, new total")
 }
@@ -238,7 +242,7 @@ func TestReregisterAfterRMRestart(t *testing.T) {
 	}
 	c := registered(t, rm, nil)
 	require.NoError(t, c.Ask(1, gpu1, 3))
-	require.NoError(t, c.Ask(2, Resource{MemoryMB: 512, VCores: 1}, 0))
+	require.NoError(t, c.Ask(2, records.NewResources(512, 1), 0))
 	a, err := c.Allocate(context.Background())
 	require.NoError(t, err)
 	require.Len(t, a.Allocated, 1)
@@ -337,7 +341,7 @@ func TestCompletedContainerStatuses(t *testing.T) {
 	assert.Equal(t, ContainerStatus{ID: containerID(t, "container_1700000000000_0001_01_000002"), State: records.ContainerComplete, ExitStatus: 0}, a.Completed[0])
 	assert.Equal(t, int32(-105), a.Completed[1].ExitStatus)
 	assert.Contains(t, a.Completed[1].Diagnostics, "killed")
-	assert.Equal(t, Resource{MemoryMB: 4096, VCores: 4}, a.Headroom)
+	assert.Equal(t, records.NewResources(4096, 4), a.Headroom)
 	assert.Equal(t, 2, a.NumClusterNodes)
 	require.Len(t, a.UpdatedNodes, 1)
 	assert.Equal(t, "LOST", a.UpdatedNodes[0].State)

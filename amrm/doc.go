@@ -14,7 +14,7 @@
 //	creds, err := amrm.CredentialsFromEnv()
 //	rm, err := amrm.New(amrm.Config{SchedulerAddrs: []string{"rm:8030"}, Credentials: creds})
 //	reg, err := rm.Register(ctx, amrm.RegisterRequest{RPCPort: -1})
-//	err = rm.Ask(1, amrm.Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{records.GPU: 1}}, 4)
+//	err = rm.Ask(1, records.NewResources(1024, 1, records.Resource{Name: records.GPU, Value: 1}), 4)
 //	nm, err := amrm.NewNMClient(amrm.NMConfig{Tokens: rm})
 //	err = rm.Run(ctx, func(a *amrm.Allocation) (bool, error) {
 //		for _, c := range a.Allocated {

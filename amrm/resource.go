@@ -2,50 +2,14 @@ package amrm
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
-	"strings"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/records"
 )
-
-// Resource is a YARN resource vector: memory in MiB, virtual cores, and other resource types by
-// name (yarn.io/gpu, ...), each in the units the ResourceManager declared for the type.
-type Resource struct {
-	MemoryMB int64
-	VCores   int64
-	// Extended holds every other resource type, e.g. {"yarn.io/gpu": 1}.
-	Extended map[string]int64
-}
-
-// String formats the resource like "memory-mb=1024,vcores=1,yarn.io/gpu=1".
-func (r Resource) String() string {
-	parts := []string{fmt.Sprintf("%s=%d", records.MemoryMB, r.MemoryMB), fmt.Sprintf("%s=%d", records.VCores, r.VCores)}
-	for _, k := range slices.Sorted(maps.Keys(r.Extended)) {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, r.Extended[k]))
-	}
-	return strings.Join(parts, ",")
-}
-
-// Get returns the value of a resource type by name (memory-mb and vcores included).
-func (r Resource) Get(name string) int64 {
-	switch name {
-	case records.MemoryMB:
-		return r.MemoryMB
-	case records.VCores:
-		return r.VCores
-	}
-	return r.Extended[name]
-}
-
-func (r Resource) clone() Resource {
-	r.Extended = maps.Clone(r.Extended)
-	return r
-}
 
 // ResourceType is a resource type the ResourceManager knows, from its registration response.
 type ResourceType struct {
@@ -55,16 +19,59 @@ type ResourceType struct {
 	Type string
 }
 
-// resourceProto encodes r; extended values carry the units of their registered type.
-func resourceProto(r Resource, types map[string]ResourceType) (*yarnpb.ResourceProto, error) {
-	if r.VCores > math.MaxInt32 || r.VCores < 0 || r.MemoryMB < 0 {
+// wireUnits returns the unit a type travels in: Mi for memory-mb, none for vcores, else the
+// registered type's.
+func wireUnits(name string, types map[string]ResourceType) string {
+	switch name {
+	case records.MemoryMB:
+		return records.MemoryUnits
+	case records.VCores:
+		return ""
+	}
+	return types[name].Units
+}
+
+// resourceProto encodes r, each amount converted to its wire unit (memory in Mi, other types in
+// their registered type's unit).
+func resourceProto(r records.Resources, types map[string]ResourceType) (*yarnpb.ResourceProto, error) {
+	in := func(name string) (int64, error) {
+		q, ok := r.Quantity(name)
+		if !ok {
+			return 0, nil
+		}
+		v, _, err := q.In(wireUnits(name, types))
+		if err != nil {
+			return 0, fmt.Errorf("amrm: resource %s in %s: %w", name, r, err)
+		}
+		return v, nil
+	}
+	mem, err := in(records.MemoryMB)
+	if err != nil {
+		return nil, err
+	}
+	vcores, err := in(records.VCores)
+	if err != nil {
+		return nil, err
+	}
+	if vcores > math.MaxInt32 || vcores < 0 || mem < 0 {
 		return nil, fmt.Errorf("amrm: resource %s out of range", r)
 	}
-	p := &yarnpb.ResourceProto{Memory: proto.Int64(r.MemoryMB), VirtualCores: proto.Int32(int32(r.VCores))}
-	for _, k := range slices.Sorted(maps.Keys(r.Extended)) {
+	p := &yarnpb.ResourceProto{Memory: proto.Int64(mem), VirtualCores: proto.Int32(int32(vcores))}
+	var names []string
+	for _, e := range r.All() {
+		if e.Name != records.MemoryMB && e.Name != records.VCores {
+			names = append(names, e.Name)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		v, err := in(k)
+		if err != nil {
+			return nil, err
+		}
 		p.ResourceValueMap = append(p.ResourceValueMap, &yarnpb.ResourceInformationProto{
 			Key:   proto.String(k),
-			Value: proto.Int64(r.Extended[k]),
+			Value: proto.Int64(v),
 			Units: proto.String(types[k].Units),
 			Type:  yarnpb.ResourceTypesProto_COUNTABLE.Enum(),
 		})
@@ -72,24 +79,28 @@ func resourceProto(r Resource, types map[string]ResourceType) (*yarnpb.ResourceP
 	return p, nil
 }
 
-// resourceFromProto decodes p; extended values are converted to their registered type's units.
-func resourceFromProto(p *yarnpb.ResourceProto, types map[string]ResourceType) Resource {
-	r := Resource{MemoryMB: p.GetMemory(), VCores: int64(p.GetVirtualCores())}
+// resourceFromProto decodes p: memory-mb (Mi) and vcores, then the other types in the RM's order,
+// each converted to its registered type's unit (an amount that does not convert, or of a type not
+// registered, keeps the unit it came in). A missing proto is the empty vector.
+func resourceFromProto(p *yarnpb.ResourceProto, types map[string]ResourceType) records.Resources {
+	if p == nil {
+		return records.Resources{}
+	}
+	r := records.NewResources(p.GetMemory(), int64(p.GetVirtualCores()))
 	for _, e := range p.GetResourceValueMap() {
 		k := e.GetKey()
 		if k == records.MemoryMB || k == records.VCores {
 			continue // carried by fields 1 and 2
 		}
-		v := e.GetValue()
-		if t, ok := types[k]; ok && e.Units != nil && e.GetUnits() != t.Units {
-			if cv, err := records.Convert(e.GetUnits(), t.Units, v); err == nil {
-				v = cv
+		q := records.Quantity{Value: e.GetValue(), Units: e.GetUnits()}
+		if t, ok := types[k]; ok {
+			if e.Units == nil {
+				q.Units = t.Units
+			} else if v, err := records.Convert(q.Units, t.Units, q.Value); err == nil {
+				q = records.Quantity{Value: v, Units: t.Units}
 			}
 		}
-		if r.Extended == nil {
-			r.Extended = map[string]int64{}
-		}
-		r.Extended[k] = v
+		r.Set(k, q)
 	}
 	return r
 }

@@ -18,7 +18,7 @@ func TestResourceProtoRoundTrip(t *testing.T) {
 		records.GPU:       {Name: records.GPU},
 		"example.com/mem": {Name: "example.com/mem", Units: "Mi"},
 	}
-	r := Resource{MemoryMB: 2048, VCores: 2, Extended: map[string]int64{records.GPU: 1}}
+	r := records.NewResources(2048, 2, records.Resource{Name: records.GPU, Value: 1})
 	p, err := resourceProto(r, types)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2048), p.GetMemory())
@@ -38,12 +38,22 @@ func TestResourceProtoRoundTrip(t *testing.T) {
 			{Key: proto.String("example.com/mem"), Value: proto.Int64(2), Units: proto.String("Gi")},
 		},
 	}
-	assert.Equal(t, Resource{MemoryMB: 1024, VCores: 1, Extended: map[string]int64{records.GPU: 4, "example.com/mem": 2048}},
+	assert.Equal(t, records.NewResources(1024, 1, records.Resource{Name: records.GPU, Value: 4}, records.Resource{Name: "example.com/mem", Value: 2048, Units: "Mi"}),
 		resourceFromProto(in, types))
 
-	_, err = resourceProto(Resource{VCores: 1 << 40}, types)
+	_, err = resourceProto(records.NewResources(0, 1<<40), types)
 	assert.Error(t, err)
-	assert.Equal(t, "memory-mb=2048,vcores=2,yarn.io/gpu=1", r.String())
-	assert.Equal(t, int64(1), r.Get(records.GPU))
-	assert.Equal(t, int64(2048), r.Get(records.MemoryMB))
+	assert.Equal(t, "<memory-mb:2048, vcores:2, yarn.io/gpu:1>", r.String())
+
+	// An amount in another unit travels in the registered type's unit.
+	p, err = resourceProto(records.NewResources(1, 1, records.Resource{Name: "example.com/mem", Value: 2, Units: "Gi"}), types)
+	require.NoError(t, err)
+	require.Len(t, p.GetResourceValueMap(), 1)
+	assert.Equal(t, int64(2048), p.GetResourceValueMap()[0].GetValue())
+	assert.Equal(t, "Mi", p.GetResourceValueMap()[0].GetUnits())
+	p, err = resourceProto(records.ResourcesOf(records.Resource{Name: records.MemoryMB, Value: 2, Units: "Gi"}), types)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2048), p.GetMemory(), "memory-mb travels in Mi")
+	_, err = resourceProto(records.NewResources(1, 1, records.Resource{Name: records.GPU, Value: 1, Units: "parsecs"}), types)
+	assert.ErrorIs(t, err, records.ErrUnknownUnit)
 }

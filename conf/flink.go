@@ -92,14 +92,7 @@ func (c *FlinkConfig) Keys() []string {
 
 // WithPrefix returns the entries whose key starts with prefix, sorted by key.
 func (c *FlinkConfig) WithPrefix(prefix string) []FlinkValue {
-	var out []FlinkValue
-	for _, k := range c.Keys() {
-		if strings.HasPrefix(k, prefix) {
-			v, _ := c.Lookup(k)
-			out = append(out, v)
-		}
-	}
-	return out
+	return withPrefix(c.Keys(), prefix, func(k string) FlinkValue { v, _ := c.Lookup(k); return v })
 }
 
 // Warnings returns the problems found while loading that did not stop it (duplicate keys, skipped

@@ -165,13 +165,7 @@ func (c *HadoopConfig) Names() []string {
 
 // WithPrefix returns the properties whose name starts with prefix, sorted by name.
 func (c *HadoopConfig) WithPrefix(prefix string) []Property {
-	var out []Property
-	for _, n := range c.Names() {
-		if strings.HasPrefix(n, prefix) {
-			out = append(out, *c.props[n])
-		}
-	}
-	return out
+	return withPrefix(c.Names(), prefix, func(n string) Property { return *c.props[n] })
 }
 
 // Warnings returns the problems found while loading that did not stop it: overrides of final

@@ -10,12 +10,10 @@ import (
 	"github.com/yarn-er/yarn-er/records"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,40 +24,6 @@ import (
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/yarn"
 )
-
-var (
-	yarnErOnce sync.Once
-	yarnErBin  string
-	yarnErErr  error
-)
-
-// buildYarnErBinary builds cmd/yarn-er once per run (static, as submit ships it).
-func buildYarnErBinary(t testing.TB) string {
-	t.Helper()
-	yarnErOnce.Do(func() {
-		root, err := RepoRoot()
-		if err != nil {
-			yarnErErr = err
-			return
-		}
-		dir, err := os.MkdirTemp(tmpRoot, "yarn-er-bin-")
-		if err != nil {
-			yarnErErr = err
-			return
-		}
-		bin := filepath.Join(dir, "yarn-er")
-		cmd := exec.Command("go", "build", "-o", bin, "./cmd/yarn-er")
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			yarnErErr = fmt.Errorf("go build yarn-er: %w: %s", err, out)
-			return
-		}
-		yarnErBin = bin
-	})
-	require.NoError(t, yarnErErr)
-	return yarnErBin
-}
 
 // amJob is one application run by `yarn-er am` on the mini-YARN.
 type amJob struct {
@@ -106,7 +70,7 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 	mod, raw := o.Mod, o.Raw
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	bin := buildYarnErBinary(t)
+	bin := yarnErBinary(t)
 	yc := yarnClient(t, ep)
 	na, err := yc.NewApplication(ctx)
 	require.NoError(t, err)
@@ -178,41 +142,25 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 	require.NoError(t, err)
 	t.Cleanup(func() {
 		if t.Failed() {
-			logAMFiles(t, job.AMLog)
+			logFiles(t, job.AMLog)
 			if job.App == nil || !job.App.State.Terminal() {
 				_, _, _ = yc.KillApplication(context.Background(), na.ID)
 			}
 		}
 	})
 	killed := false
-	for {
-		app, err := yc.App(ctx, na.ID)
-		require.NoError(t, err, "application %s", na.ID)
+	job.MaxGPUsUsed = watchApp(t, ctx, yc, na.ID, func(app *yarn.App) {
 		job.App = app
-		if o.KillAfterRanks > 0 && !killed {
+		if o.KillAfterRanks > 0 && !killed && !app.State.Terminal() {
 			if runs, _ := filepath.Glob(filepath.Join(share, "rank-*.runs")); len(runs) >= o.KillAfterRanks {
 				_, _, err := yc.KillApplication(ctx, na.ID)
 				require.NoError(t, err)
 				killed = true
 			}
 		}
-		if app.State.Terminal() {
-			job.SubmitToFinish = time.Since(submitted)
-			return job
-		}
-		if nodes, err := yc.Nodes(ctx, yarn.NodesQuery{}); err == nil {
-			var used int64
-			for _, n := range nodes {
-				used += n.Used.Value("yarn.io/gpu")
-			}
-			job.MaxGPUsUsed = max(job.MaxGPUsUsed, used)
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("application %s did not finish: %v (last state %s)", na.ID, ctx.Err(), app.State)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	})
+	job.SubmitToFinish = time.Since(submitted)
+	return job
 }
 
 func copyFile(t testing.TB, from, to string, mode os.FileMode) {

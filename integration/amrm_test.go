@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,84 +15,21 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/internal/testam/result"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
-
-// testAMResult mirrors the JSON that internal/testam writes.
-type testAMResult struct {
-	Attempt         string           `json:"attempt"`
-	TokenFileFormat string           `json:"tokenFileFormat"`
-	TokenKinds      []string         `json:"tokenKinds"`
-	ContainerID     string           `json:"containerId"`
-	MaxCapability   map[string]int64 `json:"maxCapability"`
-	ResourceTypes   []string         `json:"resourceTypes"`
-	Queue           string           `json:"queue"`
-	Probes          map[string]struct {
-		Class           string `json:"class"`
-		Message         string `json:"message"`
-		Error           string `json:"error"`
-		MatchesSentinel bool   `json:"matchesSentinel"`
-	} `json:"probes"`
-	Asked     int `json:"asked"`
-	Allocated []struct {
-		ID       string           `json:"id"`
-		Node     string           `json:"node"`
-		Priority int32            `json:"priority"`
-		Resource map[string]int64 `json:"resource"`
-	} `json:"allocated"`
-	Released   []string          `json:"released"`
-	Launched   []string          `json:"launched"`
-	NMStatuses map[string]string `json:"nmStatuses"`
-	Completed  []struct {
-		ID          string `json:"id"`
-		State       string `json:"state"`
-		ExitStatus  int32  `json:"exitStatus"`
-		Diagnostics string `json:"diagnostics"`
-	} `json:"completed"`
-	Heartbeats           int              `json:"heartbeats"`
-	NMTokens             int              `json:"nmTokens"`
-	UnknownResourceError string           `json:"unknownResourceError"`
-	UnknownIsSentinel    bool             `json:"unknownIsSentinel"`
-	AllocatesBeforeError int              `json:"allocatesBeforeError"`
-	TimingsMs            map[string]int64 `json:"timingsMs"`
-	MaxRSSKB             int64            `json:"maxRssKb"`
-	Unregistered         bool             `json:"unregistered"`
-	Error                string           `json:"error"`
-	Done                 bool             `json:"done"`
-}
 
 // testAMRun is one submission of the test AM.
 type testAMRun struct {
 	AppID  string
 	App    *yarn.App
-	Result testAMResult
+	Result result.Result
 	// MaxGPUsUsed is the largest sum of used yarn.io/gpu over /ws/v1/cluster/nodes seen while
 	// the application ran.
 	MaxGPUsUsed int64
 	// SubmitToFinish is the wall time from submission to a terminal state.
 	SubmitToFinish time.Duration
-}
-
-// buildTestAM builds internal/testam as a static binary in dir.
-func buildTestAM(t testing.TB, dir string) string {
-	t.Helper()
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	bin := filepath.Join(dir, "testam")
-	cmd := exec.Command("go", "build", "-o", bin, "./internal/testam")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build testam: %s", out)
-	return bin
-}
-
-func yarnClient(t testing.TB, ep *Endpoints) *yarn.Client {
-	t.Helper()
-	c, err := yarn.NewClient(yarn.Options{Addresses: []string{ep.RMWebAddress}, User: ep.User})
-	require.NoError(t, err)
-	return c
 }
 
 // runTestAM submits the test AM through the RM REST API, localized from a file: URL with its
@@ -140,39 +76,20 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 	run := &testAMRun{AppID: na.ID}
 	t.Cleanup(func() {
 		if t.Failed() {
-			logAMFiles(t, resultPath, logPath)
+			logFiles(t, resultPath, logPath)
 			if run.App == nil || !run.App.State.Terminal() {
 				_, _, _ = yc.KillApplication(context.Background(), na.ID)
 			}
 		}
 	})
-	for {
-		app, err := yc.App(ctx, na.ID)
-		require.NoError(t, err, "application %s", na.ID)
-		run.App = app
-		if app.State.Terminal() {
-			run.SubmitToFinish = time.Since(submitted)
-			break
-		}
-		if nodes, err := yc.Nodes(ctx, yarn.NodesQuery{}); err == nil {
-			var used int64
-			for _, n := range nodes {
-				used += n.Used.Value("yarn.io/gpu")
-			}
-			run.MaxGPUsUsed = max(run.MaxGPUsUsed, used)
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("application %s did not finish: %v (last state %s)", na.ID, ctx.Err(), app.State)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	run.MaxGPUsUsed = watchApp(t, ctx, yc, na.ID, func(app *yarn.App) { run.App = app })
+	run.SubmitToFinish = time.Since(submitted)
 	// The RM reports the application finished once the AM unregistered, a moment before the AM
 	// writes its last result and exits: wait for that.
 	for {
 		b, err := os.ReadFile(resultPath)
 		if err == nil {
-			run.Result = testAMResult{}
+			run.Result = result.Result{}
 			require.NoError(t, json.Unmarshal(b, &run.Result))
 			if run.Result.Done {
 				return run
@@ -186,20 +103,12 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 	}
 }
 
-func logAMFiles(t testing.TB, paths ...string) {
-	for _, p := range paths {
-		if b, err := os.ReadFile(p); err == nil {
-			t.Logf("%s:\n%s", p, b)
-		}
-	}
-}
-
 // TestAMRMGPUContainers: a Go AM registers over Hadoop IPC with its AMRMToken, asks for 4
 // containers with yarn.io/gpu=1, gets them, starts a command in each through the NodeManager
 // protocol, sees them complete, and unregisters SUCCEEDED.
 func TestAMRMGPUContainers(t *testing.T) {
 	ep := cluster(t)
-	bin := buildTestAM(t, t.TempDir())
+	bin := buildBinary(t, "./internal/testam", true)
 	run := runTestAM(t, ep, bin, map[string]string{
 		"YARNER_TESTAM_MODE":         "containers",
 		"YARNER_TESTAM_CONTAINERS":   "4",
@@ -234,7 +143,7 @@ func TestAMRMGPUContainers(t *testing.T) {
 
 	// NodeManager protocol: all started, one queried while running, all completed with exit 0.
 	assert.Len(t, r.Launched, 4)
-	for id, st := range r.NMStatuses {
+	for id, st := range r.Statuses {
 		assert.Equal(t, "RUNNING", st, "getContainerStatuses of %s", id)
 	}
 	require.Len(t, r.Completed, 4)
@@ -250,7 +159,7 @@ func TestAMRMGPUContainers(t *testing.T) {
 	p, ok := r.Probes["registerTwice"]
 	require.True(t, ok)
 	assert.Equal(t, "org.apache.hadoop.yarn.exceptions.InvalidApplicationMasterRequestException", p.Class)
-	assert.True(t, p.MatchesSentinel, "errors.Is(err, amrm.ErrInvalidRequest)")
+	assert.True(t, p.IsSent, "errors.Is(err, amrm.ErrInvalidRequest)")
 
 	// Wire-level mistakes, answered by the real RM.
 	if p, ok := r.Probes["simpleAuth"]; assert.True(t, ok) {
@@ -259,7 +168,7 @@ func TestAMRMGPUContainers(t *testing.T) {
 		t.Logf("fact: SIMPLE auth -> %s: %q", p.Class, p.Message)
 	}
 	if p, ok := r.Probes["wrongPassword"]; assert.True(t, ok) {
-		assert.True(t, p.MatchesSentinel, "errors.Is(err, ErrAuthentication): %s", p.Error)
+		assert.True(t, p.IsSent, "errors.Is(err, ErrAuthentication): %s", p.Error)
 		t.Logf("fact: wrong token password -> %s: %q", p.Class, p.Message)
 	}
 	if p, ok := r.Probes["wrongResponseId"]; assert.True(t, ok) {
@@ -277,7 +186,7 @@ func TestAMRMGPUContainers(t *testing.T) {
 // with a clear error before anything is sent.
 func TestAMRMUnknownResourceType(t *testing.T) {
 	ep := cluster(t)
-	bin := buildTestAM(t, t.TempDir())
+	bin := buildBinary(t, "./internal/testam", true)
 	run := runTestAM(t, ep, bin, map[string]string{"YARNER_TESTAM_MODE": "unknown-resource"})
 	r := run.Result
 	require.Empty(t, r.Error)
@@ -298,7 +207,7 @@ func TestAMRMUnknownResourceType(t *testing.T) {
 // bench/amrm-allocate.sh (one iteration per case).
 func BenchmarkAMRMAllocate(b *testing.B) {
 	ep := cluster(b)
-	bin := buildTestAM(b, b.TempDir())
+	bin := buildBinary(b, "./internal/testam", true)
 	cases := []struct {
 		n, gpus, heartbeatMs int
 	}{

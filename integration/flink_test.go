@@ -4,7 +4,6 @@ package integration
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,7 +79,7 @@ func newFlinkSetup(t *testing.T, ep *Endpoints, version string, gpus int, extra 
 	s := &flinkSetup{
 		version: version,
 		ep:      ep,
-		yarnEr:  buildYarnEr(t, dir),
+		yarnEr:  buildBinary(t, "./cmd/yarn-er", false),
 		home:    filepath.Join(dir, "flink"),
 		coord:   filepath.Join(dir, "coord", "gpus"),
 		out:     filepath.Join(dir, "out"),
@@ -232,22 +231,12 @@ func (s *flinkSetup) preflight(t *testing.T) (map[string]any, int) {
 	cmd := exec.Command(s.yarnEr, "preflight", "--flink-conf", s.confFile(),
 		"--hadoop-conf", s.ep.HadoopConfDir, "--rm", s.ep.RMWebAddress, "--containers", "2", "-o", "json")
 	cmd.Env = s.env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	var rep map[string]any
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	r := runCommand(t, cmd)
+	rep := r.jsonObject(t)
 	for _, c := range checksOf(rep) {
 		t.Logf("preflight %-5v %-32v %v", c["status"], c["id"], c["message"])
 	}
-	return rep, code
+	return rep, r.code
 }
 
 func checksOf(rep map[string]any) []map[string]any {
@@ -485,7 +474,7 @@ func testFlinkGPUsOnYARN(t *testing.T, version string) {
 	// Both TaskManagers hold their containers while the job holds them: 2 × 2 yarn.io/gpu, all
 	// of them this application's.
 	assert.EqualValues(t, 4, waitUsedGPUs(t, c, 4, 30*time.Second), "yarn.io/gpu in use while the TaskManagers ran")
-	if a, err := c.App(context.Background(), app); assert.NoError(t, err) && a.Allocated != nil {
+	if a, err := c.App(context.Background(), app); assert.NoError(t, err) && a.Allocated.Len() > 0 {
 		assert.EqualValues(t, 4, a.Allocated.Value("yarn.io/gpu"), "yarn.io/gpu allocated to %s", app)
 	}
 

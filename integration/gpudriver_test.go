@@ -37,7 +37,7 @@ func newGPUDriverSetup(t *testing.T, gpus int) *gpuDriverSetup {
 	root, err := RepoRoot()
 	require.NoError(t, err)
 	dir := t.TempDir()
-	bin := buildYarnEr(t, dir)
+	bin := buildBinary(t, "./cmd/yarn-er", false)
 	home := filepath.Join(dir, "flink")
 	ctx, cancel := context.WithTimeout(context.Background(), flinkBuildBudget)
 	defer cancel()

@@ -3,10 +3,7 @@
 package integration
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,19 +148,6 @@ func keysOf[V any](m map[string]V) []string {
 	return out
 }
 
-// buildYarnEr builds the yarn-er binary into dir.
-func buildYarnEr(t *testing.T, dir string) string {
-	t.Helper()
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	bin := filepath.Join(dir, "yarn-er")
-	cmd := exec.Command("go", "build", "-mod=mod", "-o", bin, "./cmd/yarn-er")
-	cmd.Dir = root
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build yarn-er: %s", out)
-	return bin
-}
-
 // runPreflightCLI runs `yarn-er preflight -o json` with the RM taken from the Hadoop configuration
 // and the user from $HADOOP_USER_NAME, and returns the report and the exit status.
 func runPreflightCLI(t *testing.T, bin, flinkHome string, ep *Endpoints, args ...string) (map[string]any, int, string) {
@@ -173,26 +157,15 @@ func runPreflightCLI(t *testing.T, bin, flinkHome string, ep *Endpoints, args ..
 	cmd := exec.Command(bin, append([]string{"preflight", "--flink-conf", filepath.Join(root, "examples", "flink-conf.yaml"),
 		"--hadoop-conf", ep.HadoopConfDir, "-o", "json"}, args...)...)
 	cmd.Env = append(os.Environ(), "HADOOP_USER_NAME="+ep.User, "FLINK_HOME="+flinkHome, "NO_COLOR=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	code := 0
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	var out map[string]any
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &out), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
-	return out, code, stderr.String()
+	r := runCommand(t, cmd)
+	return r.jsonObject(t), r.code, r.stderr
 }
 
 // TestPreflightCLIExitCodes: exit 0 and ok true on the good cluster (with Flink's script, and with
 // yarn-er itself linked as the discovery script), exit 3 and ok false on the misconfigured one, the
 // RM found through the Hadoop configuration.
 func TestPreflightCLIExitCodes(t *testing.T) {
-	bin := buildYarnEr(t, t.TempDir())
+	bin := buildBinary(t, "./cmd/yarn-er", false)
 	out, code, stderr := runPreflightCLI(t, bin, preflightFlinkHome(t), cluster(t), "--strict", "--containers", "4")
 	assert.Equal(t, 0, code, stderr)
 	assert.Equal(t, true, out["ok"])

@@ -28,28 +28,12 @@ import (
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
-// cliRun is one run of the yarn-er CLI.
-type cliRun struct {
-	code           int
-	stdout, stderr string
-}
-
 // runCLI runs yarn-er with args against ep (its Hadoop configuration and user).
 func runCLI(t *testing.T, ctx context.Context, ep *Endpoints, args ...string) cliRun {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, buildYarnErBinary(t), args...)
+	cmd := exec.CommandContext(ctx, yarnErBinary(t), args...)
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User, "NO_COLOR=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := cliRun{stdout: stdout.String(), stderr: stderr.String()}
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		r.code = exitErr.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return r
+	return runCommand(t, cmd)
 }
 
 // stagingEntries lists /user/<user>/.yarn-er on the cluster's HDFS (nil when it does not exist).
@@ -235,25 +219,8 @@ func TestSubmitKill(t *testing.T) {
 	ep := cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"submit", "--containers", "2", "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, t.TempDir())...)
-	cmd := exec.CommandContext(ctx, buildYarnErBinary(t), append(args, "--", "sleep", "300")...)
-	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Start())
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-
-	yc := yarnClient(t, ep)
-	var appID string
-	require.Eventually(t, func() bool {
-		appID = strings.TrimSpace(strings.SplitN(stdout.String(), "\n", 2)[0])
-		if appID == "" {
-			return false
-		}
-		cs, err := yc.App(ctx, appID)
-		return err == nil && cs.State == records.AppRunning && cs.RunningContainers >= 3
-	}, 3*time.Minute, 500*time.Millisecond, "the application runs its 2 containers; stderr: %s", &stderr)
+	args := append([]string{"--containers", "2", "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, t.TempDir())...)
+	appID, _, stderr, done := startSubmit(t, ctx, ep, 3, append(args, "--", "sleep", "300")...)
 
 	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
 	require.Equal(t, 0, st.code, st.stderr)
@@ -299,7 +266,7 @@ func TestSubmitKill(t *testing.T) {
 // stderr; done receives the process's end.
 func startSubmit(t *testing.T, ctx context.Context, ep *Endpoints, want int64, args ...string) (string, *exec.Cmd, *bytes.Buffer, chan error) {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, buildYarnErBinary(t), append([]string{"submit"}, args...)...)
+	cmd := exec.CommandContext(ctx, yarnErBinary(t), append([]string{"submit"}, args...)...)
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -437,7 +404,7 @@ func TestSubmitInterruptDetaches(t *testing.T) {
 // time it reports. Run with bench/submit.sh.
 func BenchmarkSubmit(b *testing.B) {
 	ep := cluster(b)
-	bin := buildYarnErBinary(b)
+	bin := yarnErBinary(b)
 	tree := discoverytest.New(b)
 	tree.NVIDIAHost(8)
 	share := b.TempDir()

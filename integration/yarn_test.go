@@ -87,7 +87,8 @@ func TestYarnClientNodesWithGPU(t *testing.T) {
 		assert.Equal(t, "RUNNING", n.State)
 		// Hadoop 3.2 sends no totalResource: the client derives it (docs/hadoop-versions.md).
 		assert.Equal(t, !ep.HadoopAtLeast(3, 3), n.TotalDerived, "Hadoop 3.3+ send totalResource")
-		assert.Equal(t, records.Quantity{Value: 16384, Units: "Mi"}, n.Total[records.MemoryMB])
+		mem, _ := n.Total.Quantity(records.MemoryMB)
+		assert.Equal(t, records.Quantity{Value: 16384, Units: "Mi"}, mem)
 		assert.Equal(t, int64(40), n.Total.Value(records.VCores))
 		assert.Equal(t, int64(4), n.Total.Value(records.GPU))
 		assert.Equal(t, int64(2), n.Total.Value(records.FPGA))

@@ -16,7 +16,7 @@ func BenchmarkRunLive10kNodes(b *testing.B) {
 	bodies := synthCluster(stdTypes, nodes, bigMax)
 	bodies["/conf"] = capture(b, "yarn/yarnfake/captures/hadoop-3.5.0/conf.json")
 	rm := newFakeRM(b, bodies)
-	in := Input{Flink: flinkConf(b, goodFlink), Hadoop: goodHadoop().load(b), Client: rm.client(b), Containers: 20000}
+	in := Input{Flink: flinkConf(b, goodFlink), Hadoop: goodHadoop().load(b), Client: rmClient(b, rm.URL()), Containers: 20000}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

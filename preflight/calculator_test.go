@@ -134,22 +134,22 @@ func TestCalculatorLive(t *testing.T) {
 	bodies["/conf"] = []byte(`{"properties":[{"key":"yarn.scheduler.capacity.resource-calculator","value":"` + DominantCalculator + `","isFinal":false,"resource":"capacity-scheduler.xml"}]}`)
 	rm := newFakeRM(t, bodies)
 	hc := goodHadoop().with("capacity-scheduler.xml", keyCalculator, DefaultCalculator).load(t)
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: hc, Client: rm.client(t)})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: hc, Client: rmClient(t, rm.URL())})
 	e := requireOne(t, rep, IDCalculatorNotDominant, StatusPass, "/conf says "+DominantCalculator, "overriding "+DefaultCalculator)
-	assert.Equal(t, rm.srv.URL+"/conf", e.Source)
+	assert.Equal(t, rm.URL()+"/conf", e.Source)
 
 	// The real /conf does not show it: the files decide.
 	rm = newFakeRM(t, goodCaptures(t))
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: hc, Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: hc, Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDCalculatorNotDominant, StatusFail, DefaultCalculator)
 
 	// Live only, no files: cannot tell.
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDCalculatorNotDominant, StatusWarn, "cannot tell", "/conf does not show")
 
 	// The files say FairScheduler, the RM runs the CapacityScheduler: the RM wins, the message says so.
 	dir := withFairFile(t, goodHadoop(), "drf.xml")
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: loadDir(t, dir), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: loadDir(t, dir), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDCalculatorNotDominant, StatusPass, "says "+fairClass, "runs the CapacityScheduler")
 
 	// Neither files nor RM.
@@ -172,20 +172,20 @@ func TestCalculatorLiveSchedulerType(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "fair", "drf.xml"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, defaultFairAllocFile), data, 0o644))
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: loadDir(t, dir), Client: rm.client(t)})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: loadDir(t, dir), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDCalculatorNotDominant, StatusPass, "the FairScheduler schedules with drf", "runs the FairScheduler")
 	// Its queues report no maximum allocation.
 	requireOne(t, rep, IDQueueMaxAllocation, StatusSkip, "reports no maximum allocation (fairScheduler)")
 
 	// FairScheduler without files: cannot read its policy.
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDCalculatorNotDominant, StatusSkip, "no Hadoop configuration to find it")
 
 	// FIFO.
 	bodies = synthCluster(stdTypes, nodes, bigMax)
 	bodies["/ws/v1/cluster/scheduler"] = fifo
 	rm = newFakeRM(t, bodies)
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
 	e := requireOne(t, rep, IDCalculatorNotDominant, StatusFail, "FifoScheduler")
-	assert.Equal(t, rm.srv.URL, e.Source)
+	assert.Equal(t, rm.URL(), e.Source)
 }

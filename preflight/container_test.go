@@ -26,7 +26,7 @@ func vector(kv ...any) *records.Resources {
 func TestDirectContainerGoodCluster(t *testing.T) {
 	rm := newFakeRM(t, goodCaptures(t))
 	rep := run(t, Input{Container: vector("memory-mb", 1024, "vcores", 1, "yarn.io/gpu", 1),
-		ContainerName: "yarn-er container", Hadoop: goodHadoop().load(t), Client: rm.client(t), Containers: 8})
+		ContainerName: "yarn-er container", Hadoop: goodHadoop().load(t), Client: rmClient(t, rm.URL()), Containers: 8})
 	for _, id := range IDs() {
 		if AreaOf(id) == AreaFlink {
 			requireOne(t, rep, id, StatusSkip, "given directly")
@@ -43,7 +43,7 @@ func TestDirectContainerMisconfiguredCluster(t *testing.T) {
 	files := goodHadoop().with("capacity-scheduler.xml", keyCalculator, DefaultCalculator).
 		with("resource-types.xml", "", "").with("node-resources.xml", "", "")
 	rep := run(t, Input{Container: vector("memory-mb", 1024, "vcores", 1, "yarn.io/gpu", 1),
-		Hadoop: files.load(t), Client: rm.client(t)})
+		Hadoop: files.load(t), Client: rmClient(t, rm.URL())})
 	assert.Equal(t, []string{IDResourceTypeUndeclared, IDCalculatorNotDominant, IDTypeUnknown}, rep.failing())
 	e := requireOne(t, rep, IDTypeUnknown, StatusFail, "does not know resource type 'yarn.io/gpu'")
 	assert.NotContains(t, e.Message, "TaskManager")
@@ -55,7 +55,7 @@ func TestDirectContainerMisconfiguredCluster(t *testing.T) {
 func TestDirectContainerAboveMaximum(t *testing.T) {
 	rm := newFakeRM(t, goodCaptures(t))
 	rep := run(t, Input{Container: vector("memory-mb", 1024, "vcores", 1, "yarn.io/gpu", 5),
-		Hadoop: goodHadoop().load(t), Client: rm.client(t)})
+		Hadoop: goodHadoop().load(t), Client: rmClient(t, rm.URL())})
 	require.False(t, rep.OK)
 	assert.Contains(t, rep.failing(), IDNoNodeFits)
 	for _, c := range rep.Checks {
@@ -69,7 +69,7 @@ func TestDirectContainerAboveMaximum(t *testing.T) {
 func TestDirectContainersBeyondTheQueue(t *testing.T) {
 	rm := newFakeRM(t, goodCaptures(t))
 	rep := run(t, Input{Container: vector("memory-mb", 128, "vcores", 1, "yarn.io/gpu", 1),
-		ContainerName: "yarn-er container", Hadoop: goodHadoop().load(t), Client: rm.client(t), Containers: 9})
+		ContainerName: "yarn-er container", Hadoop: goodHadoop().load(t), Client: rmClient(t, rm.URL()), Containers: 9})
 	requireOne(t, rep, IDQueueCapacity, StatusWarn, "holds at most 8 yarn-er containers", "9 wanted", "start as earlier ones finish")
 	assert.True(t, rep.OK, "failing: %v", rep.failing())
 }

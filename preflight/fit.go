@@ -32,7 +32,7 @@ func packCluster(nodes []yarn.Node, req []records.Resource) packing {
 	for _, n := range nodes {
 		empty := containersIn(n.Total, req)
 		now := int64(0)
-		if n.Available != nil {
+		if n.Available.Len() > 0 {
 			now = containersIn(n.Available, req)
 		}
 		p.empty = satAdd(p.empty, empty)
@@ -41,7 +41,7 @@ func packCluster(nodes []yarn.Node, req []records.Resource) packing {
 			p.nodesFitting++
 		}
 		for _, res := range req {
-			q := n.Total[res.Name]
+			q, _ := n.Total.Quantity(res.Name)
 			if quotient(q, res.Value, requestUnit(res.Name)) > 0 {
 				p.someNodeHas[res.Name] = true
 			}
@@ -69,13 +69,14 @@ func (p packing) largest(req []records.Resource) string {
 }
 
 // containersIn returns how many containers of req fit in have.
-func containersIn(have yarn.Resources, req []records.Resource) int64 {
+func containersIn(have records.Resources, req []records.Resource) int64 {
 	n := int64(math.MaxInt64)
 	for _, res := range req {
 		if res.Value <= 0 {
 			continue
 		}
-		n = min(n, quotient(have[res.Name], res.Value, requestUnit(res.Name)))
+		h, _ := have.Quantity(res.Name)
+		n = min(n, quotient(h, res.Value, requestUnit(res.Name)))
 		if n == 0 {
 			return 0
 		}
@@ -121,27 +122,25 @@ func satAdd(a, b int64) int64 {
 }
 
 // minus returns have less one container of req (in the request's units), and whether it fits.
-func minus(have yarn.Resources, req []records.Resource) (yarn.Resources, bool) {
-	rest := make(yarn.Resources, len(have))
-	for k, q := range have {
-		rest[k] = q
-	}
+func minus(have records.Resources, req []records.Resource) (records.Resources, bool) {
+	rest := records.ResourcesOf(have.All()...)
 	for _, res := range req {
 		if res.Value <= 0 {
 			continue
 		}
 		unit := requestUnit(res.Name)
-		h, _, err := have[res.Name].In(unit)
+		q, _ := have.Quantity(res.Name)
+		h, _, err := q.In(unit)
 		if err != nil && !errors.Is(err, records.ErrOverflow) {
-			return nil, false
+			return records.Resources{}, false
 		}
 		if errors.Is(err, records.ErrOverflow) {
 			h = math.MaxInt64
 		}
 		if h < res.Value {
-			return nil, false
+			return records.Resources{}, false
 		}
-		rest[res.Name] = records.Quantity{Value: h - res.Value, Units: unit}
+		rest.Set(res.Name, records.Quantity{Value: h - res.Value, Units: unit})
 	}
 	return rest, true
 }
@@ -157,11 +156,11 @@ type withJobManager struct {
 // packWithJobManager places the JobManager container jm on the node where it leaves room for the
 // most TaskManager containers of req, for the nodes' available and total resources.
 func packWithJobManager(nodes []yarn.Node, req, jm []records.Resource) withJobManager {
-	best := func(have func(yarn.Node) yarn.Resources) int64 {
+	best := func(have func(yarn.Node) records.Resources) int64 {
 		per := make([]int64, len(nodes))
 		var total int64
 		for i, n := range nodes {
-			if h := have(n); h != nil {
+			if h := have(n); h.Len() > 0 {
 				per[i] = containersIn(h, req)
 			}
 			total = satAdd(total, per[i])
@@ -169,7 +168,7 @@ func packWithJobManager(nodes []yarn.Node, req, jm []records.Resource) withJobMa
 		result := int64(-1)
 		for i, n := range nodes {
 			h := have(n)
-			if h == nil {
+			if h.Len() == 0 {
 				continue
 			}
 			rest, ok := minus(h, jm)
@@ -185,7 +184,7 @@ func packWithJobManager(nodes []yarn.Node, req, jm []records.Resource) withJobMa
 		return result
 	}
 	return withJobManager{
-		now:   best(func(n yarn.Node) yarn.Resources { return n.Available }),
-		empty: best(func(n yarn.Node) yarn.Resources { return n.Total }),
+		now:   best(func(n yarn.Node) records.Resources { return n.Available }),
+		empty: best(func(n yarn.Node) records.Resources { return n.Total }),
 	}
 }

@@ -40,7 +40,7 @@ func (r *runner) hadoopChecks() {
 			r.c.skip(IDResourceTypeUnit, noHadoop)
 		}
 		// The ResourceManager's effective maximum allocation stands in for the files.
-		if r.live.effectiveMax() != nil {
+		if r.live.effectiveMax().Len() > 0 {
 			r.maxAllocationCheck()
 		} else {
 			r.c.skip(IDMaxAllocationExceeded, noHadoop)
@@ -127,7 +127,7 @@ func (r *runner) maxAllocationCheck() {
 	usedLive := false
 	for _, res := range r.tr.Resource.All() {
 		rt, declared := r.types.Lookup(res.Name)
-		if eff, ok := effective[res.Name]; ok {
+		if eff, ok := effective.Quantity(res.Name); ok {
 			usedLive = true
 			if line, ok := r.maxAllocationLive(res, eff, rt, declared); ok {
 				fine = append(fine, line)

@@ -72,7 +72,7 @@ func TestResourceTypeUndeclared(t *testing.T) {
 	// No resource-types.xml at all, but the live RM knows both types: only the local copy is stale.
 	hc = goodHadoop().with("resource-types.xml", "", "").with("node-resources.xml", "", "").load(t)
 	rm := newFakeRM(t, goodCaptures(t))
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: hc, Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: hc, Client: rmClient(t, rm.URL())})
 	assert.Equal(t, []Status{StatusWarn}, rep.statuses(IDResourceTypeUndeclared))
 	assert.Len(t, rep.entries(IDResourceTypeUndeclared), 2)
 	assert.Contains(t, rep.entries(IDResourceTypeUndeclared)[0].Message, "only this configuration is out of date")
@@ -203,6 +203,6 @@ func TestNMResources(t *testing.T) {
 
 	// Not configured in this directory, but the live NodeManagers advertise the types.
 	rm := newFakeRM(t, goodCaptures(t))
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().with("node-resources.xml", "", "").load(t), Client: rm.client(t)})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().with("node-resources.xml", "", "").load(t), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDNMResources, StatusPass, "2 RUNNING NodeManagers advertise it")
 }

@@ -4,18 +4,17 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // goodFlink is a legacy flink-conf.yaml asking for 2 GPUs and 1 FPGA per TaskManager, like
@@ -177,56 +176,20 @@ func misconfiguredCaptures(t testing.TB) map[string][]byte {
 	}
 }
 
-// fakeRM is an httptest ResourceManager answering from bodies by path; a path without a body is
-// 404, a path in status answers that status with a RemoteException.
-type fakeRM struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	bodies map[string][]byte
-	status map[string]int
-	hits   map[string]int
-}
-
-func newFakeRM(t testing.TB, bodies map[string][]byte) *fakeRM {
+// newFakeRM is package yarnfake's fake RM answering GET and POST of each path of bodies with its
+// body, every other request with the RM's 404.
+func newFakeRM(t testing.TB, bodies map[string][]byte) *yarnfake.RM {
 	t.Helper()
-	f := &fakeRM{bodies: bodies, status: map[string]int{}, hits: map[string]int{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeRM) serve(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	f.hits[r.Method+" "+r.URL.Path]++
-	body, ok := f.bodies[r.URL.Path]
-	status, forced := f.status[r.URL.Path]
-	f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case forced:
-		w.WriteHeader(status)
-		fmt.Fprintf(w, `{"RemoteException":{"exception":"AuthorizationException","message":"refused by the fake RM","javaClassName":"org.apache.hadoop.security.authorize.AuthorizationException"}}`)
-	case !ok:
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprintf(w, `{"RemoteException":{"exception":"NotFoundException","message":"no %s","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`, r.URL.Path)
-	default:
-		_, _ = w.Write(body)
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	for path, body := range bodies {
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			rm.Reply(method+" "+path, http.StatusOK, "application/json", body)
+		}
 	}
+	return rm
 }
 
-// hit returns how often "METHOD path" was asked for.
-func (f *fakeRM) hit(key string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.hits[key]
-}
-
-// client returns a yarn client for the fake RM, without retries.
-func (f *fakeRM) client(t testing.TB) *yarn.Client {
-	t.Helper()
-	return rmClient(t, f.srv.URL)
-}
-
+// rmClient returns a yarn client for the RM at url, without retries.
 func rmClient(t testing.TB, url string) *yarn.Client {
 	t.Helper()
 	c, err := yarn.NewClient(yarn.Options{Addresses: []string{url}, User: "tester",
@@ -312,11 +275,11 @@ type queueCase struct {
 }
 
 // runQueueCases runs each case against rm and checks its cluster.queue-max-allocation entry.
-func runQueueCases(t *testing.T, rm *fakeRM, cases []queueCase) {
+func runQueueCases(t *testing.T, rm *yarnfake.RM, cases []queueCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := run(t, Input{Flink: flinkConf(t, goodFlink, tc.flink...), Client: rm.client(t), Queue: tc.queue})
+			rep := run(t, Input{Flink: flinkConf(t, goodFlink, tc.flink...), Client: rmClient(t, rm.URL()), Queue: tc.queue})
 			requireOneFix(t, rep, IDQueueMaxAllocation, tc.status, tc.fix, tc.parts...)
 		})
 	}

@@ -33,7 +33,7 @@ func TestNodeLabel(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rm := newFakeRM(t, synthCluster(stdTypes, tc.nodes, bigMax))
-			rep := run(t, Input{Flink: flinkConf(t, goodFlink, tc.flink...), Client: rm.client(t)})
+			rep := run(t, Input{Flink: flinkConf(t, goodFlink, tc.flink...), Client: rmClient(t, rm.URL())})
 			requireOneFix(t, rep, IDNodeLabel, tc.status, tc.fix, tc.parts...)
 		})
 	}
@@ -54,7 +54,7 @@ func TestNodeLabel(t *testing.T) {
 		bodies := synthCluster(stdTypes, nodes, bigMax)
 		bodies["/ws/v1/cluster/scheduler"] = schedulerBody(stdTypes, bigMax, []synthQueue{{name: "default", maxAlloc: bigMax, labels: q.labels}})
 		rm := newFakeRM(t, bodies)
-		rep := run(t, Input{Flink: flinkConf(t, goodFlink, "yarn.taskmanager.node-label=gpu"), Client: rm.client(t)})
+		rep := run(t, Input{Flink: flinkConf(t, goodFlink, "yarn.taskmanager.node-label=gpu"), Client: rmClient(t, rm.URL())})
 		fix := ""
 		if q.status == StatusFail {
 			fix = "accessible-node-labels"

@@ -73,22 +73,22 @@ func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp b
 	known := map[string]bool{}
 	var from []string
 	for _, n := range d.nodes {
-		for name := range n.Total {
-			known[name] = true
+		for _, e := range n.Total.All() {
+			known[e.Name] = true
 		}
 	}
 	if len(known) > 0 {
 		from = append(from, "/ws/v1/cluster/nodes")
 	}
-	if d.sched != nil && d.sched.MaximumAllocation != nil {
-		for name := range d.sched.MaximumAllocation {
-			known[name] = true
+	if d.sched != nil && d.sched.MaximumAllocation.Len() > 0 {
+		for _, e := range d.sched.MaximumAllocation.All() {
+			known[e.Name] = true
 		}
 		from = append(from, "/ws/v1/cluster/scheduler")
 	}
-	if d.overview != nil && (d.overview.MaximumAllocation != nil || len(d.overview.ResourceTypes) > 0) {
-		for name := range d.overview.MaximumAllocation {
-			known[name] = true
+	if d.overview != nil && (d.overview.MaximumAllocation.Len() > 0 || len(d.overview.ResourceTypes) > 0) {
+		for _, e := range d.overview.MaximumAllocation.All() {
+			known[e.Name] = true
 		}
 		for _, name := range d.overview.ResourceTypes {
 			known[name] = true
@@ -101,8 +101,8 @@ func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp b
 			d.knownErr = err
 			return
 		}
-		for name := range app.MaximumResourceCapability {
-			known[name] = true
+		for _, e := range app.MaximumResourceCapability.All() {
+			known[e.Name] = true
 		}
 		from = append(from, "new-application (used up "+app.ID+")")
 	}
@@ -118,10 +118,10 @@ const pathOverview = "/ws/v1/cluster/scheduler-overview"
 
 // effectiveMax returns the scheduler's effective maximum allocation (the configured maximum capped
 // by the largest NodeManager), which the RM checks container requests against; nil when the RM
-// does not report it (before Hadoop 3.4).
-func (d *liveData) effectiveMax() yarn.Resources {
+// does not report it (before Hadoop 3.4): the empty vector.
+func (d *liveData) effectiveMax() records.Resources {
 	if d.usable() == nil || d.overview == nil {
-		return nil
+		return records.Resources{}
 	}
 	return d.overview.MaximumAllocation
 }
@@ -160,7 +160,7 @@ func (d *liveData) nodesOffering(t string) int {
 	}
 	n := 0
 	for _, node := range d.running() {
-		if node.Total[t].Value > 0 {
+		if node.Total.Value(t) > 0 {
 			n++
 		}
 	}
@@ -489,20 +489,21 @@ type queueLimit struct {
 // queueLimits returns, per resource type, what the RM checks a container of queue q against: the
 // component-wise minimum of the queue's maximum allocation and the scheduler's effective maximum
 // allocation (Hadoop's CapacityScheduler and FairScheduler getMaximumResourceCapability(queue)).
-// Either may be nil.
-func queueLimits(queueMax, effective yarn.Resources) map[string]queueLimit {
-	out := make(map[string]queueLimit, max(len(queueMax), len(effective)))
-	for name, q := range queueMax {
-		out[name] = queueLimit{Quantity: q}
+// Either may be empty.
+func queueLimits(queueMax, effective records.Resources) map[string]queueLimit {
+	out := make(map[string]queueLimit, max(queueMax.Len(), effective.Len()))
+	for _, q := range queueMax.All() {
+		out[q.Name] = queueLimit{Quantity: q.Quantity()}
 	}
-	for name, e := range effective {
-		cur, ok := out[name]
+	for _, r := range effective.All() {
+		e := r.Quantity()
+		cur, ok := out[r.Name]
 		if !ok {
-			out[name] = queueLimit{Quantity: e, effective: true}
+			out[r.Name] = queueLimit{Quantity: e, effective: true}
 			continue
 		}
 		if c, err := e.Cmp(cur.Quantity); err == nil && c < 0 {
-			out[name] = queueLimit{Quantity: e, effective: true}
+			out[r.Name] = queueLimit{Quantity: e, effective: true}
 		}
 	}
 	return out
@@ -537,7 +538,7 @@ func (r *runner) queueCheck() {
 		return
 	}
 	effective := live.effectiveMax()
-	if q.MaximumAllocation == nil && effective == nil {
+	if q.MaximumAllocation.Len() == 0 && effective.Len() == 0 {
 		r.c.skip(IDQueueMaxAllocation, "queue %s reports no maximum allocation (%s)", q.Path, orUnknown(live.sched.Type))
 		return
 	}

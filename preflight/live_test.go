@@ -12,27 +12,28 @@ import (
 
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 func TestLiveChecksPassOnGoodCluster(t *testing.T) {
 	rm := newFakeRM(t, goodCaptures(t))
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t), Containers: 4})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL()), Containers: 4})
 	e := requireOne(t, rep, IDClusterReachable, StatusPass, "state STARTED, HA state ACTIVE")
-	assert.Equal(t, rm.srv.URL, e.Source)
+	assert.Equal(t, rm.URL(), e.Source)
 	requireOne(t, rep, IDClusterVersion, StatusPass, "Hadoop 3.5.0")
 	requireOne(t, rep, IDTypeUnknown, StatusPass, "knows yarn.io/gpu, yarn.io/fpga (from /ws/v1/cluster/nodes and /ws/v1/cluster/scheduler)")
 	requireOne(t, rep, IDNoNodeFits, StatusPass, "2 of 2 RUNNING nodes")
 	requireOne(t, rep, IDCapacity, StatusPass, "4 TaskManager containers <memory-mb:4096, vcores:4, yarn.io/gpu:2, yarn.io/fpga:1> fit now besides the JobManager container <memory-mb:1600, vcores:1>, 4 on an empty cluster", "4 wanted")
 	requireOne(t, rep, IDQueueMaxAllocation, StatusPass, "queue root.default (from the default queue)", "memory-mb 4096Mi ≤ 16384Mi")
 	// Types come from the nodes: no application id is used up.
-	assert.Zero(t, rm.hit("POST /ws/v1/cluster/apps/new-application"))
+	assert.Zero(t, rm.Count("POST /ws/v1/cluster/apps/new-application"))
 }
 
 func TestMisconfiguredClusterFromCaptures(t *testing.T) {
 	rm := newFakeRM(t, misconfiguredCaptures(t))
 	files := goodHadoop().with("capacity-scheduler.xml", keyCalculator, DefaultCalculator).
 		with("resource-types.xml", "", "").with("node-resources.xml", "", "")
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: files.load(t), Client: rm.client(t)})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: files.load(t), Client: rmClient(t, rm.URL())})
 	assert.Equal(t, []string{IDResourceTypeUndeclared, IDCalculatorNotDominant, IDTypeUnknown}, rep.failing())
 	es := rep.entries(IDTypeUnknown)
 	require.Len(t, es, 2)
@@ -61,8 +62,9 @@ func TestReachable(t *testing.T) {
 
 	// 401.
 	rm := newFakeRM(t, goodCaptures(t))
-	rm.status["/ws/v1/cluster/info"] = http.StatusUnauthorized
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
+	rm.Fault("GET /ws/v1/cluster/info", yarnfake.Fault{Status: http.StatusUnauthorized,
+		Body: `{"RemoteException":{"exception":"AuthorizationException","message":"refused by the fake RM","javaClassName":"org.apache.hadoop.security.authorize.AuthorizationException"}}`})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
 	e = requireOne(t, rep, IDClusterReachable, StatusFail, "401")
 	assert.Contains(t, e.Fix, "--user")
 	require.Error(t, rep.AuthError())
@@ -78,6 +80,7 @@ func TestReachable(t *testing.T) {
 
 func TestRunStopsWhenContextEnds(t *testing.T) {
 	block := make(chan struct{})
+	// Fault injection: an RM that never answers (a plain handler: it must block the request itself).
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-block }))
 	t.Cleanup(func() { close(block); srv.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -102,7 +105,7 @@ func TestClusterVersion(t *testing.T) {
 		t.Run(tc.version, func(t *testing.T) {
 			bodies := synthCluster(stdTypes, uniformNodes(1, map[string]int64{"memory-mb": 16384, "vcores": 32, "yarn.io/gpu": 4, "yarn.io/fpga": 2}), bigMax)
 			bodies["/ws/v1/cluster/info"] = infoBody(tc.version)
-			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: newFakeRM(t, bodies).client(t)})
+			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, newFakeRM(t, bodies).URL())})
 			e := requireOne(t, rep, IDClusterVersion, tc.status, tc.part)
 			assert.NotEmpty(t, e.Source)
 		})
@@ -133,13 +136,13 @@ func TestTypeUnknownFallsBackToNewApplication(t *testing.T) {
 	bodies["/ws/v1/cluster/nodes"] = []byte(`{"nodes":{}}`)
 	bodies["/ws/v1/cluster/scheduler"] = schedulerBody(stdTypes, nil, []synthQueue{{name: "default"}})
 	rm := newFakeRM(t, bodies)
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDTypeUnknown, StatusSkip, "cannot tell")
-	assert.Zero(t, rm.hit("POST /ws/v1/cluster/apps/new-application"))
+	assert.Zero(t, rm.Count("POST /ws/v1/cluster/apps/new-application"))
 
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t), AllowNewApplication: true})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL()), AllowNewApplication: true})
 	requireOne(t, rep, IDTypeUnknown, StatusPass, "knows yarn.io/gpu")
-	assert.Equal(t, 1, rm.hit("POST /ws/v1/cluster/apps/new-application"))
+	assert.Equal(t, 1, rm.Count("POST /ws/v1/cluster/apps/new-application"))
 	requireOne(t, rep, IDNoNodeFits, StatusFail, "no RUNNING NodeManager")
 }
 
@@ -190,7 +193,7 @@ func TestNoNodeFits(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rm := newFakeRM(t, synthCluster(stdTypes, tc.nodes, bigMax))
-			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
+			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
 			requireOneFix(t, rep, IDNoNodeFits, tc.status, tc.fix, tc.parts...)
 		})
 	}
@@ -238,7 +241,7 @@ func TestCapacity(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rm := newFakeRM(t, synthCluster(stdTypes, tc.nodes, bigMax))
-			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t), Containers: tc.containers})
+			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL()), Containers: tc.containers})
 			requireOneFix(t, rep, IDCapacity, tc.status, tc.fix, tc.parts...)
 		})
 	}
@@ -257,7 +260,7 @@ func TestCapacityNormalizesAndConvertsUnits(t *testing.T) {
 	hc := goodHadoop().with("yarn-site.xml", "yarn.scheduler.minimum-allocation-mb", "1024").
 		with("resource-types.xml", "yarn.resource-types", "yarn.io/gpu,yarn.io/fpga,acme.com/bw").
 		with("resource-types.xml", "yarn.resource-types.acme.com/bw.units", "k").load(t)
-	rep := run(t, Input{Flink: fc, Hadoop: hc, Client: rm.client(t)})
+	rep := run(t, Input{Flink: fc, Hadoop: hc, Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDCapacity, StatusPass, "6 TaskManager containers", "memory-mb 4000 → 4096")
 }
 
@@ -308,17 +311,17 @@ func TestCapacityCountsJobManager(t *testing.T) {
 	// 9000 MB per node: 2 TaskManagers of 4096 MB each, or 1 beside the JobManager's 1600 MB.
 	node := map[string]int64{"memory-mb": 9000, "vcores": 32, "yarn.io/gpu": 4, "yarn.io/fpga": 2}
 	rm := newFakeRM(t, synthCluster(stdTypes, uniformNodes(2, node), bigMax))
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t), Containers: 4})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL()), Containers: 4})
 	requireOneFix(t, rep, IDCapacity, StatusWarn, "even an empty cluster holds only 3",
 		"3 of the 4 TaskManager containers", "besides the JobManager container <memory-mb:1600, vcores:1>")
 
 	// A JobManager no node can hold: the application never starts.
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink, "jobmanager.memory.process.size=10000m"), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink, "jobmanager.memory.process.size=10000m"), Client: rmClient(t, rm.URL())})
 	requireOneFix(t, rep, IDCapacity, StatusFail, "jobmanager.memory.process.size",
 		"the JobManager container <memory-mb:10000, vcores:1> fits on no RUNNING node")
 
 	// No JobManager memory: Flink's client refuses to submit; the TaskManagers are counted alone.
-	rep = run(t, Input{Flink: flinkConf(t, withoutLines(goodFlink, "jobmanager.")), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, withoutLines(goodFlink, "jobmanager.")), Client: rmClient(t, rm.URL())})
 	e := requireOneFix(t, rep, IDCapacity, StatusWarn, "jobmanager.memory.process.size",
 		"4 TaskManager containers", "the JobManager container is not counted", "Either required fine-grained memory (jobmanager.memory.heap.size)")
 	assert.Empty(t, e.Source, "no JobManager key is set")

@@ -28,10 +28,10 @@ func (r *runner) queueCapacityCheck() {
 	}
 	pool := q.MaxEffectiveCapacity
 	poolName := "maxEffectiveCapacity"
-	if len(pool) == 0 {
+	if pool.Len() == 0 {
 		pool, poolName = q.MaxResources, "maxResources"
 	}
-	if len(pool) == 0 {
+	if pool.Len() == 0 {
 		r.c.skip(IDQueueCapacity, "queue %s reports no maximum capacity (%s)", q.Path, orUnknown(live.sched.Type))
 		return
 	}
@@ -73,16 +73,7 @@ func (r *runner) queueCapacityCheck() {
 			q.Path, from, empty, shown, besides, poolName, limits, want)
 		return
 	}
-	left := make(yarn.Resources, len(pool))
-	for k, limit := range pool {
-		left[k] = limit
-		if u, ok := q.Used[k]; ok {
-			if v, _, err := u.In(limit.Units); err == nil {
-				left[k] = records.Quantity{Value: max(limit.Value-v, 0), Units: limit.Units}
-			}
-		}
-	}
-	now, jmNow := poolContainers(left, req, jm)
+	now, jmNow := poolContainers(remaining(pool, q.Used), req, jm)
 	if !jmNow || now < want {
 		if !jmNow {
 			now = 0
@@ -98,7 +89,7 @@ func (r *runner) queueCapacityCheck() {
 
 // poolContainers returns how many containers of req a queue's capacity holds once jm (if any) is
 // taken out, counting only the types the queue reports, and whether jm fits at all.
-func poolContainers(pool yarn.Resources, req, jm []records.Resource) (int64, bool) {
+func poolContainers(pool records.Resources, req, jm []records.Resource) (int64, bool) {
 	have := pool
 	if len(jm) > 0 {
 		reported := onlyReported(pool, jm)
@@ -115,20 +106,37 @@ func poolContainers(pool yarn.Resources, req, jm []records.Resource) (int64, boo
 	return containersIn(have, reported), true
 }
 
-func onlyReported(pool yarn.Resources, req []records.Resource) []records.Resource {
+// remaining returns what limit leaves once used is taken out, per type of limit in limit's unit
+// (never below zero); a type used does not report, or in a unit that does not convert, stays at
+// its limit.
+func remaining(limit, used records.Resources) records.Resources {
+	var left records.Resources
+	for _, l := range limit.All() {
+		q := l.Quantity()
+		if u, ok := used.Quantity(l.Name); ok {
+			if v, _, err := u.In(q.Units); err == nil {
+				q.Value = max(q.Value-v, 0)
+			}
+		}
+		left.Set(l.Name, q)
+	}
+	return left
+}
+
+func onlyReported(pool records.Resources, req []records.Resource) []records.Resource {
 	var out []records.Resource
 	for _, res := range req {
-		if _, ok := pool[res.Name]; ok {
+		if _, ok := pool.Quantity(res.Name); ok {
 			out = append(out, res)
 		}
 	}
 	return out
 }
 
-func describePool(pool yarn.Resources, req []records.Resource) string {
+func describePool(pool records.Resources, req []records.Resource) string {
 	var parts []string
 	for _, res := range req {
-		if q, ok := pool[res.Name]; ok {
+		if q, ok := pool.Quantity(res.Name); ok {
 			parts = append(parts, res.Name+" "+fmtAmount(q.Value, q.Units))
 		}
 	}
@@ -158,7 +166,7 @@ func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []records.Resource)
 	fix := fmt.Sprintf("raise yarn.scheduler.capacity.%s.maximum-am-resource-percent (capacity-scheduler.xml), or give the JobManager less (%s)", q.Path, profile.KeyJMProcessSize)
 	for _, lim := range []struct {
 		name string
-		res  yarn.Resources
+		res  records.Resources
 	}{{"AMResourceLimit", q.AMResourceLimit}, {"userAMResourceLimit", q.UserAMResourceLimit}} {
 		reported := onlyReported(lim.res, jm)
 		if len(reported) == 0 {
@@ -171,17 +179,8 @@ func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []records.Resource)
 			return false
 		}
 	}
-	if reported := onlyReported(q.AMResourceLimit, jm); len(reported) > 0 && q.UsedAMResource != nil {
-		left := make(yarn.Resources, len(q.AMResourceLimit))
-		for k, limit := range q.AMResourceLimit {
-			left[k] = limit
-			if u, ok := q.UsedAMResource[k]; ok {
-				if v, _, err := u.In(limit.Units); err == nil {
-					left[k] = records.Quantity{Value: max(limit.Value-v, 0), Units: limit.Units}
-				}
-			}
-		}
-		if _, ok := minus(left, reported); !ok {
+	if reported := onlyReported(q.AMResourceLimit, jm); len(reported) > 0 && q.UsedAMResource.Len() > 0 {
+		if _, ok := minus(remaining(q.AMResourceLimit, q.UsedAMResource), reported); !ok {
 			r.c.warn(IDQueueCapacity, r.live.rm, "wait for other applications of the queue to finish, or "+fix,
 				"queue %s (from %s): its ApplicationMasters already use %s of %s (AMResourceLimit): the JobManager container %s waits in ACCEPTED until others finish",
 				q.Path, from, describePool(q.UsedAMResource, jm), describePool(q.AMResourceLimit, jm), shown)

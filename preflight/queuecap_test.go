@@ -37,7 +37,7 @@ func TestQueueCapacity(t *testing.T) {
 			bodies := synthCluster(stdTypes, uniformNodes(2, node), bigMax)
 			bodies["/ws/v1/cluster/scheduler"] = schedulerBody(stdTypes, bigMax, []synthQueue{tc.queue})
 			rm := newFakeRM(t, bodies)
-			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t), Containers: tc.containers})
+			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL()), Containers: tc.containers})
 			if tc.status == StatusSkip {
 				requireOne(t, rep, IDQueueCapacity, tc.status, tc.parts...)
 				return

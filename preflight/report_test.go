@@ -50,8 +50,8 @@ func reports(t *testing.T) map[string]*Report {
 	return map[string]*Report{
 		"empty Flink configuration": run(t, Input{Flink: flinkConf(t, "")}),
 		"offline only":              run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t)}),
-		"good cluster":              run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: good.client(t), FlinkHome: flinkHome(t, 0o755, false)}),
-		"misconfigured cluster": run(t, Input{Flink: flinkConf(t, goodFlink), Client: bad.client(t),
+		"good cluster":              run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: rmClient(t, good.URL()), FlinkHome: flinkHome(t, 0o755, false)}),
+		"misconfigured cluster": run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, bad.URL()),
 			Hadoop: goodHadoop().with("capacity-scheduler.xml", keyCalculator, DefaultCalculator).with("resource-types.xml", "", "").load(t)}),
 		"broken everything": run(t, Input{Flink: flinkConf(t, "external-resources: gpu;gpu2\nexternal-resource.gpu.amount: x\nexternal-resource.gpu2.yarn.config-key: memory-mb\n"),
 			Hadoop: goodHadoop().with("resource-types.xml", "yarn.resource-types", ",,memory").load(t)}),

@@ -2,26 +2,28 @@ package preflight
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/records"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
-// synthResources builds Resources from plain values, memory-mb in memUnits.
-func synthResources(values map[string]int64, memUnits string) yarn.Resources {
-	out := yarn.Resources{}
-	for name, v := range values {
+// synthResources builds a resource vector from plain values, memory-mb in memUnits, the other
+// types in name order.
+func synthResources(values map[string]int64, memUnits string) records.Resources {
+	var out records.Resources
+	for _, name := range slices.Sorted(maps.Keys(values)) {
 		u := ""
 		if name == "memory-mb" {
 			u = memUnits
 		}
-		out[name] = records.Quantity{Value: v, Units: u}
+		out.Set(name, records.Quantity{Value: values[name], Units: u})
 	}
 	return out
 }
@@ -49,20 +51,20 @@ func withOverview(t testing.TB) map[string][]byte {
 func TestMaxAllocationFromSchedulerOverview(t *testing.T) {
 	// The RM reports its effective maximum: it decides, and says where it comes from.
 	rm := newFakeRM(t, withOverview(t))
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: rm.client(t)})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: rmClient(t, rm.URL())})
 	e := requireOne(t, rep, IDMaxAllocationExceeded, StatusPass, "memory-mb 4096Mi ≤ 16384Mi (effective)", "yarn.io/gpu 2 ≤ 4 (effective)", "yarn.io/fpga 1 ≤ 2 (effective)")
-	assert.Equal(t, rm.srv.URL+"/ws/v1/cluster/scheduler-overview", e.Source)
-	assert.Equal(t, 1, rm.hit("GET /ws/v1/cluster/scheduler-overview"))
+	assert.Equal(t, rm.URL()+"/ws/v1/cluster/scheduler-overview", e.Source)
+	assert.Equal(t, 1, rm.Count("GET /ws/v1/cluster/scheduler-overview"))
 	requireOne(t, rep, IDTypeUnknown, StatusPass, "/ws/v1/cluster/scheduler-overview")
 
 	// 5 GPUs: the configuration allows any number, the largest node has 4, and so does the RM.
 	fc := flinkConf(t, goodFlink, "external-resource.gpu.amount=5")
-	rep = run(t, Input{Flink: fc, Hadoop: goodHadoop().load(t), Client: rm.client(t)})
+	rep = run(t, Input{Flink: fc, Hadoop: goodHadoop().load(t), Client: rmClient(t, rm.URL())})
 	es := rep.entries(IDMaxAllocationExceeded)
 	require.Len(t, es, 1, "%+v", es)
 	assert.Equal(t, StatusFail, es[0].Status)
 	for _, part := range []string{"yarn.io/gpu: the TaskManager asks for 5, above the ResourceManager's effective maximum allocation 4",
-		"(" + rm.srv.URL + "/ws/v1/cluster/scheduler-overview: the configured maximum, unlimited (yarn.resource-types.yarn.io/gpu.maximum-allocation, Hadoop's default), capped by the largest NodeManager)",
+		"(" + rm.URL() + "/ws/v1/cluster/scheduler-overview: the configured maximum, unlimited (yarn.resource-types.yarn.io/gpu.maximum-allocation, Hadoop's default), capped by the largest NodeManager)",
 		"InvalidResourceRequestException"} {
 		assert.Contains(t, es[0].Message, part)
 	}
@@ -74,47 +76,47 @@ func TestMaxAllocationFromSchedulerOverview(t *testing.T) {
 
 	// Memory above the configured maximum (which the RM applies as is): raise the key.
 	fc = flinkConf(t, goodFlink, "taskmanager.memory.process.size=20g")
-	rep = run(t, Input{Flink: fc, Hadoop: goodHadoop().load(t), Client: rm.client(t)})
+	rep = run(t, Input{Flink: fc, Hadoop: goodHadoop().load(t), Client: rmClient(t, rm.URL())})
 	e = requireOne(t, rep, IDMaxAllocationExceeded, StatusFail, "memory-mb: the TaskManager asks for 20480Mi, above the ResourceManager's effective maximum allocation 16384Mi",
 		"the configured maximum, yarn.scheduler.maximum-allocation-mb at ")
 	assert.Contains(t, e.Fix, "or raise yarn.scheduler.maximum-allocation-mb on the ResourceManager")
 
 	// The local configuration says 1 GPU at most, the RM allows 4: the files are out of date.
 	files := goodHadoop().with("resource-types.xml", "yarn.resource-types.yarn.io/gpu.maximum-allocation", "1")
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: files.load(t), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: files.load(t), Client: rmClient(t, rm.URL())})
 	e = requireOne(t, rep, IDMaxAllocationExceeded, StatusWarn, "this configuration's maximum allocation 1", "allows 4", "out of date")
 	assert.Contains(t, e.Source, "resource-types.xml:")
 	assert.Contains(t, e.Fix, "update the Hadoop configuration")
 
 	// No Hadoop configuration: the RM's maximum stands in for it.
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDMaxAllocationExceeded, StatusPass, "yarn.io/gpu 2 ≤ 4 (effective)")
 	requireOne(t, rep, IDNMResources, StatusSkip, "no Hadoop configuration")
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink, "external-resource.fpga.amount=3"), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink, "external-resource.fpga.amount=3"), Client: rmClient(t, rm.URL())})
 	e = requireOne(t, rep, IDMaxAllocationExceeded, StatusFail, "yarn.io/fpga: the TaskManager asks for 3, above the ResourceManager's effective maximum allocation 2")
 	assert.Contains(t, e.Fix, "or raise yarn.resource-types.yarn.io/fpga.maximum-allocation on the ResourceManager, or give the NodeManagers more yarn.io/fpga")
 
 	// The RM's maximum does not list a requested type (it does not know it): the files decide.
 	bodies := goodCaptures(t)
 	bodies["/ws/v1/cluster/scheduler-overview"] = overviewBody(stdTypes[:2], map[string]int64{"memory-mb": 16384, "vcores": 32})
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: newFakeRM(t, bodies).client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: rmClient(t, newFakeRM(t, bodies).URL())})
 	requireOne(t, rep, IDMaxAllocationExceeded, StatusPass, "memory-mb 4096Mi ≤ 16384Mi (effective)", "yarn.io/gpu 2 (no maximum)")
 }
 
 func TestMaxAllocationWithoutSchedulerOverview(t *testing.T) {
 	// An RM before 3.4 answers 404: the configuration decides, as offline.
 	rm := newFakeRM(t, goodCaptures(t))
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: rm.client(t)})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: rmClient(t, rm.URL())})
 	e := requireOne(t, rep, IDMaxAllocationExceeded, StatusPass, "within the configured maximum allocations", "memory-mb 4096Mi ≤ 16384Mi", "yarn.io/gpu 2 (no maximum)")
 	assert.Empty(t, e.Source)
-	assert.Equal(t, 1, rm.hit("GET /ws/v1/cluster/scheduler-overview"))
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
+	assert.Equal(t, 1, rm.Count("GET /ws/v1/cluster/scheduler-overview"))
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDMaxAllocationExceeded, StatusSkip, "no Hadoop configuration")
 
 	// A failing overview counts as absent.
 	bodies := goodCaptures(t)
 	bodies["/ws/v1/cluster/scheduler-overview"] = []byte(`{"scheduler":{}}`)
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: newFakeRM(t, bodies).client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: goodHadoop().load(t), Client: rmClient(t, newFakeRM(t, bodies).URL())})
 	requireOne(t, rep, IDMaxAllocationExceeded, StatusPass, "within the configured maximum allocations")
 }
 
@@ -149,11 +151,16 @@ func TestQueueLimits(t *testing.T) {
 	qr := synthResources(q, "Mi")
 	er := synthResources(e, "Mi")
 	got := queueLimits(qr, er)
-	assert.Equal(t, queueLimit{Quantity: qr["memory-mb"]}, got["memory-mb"])
-	assert.Equal(t, queueLimit{Quantity: er["yarn.io/gpu"], effective: true}, got["yarn.io/gpu"])
-	assert.Equal(t, queueLimit{Quantity: er["vcores"], effective: true}, got["vcores"])
-	assert.Len(t, queueLimits(nil, nil), 0)
-	assert.Equal(t, qr["memory-mb"], queueLimits(qr, nil)["memory-mb"].Quantity)
+	quantity := func(r records.Resources, name string) records.Quantity {
+		q, ok := r.Quantity(name)
+		require.True(t, ok, name)
+		return q
+	}
+	assert.Equal(t, queueLimit{Quantity: quantity(qr, "memory-mb")}, got["memory-mb"])
+	assert.Equal(t, queueLimit{Quantity: quantity(er, "yarn.io/gpu"), effective: true}, got["yarn.io/gpu"])
+	assert.Equal(t, queueLimit{Quantity: quantity(er, "vcores"), effective: true}, got["vcores"])
+	assert.Len(t, queueLimits(records.Resources{}, records.Resources{}), 0)
+	assert.Equal(t, quantity(qr, "memory-mb"), queueLimits(qr, records.Resources{})["memory-mb"].Quantity)
 }
 
 // fairScheduler is /ws/v1/cluster/scheduler of a FairScheduler whose root and root.gpu.train use
@@ -169,28 +176,28 @@ func TestCalculatorLiveFairScheduler(t *testing.T) {
 	rm := newFakeRM(t, bodies)
 
 	// The default queue uses "fair": GPUs are requested, so it fails, from the live RM alone.
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
-	e := requireOne(t, rep, IDCalculatorNotDominant, StatusFail, "queue root.default (from the default queue) of the FairScheduler at "+rm.srv.URL+" uses policy fair, which looks at memory only")
-	assert.Equal(t, rm.srv.URL, e.Source)
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
+	e := requireOne(t, rep, IDCalculatorNotDominant, StatusFail, "queue root.default (from the default queue) of the FairScheduler at "+rm.URL()+" uses policy fair, which looks at memory only")
+	assert.Equal(t, rm.URL(), e.Source)
 	assert.Contains(t, e.Fix, "<schedulingPolicy>drf</schedulingPolicy> for queue root.default")
 	assert.Contains(t, e.Fix, "submit to a drf queue: root.gpu.train")
 
 	// The queue the job goes to uses DRF: pass.
 	for _, queue := range []string{"train", "root.gpu.train", "gpu.train"} {
-		rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t), Queue: queue})
+		rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL()), Queue: queue})
 		requireOne(t, rep, IDCalculatorNotDominant, StatusPass, "queue root.gpu.train (from --queue) of the FairScheduler", "schedules with DRF")
 		// The queue check sees the right path too, and the FairScheduler's maxContainerAllocation.
 		requireOne(t, rep, IDQueueMaxAllocation, StatusPass, "queue root.gpu.train (from --queue)", "yarn.io/gpu 2 ≤ 2")
 	}
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink, "yarn.application.queue=root.gpu.train"), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink, "yarn.application.queue=root.gpu.train"), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDCalculatorNotDominant, StatusPass, "(from -D yarn.application.queue)")
 
 	// Nothing but memory and vcores: a warning only.
-	rep = run(t, Input{Flink: flinkConf(t, "taskmanager.memory.process.size: 2g\n"), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, "taskmanager.memory.process.size: 2g\n"), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDCalculatorNotDominant, StatusWarn, "uses policy fair", "nothing but memory and vcores")
 
 	// A queue that does not exist: the root queue (DRF) is judged, and the message says so.
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t), Queue: "nope"})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL()), Queue: "nope"})
 	requireOne(t, rep, IDCalculatorNotDominant, StatusPass, "the root queue of the FairScheduler", `queue "nope" (from --queue) is not in the FairScheduler's tree`)
 	requireOne(t, rep, IDQueueMaxAllocation, StatusFail, `queue "nope" (from --queue) does not exist`)
 
@@ -199,11 +206,11 @@ func TestCalculatorLiveFairScheduler(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "fair", "fair.xml"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, defaultFairAllocFile), data, 0o644))
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: loadDir(t, dir), Client: rm.client(t), Queue: "train"})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: loadDir(t, dir), Client: rmClient(t, rm.URL()), Queue: "train"})
 	requireOne(t, rep, IDCalculatorNotDominant, StatusPass, "schedules with DRF", "says defaultQueueSchedulingPolicy fair (the default), but the ResourceManager's root queue uses DRF", "runs the FairScheduler")
 
 	// The queue's own maximum (maxContainerAllocation) is below the request: fix in the allocation file.
-	rep = run(t, Input{Flink: flinkConf(t, goodFlink, "external-resource.gpu.amount=3"), Client: rm.client(t), Queue: "train"})
+	rep = run(t, Input{Flink: flinkConf(t, goodFlink, "external-resource.gpu.amount=3"), Client: rmClient(t, rm.URL()), Queue: "train"})
 	e = requireOne(t, rep, IDQueueMaxAllocation, StatusFail, "queue root.gpu.train (from --queue) allows at most 2 of yarn.io/gpu per container")
 	assert.Contains(t, e.Fix, "raise <maxContainerAllocation> of queue root.gpu.train in the FairScheduler's allocation file")
 }

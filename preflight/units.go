@@ -42,9 +42,9 @@ func (r *runner) liveUnitCheck() bool {
 	}
 	units := map[string]string{}
 	for _, n := range r.live.running() {
-		for name, q := range n.Total {
-			if _, seen := units[name]; !seen {
-				units[name] = q.Units
+		for _, e := range n.Total.All() {
+			if _, seen := units[e.Name]; !seen {
+				units[e.Name] = e.Units
 			}
 		}
 	}

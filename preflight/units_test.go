@@ -35,13 +35,13 @@ func TestResourceTypeUnit(t *testing.T) {
 func TestResourceTypeUnitLive(t *testing.T) {
 	total := map[string]int64{"memory-mb": 16384, "vcores": 32, "yarn.io/gpu": 4, "yarn.io/fpga": 2, "acme.com/npu": 64}
 	rm := newFakeRM(t, synthCluster(stdTypes, uniformNodes(2, total), bigMax))
-	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rm.client(t)})
+	rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL())})
 	requireOne(t, rep, IDResourceTypeUnit, StatusPass, "plain count on the ResourceManager", "yarn.io/gpu 2")
 
 	types := append(append([]rtype{}, stdTypes...), rtype{"acme.com/npu", "Gi"})
 	rm = newFakeRM(t, synthCluster(types, uniformNodes(2, total), bigMax))
 	npu := goodFlink + "external-resources: gpu;fpga;npu\nexternal-resource.npu.amount: 16\nexternal-resource.npu.yarn.config-key: acme.com/npu\nexternal-resource.npu.driver-factory.class: x.Y\n"
-	rep = run(t, Input{Flink: flinkConf(t, npu), Client: rm.client(t)})
+	rep = run(t, Input{Flink: flinkConf(t, npu), Client: rmClient(t, rm.URL())})
 	e := requireOne(t, rep, IDResourceTypeUnit, StatusFail, "declares 'acme.com/npu' with unit 'Gi'", "reads 0Gi: the TaskManagers get none")
 	assert.Contains(t, e.Fix, "remove yarn.resource-types.acme.com/npu.units")
 }

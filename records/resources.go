@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 )
 
@@ -34,6 +36,15 @@ func NewResources(memoryMiB, vcores int64, others ...Resource) Resources {
 	v.Set(VCores, Quantity{Value: vcores})
 	for _, r := range others {
 		v.Set(r.Name, r.Quantity())
+	}
+	return v
+}
+
+// ResourcesOf returns a vector of the entries, placed as Set places them.
+func ResourcesOf(entries ...Resource) Resources {
+	var v Resources
+	for _, e := range entries {
+		v.Set(e.Name, e.Quantity())
 	}
 	return v
 }
@@ -76,6 +87,44 @@ func (v Resources) Quantity(name string) (Quantity, bool) {
 		}
 	}
 	return Quantity{}, false
+}
+
+// Value returns the amount of name in its unit, 0 when the vector does not have it.
+func (v Resources) Value(name string) int64 {
+	n, _ := v.Get(name)
+	return n
+}
+
+// Add returns v + o per resource name, in v's order followed by the names only o has. A name
+// present in one of them only is kept as is. An amount of o in another unit is converted to v's
+// unit (rounding toward zero); a sum beyond int64 saturates at math.MaxInt64, Hadoop's
+// "unbounded". It fails for a unit Hadoop does not know.
+func (v Resources) Add(o Resources) (Resources, error) {
+	out := Resources{entries: slices.Clone(v.entries)}
+	for _, e := range o.entries {
+		cur, ok := out.Quantity(e.Name)
+		if !ok {
+			out.Set(e.Name, e.Quantity())
+			continue
+		}
+		n, _, err := e.Quantity().In(cur.Units)
+		if err != nil {
+			return Resources{}, fmt.Errorf("resource %s: %w", e.Name, err)
+		}
+		out.Set(e.Name, Quantity{Value: saturatingAdd(cur.Value, n), Units: cur.Units})
+	}
+	return out, nil
+}
+
+func saturatingAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
 }
 
 // Len returns the number of entries.

@@ -88,3 +88,27 @@ func TestNewResources(t *testing.T) {
 	assert.Equal(t, []Resource{{MemoryMB, 2048, MemoryUnits}, {VCores, 2, ""}, {GPU, 1, ""}}, v.All())
 	assert.Equal(t, "<memory-mb:2048, vcores:2, yarn.io/gpu:1>", v.String())
 }
+
+func TestResourcesAdd(t *testing.T) {
+	a := ResourcesOf(Resource{MemoryMB, 1024, "Mi"}, Resource{GPU, 1, ""}, Resource{"r", 1, "Gi"})
+	b := ResourcesOf(Resource{MemoryMB, 1024, "Mi"}, Resource{FPGA, 2, ""}, Resource{"r", 512, "Mi"}, Resource{"big", math.MaxInt64, ""})
+	sum, err := a.Add(b)
+	require.NoError(t, err)
+	assert.Equal(t, []Resource{{MemoryMB, 2048, "Mi"}, {GPU, 1, ""}, {"r", 1, "Gi"}, {FPGA, 2, ""}, {"big", math.MaxInt64, ""}}, sum.All(),
+		"512Mi in Gi rounds toward zero as Hadoop does; a's order, then what only b has")
+	assert.Equal(t, int64(1024), a.Value(MemoryMB), "Add leaves its operands alone")
+	sat, err := ResourcesOf(Resource{"x", math.MaxInt64, ""}).Add(ResourcesOf(Resource{"x", 1, ""}))
+	require.NoError(t, err)
+	assert.Equal(t, int64(math.MaxInt64), sat.Value("x"))
+	neg, err := ResourcesOf(Resource{"x", math.MinInt64, ""}).Add(ResourcesOf(Resource{"x", -1, ""}))
+	require.NoError(t, err)
+	assert.Equal(t, int64(math.MinInt64), neg.Value("x"))
+	_, err = ResourcesOf(Resource{"x", 1, "bogus"}).Add(ResourcesOf(Resource{"x", 1, "Mi"}))
+	assert.ErrorIs(t, err, ErrUnknownUnit)
+	var empty Resources
+	got, err := empty.Add(Resources{})
+	require.NoError(t, err)
+	assert.Equal(t, 0, got.Len())
+	assert.Equal(t, Resources{}, got)
+	assert.Zero(t, got.Value(GPU), "a missing type has amount 0")
+}

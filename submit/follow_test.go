@@ -3,9 +3,7 @@ package submit
 import (
 	"context"
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,8 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/stage"
 	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // TestFollow walks an application through ACCEPTED, RUNNING with containers coming up, and
@@ -34,22 +34,18 @@ func TestFollow(t *testing.T) {
 		  {"containerId":"container_1_0001_01_000003","containerState":"NEW","allocatedResources":{"entry":[{"key":"yarn.io/gpu","value":1}]}}]}`,
 	}
 	var n, nc atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/ws/v1/cluster/apps/application_1_0001":
-			i := min(int(n.Add(1))-1, len(polls)-1)
-			_, _ = fmt.Fprint(w, polls[i])
-		case "/ws/v1/cluster/apps/application_1_0001/appattempts":
-			_, _ = fmt.Fprint(w, `{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1_0001_000001","containerId":"container_1_0001_01_000001"}]}}`)
-		case "/ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers":
-			i := min(int(nc.Add(1))-1, len(containers)-1)
-			_, _ = fmt.Fprint(w, containers[i])
-		default:
-			w.WriteHeader(http.StatusNotFound)
-		}
-	}))
-	defer srv.Close()
-	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{srv.URL}, User: "alice", Getenv: func(string) string { return "" }})
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.Handle("GET /ws/v1/cluster/apps/application_1_0001", func(w http.ResponseWriter, _ *http.Request) {
+		i := min(int(n.Add(1))-1, len(polls)-1)
+		_, _ = fmt.Fprint(w, polls[i])
+	})
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0001/appattempts", http.StatusOK,
+		`{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1_0001_000001","containerId":"container_1_0001_01_000001"}]}}`)
+	rm.Handle("GET /ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers", func(w http.ResponseWriter, _ *http.Request) {
+		i := min(int(nc.Add(1))-1, len(containers)-1)
+		_, _ = fmt.Fprint(w, containers[i])
+	})
+	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "alice", Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
 	c, err := New(Options{YARN: yc, PollPeriod: time.Millisecond, Stage: stage.Options{}})
 	require.NoError(t, err)

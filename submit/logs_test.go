@@ -13,9 +13,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 func TestLogs(t *testing.T) {
+	// A NodeManager's log endpoint: not an RM, so not yarnfake's.
 	nm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/ws/v1/node/containers/container_1_0001_01_000002/logs/stdout":
@@ -29,21 +31,16 @@ func TestLogs(t *testing.T) {
 	defer nm.Close()
 	nmAddr := strings.TrimPrefix(nm.URL, "http://")
 	state := "RUNNING"
-	rm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/ws/v1/cluster/apps/application_1_0001":
-			_, _ = fmt.Fprintf(w, `{"app":{"id":"application_1_0001","state":"%s","finalStatus":"UNDEFINED"}}`, state)
-		case "/ws/v1/cluster/apps/application_1_0001/appattempts":
-			_, _ = fmt.Fprintf(w, `{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1_0001_000001","containerId":"container_1_0001_01_000001","nodeId":"nm:1","nodeHttpAddress":"%s"}]}}`, nmAddr)
-		case "/ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers":
-			_, _ = fmt.Fprintf(w, `{"container":[{"containerId":"container_1_0001_01_000001","nodeId":"nm:1","nodeHttpAddress":"http://%s"},
-			 {"containerId":"container_1_0001_01_000002","nodeId":"nm:1","nodeHttpAddress":"http://%s"}]}`, nmAddr, nmAddr)
-		default:
-			w.WriteHeader(http.StatusNotFound)
-		}
-	}))
-	defer rm.Close()
-	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL}, User: "alice", Getenv: func(string) string { return "" }})
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.Handle("GET /ws/v1/cluster/apps/application_1_0001", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = fmt.Fprintf(w, `{"app":{"id":"application_1_0001","state":"%s","finalStatus":"UNDEFINED"}}`, state)
+	})
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0001/appattempts", http.StatusOK,
+		fmt.Sprintf(`{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1_0001_000001","containerId":"container_1_0001_01_000001","nodeId":"nm:1","nodeHttpAddress":"%s"}]}}`, nmAddr))
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers", http.StatusOK,
+		fmt.Sprintf(`{"container":[{"containerId":"container_1_0001_01_000001","nodeId":"nm:1","nodeHttpAddress":"http://%s"},
+			 {"containerId":"container_1_0001_01_000002","nodeId":"nm:1","nodeHttpAddress":"http://%s"}]}`, nmAddr, nmAddr))
+	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "alice", Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
 	c, err := New(Options{YARN: yc})
 	require.NoError(t, err)

@@ -29,7 +29,6 @@ import (
 	"fmt"
 	"github.com/yarn-er/yarn-er/records"
 	"log/slog"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -351,13 +350,17 @@ func submitError(what string, err error) error {
 
 // fitsMaximum checks the vector against new-application's maximum-resource-capability, which is
 // what the RM checks container requests against.
-func fitsMaximum(v records.Resources, maxCap yarn.Resources) error {
-	if len(maxCap) == 0 {
+func fitsMaximum(v records.Resources, maxCap records.Resources) error {
+	if maxCap.Len() == 0 {
 		return nil
 	}
-	known := slices.Sorted(maps.Keys(maxCap))
+	var known []string
+	for _, e := range maxCap.All() {
+		known = append(known, e.Name)
+	}
+	slices.Sort(known)
 	for _, res := range v.All() {
-		limit, ok := maxCap[res.Name]
+		limit, ok := maxCap.Quantity(res.Name)
 		if !ok {
 			return badRequest("", "the ResourceManager does not know resource type %q (it knows %s): it would drop it from the requests; ask for a known type or declare it in yarn.resource-types on the cluster",
 				res.Name, strings.Join(known, ", "))

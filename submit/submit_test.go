@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -137,7 +134,7 @@ func TestOutcome(t *testing.T) {
 }
 
 func TestFitsMaximum(t *testing.T) {
-	maxCap := yarn.Resources{"memory-mb": {Value: 16384, Units: "Mi"}, "vcores": {Value: 40}, "yarn.io/gpu": {Value: 4}}
+	maxCap := records.NewResources(16384, 40, records.Resource{Name: "yarn.io/gpu", Value: 4})
 	var v records.Resources
 	v.Set("memory-mb", records.Quantity{Value: 1024, Units: "Mi"})
 	v.Set("vcores", records.Quantity{Value: 1})
@@ -154,57 +151,25 @@ func TestFitsMaximum(t *testing.T) {
 	assert.Contains(t, err.Error(), `does not know resource type "nvidia.com/gpu" (it knows memory-mb, vcores, yarn.io/gpu)`)
 }
 
-// fakeRM serves captured answers by path; bodies keyed "METHOD path" override.
-type fakeRM struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	bodies map[string]string
-	status map[string]int
-	hits   map[string]int
-}
-
-func capture(t *testing.T, rel string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "yarn", "yarnfake", "captures", "hadoop-"+yarnfake.DefaultVersion, rel))
-	require.NoError(t, err)
-	return string(b)
-}
-
-func newFakeRM(t *testing.T, dir string) *fakeRM {
-	f := &fakeRM{status: map[string]int{}, hits: map[string]int{}, bodies: map[string]string{
-		"GET /ws/v1/cluster/info":                  capture(t, dir+"info.json"),
-		"GET /ws/v1/cluster/nodes":                 capture(t, dir+"nodes.json"),
-		"GET /ws/v1/cluster/scheduler":             capture(t, dir+"scheduler.json"),
-		"GET /ws/v1/cluster/scheduler-overview":    capture(t, dir+"scheduler-overview.json"),
-		"POST /ws/v1/cluster/apps/new-application": capture(t, dir+"new-application.json"),
-	}}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Method + " " + r.URL.Path
-		f.mu.Lock()
-		f.hits[key]++
-		body, ok := f.bodies[key]
-		st, forced := f.status[key]
-		f.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		switch {
-		case forced:
-			w.WriteHeader(st)
-			_, _ = fmt.Fprint(w, body)
-		case !ok:
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = fmt.Fprintf(w, `{"RemoteException":{"exception":"NotFoundException","message":"no %s","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`, r.URL.Path)
-		default:
-			_, _ = fmt.Fprint(w, body)
-		}
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeRM) hit(key string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.hits[key]
+// newFakeRM is package yarnfake's fake RM answering info, nodes, scheduler, scheduler-overview
+// and new-application from the captures of the good cluster (variant "") or the misconfigured
+// one ("misconfigured/"), every other request with the RM's 404.
+func newFakeRM(t *testing.T, variant string) *yarnfake.RM {
+	opts := []yarnfake.Option{yarnfake.WithRoutesOnly()}
+	if variant == "misconfigured/" {
+		opts = append(opts, yarnfake.WithMisconfigured())
+	}
+	rm := yarnfake.New(t, opts...)
+	for route, name := range map[string]string{
+		"GET /ws/v1/cluster/info":                  "info.json",
+		"GET /ws/v1/cluster/nodes":                 "nodes.json",
+		"GET /ws/v1/cluster/scheduler":             "scheduler.json",
+		"GET /ws/v1/cluster/scheduler-overview":    "scheduler-overview.json",
+		"POST /ws/v1/cluster/apps/new-application": "new-application.json",
+	} {
+		require.NoError(t, rm.ReplyCapture(route, name))
+	}
+	return rm
 }
 
 func testHadoop(t *testing.T, extra map[string]string) *conf.HadoopConfig {
@@ -221,8 +186,8 @@ func testHadoop(t *testing.T, extra map[string]string) *conf.HadoopConfig {
 	return hc
 }
 
-func testClient(t *testing.T, rm *fakeRM, hc *conf.HadoopConfig) *Client {
-	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.srv.URL}, User: "alice",
+func testClient(t *testing.T, rm *yarnfake.RM, hc *conf.HadoopConfig) *Client {
+	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "alice",
 		Retry: yarn.RetryPolicy{MaxAttempts: 1, FailoverTimeout: -1}, Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
 	c, err := New(Options{YARN: yc, Hadoop: hc, Executable: func() (string, error) { return os.Args[0], nil },
@@ -238,7 +203,7 @@ func TestSubmitRefusals(t *testing.T) {
 		name      string
 		captures  string
 		req       Request
-		setup     func(rm *fakeRM)
+		setup     func(rm *yarnfake.RM)
 		hadoop    map[string]string
 		want      error
 		msg       string
@@ -257,15 +222,15 @@ func TestSubmitRefusals(t *testing.T) {
 			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: conf.ErrNoRMAddress,
 			msg: "set yarn.resourcemanager.hostname"},
 		{name: "REST submission disabled", captures: "", req: Request{Command: []string{"true"}, Force: true},
-			setup: func(rm *fakeRM) {
-				rm.status["POST /ws/v1/cluster/apps/new-application"] = http.StatusForbidden
-				rm.bodies["POST /ws/v1/cluster/apps/new-application"] = `{"RemoteException":{"exception":"ForbiddenException","message":"App submission via REST is disabled.","javaClassName":"org.apache.hadoop.yarn.webapp.ForbiddenException"}}`
+			setup: func(rm *yarnfake.RM) {
+				rm.Fault("POST /ws/v1/cluster/apps/new-application", yarnfake.Fault{Status: http.StatusForbidden,
+					Body: `{"RemoteException":{"exception":"ForbiddenException","message":"App submission via REST is disabled.","javaClassName":"org.apache.hadoop.yarn.webapp.ForbiddenException"}}`})
 			},
 			want: yarn.ErrRESTSubmissionDisabled, msg: "yarn.webapp.enable-rest-app-submissions=true", newAppHit: 1},
 		{name: "user refused", captures: "", req: Request{Command: []string{"true"}, Force: true},
-			setup: func(rm *fakeRM) {
-				rm.status["POST /ws/v1/cluster/apps/new-application"] = http.StatusUnauthorized
-				rm.bodies["POST /ws/v1/cluster/apps/new-application"] = `{"RemoteException":{"exception":"AuthorizationException","message":"Unable to obtain user name, user not authenticated","javaClassName":"org.apache.hadoop.security.authorize.AuthorizationException"}}`
+			setup: func(rm *yarnfake.RM) {
+				rm.Fault("POST /ws/v1/cluster/apps/new-application", yarnfake.Fault{Status: http.StatusUnauthorized,
+					Body: `{"RemoteException":{"exception":"AuthorizationException","message":"Unable to obtain user name, user not authenticated","javaClassName":"org.apache.hadoop.security.authorize.AuthorizationException"}}`})
 			},
 			want: yarn.ErrUnauthorized, msg: "refused the user", newAppHit: 1},
 		{name: "HDFS unreachable", captures: "", req: Request{Command: []string{"true"}, Force: true},
@@ -282,8 +247,8 @@ func TestSubmitRefusals(t *testing.T) {
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tc.want)
 			assert.Contains(t, err.Error(), tc.msg)
-			assert.Equal(t, tc.newAppHit, rm.hit("POST /ws/v1/cluster/apps/new-application"), "application ids used up")
-			assert.Zero(t, rm.hit("POST /ws/v1/cluster/apps"), "nothing submitted")
+			assert.Equal(t, tc.newAppHit, rm.Count("POST /ws/v1/cluster/apps/new-application"), "application ids used up")
+			assert.Zero(t, rm.Count("POST /ws/v1/cluster/apps"), "nothing submitted")
 			assert.NotContains(t, phases, PhaseSubmitting)
 			var pe *PreflightError
 			if errors.As(err, &pe) {

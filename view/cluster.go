@@ -74,8 +74,8 @@ type Queue struct {
 	Used                 ResourceMap `json:"used"`
 	MinEffectiveCapacity ResourceMap `json:"minEffectiveCapacity"`
 	MaxEffectiveCapacity ResourceMap `json:"maxEffectiveCapacity"`
-	MinResources         ResourceMap `json:"minResources,omitempty"`
-	MaxResources         ResourceMap `json:"maxResources,omitempty"`
+	MinResources         ResourceMap `json:"minResources,omitzero"`
+	MaxResources         ResourceMap `json:"maxResources,omitzero"`
 }
 
 // Queues is `yarn-er cluster queues`: the scheduler and its queues, parents before children.

@@ -4,24 +4,51 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/yarn-er/yarn-er/records"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
-// ResourceMap renders Resources as {"memory-mb": 8192, "vcores": 8, "yarn.io/gpu": 4}: values in
-// each resource's own unit, memory-mb and vcores first, the others sorted; null when unknown.
-type ResourceMap yarn.Resources
+// ResourceMap renders a resource vector as {"memory-mb": 8192, "vcores": 8, "yarn.io/gpu": 4}:
+// values in each resource's own unit, memory-mb and vcores first, the others sorted; null when
+// unknown (the empty vector). Fields that may be left out are tagged omitzero.
+type ResourceMap records.Resources
+
+// Names returns the resource names: memory-mb and vcores first (when present), then the rest
+// sorted.
+func (r ResourceMap) Names() []string {
+	var names, rest []string
+	for _, e := range records.Resources(r).All() {
+		switch e.Name {
+		case records.MemoryMB, records.VCores:
+			names = append(names, e.Name) // the vector keeps them first, in this order
+		default:
+			rest = append(rest, e.Name)
+		}
+	}
+	slices.Sort(rest)
+	return append(names, rest...)
+}
+
+// Quantity returns the amount of name with its unit, the zero Quantity when absent.
+func (r ResourceMap) Quantity(name string) records.Quantity {
+	q, _ := records.Resources(r).Quantity(name)
+	return q
+}
+
+// IsZero reports whether the vector is empty (unknown), for omitzero.
+func (r ResourceMap) IsZero() bool { return records.Resources(r).Len() == 0 }
 
 // MarshalJSON implements json.Marshaler with a stable key order.
 func (r ResourceMap) MarshalJSON() ([]byte, error) {
-	if r == nil {
+	if r.IsZero() {
 		return []byte("null"), nil
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, n := range yarn.Resources(r).Names() {
+	for i, n := range r.Names() {
 		if i > 0 {
 			b.WriteByte(',')
 		}
@@ -31,7 +58,7 @@ func (r ResourceMap) MarshalJSON() ([]byte, error) {
 		}
 		b.Write(key)
 		b.WriteByte(':')
-		b.WriteString(strconv.FormatInt(r[n].Value, 10))
+		b.WriteString(strconv.FormatInt(r.Quantity(n).Value, 10))
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
@@ -45,18 +72,15 @@ func (r *ResourceMap) UnmarshalJSON(b []byte) error {
 	if err := dec.Decode(&m); err != nil {
 		return err
 	}
-	if m == nil {
-		*r = nil
-		return nil
-	}
-	out := make(ResourceMap, len(m))
-	for k, v := range m {
-		n, err := v.Int64()
+	var out records.Resources
+	names := slices.Sorted(maps.Keys(m))
+	for _, k := range names {
+		n, err := m[k].Int64()
 		if err != nil {
 			return fmt.Errorf("resource %s: %w", k, err)
 		}
-		out[k] = records.Quantity{Value: n}
+		out.Set(k, records.Quantity{Value: n})
 	}
-	*r = out
+	*r = ResourceMap(out)
 	return nil
 }

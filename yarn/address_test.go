@@ -45,8 +45,8 @@ func TestAddressOption(t *testing.T) {
 
 func TestRMIDsNameTheAddresses(t *testing.T) {
 	rm1, rm2 := newFakeRM(t), newFakeRM(t)
-	rm1.capture("GET /ws/v1/cluster/info", "info.json")
-	rm2.capture("GET /ws/v1/cluster/info", "info.json")
+	replyCapture(t, rm1, "GET /ws/v1/cluster/info", "info.json")
+	replyCapture(t, rm2, "GET /ws/v1/cluster/info", "info.json")
 	c, err := NewClient(Options{Addresses: []string{rm1.URL(), rm2.URL()}, RMIDs: []string{"rm1", "rm2"}, User: "u",
 		Retry: RetryPolicy{MaxAttempts: 1}})
 	require.NoError(t, err)
@@ -62,12 +62,12 @@ func TestRMIDsNameTheAddresses(t *testing.T) {
 
 func TestRequestURLKeepsEscapes(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/nodes/host:1", "node.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/nodes/host:1", "node.json")
 	c := testClient(t, Options{}, rm.URL())
 	_, err := c.Node(context.Background(), "host:1")
 	require.NoError(t, err)
 	_, err = c.Node(context.Background(), "a/b")
 	require.ErrorIs(t, err, ErrNotFound)
-	reqs := rm.requests()
+	reqs := rm.Requests()
 	assert.Equal(t, "/ws/v1/cluster/nodes/a/b", reqs[1].Path, "the id is escaped on the wire, decoded by the server")
 }

@@ -48,7 +48,7 @@ type App struct {
 	ResourceSeconds map[string]int64
 	// Allocated is the application's allocated resources summed over partitions (3.1+
 	// resourceInfo.resourceUsagesByPartition), nil when not reported.
-	Allocated Resources
+	Allocated records.Resources
 	// UnmanagedApplication is set for unmanaged AMs.
 	UnmanagedApplication bool
 	// LogAggregationStatus is the application's log aggregation: DISABLED, NOT_START, RUNNING,

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 func TestSimpleAuthUser(t *testing.T) {
@@ -33,14 +35,14 @@ func TestSimpleAuthUser(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rm := newFakeRM(t)
-			rm.capture("GET /ws/v1/cluster/info", "info.json")
+			replyCapture(t, rm, "GET /ws/v1/cluster/info", "info.json")
 			c, err := NewClient(Options{Addresses: []string{rm.URL()}, User: tc.opt, Getenv: tc.getenv})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, c.User())
 			assert.Equal(t, AuthSimple, c.Auth())
 			_, err = c.ClusterInfo(context.Background())
 			require.NoError(t, err)
-			assert.Equal(t, []string{tc.want}, rm.requests()[0].Query["user.name"])
+			assert.Equal(t, []string{tc.want}, rm.Requests()[0].Query["user.name"])
 		})
 	}
 }
@@ -48,11 +50,11 @@ func TestSimpleAuthUser(t *testing.T) {
 func TestDoAsAndStaticUserWarning(t *testing.T) {
 	var logs bytes.Buffer
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/info", "info.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/info", "info.json")
 	c := testClient(t, Options{User: "dr.who", DoAs: "flink", Logger: slog.New(slog.NewTextHandler(&logs, nil))}, rm.URL())
 	_, err := c.ClusterInfo(context.Background())
 	require.NoError(t, err)
-	q := rm.requests()[0].Query
+	q := rm.Requests()[0].Query
 	assert.Equal(t, []string{"dr.who"}, q["user.name"])
 	assert.Equal(t, []string{"flink"}, q["doAs"])
 	assert.Contains(t, logs.String(), "anonymous static user", "an explicit dr.who is allowed but never silent")
@@ -60,11 +62,11 @@ func TestDoAsAndStaticUserWarning(t *testing.T) {
 
 func TestUnauthorizedIsTyped(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/info", "error-401-anonymous.txt")
+	replyCapture(t, rm, "GET /ws/v1/cluster/info", "error-401-anonymous.txt")
 	c := testClient(t, Options{}, rm.URL())
 	_, err := c.ClusterInfo(context.Background())
 	require.ErrorIs(t, err, ErrUnauthorized)
-	assert.Equal(t, 1, len(rm.requests()), "401 is not retried")
+	assert.Equal(t, 1, len(rm.Requests()), "401 is not retried")
 
 	// The HTML variant Jetty sends to clients that do not ask for JSON.
 	html := `<html><head><title>Error 401 Authentication required</title></head><body><h2>HTTP ERROR 401 Authentication required</h2></body></html>`
@@ -89,11 +91,11 @@ func (f *fakeNegotiator) negotiate(*http.Request) (string, error) {
 // kerberosRM demands SPNEGO like Hadoop's AuthenticationFilter: a valid hadoop.auth cookie or an
 // Authorization: Negotiate header, else 401 WWW-Authenticate: Negotiate. A negotiation sets the
 // cookie. Bumping generation expires every cookie handed out before.
-func kerberosRM(t *testing.T, generation *atomic.Int32) (*fakeRM, *atomic.Int32) {
+func kerberosRM(t *testing.T, generation *atomic.Int32) (*yarnfake.RM, *atomic.Int32) {
 	rm := newFakeRM(t)
 	var negotiations atomic.Int32
 	info := loadCapture(t, "info.json").body
-	rm.handle("GET /ws/v1/cluster/info", func(w http.ResponseWriter, r *http.Request) {
+	rm.Handle("GET /ws/v1/cluster/info", func(w http.ResponseWriter, r *http.Request) {
 		valid := fmt.Sprintf("u=alice&t=kerberos&g=%d", generation.Load())
 		if c, err := r.Cookie(hadoopAuthCookie); err == nil && c.Value == valid {
 			w.Header().Set("Content-Type", "application/json")
@@ -133,7 +135,7 @@ func TestKerberosNegotiateFlow(t *testing.T) {
 	}
 	assert.Equal(t, int32(1), negotiations.Load(), "the hadoop.auth cookie saves a ticket per request")
 	assert.Equal(t, int32(1), neg.n.Load())
-	reqs := rm.requests()
+	reqs := rm.Requests()
 	require.Len(t, reqs, 3)
 	assert.NotContains(t, reqs[0].Query, "user.name", "no user.name with Kerberos")
 	assert.True(t, strings.HasPrefix(reqs[0].Header.Get("Authorization"), "Negotiate "))
@@ -161,7 +163,7 @@ func TestKerberosClientFailure(t *testing.T) {
 	}, rm.URL())
 	_, err := c.ClusterInfo(context.Background())
 	require.ErrorIs(t, err, ErrAuthentication)
-	assert.Empty(t, rm.requests(), "nothing is sent without a token")
+	assert.Empty(t, rm.Requests(), "nothing is sent without a token")
 }
 
 func TestKerberosOptions(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/yarn-er/yarn-er/records"
@@ -56,12 +55,9 @@ func BenchmarkDecodeNodes10k(b *testing.B) {
 // BenchmarkClientNodes10k is the same through the client and an HTTP round trip on loopback.
 func BenchmarkClientNodes10k(b *testing.B) {
 	body := synthNodes(b, 10000)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-	defer srv.Close()
-	c, err := NewClient(Options{Addresses: []string{srv.URL}, User: "bench"})
+	rm := newFakeRM(b)
+	rm.Reply("GET /ws/v1/cluster/nodes", http.StatusOK, "application/json", body)
+	c, err := NewClient(Options{Addresses: []string{rm.URL()}, User: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

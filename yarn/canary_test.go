@@ -37,11 +37,11 @@ func assertNoCanary(t *testing.T, where, text string) {
 // library writes them (no redacting handler) and through redact.Handler (what the CLI installs).
 func TestNoSecretInErrorsOrLogs(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.json("GET "+pathInfo, http.StatusForbidden,
+	rm.ReplyJSON("GET "+pathInfo, http.StatusForbidden,
 		`{"RemoteException":{"exception":"AuthorizationException","message":"user alice, token=CanaryEchoedToken, Authorization: Negotiate CanaryNegotiateBlob0123","javaClassName":"org.apache.hadoop.security.authorize.AuthorizationException"}}`)
-	rm.reply("GET "+pathMetrics, http.StatusInternalServerError, "text/html",
+	rm.Reply("GET "+pathMetrics, http.StatusInternalServerError, "text/html",
 		[]byte("<html><body><h2>HTTP ERROR 500</h2><pre>login failed for password=CanaryHTMLPassword</pre></body></html>"))
-	rm.handle("GET "+pathNodes, func(w http.ResponseWriter, r *http.Request) {
+	rm.Handle("GET "+pathNodes, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Set-Cookie", `hadoop.auth="u=alice&t=simple&e=1&s=CanaryCookieSignature"; Path=/; HttpOnly`)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"nodes":null}`))

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // REST paths.
@@ -108,9 +110,9 @@ type ClusterMetrics struct {
 	TotalNodes, ActiveNodes, LostNodes, UnhealthyNodes, DecommissioningNodes, DecommissionedNodes,
 	RebootedNodes, ShutdownNodes int64
 
-	TotalUsedResourcesAcrossPartition     Resources
-	TotalClusterResourcesAcrossPartition  Resources
-	TotalReservedResourcesAcrossPartition Resources
+	TotalUsedResourcesAcrossPartition     records.Resources
+	TotalClusterResourcesAcrossPartition  records.Resources
+	TotalReservedResourcesAcrossPartition records.Resources
 }
 
 type clusterMetricsJSON struct {

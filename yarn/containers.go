@@ -25,7 +25,7 @@ type AppContainer struct {
 	LogURL          string
 	Diagnostics     string
 	// Resource is allocatedResources (every type), else allocatedMB and allocatedVCores.
-	Resource Resources
+	Resource records.Resources
 }
 
 type appContainerJSON struct {
@@ -50,13 +50,13 @@ func (c *appContainerJSON) container() (AppContainer, error) {
 		ID: string(c.ContainerID), State: string(c.ContainerState), ExitStatus: int64(c.ContainerExitStatus),
 		NodeID: string(c.NodeID), NodeHTTPAddress: string(c.NodeHTTPAddress), Priority: int64(c.Priority),
 		StartedTime: millis(c.StartedTime), FinishedTime: millis(c.FinishedTime), LogURL: string(c.LogURL),
-		Diagnostics: string(c.DiagnosticsInfo), Resource: Resources{},
+		Diagnostics: string(c.DiagnosticsInfo),
 	}
 	if out.NodeID == "" {
 		out.NodeID = string(c.AssignedNodeID)
 	}
-	out.Resource[records.MemoryMB] = records.Quantity{Value: int64(c.AllocatedMB), Units: records.MemoryUnits}
-	out.Resource[records.VCores] = records.Quantity{Value: int64(c.AllocatedVCores)}
+	out.Resource.Set(records.MemoryMB, records.Quantity{Value: int64(c.AllocatedMB), Units: records.MemoryUnits})
+	out.Resource.Set(records.VCores, records.Quantity{Value: int64(c.AllocatedVCores)})
 	for _, kv := range c.AllocatedResources {
 		v, err := parseJSONInt64(kv.Value)
 		if err != nil {
@@ -66,7 +66,7 @@ func (c *appContainerJSON) container() (AppContainer, error) {
 		if kv.Key == records.MemoryMB {
 			q.Units = records.MemoryUnits
 		}
-		out.Resource[kv.Key] = q
+		out.Resource.Set(kv.Key, q)
 	}
 	return out, nil
 }

@@ -25,11 +25,11 @@ func TestDecodeAppContainers(t *testing.T) {
 			ID: "container_1796116205617_0001_01_000001", State: "RUNNING", NodeID: "localhost:44511",
 			NodeHTTPAddress: "http://localhost:35695", StartedTime: millis(1796116535841),
 			LogURL:   "http://localhost:35695/node/containerlogs/container_1796116205617_0001_01_000001/root",
-			Resource: Resources{records.MemoryMB: {Value: 256, Units: records.MemoryUnits}, records.VCores: {Value: 1}, records.GPU: {}, records.FPGA: {}},
+			Resource: records.ResourcesOf(records.Resource{Name: records.MemoryMB, Value: 256, Units: records.MemoryUnits}, records.Resource{Name: records.VCores, Value: 1}, records.Resource{Name: records.GPU}, records.Resource{Name: records.FPGA}),
 		}}},
 		{name: "jersey 1 single", body: jersey1, want: []AppContainer{{
 			ID: "container_1_0001_01_000002", State: "RUNNING", NodeID: "nm1:8041",
-			Resource: Resources{records.MemoryMB: {Value: 2048, Units: records.MemoryUnits}, records.VCores: {Value: 2}, records.GPU: {Value: 2}},
+			Resource: records.NewResources(2048, 2, records.Resource{Name: records.GPU, Value: 2}),
 		}}},
 		{name: "empty", body: `{}`, want: []AppContainer{}},
 		{name: "null", body: `{"containers":null}`, want: []AppContainer{}},

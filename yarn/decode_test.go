@@ -18,7 +18,6 @@ import (
 )
 
 func TestVariantNodes(t *testing.T) {
-	gpuNode := func(r Resources) Resources { return r }
 	for _, tc := range []struct {
 		file  string
 		check func(t *testing.T, nodes []Node)
@@ -27,7 +26,7 @@ func TestVariantNodes(t *testing.T) {
 			require.Len(t, nodes, 2)
 			n := nodes[0]
 			assert.True(t, n.TotalDerived, "3.1 has no totalResource")
-			assert.Equal(t, gpuNode(Resources{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 8, Units: ""}, records.GPU: {Value: 4, Units: ""}}), n.Total)
+			assert.Equal(t, qmap{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 8, Units: ""}, records.GPU: {Value: 4, Units: ""}}, quantities(n.Total))
 			assert.Equal(t, int64(1), n.Used.Value(records.GPU))
 			assert.Equal(t, "/rack-a", n.Rack)
 			assert.Equal(t, time.UnixMilli(1560000000000).UTC(), n.LastHealthUpdate)
@@ -35,16 +34,16 @@ func TestVariantNodes(t *testing.T) {
 			n = nodes[1]
 			assert.Equal(t, "NEW", n.State)
 			assert.True(t, n.LastHealthUpdate.IsZero())
-			assert.Equal(t, Resources{records.MemoryMB: {Value: 0, Units: "Mi"}, records.VCores: {Value: 0, Units: ""}}, n.Total)
-			assert.False(t, n.Total.Has(records.GPU))
+			assert.Equal(t, qmap{records.MemoryMB: {Value: 0, Units: "Mi"}, records.VCores: {Value: 0, Units: ""}}, quantities(n.Total))
+			assert.Zero(t, n.Total.Value(records.GPU))
 		}},
 		{"nodes-jersey2-single.json", func(t *testing.T, nodes []Node) {
 			require.Len(t, nodes, 1)
 			n := nodes[0]
 			assert.Equal(t, []string{"gpu"}, n.NodeLabels)
 			assert.Empty(t, n.HealthReport)
-			assert.Equal(t, Resources{records.MemoryMB: {Value: 0, Units: "Mi"}, records.VCores: {Value: 0, Units: ""}}, n.Used, "vCores from the flat field when not listed")
-			assert.Equal(t, Resources{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 8, Units: ""}, records.GPU: {Value: 4, Units: ""}}, n.Total)
+			assert.Equal(t, qmap{records.MemoryMB: {Value: 0, Units: "Mi"}, records.VCores: {Value: 0, Units: ""}}, quantities(n.Used), "vCores from the flat field when not listed")
+			assert.Equal(t, qmap{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 8, Units: ""}, records.GPU: {Value: 4, Units: ""}}, quantities(n.Total))
 			assert.Equal(t, int64(4), n.Available.Value(records.GPU))
 		}},
 		{"nodes-bare-arrays.json", func(t *testing.T, nodes []Node) {
@@ -58,8 +57,8 @@ func TestVariantNodes(t *testing.T) {
 		{"nodes-2.x.json", func(t *testing.T, nodes []Node) {
 			require.Len(t, nodes, 1)
 			assert.True(t, nodes[0].TotalDerived)
-			assert.Equal(t, Resources{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 8, Units: ""}}, nodes[0].Total)
-			assert.Equal(t, Resources{records.MemoryMB: {Value: 3072, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, nodes[0].Used)
+			assert.Equal(t, qmap{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 8, Units: ""}}, quantities(nodes[0].Total))
+			assert.Equal(t, qmap{records.MemoryMB: {Value: 3072, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, quantities(nodes[0].Used))
 		}},
 		{"nodes-huge.json", func(t *testing.T, nodes []Node) {
 			require.Len(t, nodes, 1)
@@ -69,10 +68,14 @@ func TestVariantNodes(t *testing.T) {
 			assert.Equal(t, int64(9007199254740994), n.Total.Value(records.MemoryMB))
 			assert.Equal(t, int64(math.MaxInt64), n.Available.Value(records.VCores))
 			assert.Equal(t, int64(math.MaxInt64), n.Total.Value(records.VCores))
-			assert.Equal(t, records.Quantity{Value: math.MaxInt64, Units: "k"}, n.Total["counter"], "a sum beyond int64 saturates")
-			assert.Equal(t, records.Quantity{Value: 8, Units: "Gi"}, n.Total["resource1"])
+			assert.Equal(t, records.Quantity{Value: math.MaxInt64, Units: "k"}, quantities(n.Total)["counter"], "a sum beyond int64 saturates")
+			assert.Equal(t, records.Quantity{Value: 8, Units: "Gi"}, quantities(n.Total)["resource1"])
 			assert.Equal(t, int64(8), n.Total.Value("nvidia.com/gpu"))
-			assert.Equal(t, []string{records.MemoryMB, records.VCores, "counter", "nvidia.com/gpu", "resource1"}, n.Total.Names())
+			var names []string
+			for _, e := range n.Total.All() {
+				names = append(names, e.Name)
+			}
+			assert.Equal(t, []string{records.MemoryMB, records.VCores, "nvidia.com/gpu", "resource1", "counter"}, names, "the RM's order")
 		}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
@@ -80,7 +83,7 @@ func TestVariantNodes(t *testing.T) {
 			body, err := os.ReadFile(filepath.Join("testdata", "variants", tc.file))
 			require.NoError(t, err)
 			rm := newFakeRM(t)
-			rm.reply("GET /ws/v1/cluster/nodes", 200, "application/json", body)
+			rm.Reply("GET /ws/v1/cluster/nodes", 200, "application/json", body)
 			nodes, err := testClient(t, Options{}, rm.URL()).Nodes(context.Background(), NodesQuery{})
 			require.NoError(t, err)
 			tc.check(t, nodes)
@@ -92,23 +95,23 @@ func TestDecodeResource(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		in   string
-		want Resources
+		want qmap
 		err  string
 	}{
 		{"null", `null`, nil, ""},
-		{"legacy only", `{"memory":1024,"vCores":2}`, Resources{records.MemoryMB: {Value: 1024, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, ""},
-		{"empty object", `{}`, Resources{}, ""},
+		{"legacy only", `{"memory":1024,"vCores":2}`, qmap{records.MemoryMB: {Value: 1024, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, ""},
+		{"empty object", `{}`, nil, ""},
 		{"jersey1 list", `{"memory":1,"vCores":1,"resourceInformations":{"resourceInformation":[{"name":"memory-mb","units":"Mi","value":4096},{"name":"yarn.io/gpu","units":"","value":2}]}}`,
-			Resources{records.MemoryMB: {Value: 4096, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}, records.GPU: {Value: 2, Units: ""}}, ""},
+			qmap{records.MemoryMB: {Value: 4096, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}, records.GPU: {Value: 2, Units: ""}}, ""},
 		{"jersey2 single object", `{"resourceInformations":{"resourceInformation":{"name":"yarn.io/gpu","value":3}}}`,
-			Resources{records.GPU: {Value: 3, Units: ""}}, ""},
-		{"bare array", `{"resourceInformations":[{"name":"yarn.io/fpga","value":1}]}`, Resources{records.FPGA: {Value: 1, Units: ""}}, ""},
-		{"null list", `{"memory":8,"vCores":1,"resourceInformations":null}`, Resources{records.MemoryMB: {Value: 8, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}}, ""},
-		{"null entries", `{"memory":8,"vCores":1,"resourceInformations":{"resourceInformation":null}}`, Resources{records.MemoryMB: {Value: 8, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}}, ""},
-		{"max int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":9223372036854775807}]}}`, Resources{"x": {Value: math.MaxInt64, Units: ""}}, ""},
-		{"min int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":-9223372036854775808}]}}`, Resources{"x": {Value: math.MinInt64, Units: ""}}, ""},
-		{"string number", `{"memory":"16","vCores":"2"}`, Resources{records.MemoryMB: {Value: 16, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, ""},
-		{"integral exponent", `{"memory":1.6E1,"vCores":2.0}`, Resources{records.MemoryMB: {Value: 16, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, ""},
+			qmap{records.GPU: {Value: 3, Units: ""}}, ""},
+		{"bare array", `{"resourceInformations":[{"name":"yarn.io/fpga","value":1}]}`, qmap{records.FPGA: {Value: 1, Units: ""}}, ""},
+		{"null list", `{"memory":8,"vCores":1,"resourceInformations":null}`, qmap{records.MemoryMB: {Value: 8, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}}, ""},
+		{"null entries", `{"memory":8,"vCores":1,"resourceInformations":{"resourceInformation":null}}`, qmap{records.MemoryMB: {Value: 8, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}}, ""},
+		{"max int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":9223372036854775807}]}}`, qmap{"x": {Value: math.MaxInt64, Units: ""}}, ""},
+		{"min int64", `{"resourceInformations":{"resourceInformation":[{"name":"x","value":-9223372036854775808}]}}`, qmap{"x": {Value: math.MinInt64, Units: ""}}, ""},
+		{"string number", `{"memory":"16","vCores":"2"}`, qmap{records.MemoryMB: {Value: 16, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, ""},
+		{"integral exponent", `{"memory":1.6E1,"vCores":2.0}`, qmap{records.MemoryMB: {Value: 16, Units: "Mi"}, records.VCores: {Value: 2, Units: ""}}, ""},
 		{"overflow", `{"memory":9223372036854775808}`, nil, "does not fit"},
 		{"fraction", `{"memory":1.5}`, nil, "not a whole number"},
 		{"huge exponent", `{"memory":1e999999999}`, nil, "out of range"},
@@ -125,34 +128,9 @@ func TestDecodeResource(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.want, quantities(got))
 		})
 	}
-}
-
-func TestResourcesAdd(t *testing.T) {
-	a := Resources{records.MemoryMB: {Value: 1024, Units: "Mi"}, records.GPU: {Value: 1, Units: ""}, "r": {Value: 1, Units: "Gi"}}
-	b := Resources{records.MemoryMB: {Value: 1024, Units: "Mi"}, records.FPGA: {Value: 2, Units: ""}, "r": {Value: 512, Units: "Mi"}, "big": {Value: math.MaxInt64, Units: ""}}
-	sum, err := a.Add(b)
-	require.NoError(t, err)
-	assert.Equal(t, Resources{records.MemoryMB: {Value: 2048, Units: "Mi"}, records.GPU: {Value: 1, Units: ""}, records.FPGA: {Value: 2, Units: ""}, "r": {Value: 1, Units: "Gi"}, "big": {Value: math.MaxInt64, Units: ""}}, sum,
-		"512Mi in Gi rounds toward zero as Hadoop does")
-	sat, err := Resources{"x": {Value: math.MaxInt64, Units: ""}}.Add(Resources{"x": {Value: 1, Units: ""}})
-	require.NoError(t, err)
-	assert.Equal(t, int64(math.MaxInt64), sat.Value("x"))
-	neg, err := Resources{"x": {Value: math.MinInt64, Units: ""}}.Add(Resources{"x": {Value: -1, Units: ""}})
-	require.NoError(t, err)
-	assert.Equal(t, int64(math.MinInt64), neg.Value("x"))
-	_, err = Resources{"x": {Value: 1, Units: "bogus"}}.Add(Resources{"x": {Value: 1, Units: "Mi"}})
-	assert.ErrorIs(t, err, records.ErrUnknownUnit)
-	var empty Resources
-	got, err := empty.Add(nil)
-	require.NoError(t, err)
-	assert.Empty(t, got)
-	assert.Equal(t, map[string]int64{records.MemoryMB: 2048, records.GPU: 1, records.FPGA: 2, "r": 1, "big": math.MaxInt64}, sum.Values())
-	r := Resources{records.GPU: {Value: 2, Units: ""}, records.VCores: {Value: 4, Units: ""}, records.MemoryMB: {Value: 2048, Units: "Mi"}}
-	assert.Equal(t, []string{records.MemoryMB, records.VCores, records.GPU}, r.Names())
-	assert.Equal(t, []string{"2048Mi", "4", "2"}, []string{r[records.MemoryMB].String(), r[records.VCores].String(), r[records.GPU].String()})
 }
 
 func TestJSONHelpers(t *testing.T) {
@@ -312,4 +290,19 @@ func TestStreamingMatchesWhole(t *testing.T) {
 		_, err = decodeNodes(iotest.OneByteReader(strings.NewReader(bad)))
 		assert.ErrorIs(t, err, ErrUnexpectedResponse, bad)
 	}
+}
+
+// qmap is a resource vector as name → quantity, for comparing vectors whatever their order.
+type qmap = map[string]records.Quantity
+
+// quantities returns r as a qmap, nil for the empty vector.
+func quantities(r records.Resources) qmap {
+	if r.Len() == 0 {
+		return nil
+	}
+	out := qmap{}
+	for _, e := range r.All() {
+		out[e.Name] = e.Quantity()
+	}
+	return out
 }

@@ -1,14 +1,10 @@
 package yarn
 
 import (
-	"bytes"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,95 +35,14 @@ func loadCapture(t testing.TB, name string) captured {
 	return captured{status: c.Status, contentType: c.ContentType, body: c.Body}
 }
 
-// recorded is a request the fake RM received.
-type recorded struct {
-	Method string
-	Path   string
-	Query  map[string][]string
-	Header http.Header
-	Body   []byte
-}
+// newFakeRM is package yarnfake's fake RM answering only the routes a test sets (every other
+// request gets the RM's 404), recording every request.
+func newFakeRM(t testing.TB) *yarnfake.RM { return yarnfake.New(t, yarnfake.WithRoutesOnly()) }
 
-// fakeRM is an httptest ResourceManager that answers from routes ("METHOD /path", query ignored)
-// and records every request.
-type fakeRM struct {
-	t      testing.TB
-	srv    *httptest.Server
-	mu     sync.Mutex
-	routes map[string]http.HandlerFunc
-	reqs   []recorded
-}
-
-func newFakeRM(t testing.TB) *fakeRM {
-	f := &fakeRM{t: t, routes: map[string]http.HandlerFunc{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeRM) URL() string { return f.srv.URL }
-
-func (f *fakeRM) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.reqs = append(f.reqs, recorded{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: body})
-	h := f.routes[r.Method+" "+r.URL.Path]
-	f.mu.Unlock()
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if h == nil {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = io.WriteString(w, `{"RemoteException":{"exception":"NotFoundException","message":"no route in the fake RM","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`)
-		return
-	}
-	h(w, r)
-}
-
-// handle routes "METHOD /path" to h.
-func (f *fakeRM) handle(route string, h http.HandlerFunc) {
-	f.mu.Lock()
-	f.routes[route] = h
-	f.mu.Unlock()
-}
-
-// capture routes "METHOD /path" to a recorded answer.
-func (f *fakeRM) capture(route, name string) {
-	c := loadCapture(f.t, name)
-	f.reply(route, c.status, c.contentType, c.body)
-}
-
-// reply routes "METHOD /path" to a fixed answer.
-func (f *fakeRM) reply(route string, status int, contentType string, body []byte) {
-	f.handle(route, func(w http.ResponseWriter, _ *http.Request) {
-		if contentType != "" {
-			w.Header().Set("Content-Type", contentType)
-		}
-		w.WriteHeader(status)
-		_, _ = w.Write(body)
-	})
-}
-
-// json routes "METHOD /path" to a JSON answer.
-func (f *fakeRM) json(route string, status int, body string) {
-	f.reply(route, status, "application/json", []byte(body))
-}
-
-// requests returns the requests received so far.
-func (f *fakeRM) requests() []recorded {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]recorded(nil), f.reqs...)
-}
-
-// count returns how many requests hit "METHOD /path".
-func (f *fakeRM) count(route string) int {
-	n := 0
-	for _, r := range f.requests() {
-		if r.Method+" "+r.Path == route {
-			n++
-		}
-	}
-	return n
+// replyCapture routes "METHOD /path" of rm to the recorded answer called name.
+func replyCapture(t testing.TB, rm *yarnfake.RM, route, name string) {
+	t.Helper()
+	require.NoError(t, rm.ReplyCapture(route, name))
 }
 
 // activeInfo is a /ws/v1/cluster/info body with the given haState.

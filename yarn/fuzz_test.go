@@ -6,25 +6,28 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Seed corpora live in testdata/fuzz/<FuzzName>/ (from the captures and the hand-written
 // variants); f.Add adds a few edge cases on top.
 
-// encodeResource renders Resources as a Hadoop ResourceInfo (the inverse of DecodeResource).
-func encodeResource(r Resources) []byte {
+// encodeResource renders a vector as a Hadoop ResourceInfo (the inverse of DecodeResource).
+func encodeResource(r records.Resources) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"resourceInformations":{"resourceInformation":[`)
-	for i, n := range r.Names() {
+	for i, e := range r.All() {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		name, _ := json.Marshal(n)
-		units, _ := json.Marshal(r[n].Units)
-		fmt.Fprintf(&b, `{"name":%s,"units":%s,"value":%d}`, name, units, r[n].Value)
+		name, _ := json.Marshal(e.Name)
+		units, _ := json.Marshal(e.Units)
+		fmt.Fprintf(&b, `{"name":%s,"units":%s,"value":%d}`, name, units, e.Value)
 	}
 	b.WriteString(`]}}`)
 	return b.Bytes()
@@ -39,26 +42,23 @@ func FuzzDecodeResource(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for name := range r {
-			if name == "" {
+		var names strings.Builder
+		for _, e := range r.All() {
+			names.WriteString(e.Name)
+			if e.Name == "" {
 				t.Fatalf("decoded an empty resource name from %q", data)
 			}
 		}
 		// Whatever decodes must survive a round trip exactly: no float64 anywhere.
-		if !utf8.ValidString(strings.Join(r.Names(), "")) {
+		if !utf8.ValidString(names.String()) {
 			return // JSON encoding would replace invalid UTF-8
 		}
 		back, err := DecodeResource(encodeResource(r))
 		if err != nil {
 			t.Fatalf("re-decoding %v: %v", r, err)
 		}
-		if len(back) != len(r) {
-			t.Fatalf("round trip changed %v into %v", r, back)
-		}
-		for n, q := range r {
-			if back[n] != q {
-				t.Fatalf("round trip changed %s from %v to %v", n, q, back[n])
-			}
+		if !slices.Equal(back.All(), r.All()) {
+			t.Fatalf("round trip changed %v into %v", r.All(), back.All())
 		}
 	})
 }
@@ -100,7 +100,7 @@ func FuzzDecodeNodes(f *testing.F) {
 			return
 		}
 		for _, n := range nodes {
-			if n.TotalDerived && n.Total == nil {
+			if n.TotalDerived && n.Total.Len() == 0 {
 				t.Fatalf("derived total missing on %+v", n)
 			}
 		}
@@ -174,8 +174,8 @@ func FuzzDecodeAppContainers(f *testing.F) {
 			return
 		}
 		for _, c := range cs {
-			if c.Resource == nil {
-				t.Fatalf("container %q without resources", c.ID)
+			if c.Resource.Len() < 2 {
+				t.Fatalf("container %q without memory-mb and vcores", c.ID)
 			}
 		}
 	})

@@ -16,55 +16,28 @@ import (
 	"github.com/yarn-er/yarn-er/records"
 )
 
-// standbyRedirect makes rm a standby that redirects everything but /info to active, as
-// RMWebAppFilter does.
-func standbyRedirect(rm *fakeRM, active string, routes ...string) {
-	rm.json("GET /ws/v1/cluster/info", 200, infoBody("STANDBY"))
-	for _, route := range routes {
-		rm.handle(route, func(w http.ResponseWriter, r *http.Request) {
-			target := active + r.URL.RequestURI()
-			w.Header().Set("Location", target)
-			w.Header().Set("Content-Type", "text/plain")
-			w.WriteHeader(http.StatusTemporaryRedirect)
-			_, _ = w.Write([]byte("This is standby RM. The redirect url is: " + target))
-		})
-	}
-}
-
-// noActive makes rm a standby that knows no active RM.
-func noActive(rm *fakeRM, routes ...string) {
-	for _, route := range routes {
-		rm.handle(route, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Refresh", "3;url="+r.URL.String())
-			w.Header().Set("Content-Type", "text/plain")
-			w.WriteHeader(http.StatusTemporaryRedirect)
-			_, _ = w.Write([]byte("There is no active RM right now.\nHA Zookeeper Connection State: CONNECTED"))
-		})
-	}
-}
-
 const nodesRoute = "GET /ws/v1/cluster/nodes"
 const newAppRoute = "POST /ws/v1/cluster/apps/new-application"
 
 func TestHAPicksActiveRM(t *testing.T) {
 	rm1, rm2 := newFakeRM(t), newFakeRM(t)
-	standbyRedirect(rm1, rm2.URL(), nodesRoute)
-	rm2.json("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
-	rm2.capture(nodesRoute, "nodes.json")
+	rm1.Standby(rm2.URL())
+	rm2.ReplyJSON("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
+	replyCapture(t, rm2, nodesRoute, "nodes.json")
 	c := testClient(t, Options{}, rm1.URL(), rm2.URL())
 
 	nodes, err := c.Nodes(context.Background(), NodesQuery{})
 	require.NoError(t, err)
 	assert.Len(t, nodes, 2)
-	assert.Equal(t, 0, rm1.count(nodesRoute), "the standby found by the probe gets no request")
-	assert.Equal(t, 1, rm2.count(nodesRoute))
+	assert.Equal(t, 0, rm1.Count(nodesRoute), "the standby found by the probe gets no request")
+	assert.Equal(t, 1, rm2.Count(nodesRoute))
 
 	active, err := c.ActiveRM(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, rm2.URL(), active)
 	_, err = c.Nodes(context.Background(), NodesQuery{})
 	require.NoError(t, err)
-	assert.Equal(t, 1, rm1.count("GET /ws/v1/cluster/info"), "the active RM is cached")
+	assert.Equal(t, 1, rm1.Count("GET /ws/v1/cluster/info"), "the active RM is cached")
 
 	st := c.RMs(context.Background())
 	require.Len(t, st, 2)
@@ -76,58 +49,59 @@ func TestHAPicksActiveRM(t *testing.T) {
 func TestHAFailoverResendsPOSTOnlyAfter307(t *testing.T) {
 	rm1, rm2 := newFakeRM(t), newFakeRM(t)
 	// rm1 starts active, rm2 standby.
-	rm1.json("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
-	rm1.capture(newAppRoute, "new-application.json")
-	standbyRedirect(rm2, rm1.URL(), newAppRoute)
+	rm1.ReplyJSON("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
+	replyCapture(t, rm1, newAppRoute, "new-application.json")
+	rm2.Standby(rm1.URL())
 	c := testClient(t, Options{}, rm1.URL(), rm2.URL())
 	_, err := c.NewApplication(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, 1, rm1.count(newAppRoute))
+	require.Equal(t, 1, rm1.Count(newAppRoute))
 
 	// Failover: rm1 becomes standby (redirecting to rm2), rm2 active.
-	standbyRedirect(rm1, rm2.URL(), newAppRoute)
-	rm2.json("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
-	rm2.capture(newAppRoute, "new-application-2.json")
+	rm1.Standby(rm2.URL())
+	rm2.Active()
+	rm2.ReplyJSON("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
+	replyCapture(t, rm2, newAppRoute, "new-application-2.json")
 
 	na, err := c.NewApplication(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "application_1796117006310_0002", na.ID)
-	assert.Equal(t, 2, rm1.count(newAppRoute), "one accepted before the failover, one refused with 307")
-	assert.Equal(t, 1, rm2.count(newAppRoute), "the POST reaches the new active RM exactly once")
+	assert.Equal(t, 2, rm1.Count(newAppRoute), "one accepted before the failover, one refused with 307")
+	assert.Equal(t, 1, rm2.Count(newAppRoute), "the POST reaches the new active RM exactly once")
 }
 
 func TestHAStandbyRedirectToUnlistedRM(t *testing.T) {
 	standby, active := newFakeRM(t), newFakeRM(t)
-	standbyRedirect(standby, active.URL(), nodesRoute)
-	active.json("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
-	active.capture(nodesRoute, "nodes.json")
+	standby.Standby(active.URL())
+	active.ReplyJSON("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
+	replyCapture(t, active, nodesRoute, "nodes.json")
 	c := testClient(t, Options{}, standby.URL()) // only the standby is known
 
 	nodes, err := c.Nodes(context.Background(), NodesQuery{})
 	require.NoError(t, err)
 	assert.Len(t, nodes, 2)
-	assert.Equal(t, 1, standby.count(nodesRoute))
-	assert.Equal(t, 1, active.count("GET /ws/v1/cluster/info"), "the redirect target is probed, not followed blindly")
-	assert.Equal(t, 1, active.count(nodesRoute))
+	assert.Equal(t, 1, standby.Count(nodesRoute))
+	assert.Equal(t, 1, active.Count("GET /ws/v1/cluster/info"), "the redirect target is probed, not followed blindly")
+	assert.Equal(t, 1, active.Count(nodesRoute))
 }
 
 func TestHANoActiveRM(t *testing.T) {
 	rm1, rm2 := newFakeRM(t), newFakeRM(t)
-	rm1.json("GET /ws/v1/cluster/info", 200, infoBody("STANDBY"))
-	rm2.json("GET /ws/v1/cluster/info", 200, infoBody("STANDBY"))
+	rm1.ReplyJSON("GET /ws/v1/cluster/info", 200, infoBody("STANDBY"))
+	rm2.ReplyJSON("GET /ws/v1/cluster/info", 200, infoBody("STANDBY"))
 	c := testClient(t, Options{Retry: RetryPolicy{FailoverTimeout: 30 * time.Millisecond}}, rm1.URL(), rm2.URL())
 
 	_, err := c.NewApplication(context.Background())
 	require.ErrorIs(t, err, ErrNoActiveRM)
 	assert.Contains(t, err.Error(), "is STANDBY")
-	assert.Greater(t, rm1.count("GET /ws/v1/cluster/info"), 1, "looked again after a backoff")
-	assert.Equal(t, 0, rm1.count(newAppRoute)+rm2.count(newAppRoute), "nothing is POSTed to a standby")
+	assert.Greater(t, rm1.Count("GET /ws/v1/cluster/info"), 1, "looked again after a backoff")
+	assert.Equal(t, 0, rm1.Count(newAppRoute)+rm2.Count(newAppRoute), "nothing is POSTed to a standby")
 }
 
 func TestHANoActiveRMRightNowThenRecovers(t *testing.T) {
 	rm := newFakeRM(t)
 	var calls atomic.Int32
-	rm.handle(nodesRoute, func(w http.ResponseWriter, r *http.Request) {
+	rm.Handle(nodesRoute, func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) <= 2 {
 			w.Header().Set("Refresh", "1;url="+r.URL.String())
 			w.WriteHeader(http.StatusTemporaryRedirect)
@@ -144,7 +118,7 @@ func TestHANoActiveRMRightNowThenRecovers(t *testing.T) {
 	assert.Equal(t, int32(3), calls.Load())
 
 	// Never recovering: a clear error after FailoverTimeout.
-	noActive(rm, nodesRoute)
+	rm.Standby("")
 	c = testClient(t, Options{Retry: RetryPolicy{FailoverTimeout: 20 * time.Millisecond}}, rm.URL())
 	_, err = c.Nodes(context.Background(), NodesQuery{})
 	require.ErrorIs(t, err, ErrNoActiveRM)
@@ -152,11 +126,11 @@ func TestHANoActiveRMRightNowThenRecovers(t *testing.T) {
 	assert.Contains(t, err.Error(), "Refresh: 3")
 
 	// A negative FailoverTimeout fails at once.
-	before := rm.count(nodesRoute)
+	before := rm.Count(nodesRoute)
 	c = testClient(t, Options{Retry: RetryPolicy{FailoverTimeout: -1}}, rm.URL())
 	_, err = c.Nodes(context.Background(), NodesQuery{})
 	require.ErrorIs(t, err, ErrNoActiveRM)
-	assert.Equal(t, before+1, rm.count(nodesRoute))
+	assert.Equal(t, before+1, rm.Count(nodesRoute))
 }
 
 // deadAddress returns a URL nothing listens on.
@@ -171,13 +145,13 @@ func deadAddress(t *testing.T) string {
 func TestConnectionRefused(t *testing.T) {
 	dead := deadAddress(t)
 	rm := newFakeRM(t)
-	rm.json("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
-	rm.capture(newAppRoute, "new-application.json")
+	rm.ReplyJSON("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
+	replyCapture(t, rm, newAppRoute, "new-application.json")
 
 	c := testClient(t, Options{}, dead, rm.URL())
 	_, err := c.NewApplication(context.Background())
 	require.NoError(t, err)
-	assert.Equal(t, 1, rm.count(newAppRoute))
+	assert.Equal(t, 1, rm.Count(newAppRoute))
 
 	// Only dead RMs: ErrUnreachable after MaxAttempts.
 	c = testClient(t, Options{Retry: RetryPolicy{MaxAttempts: 2}}, dead, deadAddress(t))
@@ -196,28 +170,29 @@ func TestConnectionRefused(t *testing.T) {
 
 func TestRetryOnlyIdempotent(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.json(nodesRoute, 503, `{"RemoteException":{"exception":"WebApplicationException","message":"busy","javaClassName":"javax.ws.rs.WebApplicationException"}}`)
-	rm.json(newAppRoute, 500, `{"RemoteException":{"exception":"YarnRuntimeException","message":"boom","javaClassName":"org.apache.hadoop.yarn.exceptions.YarnRuntimeException"}}`)
-	rm.json("PUT /ws/v1/cluster/apps/application_1_0001/state", 500, `{}`)
+	rm.ReplyJSON(nodesRoute, 503, `{"RemoteException":{"exception":"WebApplicationException","message":"busy","javaClassName":"javax.ws.rs.WebApplicationException"}}`)
+	rm.ReplyJSON(newAppRoute, 500, `{"RemoteException":{"exception":"YarnRuntimeException","message":"boom","javaClassName":"org.apache.hadoop.yarn.exceptions.YarnRuntimeException"}}`)
+	rm.ReplyJSON("PUT /ws/v1/cluster/apps/application_1_0001/state", 500, `{}`)
 	c := testClient(t, Options{Retry: RetryPolicy{MaxAttempts: 3}}, rm.URL())
 
 	_, err := c.Nodes(context.Background(), NodesQuery{})
 	require.ErrorIs(t, err, ErrServer)
-	assert.Equal(t, 3, rm.count(nodesRoute), "GET retried on 5xx")
+	assert.Equal(t, 3, rm.Count(nodesRoute), "GET retried on 5xx")
 
 	_, err = c.NewApplication(context.Background())
 	require.ErrorIs(t, err, ErrServer)
 	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "boom", re.Message)
-	assert.Equal(t, 1, rm.count(newAppRoute), "POST never retried on 5xx")
+	assert.Equal(t, 1, rm.Count(newAppRoute), "POST never retried on 5xx")
 
 	_, _, err = c.KillApplication(context.Background(), "application_1_0001")
 	require.ErrorIs(t, err, ErrServer)
-	assert.Equal(t, 1, rm.count("PUT /ws/v1/cluster/apps/application_1_0001/state"), "PUT never retried on 5xx")
+	assert.Equal(t, 1, rm.Count("PUT /ws/v1/cluster/apps/application_1_0001/state"), "PUT never retried on 5xx")
 }
 
-// resetServer closes every connection right after reading the request.
+// resetServer closes every connection right after reading the request: fault injection at the
+// connection level, below what yarnfake answers.
 func resetServer(t *testing.T) (string, *atomic.Int32) {
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -249,7 +224,7 @@ func TestConnectionResetAfterSend(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	release := make(chan struct{})
 	rm := newFakeRM(t)
-	rm.handle(nodesRoute, func(w http.ResponseWriter, r *http.Request) {
+	rm.Handle(nodesRoute, func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -260,7 +235,7 @@ func TestTimeout(t *testing.T) {
 	_, err := c.Nodes(context.Background(), NodesQuery{})
 	require.ErrorIs(t, err, ErrTimeout)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Equal(t, 2, rm.count(nodesRoute))
+	assert.Equal(t, 2, rm.Count(nodesRoute))
 
 	// The caller's own cancellation is not a timeout and is not retried.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -273,14 +248,14 @@ func TestTimeout(t *testing.T) {
 func TestProbeTimeout(t *testing.T) {
 	release := make(chan struct{})
 	slow, active := newFakeRM(t), newFakeRM(t)
-	slow.handle("GET /ws/v1/cluster/info", func(w http.ResponseWriter, r *http.Request) {
+	slow.Handle("GET /ws/v1/cluster/info", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
 	})
 	t.Cleanup(func() { close(release) })
-	active.json("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
+	active.ReplyJSON("GET /ws/v1/cluster/info", 200, infoBody("ACTIVE"))
 	c := testClient(t, Options{ProbeTimeout: 20 * time.Millisecond}, slow.URL(), active.URL())
 	got, err := c.ActiveRM(context.Background())
 	require.NoError(t, err)

@@ -142,7 +142,7 @@ func TestHostileRM(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rm := newFakeRM(t)
-			rm.handle(tc.route, tc.handler)
+			rm.Handle(tc.route, tc.handler)
 			timeout := tc.timeout
 			if timeout == 0 {
 				timeout = 10 * time.Second
@@ -176,7 +176,7 @@ func TestLargeLegalAnswersPass(t *testing.T) {
 		`"totalResource":{"memory":65536,"vCores":32,"resourceInformations":{"resourceInformation":[{"name":"memory-mb","value":65536,"units":"Mi","resourceType":"COUNTABLE","minimumAllocation":0,"maximumAllocation":9223372036854775807},{"name":"vcores","value":32,"units":"","resourceType":"COUNTABLE","minimumAllocation":0,"maximumAllocation":9223372036854775807},{"name":"yarn.io/gpu","value":8,"units":"","resourceType":"COUNTABLE","minimumAllocation":0,"maximumAllocation":9223372036854775807}]}},` +
 		`"usedResource":{"memory":0,"vCores":0},"availableResource":{"memory":65536,"vCores":32}` + strings.Repeat(" ", 1700) + `},`)
 	rm := newFakeRM(t)
-	rm.handle("GET "+pathNodes, func(w http.ResponseWriter, r *http.Request) {
+	rm.Handle("GET "+pathNodes, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.Copy(w, repeatReader(`{"nodes":{"node":[`, node, 9999, strings.TrimSuffix(string(node), ",")+`]}}`))
 	})

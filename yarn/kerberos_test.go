@@ -129,6 +129,7 @@ func TestKerberosSPNEGOWithCredentialCache(t *testing.T) {
 		_, _ = w.Write(info)
 	})
 	var acceptor http.Handler
+	// Fault injection: SPNEGO negotiation and the hadoop.auth cookie, which yarnfake does not model.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		served.Add(1)
 		if c, err := r.Cookie(hadoopAuthCookie); err == nil && c.Value == "u=alice&t=kerberos" {
@@ -177,6 +178,7 @@ func TestServicePrincipalOption(t *testing.T) {
 	info := loadCapture(t, "info.json").body
 	var sent atomic.Int32
 	var auth atomic.Value
+	// Records the Authorization header of the SPNEGO exchange, which yarnfake does not model.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sent.Add(1)
 		auth.Store(r.Header.Get("Authorization"))

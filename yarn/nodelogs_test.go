@@ -14,6 +14,7 @@ import (
 
 func TestContainerLog(t *testing.T) {
 	var gotQuery string
+	// A NodeManager, not an RM: not yarnfake's.
 	nm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotQuery = r.URL.RawQuery
 		switch r.URL.Path {

@@ -28,7 +28,7 @@ type Node struct {
 	// Total, Used and Available are every resource of the node (memory-mb, vcores and each
 	// extended type the RM knows). Used and Available are nil when the scheduler has no report of
 	// the node (a node that is not RUNNING).
-	Total, Used, Available Resources
+	Total, Used, Available records.Resources
 	// TotalDerived is set when the RM did not send totalResource (Hadoop 3.1) and Total is
 	// Used + Available.
 	TotalDerived bool
@@ -85,13 +85,13 @@ func (n *nodeJSON) node() (Node, error) {
 		return Node{}, fmt.Errorf("node %s totalResource: %w", out.ID, err)
 	}
 	// Before 3.0 there are no resource objects: memory and vcores come from the flat fields.
-	if out.Used == nil && n.UsedMemoryMB != nil && n.UsedVirtualCores != nil {
-		out.Used = Resources{records.MemoryMB: {Value: int64(*n.UsedMemoryMB), Units: records.MemoryUnits}, records.VCores: {Value: int64(*n.UsedVirtualCores)}}
+	if out.Used.Len() == 0 && n.UsedMemoryMB != nil && n.UsedVirtualCores != nil {
+		out.Used = records.NewResources(int64(*n.UsedMemoryMB), int64(*n.UsedVirtualCores))
 	}
-	if out.Available == nil && n.AvailMemoryMB != nil && n.AvailableVirtualCores != nil {
-		out.Available = Resources{records.MemoryMB: {Value: int64(*n.AvailMemoryMB), Units: records.MemoryUnits}, records.VCores: {Value: int64(*n.AvailableVirtualCores)}}
+	if out.Available.Len() == 0 && n.AvailMemoryMB != nil && n.AvailableVirtualCores != nil {
+		out.Available = records.NewResources(int64(*n.AvailMemoryMB), int64(*n.AvailableVirtualCores))
 	}
-	if out.Total == nil && (out.Used != nil || out.Available != nil) {
+	if out.Total.Len() == 0 && (out.Used.Len() > 0 || out.Available.Len() > 0) {
 		if out.Total, err = out.Used.Add(out.Available); err != nil {
 			return Node{}, fmt.Errorf("%w: node %s: total = used + available: %w", ErrUnexpectedResponse, out.ID, err)
 		}

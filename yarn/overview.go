@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // pathSchedulerOverview is RMWebServices#getSchedulerOverview (YARN-11321, Hadoop 3.4+).
@@ -30,7 +32,7 @@ type SchedulerOverview struct {
 	ResourceTypes []string
 	// MinimumAllocation and MaximumAllocation are the smallest and the largest container the
 	// scheduler grants, every resource type included.
-	MinimumAllocation, MaximumAllocation Resources
+	MinimumAllocation, MaximumAllocation records.Resources
 	// ApplicationPriority is the cluster's maximum application priority.
 	ApplicationPriority int64
 	// SchedulerBusy is the scheduler's busy percentage (-1 when the RM does not measure it).

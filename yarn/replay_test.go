@@ -19,7 +19,7 @@ import (
 
 func TestReplayClusterInfo(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/info", "info.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/info", "info.json")
 	c := testClient(t, Options{}, rm.URL())
 
 	info, err := c.ClusterInfo(context.Background())
@@ -33,7 +33,7 @@ func TestReplayClusterInfo(t *testing.T) {
 	assert.Equal(t, rm.URL(), info.RMAddress)
 	assert.Contains(t, info.RMStateStoreName, "NullRMStateStore")
 
-	reqs := rm.requests()
+	reqs := rm.Requests()
 	require.Len(t, reqs, 1)
 	assert.Equal(t, []string{"yarner"}, reqs[0].Query["user.name"], "simple auth sends user.name")
 	assert.Equal(t, "application/json", reqs[0].Header.Get("Accept"))
@@ -41,7 +41,7 @@ func TestReplayClusterInfo(t *testing.T) {
 
 func TestReplayMetrics(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/metrics", "metrics-busy.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/metrics", "metrics-busy.json")
 	c := testClient(t, Options{}, rm.URL())
 
 	m, err := c.Metrics(context.Background())
@@ -51,16 +51,16 @@ func TestReplayMetrics(t *testing.T) {
 	assert.Equal(t, int64(80), m.TotalVirtualCores)
 	assert.Equal(t, int64(128), m.AllocatedMB)
 	assert.Equal(t, int64(1), m.AppsRunning)
-	assert.Equal(t, Resources{
+	assert.Equal(t, qmap{
 		records.MemoryMB: {Value: 32768, Units: "Mi"}, records.VCores: {Value: 80}, records.GPU: {Value: 8}, records.FPGA: {Value: 4},
-	}, m.TotalClusterResourcesAcrossPartition)
+	}, quantities(m.TotalClusterResourcesAcrossPartition))
 	assert.Equal(t, int64(128), m.TotalUsedResourcesAcrossPartition.Value(records.MemoryMB))
 	assert.Equal(t, int64(0), m.TotalReservedResourcesAcrossPartition.Value(records.GPU))
 }
 
 func TestReplayNodes(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/nodes", "nodes-busy.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/nodes", "nodes-busy.json")
 	c := testClient(t, Options{}, rm.URL())
 
 	nodes, err := c.Nodes(context.Background(), NodesQuery{States: []string{"running"}})
@@ -72,9 +72,9 @@ func TestReplayNodes(t *testing.T) {
 		assert.Equal(t, "localhost", n.Host)
 		assert.Equal(t, "3.5.0", n.Version)
 		assert.False(t, n.TotalDerived)
-		assert.Equal(t, Resources{
+		assert.Equal(t, qmap{
 			records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40}, records.GPU: {Value: 4}, records.FPGA: {Value: 2},
-		}, n.Total, n.ID)
+		}, quantities(n.Total), n.ID)
 		sum, err := n.Used.Add(n.Available)
 		require.NoError(t, err)
 		assert.Equal(t, n.Total, sum, "used + available = total on %s", n.ID)
@@ -82,12 +82,12 @@ func TestReplayNodes(t *testing.T) {
 	// One node runs the AM (128 MB, 1 vcore).
 	used := nodes[0].Used.Value(records.MemoryMB) + nodes[1].Used.Value(records.MemoryMB)
 	assert.Equal(t, int64(128), used)
-	assert.Equal(t, []string{"RUNNING"}, rm.requests()[0].Query["states"], "states are sent upper-case")
+	assert.Equal(t, []string{"RUNNING"}, rm.Requests()[0].Query["states"], "states are sent upper-case")
 }
 
 func TestReplayEmptyNodes(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/nodes", "nodes-decommissioned.json") // {"nodes":{}}
+	replyCapture(t, rm, "GET /ws/v1/cluster/nodes", "nodes-decommissioned.json") // {"nodes":{}}
 	c := testClient(t, Options{}, rm.URL())
 	nodes, err := c.Nodes(context.Background(), NodesQuery{States: []string{"DECOMMISSIONED"}})
 	require.NoError(t, err)
@@ -96,8 +96,8 @@ func TestReplayEmptyNodes(t *testing.T) {
 
 func TestReplayNode(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/nodes/localhost:43009", "node.json")
-	rm.capture("GET /ws/v1/cluster/nodes/nope:1", "error-404-node.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/nodes/localhost:43009", "node.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/nodes/nope:1", "error-404-node.json")
 	c := testClient(t, Options{}, rm.URL())
 
 	n, err := c.Node(context.Background(), "localhost:43009")
@@ -117,7 +117,7 @@ func TestReplayNode(t *testing.T) {
 
 func TestReplayScheduler(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/scheduler", "scheduler.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/scheduler", "scheduler.json")
 	c := testClient(t, Options{}, rm.URL())
 
 	s, err := c.Scheduler(context.Background())
@@ -146,13 +146,13 @@ func TestReplayScheduler(t *testing.T) {
 	assert.Equal(t, int64(16384), def.UserAMResourceLimit.Value(records.MemoryMB))
 	assert.Equal(t, int64(0), def.UsedAMResource.Value(records.MemoryMB))
 	assert.Equal(t, []string{"*"}, def.NodeLabels)
-	assert.NotNil(t, def.Used)
+	assert.NotZero(t, def.Used.Len())
 	assert.Same(t, def, s.Queue("root.default"))
 }
 
 func TestReplayApps(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/apps", "apps.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/apps", "apps.json")
 	c := testClient(t, Options{}, rm.URL())
 
 	apps, err := c.Apps(context.Background(), AppsQuery{States: []string{"accepted", "RUNNING"}, Limit: 5})
@@ -175,14 +175,14 @@ func TestReplayApps(t *testing.T) {
 	assert.Equal(t, int64(128), sleeping.AllocatedMB)
 	assert.Equal(t, int64(128), sleeping.Allocated.Value(records.MemoryMB))
 	assert.Equal(t, int64(0), sleeping.Allocated.Value(records.GPU))
-	q := rm.requests()[0].Query
+	q := rm.Requests()[0].Query
 	assert.Equal(t, []string{"ACCEPTED,RUNNING"}, q["states"])
 	assert.Equal(t, []string{"5"}, q["limit"])
 }
 
 func TestReplayEmptyApps(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/apps", "apps-empty.json") // {"apps":{}} on 3.5
+	replyCapture(t, rm, "GET /ws/v1/cluster/apps", "apps-empty.json") // {"apps":{}} on 3.5
 	c := testClient(t, Options{}, rm.URL())
 	apps, err := c.Apps(context.Background(), AppsQuery{})
 	require.NoError(t, err)
@@ -192,10 +192,10 @@ func TestReplayEmptyApps(t *testing.T) {
 func TestReplayAppAttemptsAndState(t *testing.T) {
 	rm := newFakeRM(t)
 	const id = "application_1796117006310_0001"
-	rm.capture("GET /ws/v1/cluster/apps/"+id, "app-true-finished.json")
-	rm.capture("GET /ws/v1/cluster/apps/"+id+"/appattempts", "appattempts-true.json")
-	rm.capture("GET /ws/v1/cluster/apps/"+id+"/state", "app-true-state.json")
-	rm.capture("GET /ws/v1/cluster/apps/application_1_0001", "error-404-app.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/apps/"+id, "app-true-finished.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/apps/"+id+"/appattempts", "appattempts-true.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/apps/"+id+"/state", "app-true-state.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/apps/application_1_0001", "error-404-app.json")
 	c := testClient(t, Options{}, rm.URL())
 	ctx := context.Background()
 
@@ -222,19 +222,19 @@ func TestReplayAppAttemptsAndState(t *testing.T) {
 
 	_, err = c.App(ctx, "bogus")
 	require.Error(t, err, "an id that is not an application id is refused before any request")
-	assert.Len(t, rm.requests(), 4)
+	assert.Len(t, rm.Requests(), 4)
 }
 
 func TestReplayNewApplication(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("POST /ws/v1/cluster/apps/new-application", "new-application.json")
+	replyCapture(t, rm, "POST /ws/v1/cluster/apps/new-application", "new-application.json")
 	c := testClient(t, Options{}, rm.URL())
 
 	na, err := c.NewApplication(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, "application_1796117006310_0001", na.ID)
-	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40}, records.GPU: {Value: 4}, records.FPGA: {Value: 2}},
-		na.MaximumResourceCapability)
+	assert.Equal(t, qmap{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40}, records.GPU: {Value: 4}, records.FPGA: {Value: 2}},
+		quantities(na.MaximumResourceCapability))
 	require.Len(t, na.ResourceInformation, 4)
 	gpu := na.ResourceInformation[2]
 	assert.Equal(t, records.GPU, gpu.Name)
@@ -245,7 +245,7 @@ func TestReplayNewApplication(t *testing.T) {
 func TestReplaySubmitAndKill(t *testing.T) {
 	rm := newFakeRM(t)
 	const id = "application_1796117006310_0002"
-	rm.capture("POST /ws/v1/cluster/apps", "submit-sleep.txt")
+	replyCapture(t, rm, "POST /ws/v1/cluster/apps", "submit-sleep.txt")
 	c := testClient(t, Options{}, rm.URL())
 	ctx := context.Background()
 
@@ -256,7 +256,7 @@ func TestReplaySubmitAndKill(t *testing.T) {
 		MaxAppAttempts:  1,
 	})
 	require.NoError(t, err)
-	sent := rm.requests()[0]
+	sent := rm.Requests()[0]
 	assert.Equal(t, "application/json", sent.Header.Get("Content-Type"))
 	var body map[string]any
 	require.NoError(t, json.Unmarshal(sent.Body, &body))
@@ -276,13 +276,13 @@ func TestReplaySubmitAndKill(t *testing.T) {
 		{"kill-done.json", records.AppKilled, false},
 		{"kill-finished.json", records.AppFailed, false},
 	} {
-		rm.capture("PUT /ws/v1/cluster/apps/"+id+"/state", tc.capture)
+		replyCapture(t, rm, "PUT /ws/v1/cluster/apps/"+id+"/state", tc.capture)
 		state, inProgress, err := c.KillApplication(ctx, id)
 		require.NoError(t, err, tc.capture)
 		assert.Equal(t, tc.state, state, tc.capture)
 		assert.Equal(t, tc.inProgress, inProgress, tc.capture)
 	}
-	last := rm.requests()[len(rm.requests())-1]
+	last := rm.Requests()[len(rm.Requests())-1]
 	assert.JSONEq(t, `{"state":"KILLED"}`, string(last.Body))
 }
 
@@ -307,7 +307,7 @@ func TestReplayErrors(t *testing.T) {
 	} {
 		t.Run(tc.capture, func(t *testing.T) {
 			rm := newFakeRM(t)
-			rm.capture(tc.route, tc.capture)
+			replyCapture(t, rm, tc.route, tc.capture)
 			c := testClient(t, Options{}, rm.URL())
 			var err error
 			if tc.route == "POST /ws/v1/cluster/apps/new-application" {
@@ -329,7 +329,7 @@ func TestReplayErrors(t *testing.T) {
 			assert.Equal(t, tc.exception, re.Exception)
 			assert.Equal(t, tc.message, re.Message)
 			assert.Equal(t, http.MethodPost, re.Method)
-			assert.Equal(t, 1, len(rm.requests()), "a refused POST is not retried")
+			assert.Equal(t, 1, len(rm.Requests()), "a refused POST is not retried")
 			assert.False(t, errors.Is(err, ErrServer))
 		})
 	}
@@ -337,7 +337,7 @@ func TestReplayErrors(t *testing.T) {
 
 func TestReplayConf(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /conf", "conf.json")
+	replyCapture(t, rm, "GET /conf", "conf.json")
 	c := testClient(t, Options{}, rm.URL())
 
 	rc, err := c.Conf(context.Background())
@@ -350,10 +350,10 @@ func TestReplayConf(t *testing.T) {
 		rc.Get("yarn.resourcemanager.scheduler.class"))
 	assert.Equal(t, "true", rc.Get("yarn.webapp.enable-rest-app-submissions"))
 	assert.Equal(t, "", rc.Get("no.such.property"))
-	assert.Equal(t, []string{"json"}, rm.requests()[0].Query["format"])
+	assert.Equal(t, []string{"json"}, rm.Requests()[0].Query["format"])
 
 	single := newFakeRM(t)
-	single.capture("GET /conf", "conf-name.json")
+	replyCapture(t, single, "GET /conf", "conf-name.json")
 	rc, err = testClient(t, Options{}, single.URL()).Conf(context.Background())
 	require.NoError(t, err)
 	require.Len(t, rc.Properties, 1)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Scheduler types as /ws/v1/cluster/scheduler names them.
@@ -21,7 +23,7 @@ type Scheduler struct {
 	Type string
 	// MaximumAllocation is the scheduler's largest container (CapacityScheduler 3.3+), nil when not
 	// reported.
-	MaximumAllocation Resources
+	MaximumAllocation records.Resources
 	// Root is the root queue; for the FIFO scheduler a single queue named "default".
 	Root *Queue
 }
@@ -52,20 +54,20 @@ type Queue struct {
 	SchedulingPolicy string
 
 	// Used is resourcesUsed (CapacityScheduler) or usedResources (FairScheduler).
-	Used Resources
+	Used records.Resources
 	// MaximumAllocation is the largest container the queue allows: maximumAllocation
 	// (CapacityScheduler 3.3+, the configured limit) or maxContainerAllocation (FairScheduler,
 	// already capped by the scheduler's effective maximum).
-	MaximumAllocation Resources
+	MaximumAllocation records.Resources
 	// MinEffectiveCapacity and MaxEffectiveCapacity are the CapacityScheduler's effective
 	// resources of the queue.
-	MinEffectiveCapacity, MaxEffectiveCapacity Resources
+	MinEffectiveCapacity, MaxEffectiveCapacity records.Resources
 	// MinResources and MaxResources are the FairScheduler's configured queue limits.
-	MinResources, MaxResources Resources
+	MinResources, MaxResources records.Resources
 	// AMResourceLimit is how much the queue's ApplicationMasters may use in all (the
 	// CapacityScheduler's maximum-am-resource-percent of the queue), UserAMResourceLimit the same
 	// for one user, UsedAMResource what they use now; nil when not reported.
-	AMResourceLimit, UserAMResourceLimit, UsedAMResource Resources
+	AMResourceLimit, UserAMResourceLimit, UsedAMResource records.Resources
 	// NodeLabels are the node labels the queue may use (CapacityScheduler accessible-node-labels;
 	// "*" means all); nil when not reported.
 	NodeLabels []string
@@ -185,7 +187,7 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 	}
 	fields := []struct {
 		name string
-		dst  *Resources
+		dst  *records.Resources
 		src  *resourceInfoJSON
 	}{
 		{"resourcesUsed", &out.Used, q.ResourcesUsed},
@@ -208,7 +210,7 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 	if q.NodeLabels != nil {
 		out.NodeLabels = []string(q.NodeLabels)
 	}
-	if out.Used == nil {
+	if out.Used.Len() == 0 {
 		r, err := q.UsedResources.resources()
 		if err != nil {
 			return nil, fmt.Errorf("queue %s usedResources: %w", out.Path, err)

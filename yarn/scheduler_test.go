@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,14 +57,14 @@ func TestDecodeFairSchedulerPaths(t *testing.T) {
 	assert.Nil(t, s.Queue("root.root.gpu.train"))
 
 	// maxContainerAllocation is the queue's maximum allocation.
-	assert.Equal(t, Resources{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 16, Units: ""}, records.GPU: {Value: 2, Units: ""}}, train.MaximumAllocation)
+	assert.Equal(t, qmap{records.MemoryMB: {Value: 8192, Units: "Mi"}, records.VCores: {Value: 16, Units: ""}, records.GPU: {Value: 2, Units: ""}}, quantities(train.MaximumAllocation))
 	assert.Equal(t, int64(4), s.Root.MaximumAllocation.Value(records.GPU))
-	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 32, Units: ""}}, s.Queue("root.default").MaximumAllocation)
+	assert.Equal(t, qmap{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 32, Units: ""}}, quantities(s.Queue("root.default").MaximumAllocation))
 	assert.Equal(t, int64(2), train.Used.Value(records.GPU))
 	assert.Equal(t, int64(8), s.Root.MaxResources.Value(records.GPU))
 	assert.Equal(t, int64(10000), s.Queue("root.gpu").MinResources.Value(records.MemoryMB))
 	// The FairScheduler reports no scheduler-wide maximum in /scheduler.
-	assert.Nil(t, s.MaximumAllocation)
+	assert.Zero(t, s.MaximumAllocation.Len())
 }
 
 func TestQueuePath(t *testing.T) {
@@ -97,8 +99,8 @@ func TestDecodeSchedulerOverview(t *testing.T) {
 	assert.Equal(t, []string{records.MemoryMB, records.VCores, records.FPGA, records.GPU}, o.ResourceTypes)
 	assert.Equal(t, "memory-mb (unit=Mi),vcores,yarn.io/fpga,yarn.io/gpu", o.SchedulingResourceType)
 	// The effective maximum: the configured one (unbounded GPUs) capped by the largest node.
-	assert.Equal(t, Resources{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40, Units: ""}, records.GPU: {Value: 4, Units: ""}, records.FPGA: {Value: 2, Units: ""}}, o.MaximumAllocation)
-	assert.Equal(t, Resources{records.MemoryMB: {Value: 64, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}, records.GPU: {Value: 0, Units: ""}, records.FPGA: {Value: 0, Units: ""}}, o.MinimumAllocation)
+	assert.Equal(t, qmap{records.MemoryMB: {Value: 16384, Units: "Mi"}, records.VCores: {Value: 40, Units: ""}, records.GPU: {Value: 4, Units: ""}, records.FPGA: {Value: 2, Units: ""}}, quantities(o.MaximumAllocation))
+	assert.Equal(t, qmap{records.MemoryMB: {Value: 64, Units: "Mi"}, records.VCores: {Value: 1, Units: ""}, records.GPU: {Value: 0, Units: ""}, records.FPGA: {Value: 0, Units: ""}}, quantities(o.MinimumAllocation))
 	assert.Zero(t, o.SchedulerBusy)
 
 	// Hadoop 3.4 (Jersey 1): the same object without the root element.
@@ -145,12 +147,12 @@ func TestParseSchedulingResourceType(t *testing.T) {
 
 func TestReplaySchedulerOverview(t *testing.T) {
 	rm := newFakeRM(t)
-	rm.capture("GET /ws/v1/cluster/scheduler-overview", "scheduler-overview.json")
+	replyCapture(t, rm, "GET /ws/v1/cluster/scheduler-overview", "scheduler-overview.json")
 	c := testClient(t, Options{}, rm.URL())
 	o, err := c.SchedulerOverview(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), o.MaximumAllocation.Value(records.GPU))
-	reqs := rm.requests()
+	reqs := rm.Requests()
 	require.Len(t, reqs, 1)
 	assert.Equal(t, http.MethodGet, reqs[0].Method)
 	assert.Equal(t, []string{"yarner"}, reqs[0].Query["user.name"])
@@ -171,9 +173,9 @@ func TestSchedulerOverviewCaptureMatchesScheduler(t *testing.T) {
 	require.NoError(t, err)
 	o, err := decodeSchedulerOverview(bytes.NewReader(loadCapture(t, "scheduler-overview.json").body))
 	require.NoError(t, err)
-	assert.ElementsMatch(t, s.MaximumAllocation.Names(), o.MaximumAllocation.Names())
+	assert.ElementsMatch(t, slices.Collect(maps.Keys(quantities(s.MaximumAllocation))), slices.Collect(maps.Keys(quantities(o.MaximumAllocation))))
 	assert.Equal(t, int64(math.MaxInt64), s.MaximumAllocation.Value(records.GPU))
-	c, err := o.MaximumAllocation[records.GPU].Cmp(s.MaximumAllocation[records.GPU])
+	c, err := quantities(o.MaximumAllocation)[records.GPU].Cmp(quantities(s.MaximumAllocation)[records.GPU])
 	require.NoError(t, err)
 	assert.Equal(t, -1, c)
 }

@@ -20,7 +20,7 @@ type NewApplication struct {
 	// MaximumResourceCapability is the largest container the scheduler grants now, every resource
 	// type included: the effective per-type maximum (for extended types the smaller of
 	// yarn.resource-types.<r>.maximum-allocation and the largest registered NodeManager).
-	MaximumResourceCapability Resources
+	MaximumResourceCapability records.Resources
 	// ResourceInformation is every entry of maximum-resource-capability as the RM sent it.
 	ResourceInformation []ResourceInformation
 }

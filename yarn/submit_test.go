@@ -92,7 +92,7 @@ func TestSubmissionValidation(t *testing.T) {
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tc.want)
 	}
-	assert.Empty(t, rm.requests(), "invalid submissions never reach the RM")
+	assert.Empty(t, rm.Requests(), "invalid submissions never reach the RM")
 	_, _, err := c.KillApplication(context.Background(), "nope")
 	assert.Error(t, err)
 	_, err = c.AppState(context.Background(), "nope")
@@ -101,7 +101,7 @@ func TestSubmissionValidation(t *testing.T) {
 	assert.Error(t, err)
 	_, err = c.Node(context.Background(), " ")
 	assert.Error(t, err)
-	assert.Empty(t, rm.requests())
+	assert.Empty(t, rm.Requests())
 }
 
 func TestWaitApp(t *testing.T) {
@@ -110,7 +110,7 @@ func TestWaitApp(t *testing.T) {
 	sleeping := loadCapture(t, "app-sleep.json").body
 	killed := loadCapture(t, "app-killed.json").body
 	var polls atomic.Int32
-	rm.handle("GET /ws/v1/cluster/apps/"+id, func(w http.ResponseWriter, _ *http.Request) {
+	rm.Handle("GET /ws/v1/cluster/apps/"+id, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if polls.Add(1) < 3 {
 			_, _ = w.Write(sleeping)

@@ -82,6 +82,7 @@ func TestTLSCustomCAAndClientCertificate(t *testing.T) {
 	pool.AddCert(pki.caCert)
 
 	info := loadCapture(t, "info.json").body
+	// A TLS RM with the test PKI: yarnfake serves plain HTTP only.
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(info)

@@ -18,7 +18,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
@@ -54,7 +53,7 @@ type Launch struct {
 	Container records.ContainerID
 	Node      string
 	// Resource is what the container was allocated.
-	Resource       amrm.Resource
+	Resource       records.Resources
 	Commands       []string
 	Environment    map[string]string
 	LocalResources map[string]LocalResource
@@ -552,9 +551,9 @@ func (c *Cluster) handleNM(nd *node, call *ipctest.Call) (proto.Message, error) 
 				continue
 			}
 			l := decodeLaunch(id, nd.srv.Addr, r.GetContainerLaunchContext())
-			l.Resource = amrm.Resource{MemoryMB: ct.pb.GetResource().GetMemory(), VCores: int64(ct.pb.GetResource().GetVirtualCores())}
+			l.Resource = records.NewResources(ct.pb.GetResource().GetMemory(), int64(ct.pb.GetResource().GetVirtualCores()))
 			if ct.gpus > 0 {
-				l.Resource.Extended = map[string]int64{records.GPU: ct.gpus}
+				l.Resource.Set(records.GPU, records.Quantity{Value: ct.gpus})
 			}
 			if c.opts.FailStart != nil {
 				if msg := c.opts.FailStart(l); msg != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 const runningApp = `{"app":{"id":"application_1_0007","user":"flink","name":"yarn-er: train","queue":"root.default",
@@ -32,17 +33,17 @@ const runningContainers = `{"container":[
  {"containerId":"container_1_0007_01_000003","containerState":"RUNNING","nodeId":"nm1:8041","allocatedMB":1024,"allocatedVCores":1,
   "allocatedResources":{"entry":[{"key":"memory-mb","value":1024},{"key":"vcores","value":1},{"key":"yarn.io/gpu","value":1}]}}]}`
 
-func appRM(t *testing.T) *clusterRM {
+func appRM(t *testing.T) *yarnfake.RM {
 	rm := newClusterRM(t)
-	rm.serve("GET /ws/v1/cluster/apps/application_1_0007", 200, runningApp)
-	rm.serve("GET /ws/v1/cluster/apps/application_1_0007/appattempts", 200, runningAttempts)
-	rm.serve("GET /ws/v1/cluster/apps/application_1_0007/appattempts/appattempt_1_0007_000001/containers", 200, runningContainers)
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0007", 200, runningApp)
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0007/appattempts", 200, runningAttempts)
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0007/appattempts/appattempt_1_0007_000001/containers", 200, runningContainers)
 	return rm
 }
 
 func TestAppStatus(t *testing.T) {
 	rm := appRM(t)
-	res := runCLI(t, clusterEnv, "app", "status", "application_1_0007", "--rm", rm.srv.URL, "-o", "json")
+	res := runCLI(t, clusterEnv, "app", "status", "application_1_0007", "--rm", rm.URL(), "-o", "json")
 	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	var out struct {
 		ID, State, FinalStatus, Type, User, Queue string
@@ -71,36 +72,36 @@ func TestAppStatus(t *testing.T) {
 	assert.Equal(t, "nm2:8041", out.Containers[1].Node)
 	assert.Equal(t, int64(1024), out.Containers[1].Resource["memory-mb"])
 
-	res = runCLI(t, clusterEnv, "app", "status", "application_1_0007", "--rm", rm.srv.URL)
+	res = runCLI(t, clusterEnv, "app", "status", "application_1_0007", "--rm", rm.URL())
 	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Contains(t, res.stdout, "State:        RUNNING")
 	assert.Contains(t, res.stdout, "container_1_0007_01_000001 (AM)")
 	assert.Regexp(t, `container_1_0007_01_000002\s+RUNNING\s+nm2:8041\s+1024\s+1\s+1`, res.stdout)
 
-	res = runCLI(t, clusterEnv, "app", "status", "not-an-id", "--rm", rm.srv.URL)
+	res = runCLI(t, clusterEnv, "app", "status", "not-an-id", "--rm", rm.URL())
 	assert.NotEqual(t, cmdutil.ExitOK, res.code)
 	assert.Contains(t, res.stderr, "application_<cluster timestamp>_<sequence>")
 }
 
 func TestAppListActiveNewestFirst(t *testing.T) {
 	rm := newClusterRM(t)
-	rm.serve("GET /ws/v1/cluster/apps", 200, `{"apps":{"app":[
+	rm.ReplyJSON("GET /ws/v1/cluster/apps", 200, `{"apps":{"app":[
 	 {"id":"application_1_0001","name":"old","state":"RUNNING","finalStatus":"UNDEFINED","startedTime":1000,"runningContainers":2},
 	 {"id":"application_1_0002","name":"new","state":"ACCEPTED","finalStatus":"UNDEFINED","startedTime":2000,"runningContainers":0,
 	  "resourceInfo":{"resourceUsagesByPartition":[{"used":{"memory":1,"vCores":1,"resourceInformations":{"resourceInformation":[{"name":"yarn.io/gpu","value":4}]}}}]}}]}}`)
-	res := runCLI(t, clusterEnv, "app", "list", "--rm", rm.srv.URL)
+	res := runCLI(t, clusterEnv, "app", "list", "--rm", rm.URL())
 	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
 	require.Len(t, lines, 3)
 	assert.Equal(t, "GPUS", strings.Fields(lines[0])[9])
 	assert.True(t, strings.HasPrefix(lines[1], "application_1_0002"), "newest first: %s", res.stdout)
 	assert.Equal(t, "4", strings.Fields(lines[1])[9])
-	q := rm.queries()[0]
+	q := queries(rm)[0]
 	assert.Equal(t, []string{"NEW,NEW_SAVING,SUBMITTED,ACCEPTED,RUNNING"}, q["states"], "active applications by default")
 
-	res = runCLI(t, clusterEnv, "app", "list", "--rm", rm.srv.URL, "--all", "-o", "json")
+	res = runCLI(t, clusterEnv, "app", "list", "--rm", rm.URL(), "--all", "-o", "json")
 	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
-	assert.Empty(t, rm.queries()[1]["states"])
+	assert.Empty(t, queries(rm)[1]["states"])
 	var out []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(res.stdout), &out))
 	require.Len(t, out, 2)
@@ -110,37 +111,35 @@ func TestAppListActiveNewestFirst(t *testing.T) {
 func TestAppKillAndWait(t *testing.T) {
 	rm := newClusterRM(t)
 	var killed atomic.Bool
-	rm.mu.Lock()
-	rm.route["PUT /ws/v1/cluster/apps/application_1_0007/state"] = func(w http.ResponseWriter, _ *http.Request) {
+	rm.Handle("PUT /ws/v1/cluster/apps/application_1_0007/state", func(w http.ResponseWriter, _ *http.Request) {
 		killed.Store(true)
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte(`{"state":"RUNNING"}`))
-	}
-	rm.route["GET /ws/v1/cluster/apps/application_1_0007"] = func(w http.ResponseWriter, _ *http.Request) {
+	})
+	rm.Handle("GET /ws/v1/cluster/apps/application_1_0007", func(w http.ResponseWriter, _ *http.Request) {
 		state, final := "RUNNING", "UNDEFINED"
 		if killed.Load() {
 			state, final = "KILLED", "KILLED"
 		}
 		_, _ = fmt.Fprintf(w, `{"app":{"id":"application_1_0007","state":"%s","finalStatus":"%s"}}`, state, final)
-	}
-	rm.mu.Unlock()
+	})
 	// No HDFS: the staging cleanup is skipped with a warning, the kill still succeeds.
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "core-site.xml"), []byte(`<configuration><property><name>fs.defaultFS</name><value>file:///</value></property></configuration>`), 0o600))
-	res := runCLI(t, clusterEnv, "app", "kill", "application_1_0007", "--rm", rm.srv.URL, "--hadoop-conf", dir)
+	res := runCLI(t, clusterEnv, "app", "kill", "application_1_0007", "--rm", rm.URL(), "--hadoop-conf", dir)
 	require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 	assert.Equal(t, "application_1_0007 KILLED/KILLED\n", res.stdout)
 
-	res = runCLI(t, clusterEnv, "app", "wait", "application_1_0007", "--rm", rm.srv.URL, "-q")
+	res = runCLI(t, clusterEnv, "app", "wait", "application_1_0007", "--rm", rm.URL(), "-q")
 	assert.Equal(t, cmdutil.ExitAppKilled, res.code, res.stderr)
 	assert.Contains(t, res.stderr, "ended KILLED/KILLED")
 
-	rm.serve("GET /ws/v1/cluster/apps/application_1_0008", 200, `{"app":{"id":"application_1_0008","state":"FINISHED","finalStatus":"FAILED","diagnostics":"rank 2 (container_x on nm1) exited 1"}}`)
-	res = runCLI(t, clusterEnv, "app", "wait", "application_1_0008", "--rm", rm.srv.URL, "-q")
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0008", 200, `{"app":{"id":"application_1_0008","state":"FINISHED","finalStatus":"FAILED","diagnostics":"rank 2 (container_x on nm1) exited 1"}}`)
+	res = runCLI(t, clusterEnv, "app", "wait", "application_1_0008", "--rm", rm.URL(), "-q")
 	assert.Equal(t, cmdutil.ExitAppFailed, res.code, res.stderr)
 	assert.Contains(t, res.stderr, "rank 2")
-	rm.serve("GET /ws/v1/cluster/apps/application_1_0009", 200, `{"app":{"id":"application_1_0009","state":"FINISHED","finalStatus":"SUCCEEDED"}}`)
-	res = runCLI(t, clusterEnv, "app", "wait", "application_1_0009", "--rm", rm.srv.URL, "-q")
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0009", 200, `{"app":{"id":"application_1_0009","state":"FINISHED","finalStatus":"SUCCEEDED"}}`)
+	res = runCLI(t, clusterEnv, "app", "wait", "application_1_0009", "--rm", rm.URL(), "-q")
 	assert.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
 }
 
@@ -151,13 +150,13 @@ func TestSubmitUsageErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"submit", "--rm", rm.srv.URL}, cmdutil.ExitUsage, "no command"},
-		{[]string{"submit", "--rm", rm.srv.URL, "--containers", "0", "--", "true"}, cmdutil.ExitUsage, "--containers 0"},
-		{[]string{"submit", "--rm", rm.srv.URL, "--env", "NOEQUALS", "--", "true"}, cmdutil.ExitUsage, `--env "NOEQUALS"`},
-		{[]string{"submit", "--rm", rm.srv.URL, "--file", "/nonexistent#x", "--", "true"}, cmdutil.ExitUsage, "does not exist"},
-		{[]string{"submit", "--rm", rm.srv.URL, "--am-memory", "lots", "--", "true"}, cmdutil.ExitUsage, "--am-memory"},
-		{[]string{"submit", "--rm", rm.srv.URL, "--progress", "fancy", "--", "true"}, cmdutil.ExitUsage, "--progress"},
-		{[]string{"submit", "--rm", rm.srv.URL, "--", "true"}, cmdutil.ExitUsage, "no Hadoop configuration"},
+		{[]string{"submit", "--rm", rm.URL()}, cmdutil.ExitUsage, "no command"},
+		{[]string{"submit", "--rm", rm.URL(), "--containers", "0", "--", "true"}, cmdutil.ExitUsage, "--containers 0"},
+		{[]string{"submit", "--rm", rm.URL(), "--env", "NOEQUALS", "--", "true"}, cmdutil.ExitUsage, `--env "NOEQUALS"`},
+		{[]string{"submit", "--rm", rm.URL(), "--file", "/nonexistent#x", "--", "true"}, cmdutil.ExitUsage, "does not exist"},
+		{[]string{"submit", "--rm", rm.URL(), "--am-memory", "lots", "--", "true"}, cmdutil.ExitUsage, "--am-memory"},
+		{[]string{"submit", "--rm", rm.URL(), "--progress", "fancy", "--", "true"}, cmdutil.ExitUsage, "--progress"},
+		{[]string{"submit", "--rm", rm.URL(), "--", "true"}, cmdutil.ExitUsage, "no Hadoop configuration"},
 	} {
 		t.Run(strings.Join(tc.args[3:], " "), func(t *testing.T) {
 			res := runCLI(t, clusterEnv, tc.args...)
@@ -166,5 +165,5 @@ func TestSubmitUsageErrors(t *testing.T) {
 		})
 	}
 	// The command's own flags are not yarn-er's: everything after the command goes to it.
-	assert.Empty(t, rm.queries(), "nothing asked of the RM")
+	assert.Empty(t, queries(rm), "nothing asked of the RM")
 }

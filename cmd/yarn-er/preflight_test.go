@@ -4,12 +4,10 @@ import (
 	"archive/zip"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -21,6 +19,7 @@ import (
 	rootcmd "github.com/yarn-er/yarn-er/internal/cmd/root"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/preflight"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // preflightFlink is a legacy flink-conf.yaml with 2 GPUs (Flink's GPU driver) and 1 FPGA.
@@ -114,41 +113,18 @@ func preflightRMServerRecording(t *testing.T, status int, extra map[string][]byt
 		"/ws/v1/cluster/nodes":     "nodes.json",
 		"/ws/v1/cluster/scheduler": "scheduler.json",
 	}
-	var mu sync.Mutex
-	var seen []url.Values
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.URL.Query())
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		if status != 0 {
-			w.WriteHeader(status)
-			_, _ = w.Write([]byte(`{"RemoteException":{"exception":"AuthorizationException","message":"Unable to obtain user name, user not authenticated","javaClassName":"org.apache.hadoop.security.authorize.AuthorizationException"}}`))
-			return
-		}
-		if body, ok := extra[r.URL.Path]; ok {
-			_, _ = w.Write(body)
-			return
-		}
-		name, ok := files[r.URL.Path]
-		if !ok {
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"RemoteException":{"exception":"NotFoundException","message":"not here","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`))
-			return
-		}
-		body, err := os.ReadFile(filepath.Join(capturesDir, name))
-		if err != nil {
-			w.WriteHeader(http.StatusInternalServerError)
-			return
-		}
-		_, _ = w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() []url.Values {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]url.Values(nil), seen...)
+	rm := newClusterRM(t)
+	for path, name := range files {
+		replyCapture(t, rm, "GET "+path, name)
 	}
+	for path, body := range extra {
+		rm.Reply("GET "+path, http.StatusOK, "application/json", body)
+	}
+	if status != 0 {
+		rm.Fault("*", yarnfake.Fault{Status: status,
+			Body: `{"RemoteException":{"exception":"AuthorizationException","message":"Unable to obtain user name, user not authenticated","javaClassName":"org.apache.hadoop.security.authorize.AuthorizationException"}}`})
+	}
+	return rm.URL(), func() []url.Values { return queries(rm) }
 }
 
 func TestPreflightPassesOffline(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 // that echoes a secret.
 func TestNoCanarySecretInAnyOutput(t *testing.T) {
 	const pw, tok, body = "pw-canary-7c1e", "tok-canary-91ab", "body-canary-44f0"
+	// Fault injection: an RM error body that echoes the secrets back (any path, any method).
 	rm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)

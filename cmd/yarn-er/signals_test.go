@@ -92,7 +92,7 @@ func inFIFOOpen(pid int) bool {
 }
 
 // hungRM is a ResourceManager that accepts requests and never answers; requests tells when the
-// first one arrived.
+// first one arrived. Fault injection with a plain handler: the arrival signal is not yarnfake's.
 func hungRM(t *testing.T) (string, <-chan struct{}) {
 	arrived := make(chan struct{}, 16)
 	release := make(chan struct{})

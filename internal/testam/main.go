@@ -32,71 +32,13 @@ import (
 	"time"
 
 	"github.com/yarn-er/yarn-er/amrm"
+	"github.com/yarn-er/yarn-er/internal/testam/result"
 	"github.com/yarn-er/yarn-er/records"
 )
 
-// Result is the JSON the AM writes.
-type Result struct {
-	Attempt         string            `json:"attempt"`
-	TokenFileFormat string            `json:"tokenFileFormat"`
-	TokenKinds      []string          `json:"tokenKinds"`
-	ContainerID     string            `json:"containerId"`
-	MaxCapability   map[string]int64  `json:"maxCapability"`
-	ResourceTypes   []string          `json:"resourceTypes"`
-	Queue           string            `json:"queue"`
-	Probes          map[string]Remote `json:"probes,omitempty"`
-
-	Asked      int               `json:"asked"`
-	Allocated  []ContainerInfo   `json:"allocated"`
-	Released   []string          `json:"released,omitempty"`
-	Launched   []string          `json:"launched"`
-	Statuses   map[string]string `json:"nmStatuses,omitempty"`
-	Completed  []Completed       `json:"completed"`
-	Heartbeats int               `json:"heartbeats"`
-	NMTokens   int               `json:"nmTokens"`
-
-	UnknownResourceError string `json:"unknownResourceError,omitempty"`
-	UnknownIsSentinel    bool   `json:"unknownIsSentinel,omitempty"`
-	AllocatesBeforeError int    `json:"allocatesBeforeError,omitempty"`
-
-	TimingsMs    map[string]int64 `json:"timingsMs"`
-	MaxRSSKB     int64            `json:"maxRssKb"`
-	Unregistered bool             `json:"unregistered"`
-	Error        string           `json:"error,omitempty"`
-	// Done is set by the last write, as the AM exits (the RM may report the application finished
-	// as soon as it unregistered, a moment before).
-	Done bool `json:"done"`
-}
-
-// ContainerInfo is an allocated container.
-type ContainerInfo struct {
-	ID       string           `json:"id"`
-	Node     string           `json:"node"`
-	Priority int32            `json:"priority"`
-	Resource map[string]int64 `json:"resource"`
-
-	id records.ContainerID
-}
-
-// Completed is a completed container's status.
-type Completed struct {
-	ID          string `json:"id"`
-	State       string `json:"state"`
-	ExitStatus  int32  `json:"exitStatus"`
-	Diagnostics string `json:"diagnostics,omitempty"`
-}
-
-// Remote is a remote exception seen by a probe.
-type Remote struct {
-	Class   string `json:"class"`
-	Message string `json:"message"`
-	Error   string `json:"error"`
-	IsSent  bool   `json:"matchesSentinel"`
-}
-
 func main() {
 	start := time.Now()
-	res := &Result{TimingsMs: map[string]int64{}, Probes: map[string]Remote{}}
+	res := &result.Result{TimingsMs: map[string]int64{}, Probes: map[string]result.Remote{}}
 	path := os.Getenv("YARNER_TESTAM_RESULT")
 	write := func() {
 		res.MaxRSSKB = maxRSS()
@@ -142,7 +84,7 @@ func envInt(k string, def int) int {
 
 func since(start time.Time) int64 { return time.Since(start).Milliseconds() }
 
-func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger, write func()) error {
+func run(ctx context.Context, start time.Time, res *result.Result, logger *slog.Logger, write func()) error {
 	res.ContainerID = os.Getenv("CONTAINER_ID")
 	creds, err := records.CredentialsFromEnv()
 	if err != nil {
@@ -196,7 +138,7 @@ func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger,
 	status, diag := records.FinalSucceeded, "testam: done"
 	switch mode := env("YARNER_TESTAM_MODE", "containers"); mode {
 	case "unknown-resource":
-		err := rm.Ask(1, amrm.Resource{MemoryMB: 128, VCores: 1, Extended: map[string]int64{"yarn.io/nonexistent": 1}}, 1)
+		err := rm.Ask(1, records.NewResources(128, 1, records.Resource{Name: "yarn.io/nonexistent", Value: 1}), 1)
 		res.AllocatesBeforeError = rm.Stats().Allocates
 		if err == nil {
 			return errors.New("asking for yarn.io/nonexistent was accepted")
@@ -224,12 +166,12 @@ func run(ctx context.Context, start time.Time, res *Result, logger *slog.Logger,
 	return nil
 }
 
-func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *Result, logger *slog.Logger, write func()) error {
+func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *result.Result, logger *slog.Logger, write func()) error {
 	n := envInt("YARNER_TESTAM_CONTAINERS", 4)
 	gpus := int64(envInt("YARNER_TESTAM_GPUS", 1))
-	capability := amrm.Resource{MemoryMB: int64(envInt("YARNER_TESTAM_MEMORY_MB", 128)), VCores: 1}
+	capability := records.NewResources(int64(envInt("YARNER_TESTAM_MEMORY_MB", 128)), 1)
 	if gpus > 0 {
-		capability.Extended = map[string]int64{records.GPU: gpus}
+		capability.Set(records.GPU, records.Quantity{Value: gpus})
 	}
 	if err := rm.Ask(1, capability, n); err != nil {
 		return fmt.Errorf("ask: %w", err)
@@ -249,6 +191,7 @@ func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *R
 	var launchErr error
 	var wg sync.WaitGroup
 	completed := map[records.ContainerID]bool{}
+	var allocatedIDs []records.ContainerID // of res.Allocated, in order
 	statusDone := false
 	runCtx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
@@ -258,7 +201,8 @@ func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *R
 			res.Released = append(res.Released, r.Container.ID.String()+": "+r.Reason)
 		}
 		for _, c := range a.Allocated {
-			res.Allocated = append(res.Allocated, ContainerInfo{ID: c.ID.String(), id: c.ID, Node: c.Node, Priority: c.Priority, Resource: flatten(c.Resource)})
+			res.Allocated = append(res.Allocated, result.ContainerInfo{ID: c.ID.String(), Node: c.Node, Priority: c.Priority, Resource: flatten(c.Resource)})
+			allocatedIDs = append(allocatedIDs, c.ID)
 			wg.Add(1)
 			go func(c amrm.Container) {
 				defer wg.Done()
@@ -282,24 +226,25 @@ func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *R
 			res.TimingsMs["allAllocated"] = since(start)
 		}
 		for _, s := range a.Completed {
-			res.Completed = append(res.Completed, Completed{ID: s.ID.String(), State: string(s.State), ExitStatus: s.ExitStatus, Diagnostics: s.Diagnostics})
+			res.Completed = append(res.Completed, result.Completed{ID: s.ID.String(), State: string(s.State), ExitStatus: s.ExitStatus, Diagnostics: s.Diagnostics})
 			completed[s.ID] = true
 		}
 		mu.Lock()
 		lerr := launchErr
 		launched := len(res.Launched)
-		var first ContainerInfo
+		var first result.ContainerInfo
+		var firstID records.ContainerID
 		if len(res.Allocated) > 0 {
-			first = res.Allocated[0]
+			first, firstID = res.Allocated[0], allocatedIDs[0]
 		}
 		mu.Unlock()
 		if lerr != nil {
 			return true, lerr
 		}
 		// Once, ask a NodeManager for a running container's status (getContainerStatuses).
-		if !statusDone && launched > 0 && !completed[first.id] {
+		if !statusDone && launched > 0 && !completed[firstID] {
 			statusDone = true
-			st, err := nm.ContainerStatus(runCtx, first.Node, first.id)
+			st, err := nm.ContainerStatus(runCtx, first.Node, firstID)
 			res.Statuses = map[string]string{}
 			if err != nil {
 				res.Statuses[first.ID] = "error: " + err.Error()
@@ -325,7 +270,7 @@ func runContainers(ctx context.Context, start time.Time, rm *amrm.Client, res *R
 	return launchErr
 }
 
-func countNMTokens(rm *amrm.Client, cs []ContainerInfo) int {
+func countNMTokens(rm *amrm.Client, cs []result.ContainerInfo) int {
 	nodes := map[string]bool{}
 	for _, c := range cs {
 		if _, ok := rm.NMToken(c.Node); ok {
@@ -335,16 +280,16 @@ func countNMTokens(rm *amrm.Client, cs []ContainerInfo) int {
 	return len(nodes)
 }
 
-func flatten(r amrm.Resource) map[string]int64 {
-	m := map[string]int64{records.MemoryMB: r.MemoryMB, records.VCores: r.VCores}
-	for k, v := range r.Extended {
-		m[k] = v
+func flatten(r records.Resources) map[string]int64 {
+	m := map[string]int64{}
+	for _, e := range r.All() {
+		m[e.Name] = e.Value
 	}
 	return m
 }
 
-func remote(err error, sentinel error) Remote {
-	out := Remote{Error: err.Error(), IsSent: errors.Is(err, sentinel)}
+func remote(err error, sentinel error) result.Remote {
+	out := result.Remote{Error: err.Error(), IsSent: errors.Is(err, sentinel)}
 	var re *records.RemoteError
 	if errors.As(err, &re) {
 		out.Class, out.Message = re.Class, re.Message

@@ -10,6 +10,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/testam/result"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -17,7 +18,7 @@ const amProtocol = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB"
 
 // probeIPC records how the real ResourceManager answers wire-level mistakes the public API never
 // makes: SIMPLE authentication, a wrong token password, and a wrong responseId.
-func probeIPC(ctx context.Context, sched []string, tok records.Token, res *Result) {
+func probeIPC(ctx context.Context, sched []string, tok records.Token, res *result.Result) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	call := func(name string, token *ipc.Token, responseID int32, sentinel error) {
@@ -27,17 +28,17 @@ func probeIPC(ctx context.Context, sched []string, tok records.Token, res *Resul
 		}
 		c, err := ipc.NewClient(cfg)
 		if err != nil {
-			res.Probes[name] = Remote{Error: err.Error()}
+			res.Probes[name] = result.Remote{Error: err.Error()}
 			return
 		}
 		defer c.Close()
 		req := &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(responseID)}
 		err = c.Call(ctx, "allocate", req, &yarnpb.AllocateResponseProto{}, ipc.CallOptions{})
 		if err == nil {
-			res.Probes[name] = Remote{Error: "no error"}
+			res.Probes[name] = result.Remote{Error: "no error"}
 			return
 		}
-		out := Remote{Error: err.Error(), IsSent: sentinel != nil && errors.Is(err, sentinel)}
+		out := result.Remote{Error: err.Error(), IsSent: sentinel != nil && errors.Is(err, sentinel)}
 		var re *records.RemoteError
 		if errors.As(err, &re) {
 			out.Class, out.Message = re.Class, firstLines(re.Message, 2)

@@ -70,7 +70,7 @@ func TestEveryCaptureDecodes(t *testing.T) {
 				assert.Equal(t, int64(harnessVCores), n.Total.Value(records.VCores), n.ID)
 				sum, err := n.Used.Add(n.Available)
 				require.NoError(t, err)
-				assert.Equal(t, n.Total.Values(), sum.Values(), "used + available = total on %s", n.ID)
+				assert.Equal(t, n.Total, sum, "used + available = total on %s", n.ID)
 				gpus += n.Total.Value(records.GPU)
 				fpgas += n.Total.Value(records.FPGA)
 			}
@@ -97,14 +97,14 @@ func TestEveryCaptureDecodes(t *testing.T) {
 
 			if si.Variant == yarnfake.Misconfigured {
 				assert.Zero(t, gpus+fpgas, "no GPU or FPGA type on the misconfigured cluster")
-				assert.False(t, newApp.MaximumResourceCapability.Has(records.GPU))
+				assert.Zero(t, newApp.MaximumResourceCapability.Value(records.GPU))
 				return
 			}
 			assert.Equal(t, int64(harnessNodes*harnessGPUs), gpus)
 			assert.Equal(t, int64(harnessNodes*harnessFPGAs), fpgas)
 			assert.Equal(t, int64(harnessGPUs), newApp.MaximumResourceCapability.Value(records.GPU))
 			assert.Equal(t, int64(harnessFPGAs), newApp.MaximumResourceCapability.Value(records.FPGA))
-			if m.TotalClusterResourcesAcrossPartition != nil {
+			if m.TotalClusterResourcesAcrossPartition.Len() > 0 {
 				assert.Equal(t, int64(harnessNodes*harnessGPUs), m.TotalClusterResourcesAcrossPartition.Value(records.GPU))
 			}
 

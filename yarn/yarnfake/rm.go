@@ -47,6 +47,7 @@ type RM struct {
 
 	mu       sync.Mutex
 	set      *Set
+	replay   bool // answer from the captures when no route matches
 	shape    Shape
 	nodes    []byte // synthesised /ws/v1/cluster/nodes, if any
 	handlers map[string]http.HandlerFunc
@@ -62,6 +63,7 @@ type config struct {
 	shape            Shape
 	nodes            *synth
 	restDisabled     bool
+	routesOnly       bool
 	idleTimeout      time.Duration
 }
 
@@ -94,6 +96,11 @@ func WithNodes(n int, spec NodeSpec) Option {
 // "App submission via REST is disabled." under a JSON content type.
 func WithRESTSubmissionDisabled() Option { return func(c *config) { c.restDisabled = true } }
 
+// WithRoutesOnly answers only the routes a test sets (Handle, Reply, ReplyJSON, ReplyCapture) and
+// the synthesised nodes; any other request gets the RM's 404 NotFoundException instead of a
+// capture, so a test sees every request its code makes.
+func WithRoutesOnly() Option { return func(c *config) { c.routesOnly = true } }
+
 // WithIdleTimeout closes keep-alive connections idle for d, as Hadoop 3.2's web server does
 // after 1 s (hadoop.http.idle_timeout.ms); by default they stay open.
 func WithIdleTimeout(d time.Duration) Option { return func(c *config) { c.idleTimeout = d } }
@@ -124,7 +131,7 @@ func NewServer(opts ...Option) (*RM, error) {
 	if err != nil {
 		return nil, err
 	}
-	rm := &RM{set: set, shape: cfg.shape, closing: make(chan struct{}),
+	rm := &RM{set: set, replay: !cfg.routesOnly, shape: cfg.shape, closing: make(chan struct{}),
 		handlers: map[string]http.HandlerFunc{}, faults: map[string][]*faultState{}}
 	if cfg.nodes != nil {
 		if rm.nodes, err = SynthNodes(cfg.nodes.n, cfg.nodes.spec); err != nil {
@@ -285,7 +292,7 @@ func (rm *RM) answer(w http.ResponseWriter, r *http.Request, h http.HandlerFunc)
 		return
 	}
 	c, ok := rm.match(r)
-	if !ok {
+	if !ok || !rm.replay {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusNotFound)
 		_, _ = fmt.Fprintf(w, `{"RemoteException":{"exception":"NotFoundException","message":"yarnfake: no capture for %s %s in hadoop-%s","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`,

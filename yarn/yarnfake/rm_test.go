@@ -109,6 +109,19 @@ func TestHandlersComeBeforeCaptures(t *testing.T) {
 	require.ErrorIs(t, rm.ReplyCapture("GET /x", "nope.json"), yarnfake.ErrNoCapture)
 }
 
+func TestRoutesOnlyAnswersNothingElse(t *testing.T) {
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	st, _, body := mustGet(t, "GET", rm.URL()+"/ws/v1/cluster/info")
+	assert.Equal(t, http.StatusNotFound, st, "no capture replayed")
+	assert.Contains(t, body, "NotFoundException")
+
+	require.NoError(t, rm.ReplyCapture("GET /ws/v1/cluster/info", "info.json"))
+	st, _, body = mustGet(t, "GET", rm.URL()+"/ws/v1/cluster/info")
+	assert.Equal(t, http.StatusOK, st)
+	assert.Contains(t, body, `"hadoopVersion"`)
+	assert.Equal(t, 2, rm.Count("GET /ws/v1/cluster/info"))
+}
+
 func TestRequestsAreRecorded(t *testing.T) {
 	rm := yarnfake.New(t)
 	mustGet(t, "POST", rm.URL()+"/ws/v1/cluster/apps/new-application?user.name=alice")

@@ -5,7 +5,6 @@ package app
 import (
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -240,14 +239,14 @@ func writeStatus(w io.Writer, s view.AppStatus) error {
 			id += " (AM)"
 		}
 		var other []string
-		for _, name := range slices.Sorted(maps.Keys(c.Resource)) {
-			if name == records.MemoryMB || name == records.VCores || name == records.GPU || c.Resource[name].Value == 0 {
+		for _, name := range c.Resource.Names() {
+			if name == records.MemoryMB || name == records.VCores || name == records.GPU || c.Resource.Quantity(name).Value == 0 {
 				continue
 			}
-			other = append(other, fmt.Sprintf("%s=%s", name, c.Resource[name]))
+			other = append(other, fmt.Sprintf("%s=%s", name, c.Resource.Quantity(name)))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", id, c.State, c.Node, c.Resource[records.MemoryMB].Value,
-			c.Resource[records.VCores].Value, c.GPUs, strings.Join(other, ","))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", id, c.State, c.Node, c.Resource.Quantity(records.MemoryMB).Value,
+			c.Resource.Quantity(records.VCores).Value, c.GPUs, strings.Join(other, ","))
 	}
 	return tw.Flush()
 }

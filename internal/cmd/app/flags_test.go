@@ -9,24 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
-
-func testFactory() *cmdutil.Factory {
-	streams, _, _ := cmdutil.TestStreams()
-	return cmdutil.New(streams, cmdutil.Env{})
-}
-
-// parse runs cmd on args; its runF captured the options, nothing reaches an RM.
-func parse(t *testing.T, cmd *cobra.Command, args ...string) {
-	t.Helper()
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	require.NoError(t, cmd.Execute())
-}
 
 func TestListFlags(t *testing.T) {
 	var got *ListOptions
-	parse(t, NewCmdList(testFactory(), func(o *ListOptions) error { got = o; return nil }),
+	cmdtest.Parse(t, NewCmdList(cmdtest.Factory(), func(o *ListOptions) error { got = o; return nil }),
 		"--all", "--state", "RUNNING,FINISHED", "--app-user", "alice", "--queue", "gpu", "--type", "YARN-ER",
 		"--limit", "5", "--rm", "http://rm:8088", "--rm-timeout", "7s")
 	require.NotNil(t, got)
@@ -42,7 +30,7 @@ func TestListFlags(t *testing.T) {
 
 func TestListRefusesBadFlagsBeforeAskingTheRM(t *testing.T) {
 	for _, args := range [][]string{{"--limit", "-1"}, {"--state", "SLEEPING"}} {
-		err := listRun(&ListOptions{Base: cmdutil.Base{F: testFactory()}, Limit: -1, States: args[1:]})
+		err := listRun(&ListOptions{Base: cmdutil.Base{F: cmdtest.Factory()}, Limit: -1, States: args[1:]})
 		var usage *cmdutil.UsageError
 		assert.ErrorAs(t, err, &usage, args)
 	}
@@ -53,7 +41,7 @@ func TestIDCommandsFlags(t *testing.T) {
 		"status": NewCmdStatus, "kill": NewCmdKill,
 	} {
 		var got *IDOptions
-		parse(t, mk(testFactory(), func(o *IDOptions) error { got = o; return nil }), "application_1_0007", "--user", "bob")
+		cmdtest.Parse(t, mk(cmdtest.Factory(), func(o *IDOptions) error { got = o; return nil }), "application_1_0007", "--user", "bob")
 		require.NotNil(t, got, name)
 		assert.Equal(t, []string{"application_1_0007"}, got.Args, name)
 		assert.Equal(t, "bob", got.Conn.RM.User, name)
@@ -62,13 +50,13 @@ func TestIDCommandsFlags(t *testing.T) {
 
 func TestWaitAndLogsFlags(t *testing.T) {
 	var w *WaitOptions
-	parse(t, NewCmdWait(testFactory(), func(o *WaitOptions) error { w = o; return nil }), "-q", "application_1_0007")
+	cmdtest.Parse(t, NewCmdWait(cmdtest.Factory(), func(o *WaitOptions) error { w = o; return nil }), "-q", "application_1_0007")
 	require.NotNil(t, w)
 	assert.True(t, w.Quiet)
 	assert.Equal(t, []string{"application_1_0007"}, w.Args)
 
 	var l *LogsOptions
-	parse(t, NewCmdLogs(testFactory(), func(o *LogsOptions) error { l = o; return nil }), "application_1_0007",
+	cmdtest.Parse(t, NewCmdLogs(cmdtest.Factory(), func(o *LogsOptions) error { l = o; return nil }), "application_1_0007",
 		"--container", "container_1_0007_01_000002", "--file", "stderr,gpu.log")
 	require.NotNil(t, l)
 	assert.Equal(t, "container_1_0007_01_000002", l.Logs.Container)

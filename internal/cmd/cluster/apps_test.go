@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,36 +12,25 @@ import (
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/view"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // appsRM answers /ws/v1/cluster/apps with applications of these ids, in this order, and records
 // the queries it was sent.
 func appsRM(t *testing.T, ids ...string) (string, func() []string) {
 	t.Helper()
-	var (
-		mu      sync.Mutex
-		queries []string
-	)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		queries = append(queries, r.URL.RawQuery)
-		mu.Unlock()
-		if r.URL.Path != "/ws/v1/cluster/apps" {
-			http.NotFound(w, r)
-			return
+	apps := make([]string, len(ids))
+	for i, id := range ids {
+		apps[i] = fmt.Sprintf(`{"id":%q,"user":"u","name":"n","queue":"default","state":"RUNNING","finalStatus":"UNDEFINED","progress":0}`, id)
+	}
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.ReplyJSON("GET /ws/v1/cluster/apps", http.StatusOK, fmt.Sprintf(`{"apps":{"app":[%s]}}`, strings.Join(apps, ",")))
+	return rm.URL(), func() []string {
+		var queries []string
+		for _, r := range rm.Requests() {
+			queries = append(queries, r.Query.Encode())
 		}
-		apps := make([]string, len(ids))
-		for i, id := range ids {
-			apps[i] = fmt.Sprintf(`{"id":%q,"user":"u","name":"n","queue":"default","state":"RUNNING","finalStatus":"UNDEFINED","progress":0}`, id)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = fmt.Fprintf(w, `{"apps":{"app":[%s]}}`, strings.Join(apps, ","))
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]string(nil), queries...)
+		return queries
 	}
 }
 

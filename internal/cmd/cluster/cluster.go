@@ -24,3 +24,19 @@ user) or Kerberos SPNEGO (--keytab/--principal or a kinit credential cache).`,
 	cmd.AddCommand(NewCmdInfo(f, nil), NewCmdNodes(f, nil), NewCmdQueues(f, nil), NewCmdApps(f, nil))
 	return cmd
 }
+
+// InfoOptions are `cluster info`'s flags: the connection flags only.
+type InfoOptions = cmdutil.ConnOptions
+
+// NewCmdInfo returns `yarn-er cluster info`; runF (nil: infoRun) runs it.
+func NewCmdInfo(f *cmdutil.Factory, runF func(*InfoOptions) error) *cobra.Command {
+	return cmdutil.NewConnCommand(f, "info", "The ResourceManager: address, HA state, versions, and the cluster's totals", runF, infoRun)
+}
+
+// QueuesOptions are `cluster queues`' flags: the connection flags only.
+type QueuesOptions = cmdutil.ConnOptions
+
+// NewCmdQueues returns `yarn-er cluster queues`; runF (nil: queuesRun) runs it.
+func NewCmdQueues(f *cmdutil.Factory, runF func(*QueuesOptions) error) *cobra.Command {
+	return cmdutil.NewConnCommand(f, "queues", "Scheduler queues: capacities and the largest container each allows, extended resources included", runF, queuesRun)
+}

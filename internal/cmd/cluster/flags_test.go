@@ -8,26 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
-
-func testFactory() *cmdutil.Factory {
-	streams, _, _ := cmdutil.TestStreams()
-	return cmdutil.New(streams, cmdutil.Env{})
-}
-
-// parse runs cmd on args; its runF captured the options, nothing reaches an RM.
-func parse(t *testing.T, cmd *cobra.Command, args ...string) {
-	t.Helper()
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	require.NoError(t, cmd.Execute())
-}
 
 func TestNodesFlags(t *testing.T) {
 	var got *NodesOptions
-	cmd := NewCmdNodes(testFactory(), func(o *NodesOptions) error { got = o; return nil })
-	parse(t, cmd, "--state", "RUNNING,LOST", "--resource", "yarn.io/gpu", "--rm", "http://rm1:8088,rm2:8088",
+	cmd := NewCmdNodes(cmdtest.Factory(), func(o *NodesOptions) error { got = o; return nil })
+	cmdtest.Parse(t, cmd, "--state", "RUNNING,LOST", "--resource", "yarn.io/gpu", "--rm", "http://rm1:8088,rm2:8088",
 		"--rm-timeout", "5s", "--hadoop-conf", "/etc/hadoop/conf", "--user", "flink")
 	require.NotNil(t, got)
 	assert.Equal(t, []string{"RUNNING", "LOST"}, got.States)
@@ -41,7 +28,7 @@ func TestNodesFlags(t *testing.T) {
 
 func TestNodesFlagDefaults(t *testing.T) {
 	var got *NodesOptions
-	parse(t, NewCmdNodes(testFactory(), func(o *NodesOptions) error { got = o; return nil }))
+	cmdtest.Parse(t, NewCmdNodes(cmdtest.Factory(), func(o *NodesOptions) error { got = o; return nil }))
 	require.NotNil(t, got)
 	assert.Empty(t, got.States)
 	assert.Empty(t, got.Resource)
@@ -52,8 +39,8 @@ func TestNodesFlagDefaults(t *testing.T) {
 
 func TestAppsFlags(t *testing.T) {
 	var got *AppsOptions
-	cmd := NewCmdApps(testFactory(), func(o *AppsOptions) error { got = o; return nil })
-	parse(t, cmd, "--state", "RUNNING", "--state", "ACCEPTED", "--queue", "root.gpu", "--owner", "alice",
+	cmd := NewCmdApps(cmdtest.Factory(), func(o *AppsOptions) error { got = o; return nil })
+	cmdtest.Parse(t, cmd, "--state", "RUNNING", "--state", "ACCEPTED", "--queue", "root.gpu", "--owner", "alice",
 		"--type", "Apache Flink", "--limit", "20", "--auth", "kerberos", "--keytab", "/k", "--principal", "p@R")
 	require.NotNil(t, got)
 	assert.Equal(t, []string{"RUNNING", "ACCEPTED"}, got.States)
@@ -68,7 +55,7 @@ func TestAppsFlags(t *testing.T) {
 
 func TestInfoAndQueuesFlags(t *testing.T) {
 	var info *InfoOptions
-	parse(t, NewCmdInfo(testFactory(), func(o *InfoOptions) error { info = o; return nil }),
+	cmdtest.Parse(t, NewCmdInfo(cmdtest.Factory(), func(o *InfoOptions) error { info = o; return nil }),
 		"--rm", "https://rm:8090", "--tls-ca", "/ca.pem", "--insecure-skip-tls-verify")
 	require.NotNil(t, info)
 	assert.Equal(t, []string{"https://rm:8090"}, info.Conn.RM.Addrs)
@@ -76,7 +63,7 @@ func TestInfoAndQueuesFlags(t *testing.T) {
 	assert.True(t, info.Conn.RM.TLS.InsecureSkipVerify)
 
 	var queues *QueuesOptions
-	parse(t, NewCmdQueues(testFactory(), func(o *QueuesOptions) error { queues = o; return nil }),
+	cmdtest.Parse(t, NewCmdQueues(cmdtest.Factory(), func(o *QueuesOptions) error { queues = o; return nil }),
 		"--do-as", "bob", "--rm-failover-timeout", "0")
 	require.NotNil(t, queues)
 	assert.Equal(t, "bob", queues.Conn.RM.DoAs)
@@ -84,7 +71,7 @@ func TestInfoAndQueuesFlags(t *testing.T) {
 }
 
 func TestClusterSubcommandsTakeNoArguments(t *testing.T) {
-	f := testFactory()
+	f := cmdtest.Factory()
 	for _, cmd := range []*cobra.Command{
 		NewCmdInfo(f, func(*InfoOptions) error { return nil }),
 		NewCmdNodes(f, func(*NodesOptions) error { return nil }),

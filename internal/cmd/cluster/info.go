@@ -6,32 +6,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn"
 )
-
-// InfoOptions are `cluster info`'s flags.
-type InfoOptions struct {
-	cmdutil.Base
-	Conn *cmdutil.ClusterConn
-}
-
-// NewCmdInfo returns `yarn-er cluster info`; runF (nil: infoRun) runs it.
-func NewCmdInfo(f *cmdutil.Factory, runF func(*InfoOptions) error) *cobra.Command {
-	opts := &InfoOptions{Base: cmdutil.Base{F: f}}
-	cmd := &cobra.Command{
-		Use:   "info",
-		Short: "The ResourceManager: address, HA state, versions, and the cluster's totals",
-		Args:  cobra.NoArgs,
-		RunE:  cmdutil.RunE(opts, runF, infoRun),
-	}
-	opts.Conn = f.NewClusterConn(cmd)
-	return cmd
-}
 
 func infoRun(opts *InfoOptions) error {
 	c, err := opts.Conn.RMClient()
@@ -71,11 +50,11 @@ func infoRun(opts *InfoOptions) error {
 
 func metricsView(m *yarn.ClusterMetrics) *view.ClusterMetrics {
 	total, used := m.TotalClusterResourcesAcrossPartition, m.TotalUsedResourcesAcrossPartition
-	if total == nil {
-		total = yarn.Resources{records.MemoryMB: {Value: m.TotalMB, Units: "Mi"}, records.VCores: {Value: m.TotalVirtualCores}}
+	if total.Len() == 0 {
+		total = records.NewResources(m.TotalMB, m.TotalVirtualCores)
 	}
-	if used == nil {
-		used = yarn.Resources{records.MemoryMB: {Value: m.AllocatedMB, Units: "Mi"}, records.VCores: {Value: m.AllocatedVirtualCores}}
+	if used.Len() == 0 {
+		used = records.NewResources(m.AllocatedMB, m.AllocatedVirtualCores)
 	}
 	return &view.ClusterMetrics{
 		ActiveNodes: m.ActiveNodes, UnhealthyNodes: m.UnhealthyNodes, LostNodes: m.LostNodes,
@@ -108,10 +87,10 @@ func writeInfo(w io.Writer, out view.ClusterInfo) error {
 	if m := out.Metrics; m != nil {
 		fmt.Fprintf(tw, "Nodes:\t%d active, %d unhealthy, %d lost\n", m.ActiveNodes, m.UnhealthyNodes, m.LostNodes)
 		fmt.Fprintf(tw, "Applications:\t%d running, %d pending, %d submitted\n", m.AppsRunning, m.AppsPending, m.AppsSubmitted)
-		names := yarn.Resources(m.Total).Names()
+		names := m.Total.Names()
 		parts := make([]string, 0, len(names))
 		for _, n := range names {
-			parts = append(parts, fmt.Sprintf("%s %s/%s", n, m.Used[n].String(), m.Total[n].String()))
+			parts = append(parts, fmt.Sprintf("%s %s/%s", n, m.Used.Quantity(n).String(), m.Total.Quantity(n).String()))
 		}
 		fmt.Fprintf(tw, "Resources (used/total):\t%s\n", strings.Join(parts, ", "))
 	}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,7 +63,7 @@ func nodesRun(opts *NodesOptions) error {
 	}
 	out := view.Nodes{Nodes: []view.Node{}}
 	for _, n := range nodes {
-		if opts.Resource != "" && !n.Total.Has(opts.Resource) {
+		if opts.Resource != "" && n.Total.Value(opts.Resource) <= 0 {
 			continue
 		}
 		out.Nodes = append(out.Nodes, view.Node{
@@ -81,17 +82,16 @@ func checkResourceKnown(resource string, nodes []yarn.Node) error {
 	if resource == "" || len(nodes) == 0 {
 		return nil
 	}
-	known := yarn.Resources{}
+	known := map[string]bool{}
 	for _, n := range nodes {
-		for name, q := range n.Total {
-			known[name] = q
+		for _, e := range n.Total.All() {
+			known[e.Name] = true
 		}
 	}
-	if _, ok := known[resource]; ok {
+	if known[resource] {
 		return nil
 	}
-	names := known.Names()
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(known))
 	msg := fmt.Sprintf("--resource %q: no node has a resource of that type", resource)
 	if s := nearest(resource, names); s != "" {
 		msg += "; did you mean " + s + "?"
@@ -102,13 +102,13 @@ func checkResourceKnown(resource string, nodes []yarn.Node) error {
 // writeNodesTable writes one row per node and one column per resource type; each cell is
 // used/available/total in the resource's unit (shown after the total when there is one).
 func writeNodesTable(w io.Writer, out view.Nodes, nodes []yarn.Node) error {
-	units := yarn.Resources{} // every resource type of the nodes, with its unit
+	var units records.Resources // every resource type of the nodes, with its unit
 	for _, n := range nodes {
-		for name, q := range n.Total {
-			units[name] = records.Quantity{Units: q.Units}
+		for _, e := range n.Total.All() {
+			units.Set(e.Name, records.Quantity{Units: e.Units})
 		}
 	}
-	names := units.Names()
+	names := view.ResourceMap(units).Names()
 	tw := cmdutil.NewTable(w)
 	header := []string{"NODE", "STATE", "RACK"}
 	header = append(header, names...)
@@ -116,7 +116,7 @@ func writeNodesTable(w io.Writer, out view.Nodes, nodes []yarn.Node) error {
 	for _, n := range out.Nodes {
 		row := []string{n.ID, n.State, n.Rack}
 		for _, name := range names {
-			row = append(row, fmt.Sprintf("%s/%s/%s", cell(n.Used, name), cell(n.Available, name), cell(n.Total, name)+units[name].Units))
+			row = append(row, fmt.Sprintf("%s/%s/%s", cell(n.Used, name), cell(n.Available, name), cell(n.Total, name)+view.ResourceMap(units).Quantity(name).Units))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
@@ -133,7 +133,7 @@ func writeNodesTable(w io.Writer, out view.Nodes, nodes []yarn.Node) error {
 
 // cell is a resource's value in r, or "-" when r does not report it.
 func cell(r view.ResourceMap, name string) string {
-	q, ok := r[name]
+	q, ok := records.Resources(r).Quantity(name)
 	if !ok {
 		return "-"
 	}

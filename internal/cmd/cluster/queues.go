@@ -6,31 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn"
 )
-
-// QueuesOptions are `cluster queues`' flags.
-type QueuesOptions struct {
-	cmdutil.Base
-	Conn *cmdutil.ClusterConn
-}
-
-// NewCmdQueues returns `yarn-er cluster queues`; runF (nil: queuesRun) runs it.
-func NewCmdQueues(f *cmdutil.Factory, runF func(*QueuesOptions) error) *cobra.Command {
-	opts := &QueuesOptions{Base: cmdutil.Base{F: f}}
-	cmd := &cobra.Command{
-		Use:   "queues",
-		Short: "Scheduler queues: capacities and the largest container each allows, extended resources included",
-		Args:  cobra.NoArgs,
-		RunE:  cmdutil.RunE(opts, runF, queuesRun),
-	}
-	opts.Conn = f.NewClusterConn(cmd)
-	return cmd
-}
 
 func queuesRun(opts *QueuesOptions) error {
 	c, err := opts.Conn.RMClient()
@@ -72,7 +51,7 @@ func writeQueuesTable(w io.Writer, out view.Queues, depths []int) error {
 	fmt.Fprintln(tw, "QUEUE\tSTATE\tCAPACITY\tMAX\tUSED\tAPPS\tMAX ALLOCATION")
 	for i, q := range out.Queues {
 		maxAlloc := q.MaximumAllocation
-		if maxAlloc == nil {
+		if maxAlloc.IsZero() {
 			maxAlloc = q.MaxResources
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%d\t%s\n", strings.Repeat("  ", depths[i]), q.Name, q.State,
@@ -85,14 +64,14 @@ func percent(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "%
 
 // resourcesText renders "memory-mb=16384Mi vcores=32 yarn.io/gpu=unbounded".
 func resourcesText(r view.ResourceMap) string {
-	if r == nil {
+	if r.IsZero() {
 		return "-"
 	}
-	names := yarn.Resources(r).Names()
+	names := r.Names()
 	parts := make([]string, 0, len(names))
 	for _, n := range names {
-		v := r[n].String()
-		if r[n].Value == 1<<63-1 {
+		v := r.Quantity(n).String()
+		if r.Quantity(n).Value == 1<<63-1 {
 			v = "unbounded"
 		}
 		parts = append(parts, n+"="+v)

@@ -3,9 +3,7 @@ package cluster
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -13,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // resourceJSON is a resourceInfo of the RM's REST API with these name=value resources.
@@ -24,22 +23,18 @@ func resourceJSON(res map[string]int64) string {
 	return `{"resourceInformations":{"resourceInformation":[` + strings.Join(parts, ",") + `]}}`
 }
 
-// nodesRM answers /ws/v1/cluster/nodes with one node per resource map and counts the requests.
-func nodesRM(t *testing.T, nodes ...map[string]int64) (string, *atomic.Int32) {
+// nodesRM answers /ws/v1/cluster/nodes with one node per resource map; it returns the RM's URL
+// and the fake RM, which records the requests.
+func nodesRM(t *testing.T, nodes ...map[string]int64) (string, *yarnfake.RM) {
 	t.Helper()
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		var items []string
-		for i, res := range nodes {
-			items = append(items, fmt.Sprintf(`{"id":"n%d:8041","state":"RUNNING","rack":"/r","nodeHostName":"n%d","nodeHTTPAddress":"n%d:8042","totalResource":%s,"usedResource":%s,"availableResource":%s}`,
-				i, i, i, resourceJSON(res), resourceJSON(map[string]int64{}), resourceJSON(res)))
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = fmt.Fprintf(w, `{"nodes":{"node":[%s]}}`, strings.Join(items, ","))
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL, &requests
+	var items []string
+	for i, res := range nodes {
+		items = append(items, fmt.Sprintf(`{"id":"n%d:8041","state":"RUNNING","rack":"/r","nodeHostName":"n%d","nodeHTTPAddress":"n%d:8042","totalResource":%s,"usedResource":%s,"availableResource":%s}`,
+			i, i, i, resourceJSON(res), resourceJSON(map[string]int64{}), resourceJSON(res)))
+	}
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.ReplyJSON("GET /ws/v1/cluster/nodes", http.StatusOK, fmt.Sprintf(`{"nodes":{"node":[%s]}}`, strings.Join(items, ",")))
+	return rm.URL(), rm
 }
 
 // execute runs cmd with args and returns its error, stdout and stderr.
@@ -58,7 +53,7 @@ func appsCmd(f *cmdutil.Factory) *cobra.Command  { return NewCmdApps(f, nil) }
 // TestStatesValidatedBeforeTheRM: an unknown --state is a usage error listing YARN's states, and no
 // request reaches the RM (which would answer with a Java enum error).
 func TestStatesValidatedBeforeTheRM(t *testing.T) {
-	rm, requests := nodesRM(t, map[string]int64{"memory-mb": 1024, "vcores": 2})
+	rm, fake := nodesRM(t, map[string]int64{"memory-mb": 1024, "vcores": 2})
 	for _, tc := range []struct {
 		cmd   func(*cmdutil.Factory) *cobra.Command
 		state string
@@ -77,12 +72,12 @@ func TestStatesValidatedBeforeTheRM(t *testing.T) {
 		}
 		assert.Empty(t, out)
 	}
-	assert.Zero(t, requests.Load(), "no request reached the RM")
+	assert.Empty(t, fake.Requests(), "no request reached the RM")
 
 	// Case does not matter (the RM upper-cases too).
 	err, _ := execute(nodesCmd, "--rm", rm, "--state", "running,Lost")
 	require.NoError(t, err)
-	assert.Equal(t, int32(1), requests.Load())
+	assert.Len(t, fake.Requests(), 1)
 }
 
 // TestResourceTypeNoNodeHas: --resource naming a type that no node reports at all is a usage error

@@ -5,31 +5,18 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/records"
 )
-
-func testFactory() *cmdutil.Factory {
-	streams, _, _ := cmdutil.TestStreams()
-	return cmdutil.New(streams, cmdutil.Env{})
-}
-
-// parse runs cmd on args; its runF captured the options, nothing reaches an RM.
-func parse(t *testing.T, cmd *cobra.Command, args ...string) {
-	t.Helper()
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	require.NoError(t, cmd.Execute())
-}
 
 func capture(t *testing.T, args ...string) *Options {
 	t.Helper()
 	var got *Options
-	parse(t, NewCmdSubmit(testFactory(), func(o *Options) error { got = o; return nil }), args...)
+	cmdtest.Parse(t, NewCmdSubmit(cmdtest.Factory(), func(o *Options) error { got = o; return nil }), args...)
 	require.NotNil(t, got)
 	return got
 }

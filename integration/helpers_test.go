@@ -1,0 +1,148 @@
+//go:build integration
+
+package integration
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// The helpers every integration test shares: building yarn-er's binaries, running a command and
+// reading its exit status and JSON output, and watching an application on the mini-YARN.
+
+// build is one `go build` of a main package, done once per run.
+type build struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// builds holds the builds of this run by package and cgo setting.
+var builds sync.Map
+
+// buildBinary builds the main package pkg (relative to the repository root, e.g. "./cmd/yarn-er")
+// once per run and returns the binary's path. static builds with CGO_ENABLED=0, as submit ships
+// yarn-er and as the test AM runs in containers; otherwise cgo is left on as for a release build
+// (the NVML discovery backend).
+func buildBinary(t testing.TB, pkg string, static bool) string {
+	t.Helper()
+	v, _ := builds.LoadOrStore(fmt.Sprintf("%s static=%t", pkg, static), &build{})
+	b := v.(*build)
+	b.once.Do(func() {
+		root, err := RepoRoot()
+		if err != nil {
+			b.err = err
+			return
+		}
+		dir, err := os.MkdirTemp(tmpRoot, "bin-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		bin := filepath.Join(dir, filepath.Base(pkg))
+		cmd := exec.Command("go", "build", "-o", bin, pkg)
+		cmd.Dir = root
+		cmd.Env = os.Environ()
+		if static {
+			cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %w: %s", pkg, err, out)
+			return
+		}
+		b.bin = bin
+	})
+	require.NoError(t, b.err)
+	return b.bin
+}
+
+// yarnErBinary is cmd/yarn-er built static, as submit ships it to the containers.
+func yarnErBinary(t testing.TB) string { return buildBinary(t, "./cmd/yarn-er", true) }
+
+// cliRun is one run of a command.
+type cliRun struct {
+	code           int
+	stdout, stderr string
+}
+
+// runCommand runs cmd to its end and returns its exit status and output; a command that cannot
+// run at all fails the test.
+func runCommand(t testing.TB, cmd *exec.Cmd) cliRun {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := cliRun{stdout: stdout.String(), stderr: stderr.String()}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		r.code = exitErr.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return r
+}
+
+// jsonObject decodes the run's stdout as one JSON object.
+func (r cliRun) jsonObject(t testing.TB) map[string]any {
+	t.Helper()
+	var out map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+	return out
+}
+
+// yarnClient is a REST client of ep's ResourceManager as ep's user.
+func yarnClient(t testing.TB, ep *Endpoints) *yarn.Client {
+	t.Helper()
+	c, err := yarn.NewClient(yarn.Options{Addresses: []string{ep.RMWebAddress}, User: ep.User})
+	require.NoError(t, err)
+	return c
+}
+
+// watchApp polls application id until it is in a terminal state, handing each state seen to
+// each, and returns the largest sum of used yarn.io/gpu over the nodes seen meanwhile.
+func watchApp(t testing.TB, ctx context.Context, yc *yarn.Client, id string, each func(*yarn.App)) int64 {
+	t.Helper()
+	var maxGPUs int64
+	for {
+		app, err := yc.App(ctx, id)
+		require.NoError(t, err, "application %s", id)
+		each(app)
+		if app.State.Terminal() {
+			return maxGPUs
+		}
+		if nodes, err := yc.Nodes(ctx, yarn.NodesQuery{}); err == nil {
+			var used int64
+			for _, n := range nodes {
+				used += n.Used.Value("yarn.io/gpu")
+			}
+			maxGPUs = max(maxGPUs, used)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("application %s did not finish: %v (last state %s)", id, ctx.Err(), app.State)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// logFiles logs the files that exist among paths, for a failed test.
+func logFiles(t testing.TB, paths ...string) {
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			t.Logf("%s:\n%s", p, b)
+		}
+	}
+}
