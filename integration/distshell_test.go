@@ -59,7 +59,7 @@ func BenchmarkDistShell(b *testing.B) {
 		}
 	}
 	ep := cluster(b)
-	bin := buildYarnErBinary(b)
+	bin := yarnErBinary(b)
 	conf := distShellConf(b, ep)
 	tree := discoverytest.New(b)
 	tree.NVIDIAHost(8)

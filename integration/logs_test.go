@@ -86,7 +86,7 @@ func TestAppLogsFollow(t *testing.T) {
 	appID, _, stderr, done := startSubmit(t, ctx, ep, 3, "--containers", "2", "--memory", "128m", "--env", "SHARE="+share, "--",
 		"sh", "-c", `echo "tick 1 of rank $YARN_ER_RANK"; i=0; while [ ! -e "$SHARE/go" ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done; echo "tick 2 of rank $YARN_ER_RANK"`)
 
-	cmd := exec.CommandContext(ctx, buildYarnErBinary(t), "app", "logs", appID, "-f", "--file", "stdout")
+	cmd := exec.CommandContext(ctx, yarnErBinary(t), "app", "logs", appID, "-f", "--file", "stdout")
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
 	out := &syncBuffer{}
 	var ferr bytes.Buffer
@@ -182,7 +182,7 @@ func TestSubmitInterruptPrompt(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			master, slave := openPTY(t)
-			cmd := exec.CommandContext(ctx, buildYarnErBinary(t), "submit", "--containers", "1", "--memory", "128m", "--", "sleep", "300")
+			cmd := exec.CommandContext(ctx, yarnErBinary(t), "submit", "--containers", "1", "--memory", "128m", "--", "sleep", "300")
 			cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User, "NO_COLOR=1")
 			var stdout syncBuffer
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, &stdout, slave

@@ -70,7 +70,7 @@ func TestWaitAndLogsFlags(t *testing.T) {
 	assert.False(t, l.RankSet)
 	assert.False(t, l.Logs.Follow)
 
-	parse(t, NewCmdLogs(testFactory(), func(o *LogsOptions) error { l = o; return nil }), "application_1_0007", "--rank", "0", "-f")
+	cmdtest.Parse(t, NewCmdLogs(cmdtest.Factory(), func(o *LogsOptions) error { l = o; return nil }), "application_1_0007", "--rank", "0", "-f")
 	assert.True(t, l.RankSet)
 	assert.Equal(t, 0, l.Rank)
 	assert.True(t, l.Logs.Follow)
