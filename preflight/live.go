@@ -259,10 +259,19 @@ func (r *runner) typeUnknownCheck() {
 			fine = append(fine, res.Name)
 			continue
 		}
-		r.c.fail(IDTypeUnknown, live.rm,
-			fmt.Sprintf("declare %s in yarn.resource-types (resource-types.xml) on the ResourceManager and the NodeManagers, restart them, and offer it on the NodeManagers", res.Name),
-			"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): it drops the type from requests (\"Got unknown resource type: %s; skipping\"), so TaskManagers get no %s",
-			live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name, r.resourceName(res.Name))
+		fix := fmt.Sprintf("declare %s in yarn.resource-types (resource-types.xml) on the ResourceManager and the NodeManagers, restart them, and offer it on the NodeManagers", res.Name)
+		if r.in.Container != nil {
+			// yarn-er's ApplicationMaster sends the request as it is: the RM drops the type.
+			r.c.fail(IDTypeUnknown, live.rm, fix,
+				"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): it drops the type from requests (\"Got unknown resource type: %s; skipping\"), so TaskManagers get no %s",
+				live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name, r.resourceName(res.Name))
+			continue
+		}
+		// Flink's resource manager compares the request with the maximum the RM reports at
+		// registration and refuses it (TaskExecutorProcessSpecContainerResourcePriorityAdapter).
+		r.c.fail(IDTypeUnknown, live.rm, fix,
+			"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): Flink's resource manager refuses to request TaskManagers (\"External resource %s is not supported by the Yarn cluster.\"), so no TaskManager starts and the job fails for want of slots (NoResourceAvailableException)",
+			live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name)
 	}
 	if len(fine) > 0 {
 		r.c.pass(IDTypeUnknown, live.rm, "the ResourceManager knows %s (from %s)", strings.Join(fine, ", "), live.knownFrom)
