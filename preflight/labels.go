@@ -116,3 +116,122 @@ func (r *runner) flinkValue(key string) (string, string) {
 	}
 	return strings.TrimSpace(v.Value), v.Source.String()
 }
+
+// labelChoice is the node-label expression a container carries and where it comes from.
+type labelChoice struct {
+	label, key, src string
+}
+
+// queueDefaultLabel returns the default-node-label-expression of queue q (as the RM reports it,
+// else from capacity-scheduler.xml) and its source.
+func (r *runner) queueDefaultLabel(q *yarn.Queue) labelChoice {
+	if q == nil {
+		return labelChoice{}
+	}
+	key := "yarn.scheduler.capacity." + q.Path + ".default-node-label-expression"
+	if q.DefaultNodeLabelExpression != "" {
+		return labelChoice{q.DefaultNodeLabelExpression, key, r.live.rm + " (defaultNodeLabelExpression)"}
+	}
+	if v, src, ok := r.queueValue(q.Path, "default-node-label-expression"); ok {
+		return labelChoice{v, key, src}
+	}
+	return labelChoice{}
+}
+
+// targetLeaf returns the leaf queue the application goes to, nil when unknown.
+func (r *runner) targetLeaf() *yarn.Queue {
+	if r.live.usable() == nil || r.live.schedErr != nil {
+		return nil
+	}
+	name, _ := r.targetQueue()
+	if q := findQueue(r.live.sched, name); q != nil && q.Leaf {
+		return q
+	}
+	return nil
+}
+
+// tmLabel returns the label of the TaskManager containers: yarn.taskmanager.node-label, else
+// yarn.application.node-label (which the RM gives every request of the application without its
+// own), else the queue's default-node-label-expression; for containers given directly,
+// Input.NodeLabel, else the queue's default.
+func (r *runner) tmLabel() labelChoice {
+	if r.in.Container != nil {
+		if l := strings.TrimSpace(r.in.NodeLabel); l != "" {
+			return labelChoice{l, "--node-label", "--node-label"}
+		}
+		return r.queueDefaultLabel(r.targetLeaf())
+	}
+	if l, src := r.flinkValue(keyTMNodeLabel); l != "" {
+		return labelChoice{l, keyTMNodeLabel, src}
+	}
+	return r.jmLabel()
+}
+
+// jmLabel returns the label of the JobManager (ApplicationMaster) container:
+// yarn.application.node-label, else the queue's default-node-label-expression.
+func (r *runner) jmLabel() labelChoice {
+	if r.in.Container == nil {
+		if l, src := r.flinkValue(keyAppNodeLabel); l != "" {
+			return labelChoice{l, keyAppNodeLabel, src}
+		}
+	}
+	return r.queueDefaultLabel(r.targetLeaf())
+}
+
+// exclusive reports whether label is exclusive: as get-node-labels says, else Hadoop's default
+// (exclusive).
+func (d *liveData) exclusive(label string) bool {
+	for _, l := range d.labels {
+		if l.Name == label {
+			return l.Exclusive
+		}
+	}
+	return true
+}
+
+// partitionNodes returns the RUNNING nodes that serve requests for label: the nodes carrying it;
+// for no label, the nodes without one and those whose labels are all non-exclusive (they lend
+// idle resources to requests without a label). scope describes the choice for messages; it is
+// "" when no RUNNING node carries a label, and nothing is left out.
+func (r *runner) partitionNodes(label string) (nodes []yarn.Node, scope string) {
+	running := r.live.running()
+	labelled := false
+	for _, n := range running {
+		if len(n.NodeLabels) > 0 {
+			labelled = true
+			break
+		}
+	}
+	if label == "" && !labelled {
+		return running, ""
+	}
+	var excluded []string
+	for _, n := range running {
+		if label != "" {
+			if slices.Contains(n.NodeLabels, label) {
+				nodes = append(nodes, n)
+			}
+			continue
+		}
+		ok := true
+		for _, l := range n.NodeLabels {
+			if r.live.exclusive(l) {
+				ok = false
+				if !slices.Contains(excluded, l) {
+					excluded = append(excluded, l)
+				}
+			}
+		}
+		if ok {
+			nodes = append(nodes, n)
+		}
+	}
+	if label != "" {
+		return nodes, fmt.Sprintf("on the %s labelled %s", plural(len(nodes), "RUNNING node", "RUNNING nodes"), label)
+	}
+	if len(excluded) == 0 {
+		return nodes, ""
+	}
+	slices.Sort(excluded)
+	return nodes, fmt.Sprintf("on the %s outside the exclusive node labels %s", plural(len(nodes), "RUNNING node", "RUNNING nodes"), strings.Join(excluded, ", "))
+}

@@ -40,6 +40,11 @@ type Input struct {
 	Containers int
 	// Queue is the YARN queue (--queue); "": Flink's yarn.application.queue, else "default".
 	Queue string
+	// NodeLabel is the node-label expression of the containers given by Container (yarn-er submit
+	// --node-label): the fit and capacity checks then consider only the nodes and the queue
+	// capacity of that partition. Ignored with a Flink configuration, whose
+	// yarn.taskmanager.node-label and yarn.application.node-label say it.
+	NodeLabel string
 	// Strict makes warnings count as failures in Report.OK.
 	Strict bool
 	// FlinkVersion selects Flink 1.x or 2.x rules where they differ (the TaskManager memory

@@ -75,7 +75,7 @@ func TestDecodeUserLimitsFromCaptures(t *testing.T) {
 
 func TestDecodeQueueUsersAndPartitions(t *testing.T) {
 	body := `{"scheduler":{"schedulerInfo":{"type":"capacityScheduler","queueName":"root","queues":{"queue":[
-	 {"type":"capacitySchedulerLeafQueueInfo","queueName":"a","userLimitFactor":"2.5","userLimit":25,
+	 {"type":"capacitySchedulerLeafQueueInfo","queueName":"a","defaultNodeLabelExpression":" gpu ","userLimitFactor":"2.5","userLimit":25,
 	  "users":{"user":{"username":"alice","numActiveApplications":1,"numPendingApplications":0,
 	    "resourcesUsed":{"memory":2048,"vCores":2},"userResourceLimit":{"memory":4096,"vCores":4}}},
 	  "capacities":{"queueCapacitiesByPartition":[{"partitionName":"","absoluteCapacity":40},
@@ -86,6 +86,7 @@ func TestDecodeQueueUsersAndPartitions(t *testing.T) {
 	q := s.Queue("a")
 	require.NotNil(t, q)
 	assert.True(t, q.UserLimitsReported)
+	assert.Equal(t, "gpu", q.DefaultNodeLabelExpression)
 	assert.Equal(t, 2.5, q.UserLimitFactor)
 	assert.Equal(t, 25.0, q.UserLimitPercent)
 	require.Len(t, q.Users, 1)

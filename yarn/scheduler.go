@@ -69,6 +69,9 @@ type Queue struct {
 	// NodeLabels are the node labels the queue may use (CapacityScheduler accessible-node-labels;
 	// "*" means all); nil when not reported.
 	NodeLabels []string
+	// DefaultNodeLabelExpression is the label the queue gives requests that name none
+	// (default-node-label-expression); "" when none is configured.
+	DefaultNodeLabelExpression string
 
 	// UserLimitsReported is set when the RM reports the CapacityScheduler's user limits
 	// (userLimitFactor and userLimit); the two fields below are then meaningful.
@@ -185,6 +188,7 @@ type queueJSON struct {
 	UserAMResourceLimit  *resourceInfoJSON `json:"userAMResourceLimit"`
 	UsedAMResource       *resourceInfoJSON `json:"usedAMResource"`
 	NodeLabels           list[string]      `json:"nodeLabels"`
+	DefaultLabelExpr     jsonString        `json:"defaultNodeLabelExpression"`
 	UserLimitFactor      *jsonFloat        `json:"userLimitFactor"`
 	UserLimit            *jsonFloat        `json:"userLimit"`
 	MaxAppsPerUser       jsonInt64         `json:"maxApplicationsPerUser"`
@@ -297,6 +301,7 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 	if q.NodeLabels != nil {
 		out.NodeLabels = []string(q.NodeLabels)
 	}
+	out.DefaultNodeLabelExpression = strings.TrimSpace(string(q.DefaultLabelExpr))
 	if q.UserLimitFactor != nil && q.UserLimit != nil {
 		out.UserLimitsReported = true
 		out.UserLimitFactor, out.UserLimitPercent = float64(*q.UserLimitFactor), float64(*q.UserLimit)
