@@ -28,7 +28,7 @@ type userLimit struct {
 	// limit is the most one user holds; nil: no user limit below the queue's maximum capacity.
 	limit yarn.Resources
 	// guaranteed is the queue's capacity in the partition (effectiveMinResource).
-	guaranteed yarn.Resources
+	guaranteed              yarn.Resources
 	factor, percent         float64
 	factorFrom, percentFrom string
 	// lifted: the factor is -1 or the queue has no guaranteed capacity, and the RM (3.4+) then
