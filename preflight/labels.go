@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,24 +19,18 @@ const (
 
 // nodeLabelCheck reports cluster.node-label: a node label Flink asks for must be carried by RUNNING
 // nodes that can hold the container: the TaskManagers' label (yarn.taskmanager.node-label, else
-// yarn.application.node-label) for the TaskManager container, the application's label for the
-// JobManager container. YARN leaves a request for a label no node carries pending forever.
+// yarn.application.node-label, else the queue's default-node-label-expression) for the
+// TaskManager container, the application's label for the JobManager container; the queue must
+// be allowed to use the label and have capacity in it. YARN leaves a request for a label no node
+// carries pending forever. Without a label, the devices must be on nodes that requests without
+// a label reach: nodes of an exclusive label serve only requests for it.
 func (r *runner) nodeLabelCheck() {
 	live := r.live
 	if live.nodesErr != nil {
 		r.c.skip(IDNodeLabel, "cannot list the nodes: %v", live.nodesErr)
 		return
 	}
-	appLabel, appSrc := r.flinkValue(keyAppNodeLabel)
-	tmLabel, tmSrc := r.flinkValue(keyTMNodeLabel)
-	tmKey := keyTMNodeLabel
-	if tmLabel == "" {
-		tmLabel, tmSrc, tmKey = appLabel, appSrc, keyAppNodeLabel
-	}
-	if tmLabel == "" && appLabel == "" {
-		r.c.pass(IDNodeLabel, "", "no node label is asked for (%s, %s)", keyTMNodeLabel, keyAppNodeLabel)
-		return
-	}
+	tm, jm := r.tmLabel(), r.jmLabel()
 	running := live.running()
 	present := map[string]bool{}
 	for _, n := range running {
@@ -43,37 +38,41 @@ func (r *runner) nodeLabelCheck() {
 			present[l] = true
 		}
 	}
-	known := slices.Sorted(func(yield func(string) bool) {
-		for l := range present {
-			if !yield(l) {
-				return
-			}
-		}
-	})
+	known := slices.Sorted(maps.Keys(present))
 	shownKnown := "none"
 	if len(known) > 0 {
 		shownKnown = strings.Join(known, ", ")
 	}
 	// The queue must be allowed to use the label (accessible-node-labels), when the scheduler says.
 	var queue *yarn.Queue
-	if live.schedErr == nil {
-		name, _ := r.targetQueue()
-		if q := findQueue(live.sched, name); q != nil && q.Leaf && q.NodeLabels != nil {
-			queue = q
-		}
+	if q := r.targetLeaf(); q != nil && q.NodeLabels != nil {
+		queue = q
 	}
-	check := func(who, label, key, src string, req []records.Resource) {
+	mayUse := func(label string) bool {
+		return queue == nil || slices.Contains(queue.NodeLabels, "*") || slices.Contains(queue.NodeLabels, label)
+	}
+	accessible := func() string {
+		if queue == nil || len(queue.NodeLabels) == 0 {
+			return "none"
+		}
+		return strings.Join(queue.NodeLabels, ", ")
+	}
+	check := func(who string, lc labelChoice, req []records.Resource) {
+		label, key, src := lc.label, lc.key, lc.src
 		if label == "" {
 			return
 		}
-		if queue != nil && !slices.Contains(queue.NodeLabels, "*") && !slices.Contains(queue.NodeLabels, label) {
-			accessible := "none"
-			if len(queue.NodeLabels) > 0 {
-				accessible = strings.Join(queue.NodeLabels, ", ")
-			}
-			r.c.fail(IDNodeLabel, src, fmt.Sprintf("add %s to yarn.scheduler.capacity.%s.accessible-node-labels (capacity-scheduler.xml), or use a queue that may use it", label, queue.Path),
-				"%s = %s: queue %s may not use the label (its accessible node labels: %s): YARN rejects the %s container request", key, label, queue.Path, accessible, who)
+		if !mayUse(label) {
+			r.c.fail(IDNodeLabel, src, fmt.Sprintf("add %s to yarn.scheduler.capacity.%s.accessible-node-labels (capacity-scheduler.xml) with a capacity (…accessible-node-labels.%s.capacity), or use a queue that may use it", label, queue.Path, label),
+				"%s = %s: queue %s may not use the label (its accessible node labels: %s): YARN rejects the %s container request", key, label, queue.Path, accessible(), who)
 			return
+		}
+		if q := r.targetLeaf(); q != nil && q.Partitions != nil {
+			if p := q.Partition(label); p != nil && len(p.EffectiveMax) > 0 && allZero(p.EffectiveMax) {
+				r.c.fail(IDNodeLabel, src, fmt.Sprintf("set yarn.scheduler.capacity.%s.accessible-node-labels.%s.capacity and .maximum-capacity above 0 (capacity-scheduler.xml, and each parent's)", q.Path, label),
+					"%s = %s: queue %s has no capacity in the label's partition (its effectiveMaxResource there is 0): the %s container stays pending forever", key, label, q.Path, who)
+				return
+			}
 		}
 		var labelled []yarn.Node
 		for _, n := range running {
@@ -100,12 +99,85 @@ func (r *runner) nodeLabelCheck() {
 		}
 		r.c.pass(IDNodeLabel, src, "%s = %s: %d of the %d RUNNING nodes with the label can hold the %s container %s", key, label, fitting, len(labelled), who, shown)
 	}
-	if req, _ := r.request(); len(req) > 0 {
-		check("TaskManager", tmLabel, tmKey, tmSrc, req)
+	req, _ := r.request()
+	if tm.label == "" && jm.label == "" {
+		r.unlabelledCheck(req, running, mayUse, accessible)
+		return
+	}
+	if len(req) > 0 {
+		if tm.label == "" {
+			r.unlabelledCheck(req, running, mayUse, accessible)
+		} else {
+			check("TaskManager", tm, req)
+		}
 	}
 	if r.jm != nil {
-		check("JobManager", appLabel, keyAppNodeLabel, appSrc, r.normalized(r.jm.Request()))
+		check("JobManager", jm, r.normalized(r.jm.Request()))
 	}
+}
+
+// unlabelledCheck reports, for TaskManager containers that ask for no node label, whether the
+// nodes offering their devices are reachable: nodes of an exclusive label serve only requests
+// for that label, so devices only there are never given to them.
+func (r *runner) unlabelledCheck(req []records.Resource, running []yarn.Node, mayUse func(string) bool, accessible func() string) {
+	noLabel := fmt.Sprintf("no node label is asked for (%s, %s)", keyTMNodeLabel, keyAppNodeLabel)
+	key := keyTMNodeLabel
+	if r.in.Container != nil {
+		noLabel, key = "no node label is asked for (--node-label)", "--node-label"
+	}
+	reach, scope := r.partitionNodes("")
+	if scope == "" {
+		r.c.pass(IDNodeLabel, "", "%s", noLabel)
+		return
+	}
+	if r.live.labelsErr != nil {
+		scope += fmt.Sprintf(" (exclusivity assumed: the ResourceManager did not list its node labels: %v)", r.live.labelsErr)
+	}
+	for _, res := range req {
+		if res.Name == records.MemoryMB || res.Name == records.VCores {
+			continue
+		}
+		reachable := 0
+		for _, n := range reach {
+			if n.Total[res.Name].Value > 0 {
+				reachable++
+			}
+		}
+		if reachable > 0 {
+			continue
+		}
+		byLabel := map[string]int{}
+		for _, n := range running {
+			if n.Total[res.Name].Value <= 0 {
+				continue
+			}
+			for _, l := range n.NodeLabels {
+				byLabel[l]++
+			}
+		}
+		if len(byLabel) == 0 {
+			continue // no node has it: cluster.no-node-fits says so
+		}
+		labels := slices.Sorted(maps.Keys(byLabel))
+		var parts []string
+		for _, l := range labels {
+			parts = append(parts, fmt.Sprintf("%s (%s)", l, plural(byLabel[l], "node", "nodes")))
+		}
+		fix := fmt.Sprintf("set %s=%s", key, labels[0])
+		if !mayUse(labels[0]) {
+			fix += fmt.Sprintf(" and add %s to yarn.scheduler.capacity.%s.accessible-node-labels with a capacity (capacity-scheduler.xml)", labels[0], r.targetLeaf().Path)
+		}
+		fix += fmt.Sprintf(", or make the label non-exclusive (yarn rmadmin -addToClusterNodeLabels \"%s(exclusive=false)\" before labelling nodes)", labels[0])
+		queueNote := ""
+		if q := r.targetLeaf(); q != nil && q.NodeLabels != nil && !mayUse(labels[0]) {
+			queueNote = fmt.Sprintf("; queue %s may not use it either (its accessible node labels: %s)", q.Path, accessible())
+		}
+		r.c.fail(IDNodeLabel, r.live.rm, fix,
+			"%s, and every RUNNING node offering %s carries an exclusive node label: %s%s. Requests without a label never go to those nodes, so the TaskManagers never get %s",
+			noLabel, res.Name, strings.Join(parts, ", "), queueNote, r.resourceName(res.Name))
+		return
+	}
+	r.c.pass(IDNodeLabel, "", "%s; the requested resources are offered %s", noLabel, scope)
 }
 
 // flinkValue returns a trimmed Flink value and its source.

@@ -247,13 +247,13 @@ func (r *runner) userLimitCheck(q *yarn.Queue, from, partition string, guarantee
 		}
 		if r.in.Container != nil {
 			r.c.warn(IDQueueCapacity, src, fix,
-				"queue %s (from %s): %s: %d TaskManager containers %s at once, %d wanted: the others start as earlier ones finish",
-				q.Path, from, why, n, shown, want)
+				"queue %s (from %s): %s: %s %s at once, %d wanted: the others start as earlier ones finish",
+				q.Path, from, why, tmCount(n), shown, want)
 			return false
 		}
 		r.c.fail(IDQueueCapacity, src, fix,
-			"queue %s (from %s): %s: %d TaskManager containers %s%s, %d wanted (its maximum capacity would hold %s): the job waits forever",
-			q.Path, from, why, n, shown, besides, want, countText(empty))
+			"queue %s (from %s): %s: %s %s%s, %d wanted (its maximum capacity would hold %s): the job waits forever",
+			q.Path, from, why, tmCount(n), shown, besides, want, countText(empty))
 		return false
 	}
 	others := activeUsers(q)
@@ -278,4 +278,12 @@ func (r *runner) userLimitCheck(q *yarn.Queue, from, partition string, guarantee
 		return false
 	}
 	return true
+}
+
+// tmCount is "1 TaskManager container" or "N TaskManager containers".
+func tmCount(n int64) string {
+	if n == 1 {
+		return "1 TaskManager container"
+	}
+	return countText(n) + " TaskManager containers"
 }
