@@ -100,6 +100,8 @@ func TestDecodeQueueUsersAndPartitions(t *testing.T) {
 	assert.Equal(t, int64(8192), p.EffectiveMin.Value(records.MemoryMB))
 	assert.Equal(t, int64(16), p.EffectiveMax.Value(records.VCores))
 	assert.Nil(t, q.Partition("").EffectiveMin)
+	// No nodeLabels in a CapacityScheduler leaf that reports its capacities: no label at all.
+	assert.Equal(t, []string{}, q.NodeLabels)
 	// A queue without the fields: not reported.
 	assert.False(t, s.Root.UserLimitsReported)
 	assert.Nil(t, s.Root.Partitions)

@@ -298,8 +298,13 @@ func (q *queueJSON) queue(parentPath string, depth int) (*Queue, error) {
 		}
 		*f.dst = r
 	}
-	if q.NodeLabels != nil {
+	switch {
+	case q.NodeLabels != nil:
 		out.NodeLabels = []string(q.NodeLabels)
+	case string(q.Type) == "capacitySchedulerLeafQueueInfo" && q.Capacities != nil:
+		// The CapacityScheduler always lists a queue's accessible labels; an empty set is left
+		// out of the answer (Hadoop 3.5's JSON provider drops empty lists): none.
+		out.NodeLabels = []string{}
 	}
 	out.DefaultNodeLabelExpression = strings.TrimSpace(string(q.DefaultLabelExpr))
 	if q.UserLimitFactor != nil && q.UserLimit != nil {
