@@ -67,6 +67,10 @@ type Input struct {
 	// list them. Each such call uses up an application id.
 	AllowNewApplication bool
 
+	// Getenv is the environment of Flink's client (where `flink run` would run): Flink 1.x sizes
+	// the JobManager container from FLINK_JM_HEAP there. nil: an empty environment.
+	Getenv func(string) string
+
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
 }
@@ -171,7 +175,7 @@ func (r *runner) prepare() {
 	}
 	// Translate's errors are also in its Problems, which the checks report.
 	r.tr, _ = profile.Translate(r.in.Flink, opts)
-	r.jm, _, r.jmRefusal = profile.DeriveJobManagerMemory(r.in.Flink, r.in.FlinkVersion)
+	r.jm, _, r.jmRefusal = profile.DeriveJobManagerMemoryEnv(r.in.Flink, r.in.FlinkVersion, r.in.Getenv)
 }
 
 // containerName is what messages call the container of Input.Container.
