@@ -588,6 +588,8 @@ func testFlinkGPUsOnMisconfiguredYARN(t *testing.T, version string) {
 	assert.Contains(t, failing["cluster.type-unknown"], "yarn.io/gpu")
 	// What preflight predicts for Flink.
 	assert.Contains(t, failing["yarn.resource-type-undeclared"], flinkUnsupported)
+	assert.Contains(t, failing["cluster.type-unknown"], flinkUnsupported)
+	assert.NotContains(t, failing["cluster.type-unknown"], "drops the type")
 
 	app := s.deploy(t, "flink-gpu-e2e-misconfigured-"+version)
 	t.Cleanup(func() {

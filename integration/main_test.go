@@ -57,7 +57,7 @@ func runMain(m *testing.M) (code int) {
 	defer func() {
 		stopCtx, cancel := context.WithTimeout(ctx, stopBudget)
 		defer cancel()
-		for _, c := range []*MiniYARN{misCluster, mainCluster} {
+		for _, c := range []*MiniYARN{labelsCluster, misCluster, mainCluster} {
 			if err := c.Stop(stopCtx); err != nil {
 				fmt.Fprintln(os.Stderr, "integration:", err)
 				code = 1

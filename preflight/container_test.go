@@ -48,6 +48,9 @@ func TestDirectContainerMisconfiguredCluster(t *testing.T) {
 	e := requireOne(t, rep, IDTypeUnknown, StatusFail, "does not know resource type 'yarn.io/gpu'")
 	assert.NotContains(t, e.Message, "TaskManager")
 	assert.Contains(t, e.Message, "containers get no yarn.io/gpu")
+	// yarn-er's ApplicationMaster sends the request as is: the RM drops the type (no Flink refusal).
+	assert.Contains(t, e.Message, "it drops the type from requests")
+	assert.NotContains(t, e.Message, "not supported by the Yarn cluster")
 	assert.False(t, rep.OK)
 	assert.Contains(t, rep.Verdict(), "containers will NOT get their yarn.io/gpu")
 }

@@ -36,6 +36,15 @@ func TestNMIsolationContainerExecutorCfg(t *testing.T) {
 		{name: "gpu module disabled", cfg: "[gpu]\nmodule.enabled=false\n", status: StatusWarn, parts: []string{`[gpu] module.enabled is "false"`, "fail to launch"}},
 		{name: "no gpu section", cfg: "[cgroups]\nroot=/sys/fs/cgroup\n", status: StatusWarn, parts: []string{"[gpu] module.enabled is not set"}},
 	}
+	// Each device type has its own module: the fpga one is checked too.
+	t.Run("fpga module of its own", func(t *testing.T) {
+		dir := files.with("yarn-site.xml", "yarn.nodemanager.resource-plugins", "yarn.io/gpu,yarn.io/fpga").write(t)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, containerExecutorCfg), []byte("[gpu]\nmodule.enabled=true\n"), 0o644))
+		rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: loadDir(t, dir)})
+		e := requireOne(t, rep, IDNMResources, StatusWarn, "yarn.io/fpga: [fpga] module.enabled is not set")
+		assert.Contains(t, e.Fix, `"[fpga]" with "module.enabled=true"`)
+		assert.NotContains(t, e.Message, "yarn.io/gpu")
+	})
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := files.write(t)

@@ -279,14 +279,13 @@ func (r *runner) nmResourcesCheck() {
 	plugins := conf.TrimmedStrings(pluginsProp.Value)
 	pluggable := hc.GetBool(keyPluggableDevices, false) &&
 		strings.TrimSpace(hc.Get(keyDeviceClasses)) != ""
-	isolationChecked := false
 	for _, res := range ext {
 		t := res.Name
 		switch {
 		case slices.Contains(plugins, t):
 			r.c.pass(IDNMResources, pluginsProp.Source.String(), "%s: offered by the NodeManager resource plugin (%s)", t, keyResourcePlugins)
-			if (t == records.GPU || t == records.FPGA) && !isolationChecked {
-				isolationChecked = true
+			if t == records.GPU || t == records.FPGA {
+				// Each device type has its own handler and container-executor.cfg module.
 				r.isolationCheck(t, pluginsProp.Source.String())
 			}
 			continue
@@ -331,20 +330,23 @@ func (r *runner) isolationCheck(t, src string) {
 			"%s: the resource plugin runs with %s: devices are scheduled but not isolated, so any container can use every device", t, shown)
 		return
 	}
-	cgroups := strings.TrimSpace(hc.Get(keyResourcesHandler)) == cgroupsHandler ||
-		hc.GetBool(keyCgroupsMount, false) ||
-		strings.TrimSpace(hc.Get(keyCgroupsMountPath)) != ""
-	if !cgroups {
-		r.c.warn(IDNMResources, sourceOr(hc, keyContainerExecutor, src),
-			fmt.Sprintf("set %s=true (or %s to the cgroup mount, e.g. /sys/fs/cgroup)", keyCgroupsMount, keyCgroupsMountPath),
-			"%s: LinuxContainerExecutor without cgroups (%s, %s or %s): devices are not isolated", t, keyResourcesHandler, keyCgroupsMount, keyCgroupsMountPath)
-		return
+	// LinuxContainerExecutor builds its resource-handler chain with a handler for every resource
+	// plugin, each given an initialised cgroups handler (ResourceHandlerModule,
+	// addHandlersFromConfiguredResourcePlugins, Hadoop 3.2-3.5), whatever resources-handler.class
+	// says; the GPU/FPGA handlers use the devices controller. Without cgroups.mount or a
+	// mount-path the NodeManager finds the controllers in /proc/mounts.
+	where := "the devices controller as /proc/mounts shows it"
+	switch {
+	case strings.TrimSpace(hc.Get(keyCgroupsMountPath)) != "":
+		where = fmt.Sprintf("the cgroups at %s (%s)", strings.TrimSpace(hc.Get(keyCgroupsMountPath)), keyCgroupsMountPath)
+	case hc.GetBool(keyCgroupsMount, false):
+		where = fmt.Sprintf("cgroups it mounts (%s=true)", keyCgroupsMount)
 	}
 	note, ok := r.executorModuleCheck(t)
 	if !ok {
 		return
 	}
-	r.c.pass(IDNMResources, sourceOf(hc, keyContainerExecutor), "%s: isolated by LinuxContainerExecutor with cgroups%s", t, note)
+	r.c.pass(IDNMResources, sourceOf(hc, keyContainerExecutor), "%s: isolated by LinuxContainerExecutor with cgroups: the resource plugin's handler uses %s%s", t, where, note)
 }
 
 func nodeResource(list []profile.NodeResource, name string) (profile.NodeResource, bool) {

@@ -167,8 +167,16 @@ func TestNMResources(t *testing.T) {
 			statuses: []Status{StatusWarn}, parts: []string{"not isolated", "DefaultContainerExecutor"}, fix: lce,
 		},
 		{
-			name: "plugin with LinuxContainerExecutor, no cgroups", files: plugin.with("yarn-site.xml", keyContainerExecutor, lce),
-			statuses: []Status{StatusWarn}, parts: []string{"without cgroups"}, fix: keyCgroupsMount,
+			// The NodeManager gives every resource plugin's handler an initialised cgroups handler
+			// whatever resources-handler.class and cgroups.mount say (found in /proc/mounts).
+			name: "plugin with LinuxContainerExecutor, cgroups not configured", files: plugin.with("yarn-site.xml", keyContainerExecutor, lce),
+			statuses: []Status{StatusPass}, parts: []string{"yarn.io/gpu: isolated by LinuxContainerExecutor with cgroups", "the devices controller as /proc/mounts shows it", "yarn.io/fpga: isolated"},
+		},
+		{
+			name: "plugin with LinuxContainerExecutor, cgroups at a path",
+			files: plugin.with("yarn-site.xml", keyContainerExecutor, lce).with("yarn-site.xml", keyCgroupsMountPath, "/cgroup").
+				with("yarn-site.xml", keyResourcesHandler, "org.apache.hadoop.yarn.server.nodemanager.util.DefaultLCEResourcesHandler"),
+			statuses: []Status{StatusPass}, parts: []string{"the cgroups at /cgroup (yarn.nodemanager.linux-container-executor.cgroups.mount-path)"},
 		},
 		{
 			name:     "plugin with LinuxContainerExecutor and cgroups",

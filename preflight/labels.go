@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,24 +19,18 @@ const (
 
 // nodeLabelCheck reports cluster.node-label: a node label Flink asks for must be carried by RUNNING
 // nodes that can hold the container: the TaskManagers' label (yarn.taskmanager.node-label, else
-// yarn.application.node-label) for the TaskManager container, the application's label for the
-// JobManager container. YARN leaves a request for a label no node carries pending forever.
+// yarn.application.node-label, else the queue's default-node-label-expression) for the
+// TaskManager container, the application's label for the JobManager container; the queue must
+// be allowed to use the label and have capacity in it. YARN leaves a request for a label no node
+// carries pending forever. Without a label, the devices must be on nodes that requests without
+// a label reach: nodes of an exclusive label serve only requests for it.
 func (r *runner) nodeLabelCheck() {
 	live := r.live
 	if live.nodesErr != nil {
 		r.c.skip(IDNodeLabel, "cannot list the nodes: %v", live.nodesErr)
 		return
 	}
-	appLabel, appSrc := r.flinkValue(keyAppNodeLabel)
-	tmLabel, tmSrc := r.flinkValue(keyTMNodeLabel)
-	tmKey := keyTMNodeLabel
-	if tmLabel == "" {
-		tmLabel, tmSrc, tmKey = appLabel, appSrc, keyAppNodeLabel
-	}
-	if tmLabel == "" && appLabel == "" {
-		r.c.pass(IDNodeLabel, "", "no node label is asked for (%s, %s)", keyTMNodeLabel, keyAppNodeLabel)
-		return
-	}
+	tm, jm := r.tmLabel(), r.jmLabel()
 	running := live.running()
 	present := map[string]bool{}
 	for _, n := range running {
@@ -43,37 +38,41 @@ func (r *runner) nodeLabelCheck() {
 			present[l] = true
 		}
 	}
-	known := slices.Sorted(func(yield func(string) bool) {
-		for l := range present {
-			if !yield(l) {
-				return
-			}
-		}
-	})
+	known := slices.Sorted(maps.Keys(present))
 	shownKnown := "none"
 	if len(known) > 0 {
 		shownKnown = strings.Join(known, ", ")
 	}
 	// The queue must be allowed to use the label (accessible-node-labels), when the scheduler says.
 	var queue *yarn.Queue
-	if live.schedErr == nil {
-		name, _ := r.targetQueue()
-		if q := findQueue(live.sched, name); q != nil && q.Leaf && q.NodeLabels != nil {
-			queue = q
-		}
+	if q := r.targetLeaf(); q != nil && q.NodeLabels != nil {
+		queue = q
 	}
-	check := func(who, label, key, src string, req []records.Resource) {
+	mayUse := func(label string) bool {
+		return queue == nil || slices.Contains(queue.NodeLabels, "*") || slices.Contains(queue.NodeLabels, label)
+	}
+	accessible := func() string {
+		if queue == nil || len(queue.NodeLabels) == 0 {
+			return "none"
+		}
+		return strings.Join(queue.NodeLabels, ", ")
+	}
+	check := func(who string, lc labelChoice, req []records.Resource) {
+		label, key, src := lc.label, lc.key, lc.src
 		if label == "" {
 			return
 		}
-		if queue != nil && !slices.Contains(queue.NodeLabels, "*") && !slices.Contains(queue.NodeLabels, label) {
-			accessible := "none"
-			if len(queue.NodeLabels) > 0 {
-				accessible = strings.Join(queue.NodeLabels, ", ")
-			}
-			r.c.fail(IDNodeLabel, src, fmt.Sprintf("add %s to yarn.scheduler.capacity.%s.accessible-node-labels (capacity-scheduler.xml), or use a queue that may use it", label, queue.Path),
-				"%s = %s: queue %s may not use the label (its accessible node labels: %s): YARN rejects the %s container request", key, label, queue.Path, accessible, who)
+		if !mayUse(label) {
+			r.c.fail(IDNodeLabel, src, fmt.Sprintf("add %s to yarn.scheduler.capacity.%s.accessible-node-labels (capacity-scheduler.xml) with a capacity (…accessible-node-labels.%s.capacity), or use a queue that may use it", label, queue.Path, label),
+				"%s = %s: queue %s may not use the label (its accessible node labels: %s): YARN rejects the %s container request", key, label, queue.Path, accessible(), who)
 			return
+		}
+		if q := r.targetLeaf(); q != nil && q.Partitions != nil {
+			if p := q.Partition(label); p != nil && p.EffectiveMax.Len() > 0 && allZero(p.EffectiveMax) {
+				r.c.fail(IDNodeLabel, src, fmt.Sprintf("set yarn.scheduler.capacity.%s.accessible-node-labels.%s.capacity and .maximum-capacity above 0 (capacity-scheduler.xml, and each parent's)", q.Path, label),
+					"%s = %s: queue %s has no capacity in the label's partition (its effectiveMaxResource there is 0): the %s container stays pending forever", key, label, q.Path, who)
+				return
+			}
 		}
 		var labelled []yarn.Node
 		for _, n := range running {
@@ -100,12 +99,85 @@ func (r *runner) nodeLabelCheck() {
 		}
 		r.c.pass(IDNodeLabel, src, "%s = %s: %d of the %d RUNNING nodes with the label can hold the %s container %s", key, label, fitting, len(labelled), who, shown)
 	}
-	if req, _ := r.request(); len(req) > 0 {
-		check("TaskManager", tmLabel, tmKey, tmSrc, req)
+	req, _ := r.request()
+	if tm.label == "" && jm.label == "" {
+		r.unlabelledCheck(req, running, mayUse, accessible)
+		return
+	}
+	if len(req) > 0 {
+		if tm.label == "" {
+			r.unlabelledCheck(req, running, mayUse, accessible)
+		} else {
+			check("TaskManager", tm, req)
+		}
 	}
 	if r.jm != nil {
-		check("JobManager", appLabel, keyAppNodeLabel, appSrc, r.normalized(r.jm.Request()))
+		check("JobManager", jm, r.normalized(r.jm.Request()))
 	}
+}
+
+// unlabelledCheck reports, for TaskManager containers that ask for no node label, whether the
+// nodes offering their devices are reachable: nodes of an exclusive label serve only requests
+// for that label, so devices only there are never given to them.
+func (r *runner) unlabelledCheck(req []records.Resource, running []yarn.Node, mayUse func(string) bool, accessible func() string) {
+	noLabel := fmt.Sprintf("no node label is asked for (%s, %s)", keyTMNodeLabel, keyAppNodeLabel)
+	key := keyTMNodeLabel
+	if r.in.Container != nil {
+		noLabel, key = "no node label is asked for (--node-label)", "--node-label"
+	}
+	reach, scope := r.partitionNodes("")
+	if scope == "" {
+		r.c.pass(IDNodeLabel, "", "%s", noLabel)
+		return
+	}
+	if r.live.labelsErr != nil {
+		scope += fmt.Sprintf(" (exclusivity assumed: the ResourceManager did not list its node labels: %v)", r.live.labelsErr)
+	}
+	for _, res := range req {
+		if res.Name == records.MemoryMB || res.Name == records.VCores {
+			continue
+		}
+		reachable := 0
+		for _, n := range reach {
+			if n.Total.Value(res.Name) > 0 {
+				reachable++
+			}
+		}
+		if reachable > 0 {
+			continue
+		}
+		byLabel := map[string]int{}
+		for _, n := range running {
+			if n.Total.Value(res.Name) <= 0 {
+				continue
+			}
+			for _, l := range n.NodeLabels {
+				byLabel[l]++
+			}
+		}
+		if len(byLabel) == 0 {
+			continue // no node has it: cluster.no-node-fits says so
+		}
+		labels := slices.Sorted(maps.Keys(byLabel))
+		var parts []string
+		for _, l := range labels {
+			parts = append(parts, fmt.Sprintf("%s (%s)", l, plural(byLabel[l], "node", "nodes")))
+		}
+		fix := fmt.Sprintf("set %s=%s", key, labels[0])
+		if !mayUse(labels[0]) {
+			fix += fmt.Sprintf(" and add %s to yarn.scheduler.capacity.%s.accessible-node-labels with a capacity (capacity-scheduler.xml)", labels[0], r.targetLeaf().Path)
+		}
+		fix += fmt.Sprintf(", or make the label non-exclusive (yarn rmadmin -addToClusterNodeLabels \"%s(exclusive=false)\" before labelling nodes)", labels[0])
+		queueNote := ""
+		if q := r.targetLeaf(); q != nil && q.NodeLabels != nil && !mayUse(labels[0]) {
+			queueNote = fmt.Sprintf("; queue %s may not use it either (its accessible node labels: %s)", q.Path, accessible())
+		}
+		r.c.fail(IDNodeLabel, r.live.rm, fix,
+			"%s, and every RUNNING node offering %s carries an exclusive node label: %s%s. Requests without a label never go to those nodes, so the TaskManagers never get %s",
+			noLabel, res.Name, strings.Join(parts, ", "), queueNote, r.resourceName(res.Name))
+		return
+	}
+	r.c.pass(IDNodeLabel, "", "%s; the requested resources are offered %s", noLabel, scope)
 }
 
 // flinkValue returns a trimmed Flink value and its source.
@@ -115,4 +187,123 @@ func (r *runner) flinkValue(key string) (string, string) {
 		return "", ""
 	}
 	return strings.TrimSpace(v.Value), v.Source.String()
+}
+
+// labelChoice is the node-label expression a container carries and where it comes from.
+type labelChoice struct {
+	label, key, src string
+}
+
+// queueDefaultLabel returns the default-node-label-expression of queue q (as the RM reports it,
+// else from capacity-scheduler.xml) and its source.
+func (r *runner) queueDefaultLabel(q *yarn.Queue) labelChoice {
+	if q == nil {
+		return labelChoice{}
+	}
+	key := "yarn.scheduler.capacity." + q.Path + ".default-node-label-expression"
+	if q.DefaultNodeLabelExpression != "" {
+		return labelChoice{q.DefaultNodeLabelExpression, key, r.live.rm + " (defaultNodeLabelExpression)"}
+	}
+	if v, src, ok := r.queueValue(q.Path, "default-node-label-expression"); ok {
+		return labelChoice{v, key, src}
+	}
+	return labelChoice{}
+}
+
+// targetLeaf returns the leaf queue the application goes to, nil when unknown.
+func (r *runner) targetLeaf() *yarn.Queue {
+	if r.live.usable() == nil || r.live.schedErr != nil {
+		return nil
+	}
+	name, _ := r.targetQueue()
+	if q := findQueue(r.live.sched, name); q != nil && q.Leaf {
+		return q
+	}
+	return nil
+}
+
+// tmLabel returns the label of the TaskManager containers: yarn.taskmanager.node-label, else
+// yarn.application.node-label (which the RM gives every request of the application without its
+// own), else the queue's default-node-label-expression; for containers given directly,
+// Input.NodeLabel, else the queue's default.
+func (r *runner) tmLabel() labelChoice {
+	if r.in.Container != nil {
+		if l := strings.TrimSpace(r.in.NodeLabel); l != "" {
+			return labelChoice{l, "--node-label", "--node-label"}
+		}
+		return r.queueDefaultLabel(r.targetLeaf())
+	}
+	if l, src := r.flinkValue(keyTMNodeLabel); l != "" {
+		return labelChoice{l, keyTMNodeLabel, src}
+	}
+	return r.jmLabel()
+}
+
+// jmLabel returns the label of the JobManager (ApplicationMaster) container:
+// yarn.application.node-label, else the queue's default-node-label-expression.
+func (r *runner) jmLabel() labelChoice {
+	if r.in.Container == nil {
+		if l, src := r.flinkValue(keyAppNodeLabel); l != "" {
+			return labelChoice{l, keyAppNodeLabel, src}
+		}
+	}
+	return r.queueDefaultLabel(r.targetLeaf())
+}
+
+// exclusive reports whether label is exclusive: as get-node-labels says, else Hadoop's default
+// (exclusive).
+func (d *liveData) exclusive(label string) bool {
+	for _, l := range d.labels {
+		if l.Name == label {
+			return l.Exclusive
+		}
+	}
+	return true
+}
+
+// partitionNodes returns the RUNNING nodes that serve requests for label: the nodes carrying it;
+// for no label, the nodes without one and those whose labels are all non-exclusive (they lend
+// idle resources to requests without a label). scope describes the choice for messages; it is
+// "" when no RUNNING node carries a label, and nothing is left out.
+func (r *runner) partitionNodes(label string) (nodes []yarn.Node, scope string) {
+	running := r.live.running()
+	labelled := false
+	for _, n := range running {
+		if len(n.NodeLabels) > 0 {
+			labelled = true
+			break
+		}
+	}
+	if label == "" && !labelled {
+		return running, ""
+	}
+	var excluded []string
+	for _, n := range running {
+		if label != "" {
+			if slices.Contains(n.NodeLabels, label) {
+				nodes = append(nodes, n)
+			}
+			continue
+		}
+		ok := true
+		for _, l := range n.NodeLabels {
+			if r.live.exclusive(l) {
+				ok = false
+				if !slices.Contains(excluded, l) {
+					excluded = append(excluded, l)
+				}
+			}
+		}
+		if ok {
+			nodes = append(nodes, n)
+		}
+	}
+	if label != "" {
+		return nodes, fmt.Sprintf("on the %s labelled %s", plural(len(nodes), "RUNNING node", "RUNNING nodes"), label)
+	}
+	if len(excluded) == 0 {
+		return nodes, ""
+	}
+	slices.Sort(excluded)
+	return nodes, fmt.Sprintf("on the %s outside the exclusive node labels %s", plural(len(nodes), "RUNNING node", "RUNNING nodes"), strings.Join(excluded, ", "))
 }

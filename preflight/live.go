@@ -31,6 +31,10 @@ type liveData struct {
 	// it (404 before 3.4) or it failed (overviewErr).
 	overview    *yarn.SchedulerOverview
 	overviewErr error
+	// labels are the cluster's node labels with their exclusivity (get-node-labels); nil when
+	// the RM did not answer (labelsErr).
+	labels    []yarn.NodeLabel
+	labelsErr error
 
 	// known are the resource types the RM knows, and where that was learnt; nil when unknown.
 	known     map[string]bool
@@ -58,6 +62,7 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 	wg.Go(func() { d.sched, d.schedErr = c.Scheduler(ctx) })
 	wg.Go(func() { d.rmConf, d.confErr = c.Conf(ctx) })
 	wg.Go(func() { d.overview, d.overviewErr = c.SchedulerOverview(ctx) })
+	wg.Go(func() { d.labels, d.labelsErr = c.NodeLabels(ctx) })
 	wg.Wait()
 	log.Debug("cluster read", "nodes", len(d.nodes), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
 		"overview", d.overview != nil, "overviewErr", d.overviewErr)
@@ -259,10 +264,19 @@ func (r *runner) typeUnknownCheck() {
 			fine = append(fine, res.Name)
 			continue
 		}
-		r.c.fail(IDTypeUnknown, live.rm,
-			fmt.Sprintf("declare %s in yarn.resource-types (resource-types.xml) on the ResourceManager and the NodeManagers, restart them, and offer it on the NodeManagers", res.Name),
-			"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): it drops the type from requests (\"Got unknown resource type: %s; skipping\"), so TaskManagers get no %s",
-			live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name, r.resourceName(res.Name))
+		fix := fmt.Sprintf("declare %s in yarn.resource-types (resource-types.xml) on the ResourceManager and the NodeManagers, restart them, and offer it on the NodeManagers", res.Name)
+		if r.in.Container != nil {
+			// yarn-er's ApplicationMaster sends the request as it is: the RM drops the type.
+			r.c.fail(IDTypeUnknown, live.rm, fix,
+				"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): it drops the type from requests (\"Got unknown resource type: %s; skipping\"), so TaskManagers get no %s",
+				live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name, r.resourceName(res.Name))
+			continue
+		}
+		// Flink's resource manager compares the request with the maximum the RM reports at
+		// registration and refuses it (TaskExecutorProcessSpecContainerResourcePriorityAdapter).
+		r.c.fail(IDTypeUnknown, live.rm, fix,
+			"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): Flink's resource manager refuses to request TaskManagers (\"External resource %s is not supported by the Yarn cluster.\"), so no TaskManager starts and the job fails for want of slots (NoResourceAvailableException)",
+			live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name)
 	}
 	if len(fine) > 0 {
 		r.c.pass(IDTypeUnknown, live.rm, "the ResourceManager knows %s (from %s)", strings.Join(fine, ", "), live.knownFrom)
@@ -350,7 +364,24 @@ func (r *runner) fitChecks() {
 	if note != "" {
 		shown += " (" + note + ")"
 	}
-	running := live.running()
+	tmLabel := r.tmLabel()
+	running, scope := r.partitionNodes(tmLabel.label)
+	if scope != "" {
+		shown += " " + scope
+	}
+	if tmLabel.label != "" && len(running) == 0 {
+		msg := fmt.Sprintf("%s = %s: no RUNNING node carries the label (see %s)", tmLabel.key, tmLabel.label, IDNodeLabel)
+		fix := fmt.Sprintf("label NodeManagers with %s (yarn rmadmin -replaceLabelsOnNode), or change %s", tmLabel.label, tmLabel.key)
+		r.c.fail(IDNoNodeFits, tmLabel.src, fix, "%s: no TaskManager container can start", msg)
+		r.c.fail(IDCapacity, tmLabel.src, fix, "%s: 0 TaskManager containers %s fit", msg, formatRequest(req))
+		return
+	}
+	if len(running) == 0 && len(live.running()) > 0 {
+		fix := fmt.Sprintf("ask for a node label (%s) the queue may use, or make the labels non-exclusive (yarn rmadmin -addToClusterNodeLabels \"<label>(exclusive=false)\")", keyTMNodeLabel)
+		r.c.fail(IDNoNodeFits, live.rm, fix, "every RUNNING node carries an exclusive node label, and the TaskManager container %s asks for none: it can go to no node (see %s)", formatRequest(req), IDNodeLabel)
+		r.c.fail(IDCapacity, live.rm, fix, "0 TaskManager containers %s fit: every RUNNING node carries an exclusive node label", formatRequest(req))
+		return
+	}
 	if len(running) == 0 {
 		fix := "start NodeManagers, or check why they are not RUNNING (yarn node -list -all)"
 		r.c.fail(IDNoNodeFits, live.rm, fix, "no RUNNING NodeManager (%d nodes in other states): no container can start", len(live.nodes))
@@ -373,6 +404,19 @@ func (r *runner) fitChecks() {
 		jmReq := r.normalized(r.jm.Request())
 		jmShown := formatRequest(jmReq)
 		wj := packWithJobManager(running, req, jmReq)
+		if jmLabel := r.jmLabel(); jmLabel.label != tmLabel.label {
+			// The JobManager goes to another partition: it takes nothing from the TaskManagers'.
+			jmNodes, _ := r.partitionNodes(jmLabel.label)
+			wj = withJobManager{now: -1, empty: -1}
+			for _, n := range jmNodes {
+				if _, ok := minus(n.Total, jmReq); ok {
+					wj.empty = fit.empty
+				}
+				if _, ok := minus(n.Available, jmReq); ok && n.Available.Len() > 0 {
+					wj.now = fit.now
+				}
+			}
+		}
 		switch {
 		case wj.empty < 0:
 			r.c.fail(IDCapacity, live.rm, fmt.Sprintf("give the JobManager less memory (%s) or vcores (%s), or add larger NodeManagers", profile.KeyJMProcessSize, profile.KeyAppMasterVCores),

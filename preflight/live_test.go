@@ -39,7 +39,11 @@ func TestMisconfiguredClusterFromCaptures(t *testing.T) {
 	require.Len(t, es, 2)
 	assert.Contains(t, es[0].Message, "does not know resource type 'yarn.io/gpu' (it knows memory-mb, vcores")
 	assert.Contains(t, es[1].Message, "'yarn.io/fpga'")
-	assert.Contains(t, es[1].Message, "TaskManagers get no fpga")
+	// Flink refuses to ask for a type the RM does not report (it does not drop it).
+	assert.Contains(t, es[0].Message, "\"External resource yarn.io/gpu is not supported by the Yarn cluster.\"")
+	assert.Contains(t, es[1].Message, "External resource yarn.io/fpga is not supported")
+	assert.Contains(t, es[1].Message, "no TaskManager starts")
+	assert.NotContains(t, es[1].Message, "drops the type")
 	// The fit checks look at what the RM keeps of the request and say what it drops.
 	requireOne(t, rep, IDNoNodeFits, StatusPass, "without yarn.io/gpu, yarn.io/fpga, which the ResourceManager does not know")
 	assert.False(t, rep.OK)

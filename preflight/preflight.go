@@ -40,6 +40,11 @@ type Input struct {
 	Containers int
 	// Queue is the YARN queue (--queue); "": Flink's yarn.application.queue, else "default".
 	Queue string
+	// NodeLabel is the node-label expression of the containers given by Container (yarn-er submit
+	// --node-label): the fit and capacity checks then consider only the nodes and the queue
+	// capacity of that partition. Ignored with a Flink configuration, whose
+	// yarn.taskmanager.node-label and yarn.application.node-label say it.
+	NodeLabel string
 	// Strict makes warnings count as failures in Report.OK.
 	Strict bool
 	// FlinkVersion selects Flink 1.x or 2.x rules where they differ (the TaskManager memory
@@ -61,6 +66,10 @@ type Input struct {
 	// (POST new-application) to learn its resource types when neither the nodes nor the scheduler
 	// list them. Each such call uses up an application id.
 	AllowNewApplication bool
+
+	// Getenv is the environment of Flink's client (where `flink run` would run): Flink 1.x sizes
+	// the JobManager container from FLINK_JM_HEAP there. nil: an empty environment.
+	Getenv func(string) string
 
 	// Logger receives debug records; nil discards them.
 	Logger *slog.Logger
@@ -166,7 +175,7 @@ func (r *runner) prepare() {
 	}
 	// Translate's errors are also in its Problems, which the checks report.
 	r.tr, _ = profile.Translate(r.in.Flink, opts)
-	r.jm, _, r.jmRefusal = profile.DeriveJobManagerMemory(r.in.Flink, r.in.FlinkVersion)
+	r.jm, _, r.jmRefusal = profile.DeriveJobManagerMemoryEnv(r.in.Flink, r.in.FlinkVersion, r.in.Getenv)
 }
 
 // containerName is what messages call the container of Input.Container.

@@ -28,8 +28,22 @@ func (r *runner) queueCapacityCheck() {
 	}
 	pool := q.MaxEffectiveCapacity
 	poolName := "maxEffectiveCapacity"
+	guaranteed := q.MinEffectiveCapacity
 	if pool.Len() == 0 {
 		pool, poolName = q.MaxResources, "maxResources"
+	}
+	tmLabel := r.tmLabel()
+	partition := ""
+	if tmLabel.label != "" {
+		// The TaskManagers go to the label's partition: its capacity, not the default one's.
+		p := q.Partition(tmLabel.label)
+		if p == nil || p.EffectiveMax.Len() == 0 {
+			r.c.skip(IDQueueCapacity, "queue %s reports no capacity in partition %s (%s = %s, %s)", q.Path, tmLabel.label, tmLabel.key, tmLabel.label, orUnknown(live.sched.Type))
+			return
+		}
+		pool, guaranteed = p.EffectiveMax, p.EffectiveMin
+		poolName = "effectiveMaxResource in partition " + tmLabel.label
+		partition = tmLabel.label
 	}
 	if pool.Len() == 0 {
 		r.c.skip(IDQueueCapacity, "queue %s reports no maximum capacity (%s)", q.Path, orUnknown(live.sched.Type))
@@ -46,17 +60,26 @@ func (r *runner) queueCapacityCheck() {
 		jm = r.normalized(r.jm.Request())
 		besides = " besides the JobManager container " + formatRequest(jm)
 	}
+	// The JobManager in another partition takes nothing from the TaskManagers' pool; it is
+	// checked against its own partition (the default one's AM limits below).
+	poolJM := jm
+	if r.jm != nil && r.jmLabel().label != partition {
+		poolJM, besides = nil, ""
+	}
 	want := int64(max(r.in.Containers, 1))
 	shown := formatRequest(req)
 	limits := describePool(pool, req)
 
-	empty, jmFits := poolContainers(pool, req, jm)
+	empty, jmFits := poolContainers(pool, req, poolJM)
 	if !jmFits {
 		r.c.fail(IDQueueCapacity, live.rm, fmt.Sprintf("give the JobManager less (%s, %s), use a queue with more capacity, or raise its maximum capacity", profile.KeyJMProcessSize, profile.KeyAppMasterVCores),
 			"queue %s (from %s): its maximum capacity (%s: %s) cannot hold the JobManager container %s: the application never starts", q.Path, from, poolName, limits, formatRequest(jm))
 		return
 	}
 	if len(jm) > 0 && !r.amLimitCheck(q, from, jm) {
+		return
+	}
+	if kindOfType(live.sched.Type) == schedCapacity && !r.userLimitCheck(q, from, partition, guaranteed, pool, req, poolJM, want, empty) {
 		return
 	}
 	if empty < want && r.in.Container != nil {
@@ -73,7 +96,13 @@ func (r *runner) queueCapacityCheck() {
 			q.Path, from, empty, shown, besides, poolName, limits, want)
 		return
 	}
-	now, jmNow := poolContainers(remaining(pool, q.Used), req, jm)
+	if partition != "" {
+		// resourcesUsed is the default partition's: what is left in the label's is not known.
+		r.c.pass(IDQueueCapacity, live.rm, "queue %s (from %s) holds %s TaskManager containers %s%s in partition %s (its %s: %s)",
+			q.Path, from, countText(empty), shown, besides, partition, poolName, limits)
+		return
+	}
+	now, jmNow := poolContainers(remaining(pool, q.Used), req, poolJM)
 	if !jmNow || now < want {
 		if !jmNow {
 			now = 0

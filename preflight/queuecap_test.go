@@ -46,3 +46,21 @@ func TestQueueCapacity(t *testing.T) {
 		})
 	}
 }
+
+// TestJobManagerHeapEnv: Flink 1.x's client sizes the JobManager container from FLINK_JM_HEAP in
+// its environment when jobmanager.memory.process.size is not set.
+func TestJobManagerHeapEnv(t *testing.T) {
+	rm := newFakeRM(t, goodCaptures(t))
+	text := withoutLines(goodFlink, "jobmanager.memory.process.size")
+	env := func(k string) string {
+		if k == "FLINK_JM_HEAP" {
+			return "1g"
+		}
+		return ""
+	}
+	rep := run(t, Input{Flink: flinkConf(t, text), Client: rmClient(t, rm.URL()), Getenv: env})
+	requireOne(t, rep, IDCapacity, StatusPass, "besides the JobManager container <memory-mb:1024, vcores:1>")
+	// Without it Flink's client refuses the JobManager's memory: the capacity check says so.
+	rep = run(t, Input{Flink: flinkConf(t, text), Client: rmClient(t, rm.URL())})
+	requireOne(t, rep, IDCapacity, StatusWarn, "the JobManager container is not counted")
+}

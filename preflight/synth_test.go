@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 )
 
@@ -96,6 +98,16 @@ type synthQueue struct {
 	amLimit, amUsed map[string]int64
 	// labels are the queue's accessible node labels (nil: not reported).
 	labels []string
+	// minCap is minEffectiveCapacity (nil: not reported); userLimits, when set, are
+	// userLimitFactor and userLimit.
+	minCap     map[string]int64
+	userLimits *[2]float64
+	// users are active users (each with one running application).
+	users []string
+	// partitions are capacities per node label: effectiveMinResource and effectiveMaxResource.
+	partitions map[string][2]map[string]int64
+	// defaultLabel is defaultNodeLabelExpression ("": not reported).
+	defaultLabel string
 }
 
 // schedulerBody renders /ws/v1/cluster/scheduler for a CapacityScheduler whose root has the
@@ -141,6 +153,41 @@ func writeQueues(b *bytes.Buffer, types []rtype, parent string, qs []synthQueue)
 			writeResource(b, types, q.amLimit)
 			b.WriteString(`,"userAMResourceLimit":`)
 			writeResource(b, types, q.amLimit)
+		}
+		if q.minCap != nil {
+			b.WriteString(`,"minEffectiveCapacity":`)
+			writeResource(b, types, q.minCap)
+		}
+		if q.userLimits != nil {
+			fmt.Fprintf(b, `,"userLimitFactor":%g,"userLimit":%g`, q.userLimits[0], q.userLimits[1])
+		}
+		if q.defaultLabel != "" {
+			fmt.Fprintf(b, `,"defaultNodeLabelExpression":%q`, q.defaultLabel)
+		}
+		if len(q.users) > 0 {
+			b.WriteString(`,"users":{"user":[`)
+			for i, u := range q.users {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(b, `{"username":%q,"numActiveApplications":1,"numPendingApplications":0}`, u)
+			}
+			b.WriteString(`]}`)
+		}
+		if q.partitions != nil {
+			b.WriteString(`,"capacities":{"queueCapacitiesByPartition":[`)
+			names := slices.Sorted(maps.Keys(q.partitions))
+			for i, name := range names {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(b, `{"partitionName":%q,"effectiveMinResource":`, name)
+				writeResource(b, types, q.partitions[name][0])
+				b.WriteString(`,"effectiveMaxResource":`)
+				writeResource(b, types, q.partitions[name][1])
+				b.WriteByte('}')
+			}
+			b.WriteString(`]}`)
 		}
 		if q.labels != nil {
 			labels, _ := json.Marshal(q.labels)

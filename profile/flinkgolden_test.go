@@ -84,7 +84,7 @@ func checkGolden(t *testing.T, dir string, v FlinkVersion, want *goldenRecord) {
 	}
 	fc, err := conf.LoadFlink(conf.FlinkOptions{Path: path, Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
-	checkGoldenJobManager(t, fc, v, want)
+	checkGoldenJobManager(t, dir, fc, v, want)
 
 	var opts TranslateOptions
 	opts.FlinkVersion = v
@@ -159,9 +159,26 @@ func checkGolden(t *testing.T, dir string, v FlinkVersion, want *goldenRecord) {
 }
 
 // checkGoldenJobManager compares the ApplicationMaster container with Flink's client.
-func checkGoldenJobManager(t *testing.T, fc *conf.FlinkConfig, v FlinkVersion, want *goldenRecord) {
+// goldenEnv reads the configuration's env file (KEY=VALUE lines: the environment the recorder ran
+// Flink with, FLINK_JM_HEAP standing for the client's); nil when there is none.
+func goldenEnv(t *testing.T, dir string) func(string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "env"))
+	if os.IsNotExist(err) {
+		return nil
+	}
+	require.NoError(t, err)
+	env := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), "="); ok {
+			env[k] = v
+		}
+	}
+	return func(k string) string { return env[k] }
+}
+
+func checkGoldenJobManager(t *testing.T, dir string, fc *conf.FlinkConfig, v FlinkVersion, want *goldenRecord) {
 	t.Helper()
-	jm, _, ref := DeriveJobManagerMemory(fc, v)
+	jm, _, ref := DeriveJobManagerMemoryEnv(fc, v, goldenEnv(t, dir))
 	if want.JobManager.Error != nil {
 		require.NotNil(t, ref, "Flink refuses the JobManager: %s", want.JobManager.Error.Message)
 		assert.Equal(t, want.JobManager.Error.Message, ref.FlinkMessage)

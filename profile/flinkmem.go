@@ -10,21 +10,30 @@ import (
 
 // TaskManager memory keys (Flink's TaskManagerOptions), besides KeyProcessSize and KeyFlinkSize.
 const (
-	KeyFrameworkHeap     = "taskmanager.memory.framework.heap.size"
-	KeyFrameworkOffHeap  = "taskmanager.memory.framework.off-heap.size"
-	KeyTaskHeap          = "taskmanager.memory.task.heap.size"
-	KeyTaskOffHeap       = "taskmanager.memory.task.off-heap.size"
-	KeyManagedSize       = "taskmanager.memory.managed.size"
-	KeyManagedFraction   = "taskmanager.memory.managed.fraction"
-	KeyNetworkMin        = "taskmanager.memory.network.min"
-	KeyNetworkMax        = "taskmanager.memory.network.max"
-	KeyNetworkFraction   = "taskmanager.memory.network.fraction"
-	KeyJVMMetaspace      = "taskmanager.memory.jvm-metaspace.size"
-	KeyJVMOverheadMin    = "taskmanager.memory.jvm-overhead.min"
-	KeyJVMOverheadMax    = "taskmanager.memory.jvm-overhead.max"
-	KeyJVMOverheadFrac   = "taskmanager.memory.jvm-overhead.fraction"
-	KeyLegacyHeapSize    = "taskmanager.heap.size"
-	KeyLegacyHeapMB      = "taskmanager.heap.mb"
+	KeyFrameworkHeap    = "taskmanager.memory.framework.heap.size"
+	KeyFrameworkOffHeap = "taskmanager.memory.framework.off-heap.size"
+	KeyTaskHeap         = "taskmanager.memory.task.heap.size"
+	KeyTaskOffHeap      = "taskmanager.memory.task.off-heap.size"
+	KeyManagedSize      = "taskmanager.memory.managed.size"
+	KeyManagedFraction  = "taskmanager.memory.managed.fraction"
+	KeyNetworkMin       = "taskmanager.memory.network.min"
+	KeyNetworkMax       = "taskmanager.memory.network.max"
+	KeyNetworkFraction  = "taskmanager.memory.network.fraction"
+	KeyJVMMetaspace     = "taskmanager.memory.jvm-metaspace.size"
+	KeyJVMOverheadMin   = "taskmanager.memory.jvm-overhead.min"
+	KeyJVMOverheadMax   = "taskmanager.memory.jvm-overhead.max"
+	KeyJVMOverheadFrac  = "taskmanager.memory.jvm-overhead.fraction"
+	KeyLegacyHeapSize   = "taskmanager.heap.size"
+	KeyLegacyHeapMB     = "taskmanager.heap.mb"
+	// KeyAMEnvTMHeap sets FLINK_TM_HEAP in the environment of Flink's ApplicationMaster (the
+	// JobManager container), where Flink 1.x's resource manager derives the TaskManager
+	// container: there it comes before taskmanager.heap.size.
+	KeyAMEnvTMHeap = "containerized.master.env." + EnvTMHeap
+	// EnvTMHeap and EnvJMHeap are Flink 1.x's legacy heap environment variables
+	// (MemoryBackwardsCompatibilityUtils), read before the legacy heap keys; Flink 2.x reads
+	// neither.
+	EnvTMHeap            = "FLINK_TM_HEAP"
+	EnvJMHeap            = "FLINK_JM_HEAP"
 	KeyLegacyNetBuffers  = "taskmanager.network.numberOfBuffers"
 	KeyMemorySegmentSize = "taskmanager.memory.segment-size"
 )
@@ -155,15 +164,42 @@ func DeriveTaskManagerMemory(fc *conf.FlinkConfig, v FlinkVersion) (*TaskManager
 	if v == FlinkVersionUnset {
 		v = DefaultFlinkVersion(fc.Files())
 	}
-	m := &memModel{fc: fc, version: v, overlay: map[string]string{}, jvm: tmJVM}
+	m := &memModel{fc: fc, version: v, overlay: map[string]string{}, jvm: tmJVM, envHeapName: EnvTMHeap}
+	if ev, ok := fc.Lookup(KeyAMEnvTMHeap); ok {
+		m.envHeap, m.envHeapSrc, m.envHeapSet = ev.Value, ev.Source.String(), true
+	}
 	mem, ref := m.derive()
 	return mem, m.problems, ref
+}
+
+// envLegacyHeap is the start of MemoryBackwardsCompatibilityUtils.getLegacyHeapMemoryIfExplicitlyConfigured
+// (Flink 1.x): a set legacy heap environment variable wins over the legacy keys, and a value
+// MemorySize cannot parse fails. ok is false when the variable is not set.
+func (m *memModel) envLegacyHeap(fixKey string) (bytes int64, ok bool, ref *MemoryRefusal) {
+	if !m.envHeapSet {
+		return 0, false, nil
+	}
+	b, err := ParseMemorySize(m.envHeap)
+	if err != nil {
+		return 0, true, &MemoryRefusal{Code: CodeMemoryInvalid, Keys: []string{m.envHeapSrc},
+			FlinkMessage: fmt.Sprintf("Cannot read total process memory size from environment variable value %s.", m.envHeap),
+			Detail:       err.Error(),
+			Fix:          fmt.Sprintf("set %s to a size such as 4096m (%s), or unset it and set %s", m.envHeapName, m.envHeapSrc, fixKey)}
+	}
+	return b, true, nil
 }
 
 type memModel struct {
 	problemList
 	fc      *conf.FlinkConfig
 	version FlinkVersion
+	// envHeap is the legacy heap environment variable of the process modelled (FLINK_TM_HEAP
+	// of the ApplicationMaster, FLINK_JM_HEAP of the client), its source and whether it is set.
+	envHeap                 string
+	envHeapSrc, envHeapName string
+	envHeapSet              bool
+	// jmFromEnv: the JobManager's process size comes from $FLINK_JM_HEAP.
+	jmFromEnv bool
 	// overlay holds values Flink sets on its copy of the configuration (the legacy heap mapping).
 	overlay map[string]string
 	// jvm are the process, flink size, metaspace and overhead options of the process modelled.
@@ -354,11 +390,17 @@ func (m *memModel) finish(ref *MemoryRefusal, prefix string) *MemoryRefusal {
 	return ref
 }
 
-// mapLegacyHeap is Flink 1.x's getConfigurationMapLegacyTaskManagerHeapSizeToConfigOption (the
-// FLINK_TM_HEAP environment variable of the ApplicationMaster is not modelled).
+// mapLegacyHeap is Flink 1.x's getConfigurationMapLegacyTaskManagerHeapSizeToConfigOption as the
+// ApplicationMaster runs it: FLINK_TM_HEAP of its environment (containerized.master.env.
+// FLINK_TM_HEAP), else taskmanager.heap.size, else taskmanager.heap.mb.
 func (m *memModel) mapLegacyHeap() *MemoryRefusal {
 	legacy := m.fc.WithPrefix("taskmanager.heap.")
 	if m.version != Flink1 {
+		if v, ok := m.fc.Lookup(KeyAMEnvTMHeap); ok {
+			m.add(SeverityWarning, CodeMemoryInvalid, v.Source, v.Key,
+				"set taskmanager.memory.process.size (the container's memory on YARN) instead",
+				"%s (%s in the ApplicationMaster's environment) is ignored by Flink 2.x (Flink 1.x on YARN used it as %s)", v.Key, EnvTMHeap, KeyProcessSize)
+		}
 		for _, v := range legacy {
 			if v.Key == KeyLegacyHeapSize || v.Key == KeyLegacyHeapMB {
 				m.add(SeverityWarning, CodeMemoryInvalid, v.Source, v.Key,
@@ -373,7 +415,11 @@ func (m *memModel) mapLegacyHeap() *MemoryRefusal {
 	}
 	var bytes int64
 	var key string
-	if m.contains(optLegacyHeap) {
+	if b, ok, ref := m.envLegacyHeap(KeyProcessSize); ref != nil {
+		return ref
+	} else if ok {
+		bytes, key = b, KeyAMEnvTMHeap
+	} else if m.contains(optLegacyHeap) {
 		b, ref := m.size(optLegacyHeap)
 		if ref != nil {
 			return ref

@@ -73,10 +73,30 @@ func (j *JobManagerMemory) Request() records.Resources {
 // overhead (0.1, 192m..1g) are derived as for the TaskManager. A configuration Flink refuses
 // returns a *MemoryRefusal with Flink's message (in 1.x "JobManager memory configuration failed: ...").
 func DeriveJobManagerMemory(fc *conf.FlinkConfig, v FlinkVersion) (*JobManagerMemory, []Problem, *MemoryRefusal) {
+	return DeriveJobManagerMemoryEnv(fc, v, nil)
+}
+
+// DeriveJobManagerMemoryEnv is DeriveJobManagerMemory with the environment of Flink's client
+// (getenv; nil: empty), where Flink 1.x reads FLINK_JM_HEAP before jobmanager.heap.size: the
+// client sizes the JobManager container (YarnClusterDescriptor). Flink 2.x ignores it.
+func DeriveJobManagerMemoryEnv(fc *conf.FlinkConfig, v FlinkVersion, getenv func(string) string) (*JobManagerMemory, []Problem, *MemoryRefusal) {
 	if v == FlinkVersionUnset {
 		v = DefaultFlinkVersion(fc.Files())
 	}
-	m := &memModel{fc: fc, version: v, overlay: map[string]string{}, jvm: jmJVM}
+	m := &memModel{fc: fc, version: v, overlay: map[string]string{}, jvm: jmJVM, envHeapName: EnvJMHeap,
+		envHeapSrc: "$" + EnvJMHeap}
+	if getenv != nil {
+		// Java's System.getenv tells an empty variable from an unset one; Go's Getenv does not:
+		// an empty value counts as unset.
+		if val := getenv(EnvJMHeap); val != "" {
+			m.envHeap, m.envHeapSet = val, true
+		}
+	}
+	if m.envHeapSet && v != Flink1 {
+		m.add(SeverityWarning, CodeMemoryInvalid, conf.Source{}, "$"+EnvJMHeap,
+			fmt.Sprintf("unset %s and set %s", EnvJMHeap, KeyJMProcessSize),
+			"%s is set in the environment: Flink 2.x ignores it (Flink 1.x's client used it as %s)", EnvJMHeap, KeyJMProcessSize)
+	}
 	mem, ref := m.deriveJM()
 	if ref != nil {
 		// Flink 1.x wraps the reason; 2.x's client throws it as it is.
@@ -151,6 +171,9 @@ func (m *memModel) deriveJM() (*JobManagerMemory, *MemoryRefusal) {
 		mem.LegacyHeapKey = KeyJMLegacyHeapMB
 		if _, ok := m.fc.Lookup(KeyJMLegacyHeapSize); ok {
 			mem.LegacyHeapKey = KeyJMLegacyHeapSize
+		}
+		if m.jmFromEnv {
+			mem.LegacyHeapKey = "$" + EnvJMHeap
 		}
 	}
 	return mem, nil
@@ -227,12 +250,26 @@ func (m *memModel) jmFromTotalFlink(total int64) (int64, int64, *MemoryRefusal) 
 	return total - off, off, nil
 }
 
-// mapJMLegacyHeap maps jobmanager.heap.size / jobmanager.heap.mb to the process size (Flink 1.x;
-// the FLINK_JM_HEAP environment variable is not modelled).
+// mapJMLegacyHeap maps $FLINK_JM_HEAP of the client, else jobmanager.heap.size / jobmanager.heap.mb,
+// to the process size (Flink 1.x).
 func (m *memModel) mapJMLegacyHeap() *MemoryRefusal {
 	var bytes int64
 	var key string
+	envBytes, envSet, envRef := m.envLegacyHeap(KeyJMProcessSize)
 	switch {
+	case envRef != nil:
+		return envRef
+	case envSet:
+		if m.version != Flink1 {
+			return nil
+		}
+		bytes, key = envBytes, "$"+EnvJMHeap
+		m.add(SeverityWarning, CodeMemoryInvalid, conf.Source{}, key,
+			fmt.Sprintf("set %s: %dm instead, and unset %s (Flink 2.x ignores it)", KeyJMProcessSize, bytes>>20, EnvJMHeap),
+			"%s is set in the environment: Flink 1.x's client uses it as %s (%s) before %s; Flink 2.x ignores it", EnvJMHeap, KeyJMProcessSize, humanSize(bytes), KeyJMLegacyHeapSize)
+		m.overlay[KeyJMProcessSize] = fmt.Sprintf("%db", bytes)
+		m.jmFromEnv = true
+		return nil
 	case m.contains(optJMLegacy):
 		b, ref := m.size(optJMLegacy)
 		if ref != nil {

@@ -236,7 +236,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		step(Step{Phase: PhasePreflight, Message: "checking the cluster for " + vec.String()})
 		rep, err := preflight.Run(ctx, preflight.Input{
 			Container: &vec, ContainerName: "container", Hadoop: c.opts.Hadoop, Client: c.opts.YARN,
-			Containers: req.Containers, Queue: req.Queue, Logger: c.opts.Logger.With("component", "preflight"),
+			Containers: req.Containers, Queue: req.Queue, NodeLabel: req.NodeLabel, Logger: c.opts.Logger.With("component", "preflight"),
 		})
 		if err != nil {
 			return nil, err

@@ -258,6 +258,30 @@ func TestSubmitRefusals(t *testing.T) {
 	}
 }
 
+// TestSubmitNodeLabelPreflight: --node-label reaches the preflight, which looks only at the nodes
+// of that partition (the captured cluster has no labelled node).
+func TestSubmitNodeLabelPreflight(t *testing.T) {
+	rm := newFakeRM(t, "")
+	c := testClient(t, rm, testHadoop(t, nil))
+	_, err := c.Submit(context.Background(), Request{GPUs: 1, NodeLabel: "gpu", Command: []string{"true"}}, nil)
+	require.ErrorIs(t, err, ErrPreflight)
+	var pe *PreflightError
+	require.ErrorAs(t, err, &pe)
+	failing := map[string]string{}
+	for _, ch := range pe.Report.Checks {
+		if ch.Status == preflight.StatusFail {
+			failing[ch.ID] = ch.Message
+		}
+	}
+	assert.Contains(t, failing[preflight.IDNodeLabel], "--node-label = gpu: no RUNNING node carries the label")
+	assert.Contains(t, failing[preflight.IDNoNodeFits], "--node-label = gpu: no RUNNING node carries the label")
+	assert.Zero(t, rm.Count("POST /ws/v1/cluster/apps/new-application"), "application ids used up")
+
+	// Without the label the same request passes the preflight (and fails later, at staging).
+	_, err = c.Submit(context.Background(), Request{GPUs: 1, Command: []string{"true"}, Force: false}, nil)
+	assert.NotErrorIs(t, err, ErrPreflight)
+}
+
 func TestAMContext(t *testing.T) {
 	prio := int32(3)
 	spec := &jobspec.Spec{Name: "yarn-er: train", Binary: jobspec.LocalFile{Name: "yarn-er", URL: "hdfs://nn/b", Size: 10, MtimeMillis: 5, Type: "FILE", Visibility: "APPLICATION"}}

@@ -115,6 +115,7 @@ func preflightRun(o *Options) error {
 		FlinkHome:       home,
 		FlinkHomeOrigin: homeOrigin,
 		Discover:        discoverCommand(),
+		Getenv:          f.Env.Getenv,
 		Logger:          f.Logger().With("component", "preflight"),
 	}
 	rep, err := preflight.Run(o.Ctx, in)

@@ -35,13 +35,16 @@ import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.ShutdownHookManager;
 import org.apache.hadoop.util.VersionInfo;
 import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeLabel;
 import org.apache.hadoop.yarn.api.records.NodeState;
 import org.apache.hadoop.yarn.api.records.Resource;
 import org.apache.hadoop.yarn.api.records.ResourceInformation;
 import org.apache.hadoop.yarn.conf.YarnConfiguration;
 import org.apache.hadoop.yarn.server.MiniYARNCluster;
 import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
+import org.apache.hadoop.yarn.server.api.protocolrecords.RefreshQueuesRequest;
 import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.nodelabels.RMNodeLabelsManager;
 import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
 import org.apache.hadoop.yarn.util.resource.ResourceUtils;
 import org.slf4j.Logger;
@@ -75,6 +78,12 @@ public final class MiniYarnHarness {
   };
 
   private static final String ENDPOINTS = "endpoints.json";
+  /**
+   * Opt-in node labels (a key of the conf dir's yarn-site.xml, with yarn.node-labels.enabled):
+   * "label=index[,label(exclusive=false)=index...]" puts each label on the NodeManager of that
+   * index (0-based) once the cluster runs.
+   */
+  private static final String NODE_LABELS = "mini.yarn.node-labels";
   private static final long READY_TIMEOUT_MS = 180_000;
 
   private final Path confDir;
@@ -201,6 +210,7 @@ public final class MiniYarnHarness {
     base.set("fs.defaultFS", hdfsUri);
 
     startYarn(base);
+    applyNodeLabels(yarn.getResourceManager().getConfig());
     long tYarn = System.nanoTime();
 
     ResourceManager rm = yarn.getResourceManager();
@@ -348,6 +358,53 @@ public final class MiniYarnHarness {
     }
     Resource total = yarn.getResourceManager().getResourceScheduler().getClusterResource();
     LOG.info("YARN is up: cluster resource {}", total);
+  }
+
+  /**
+   * Adds the labels of mini.yarn.node-labels to the cluster (exclusive unless the item says
+   * "(exclusive=false)"), puts each on its NodeManager, as yarn rmadmin -addToClusterNodeLabels
+   * and -replaceLabelsOnNode do, then reloads capacity-scheduler.xml (yarn rmadmin
+   * -refreshQueues) so that the queues' label capacities apply. Nothing without the key.
+   */
+  private void applyNodeLabels(Configuration conf) throws Exception {
+    String spec = conf.getTrimmed(NODE_LABELS, "");
+    if (spec.isEmpty()) {
+      return;
+    }
+    if (!conf.getBoolean(YarnConfiguration.NODE_LABELS_ENABLED, false)) {
+      throw new IllegalArgumentException(NODE_LABELS + " needs "
+          + YarnConfiguration.NODE_LABELS_ENABLED + "=true");
+    }
+    List<NodeLabel> labels = new ArrayList<>();
+    Map<NodeId, Set<String>> onNodes = new LinkedHashMap<>();
+    for (String item : spec.split(",")) {
+      item = item.trim();
+      int eq = item.lastIndexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException(NODE_LABELS + ": \"" + item
+            + "\" is not label=index");
+      }
+      String name = item.substring(0, eq).trim();
+      int index = Integer.parseInt(item.substring(eq + 1).trim());
+      boolean exclusive = true;
+      String nonExclusive = "(exclusive=false)";
+      if (name.endsWith(nonExclusive)) {
+        name = name.substring(0, name.length() - nonExclusive.length()).trim();
+        exclusive = false;
+      }
+      if (index < 0 || index >= nodeManagers) {
+        throw new IllegalArgumentException(NODE_LABELS + ": no NodeManager " + index);
+      }
+      labels.add(NodeLabel.newInstance(name, exclusive));
+      NodeId id = yarn.getNodeManager(index).getNMContext().getNodeId();
+      onNodes.computeIfAbsent(id, k -> new TreeSet<>()).add(name);
+    }
+    ResourceManager rm = yarn.getResourceManager();
+    RMNodeLabelsManager mgr = rm.getRMContext().getNodeLabelManager();
+    mgr.addToCluserNodeLabels(labels);
+    mgr.replaceLabelsOnNode(onNodes);
+    rm.getRMContext().getRMAdminService().refreshQueues(RefreshQueuesRequest.newInstance());
+    LOG.info("node labels {} on {}", labels, onNodes);
   }
 
   /** Whether a key comes from somewhere else than Hadoop's *-default.xml files. */
