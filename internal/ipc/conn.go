@@ -33,7 +33,8 @@ type connConfig struct {
 	addr            string
 	protocol        string
 	clientID        []byte
-	token           *Token // nil: SIMPLE authentication as user
+	token           *Token    // SASL TOKEN/DIGEST-MD5
+	kerberos        *Kerberos // SASL KERBEROS/GSSAPI, when token is nil; both nil: SIMPLE as user
 	user            string
 	maxResponseSize int
 	writeTimeout    time.Duration
@@ -131,7 +132,7 @@ var errIdle = errors.New("closed after being idle")
 
 // handshake writes the preamble, authenticates and sends the connection context.
 func handshake(nc net.Conn, cfg *connConfig) error {
-	sasl := cfg.token != nil
+	sasl := cfg.token != nil || cfg.kerberos != nil
 	if _, err := nc.Write(Preamble(sasl)); err != nil {
 		return &ConnError{Addr: cfg.addr, Err: err}
 	}
@@ -144,7 +145,8 @@ func handshake(nc net.Conn, cfg *connConfig) error {
 		if simple && cfg.user != "" {
 			userInfo.EffectiveUser = proto.String(cfg.user)
 		}
-		// Under TOKEN the connection establishes both users: send none.
+		// Under TOKEN and KERBEROS the connection establishes both users: send none (a different
+		// effective user would be a proxy-user request under KERBEROS, refused under TOKEN).
 	} else if cfg.user != "" {
 		userInfo.EffectiveUser = proto.String(cfg.user)
 	}

@@ -15,14 +15,16 @@ import (
 const maxSASLRounds = 8
 
 // saslConnect runs Hadoop's SASL negotiation (SaslRpcClient.saslConnect) with the TOKEN method
-// and the DIGEST-MD5 mechanism. It reports simple=true when the server answered NEGOTIATE with
-// SUCCESS, i.e. it accepts SIMPLE authentication.
+// and the DIGEST-MD5 mechanism when the connection has a token, else with the KERBEROS method and
+// the GSSAPI mechanism. It reports simple=true when the server answered NEGOTIATE with SUCCESS,
+// i.e. it accepts SIMPLE authentication.
 func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
 	fail := func(err error) (bool, error) { return false, &SASLError{Addr: cfg.addr, Err: err} }
 	if err := writeSASL(nc, &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum()}); err != nil {
 		return false, &ConnError{Addr: cfg.addr, Err: err}
 	}
 	var dm *digestMD5
+	var gss *gssapiClient
 	for round := 0; round < maxSASLRounds; round++ {
 		msg, err := readSASL(nc, cfg)
 		if err != nil {
@@ -31,7 +33,29 @@ func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
 		var reply *commonpb.RpcSaslProto
 		switch msg.GetState() {
 		case commonpb.RpcSaslProto_NEGOTIATE:
-			auth := pickAuth(msg.GetAuths())
+			if dm != nil || gss != nil {
+				return fail(errors.New("server negotiated twice"))
+			}
+			if cfg.token == nil {
+				auth := pickAuth(msg.GetAuths(), "KERBEROS", "GSSAPI")
+				if auth == nil {
+					return fail(fmt.Errorf("the server offers %s, not KERBEROS/GSSAPI (fix: check hadoop.security.authentication)", describeAuths(msg.GetAuths())))
+				}
+				g, tok, err := newGSSAPIClient(cfg.kerberos, cfg.addr, auth)
+				if err != nil {
+					return fail(err)
+				}
+				gss = g
+				chosen := proto.CloneOf(auth)
+				chosen.Challenge = nil
+				reply = &commonpb.RpcSaslProto{
+					State: commonpb.RpcSaslProto_INITIATE.Enum(),
+					Token: tok,
+					Auths: []*commonpb.RpcSaslProto_SaslAuth{chosen},
+				}
+				break
+			}
+			auth := pickAuth(msg.GetAuths(), "TOKEN", "DIGEST-MD5")
 			if auth == nil {
 				return fail(fmt.Errorf("the server offers %s; yarn-er supports TOKEN/DIGEST-MD5 only", describeAuths(msg.GetAuths())))
 			}
@@ -51,6 +75,14 @@ func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
 				Auths: []*commonpb.RpcSaslProto_SaslAuth{chosen},
 			}
 		case commonpb.RpcSaslProto_CHALLENGE:
+			if gss != nil {
+				tok, err := gss.respond(msg.GetToken())
+				if err != nil {
+					return fail(err)
+				}
+				reply = &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_RESPONSE.Enum(), Token: tok}
+				break
+			}
 			if dm == nil {
 				return fail(errors.New("server sent a challenge before negotiating"))
 			}
@@ -60,6 +92,13 @@ func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
 			}
 			reply = &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_RESPONSE.Enum(), Token: tok}
 		case commonpb.RpcSaslProto_SUCCESS:
+			if gss != nil {
+				if !gss.complete {
+					return fail(errors.New("the server declared success before the GSSAPI security layer was negotiated"))
+				}
+				cfg.logger.Debug("hadoop ipc: authenticated", "addr", cfg.addr, "method", "KERBEROS", "principal", gss.spn)
+				return false, nil
+			}
 			if dm == nil {
 				// The server skipped authentication: it accepts SIMPLE.
 				return true, nil
@@ -79,9 +118,9 @@ func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
 	return fail(errors.New("too many SASL rounds"))
 }
 
-func pickAuth(auths []*commonpb.RpcSaslProto_SaslAuth) *commonpb.RpcSaslProto_SaslAuth {
+func pickAuth(auths []*commonpb.RpcSaslProto_SaslAuth, method, mechanism string) *commonpb.RpcSaslProto_SaslAuth {
 	for _, a := range auths {
-		if a.GetMethod() == "TOKEN" && a.GetMechanism() == "DIGEST-MD5" {
+		if a.GetMethod() == method && a.GetMechanism() == mechanism {
 			return a
 		}
 	}

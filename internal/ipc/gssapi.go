@@ -1,0 +1,204 @@
+package ipc
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	krb5client "github.com/jcmturner/gokrb5/v8/client"
+	"github.com/jcmturner/gokrb5/v8/gssapi"
+	"github.com/jcmturner/gokrb5/v8/iana/keyusage"
+	"github.com/jcmturner/gokrb5/v8/messages"
+	"github.com/jcmturner/gokrb5/v8/spnego"
+	"github.com/jcmturner/gokrb5/v8/types"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/redact"
+)
+
+// Kerberos authenticates connections with SASL method KERBEROS, mechanism GSSAPI (RFC 4752), as a
+// Hadoop client with a Kerberos login does.
+type Kerberos struct {
+	// Client is the gokrb5 client holding the user's credentials (a keytab login or a credential
+	// cache). Required.
+	Client *krb5client.Client
+	// ServicePrincipal is the server's Kerberos principal as the cluster configures it, e.g.
+	// dfs.namenode.kerberos.principal = nn/_HOST@EXAMPLE.COM. _HOST is replaced by the lower-case
+	// host of the address dialled. The principal the server announces must match it (realm
+	// aside), as Hadoop's client checks. Required.
+	ServicePrincipal string
+}
+
+// Security layers of RFC 4752 section 3.1 (the first octet of the last exchange).
+const (
+	saslLayerNone      = 1 // hadoop.rpc.protection=authentication, SASL qop "auth"
+	saslLayerIntegrity = 2 // hadoop.rpc.protection=integrity, "auth-int"
+	saslLayerPrivacy   = 4 // hadoop.rpc.protection=privacy, "auth-conf"
+)
+
+// GSS wrap token flags (RFC 4121 section 4.2.2).
+const (
+	wrapFlagSentByAcceptor = 0x01
+	wrapFlagSealed         = 0x02
+	wrapFlagAcceptorSubkey = 0x04
+)
+
+// gssapiClient is the initiator side of SASL GSSAPI with Kerberos: an AP-REQ in INITIATE, then
+// the security-layer negotiation, answered with "no security layer" (qop auth).
+type gssapiClient struct {
+	cl       *krb5client.Client
+	spn      string // principal asked a ticket for: service/host
+	key      types.EncryptionKey
+	complete bool
+}
+
+// resolveServicePrincipal replaces _HOST in the configured principal by the host of addr and
+// drops the realm: service/host.
+func resolveServicePrincipal(configured, addr string) (string, error) {
+	p := strings.TrimSpace(configured)
+	if p == "" {
+		return "", errors.New("no Kerberos service principal for the server (fix: set the server's principal, e.g. dfs.namenode.kerberos.principal = nn/_HOST@REALM)")
+	}
+	if i := strings.LastIndexByte(p, '@'); i >= 0 {
+		p = p[:i]
+	}
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	p = strings.ReplaceAll(p, "_HOST", strings.ToLower(host))
+	if svc, h, ok := strings.Cut(p, "/"); !ok || svc == "" || h == "" {
+		return "", fmt.Errorf("Kerberos service principal %q is not service/host[@REALM]", configured)
+	}
+	return p, nil
+}
+
+// newGSSAPIClient checks the server's offer against the configured principal and builds the
+// initial token (the Kerberos AP-REQ in a GSS-API initial context token).
+func newGSSAPIClient(k *Kerberos, addr string, auth *commonpb.RpcSaslProto_SaslAuth) (*gssapiClient, []byte, error) {
+	if k.Client == nil {
+		return nil, nil, errors.New("no Kerberos credentials")
+	}
+	want, err := resolveServicePrincipal(k.ServicePrincipal, addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Hadoop's server announces its own principal split at '/' and '@': protocol/serverId.
+	offered := auth.GetProtocol() + "/" + auth.GetServerId()
+	if auth.GetProtocol() == "" || !strings.EqualFold(offered, want) {
+		return nil, nil, fmt.Errorf("%w: the server announces Kerberos principal %q, the configuration expects %q (fix: check the service principal setting, e.g. dfs.namenode.kerberos.principal, and that the address names the server's canonical host)",
+			ErrAuthentication, offered, want)
+	}
+	g := &gssapiClient{cl: k.Client, spn: want}
+	tkt, key, err := g.serviceTicket()
+	if err != nil {
+		return nil, nil, err
+	}
+	g.key = key
+	// No mutual authentication is requested: the acceptor then goes straight to the security-layer
+	// message, whose checksum under the session key proves that it could read the ticket.
+	tok, err := spnego.NewKRB5TokenAPREQ(k.Client, tkt, key, []int{gssapi.ContextFlagInteg, gssapi.ContextFlagConf}, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Kerberos AP-REQ for %s: %s", want, redact.Text(err.Error()))
+	}
+	b, err := tok.Marshal()
+	if err != nil {
+		return nil, nil, fmt.Errorf("Kerberos AP-REQ for %s: %s", want, redact.Text(err.Error()))
+	}
+	return g, b, nil
+}
+
+// serviceTicket asks the KDC (or the credential cache) for a ticket to the server; gokrb5's
+// panics on damaged KDC replies become errors.
+func (g *gssapiClient) serviceTicket() (tkt messages.Ticket, key types.EncryptionKey, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: Kerberos service ticket for %s: the Kerberos library failed (%v)", ErrAuthentication, g.spn, r)
+		}
+	}()
+	tkt, key, err = g.cl.GetServiceTicket(g.spn)
+	if err != nil {
+		return tkt, key, fmt.Errorf("%w: Kerberos service ticket for %s: %s (fix: check the ticket with klist, kinit again or use a keytab; check the service principal)",
+			ErrAuthentication, g.spn, redact.Text(err.Error()))
+	}
+	return tkt, key, nil
+}
+
+// respond answers the acceptor's security-layer message (RFC 4752 section 3.1): a wrap token
+// whose 4-byte payload holds the layers it offers and its maximum buffer size. The answer picks
+// no security layer, the only one implemented; a server that insists on integrity or privacy
+// (hadoop.rpc.protection=integrity or privacy) is refused with ErrUnsupportedQOP.
+func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
+	if g.complete {
+		return nil, errors.New("GSSAPI: unexpected challenge after the security layer was chosen")
+	}
+	var wt gssapi.WrapToken
+	if err := wt.Unmarshal(challenge, true); err != nil {
+		return nil, fmt.Errorf("GSSAPI: the server's security-layer message: %v", err)
+	}
+	if wt.Flags&(wrapFlagSealed|wrapFlagAcceptorSubkey) != 0 {
+		return nil, fmt.Errorf("GSSAPI: the server's security-layer message is sealed or uses an acceptor subkey (flags %#x), which was not negotiated", wt.Flags)
+	}
+	if ok, err := wt.Verify(g.key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok {
+		// The checksum error quotes both checksums; they are not secret but say nothing useful.
+		_ = err
+		return nil, fmt.Errorf("%w: GSSAPI: the server's security-layer message does not verify under the session key: it is not %s", ErrAuthentication, g.spn)
+	}
+	if len(wt.Payload) != 4 {
+		return nil, fmt.Errorf("GSSAPI: the server's security-layer message has %d bytes, want 4", len(wt.Payload))
+	}
+	layers := wt.Payload[0]
+	if layers&saslLayerNone == 0 {
+		return nil, fmt.Errorf("%w: the server requires %s (hadoop.rpc.protection=%s); yarn-er speaks Hadoop RPC with authentication only (fix: hadoop.rpc.protection=authentication on the cluster, or add authentication to its list, e.g. authentication,privacy)",
+			ErrUnsupportedQOP, describeLayers(layers), rpcProtection(layers))
+	}
+	// Layer "none", maximum buffer 0 (RFC 4752: may be 0 without a security layer), no
+	// authorization id: the server takes the authenticated principal, as with Hadoop's client.
+	out, err := gssapi.NewInitiatorWrapToken([]byte{saslLayerNone, 0, 0, 0}, g.key)
+	if err != nil {
+		return nil, fmt.Errorf("GSSAPI: wrap the security-layer answer: %v", err)
+	}
+	b, err := out.Marshal()
+	if err != nil {
+		return nil, fmt.Errorf("GSSAPI: wrap the security-layer answer: %v", err)
+	}
+	g.complete = true
+	return b, nil
+}
+
+// describeLayers names the security layers of an RFC 4752 bit mask.
+func describeLayers(mask byte) string {
+	var s []string
+	if mask&saslLayerNone != 0 {
+		s = append(s, "no security layer")
+	}
+	if mask&saslLayerIntegrity != 0 {
+		s = append(s, "integrity protection")
+	}
+	if mask&saslLayerPrivacy != 0 {
+		s = append(s, "privacy protection")
+	}
+	if len(s) == 0 {
+		return fmt.Sprintf("unknown security layers (%#x)", mask)
+	}
+	return strings.Join(s, " or ")
+}
+
+// rpcProtection names the hadoop.rpc.protection values behind an RFC 4752 bit mask.
+func rpcProtection(mask byte) string {
+	var s []string
+	if mask&saslLayerNone != 0 {
+		s = append(s, "authentication")
+	}
+	if mask&saslLayerIntegrity != 0 {
+		s = append(s, "integrity")
+	}
+	if mask&saslLayerPrivacy != 0 {
+		s = append(s, "privacy")
+	}
+	if len(s) == 0 {
+		return "?"
+	}
+	return strings.Join(s, ",")
+}
