@@ -72,10 +72,8 @@ func NewClient(cfg Config) (*Client, error) {
 		if k.Client == nil {
 			return nil, errors.New("hadoop ipc: Kerberos without credentials")
 		}
-		for _, a := range cfg.Addrs {
-			if _, err := resolveServicePrincipal(k.ServicePrincipal, a); err != nil {
-				return nil, fmt.Errorf("hadoop ipc: %w", err)
-			}
+		if _, err := resolveServicePrincipal(k.ServicePrincipal, "host"); err != nil {
+			return nil, fmt.Errorf("hadoop ipc: %w", err)
 		}
 	}
 	if len(cfg.ClientID) == 0 {

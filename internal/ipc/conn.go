@@ -77,7 +77,7 @@ func dialConn(ctx context.Context, dial func(ctx context.Context, network, addr 
 		_ = nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	}
 	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
-	err = handshake(nc, cfg)
+	err = handshake(ctx, nc, cfg)
 	if !stop() || ctx.Err() != nil {
 		_ = nc.Close()
 		if err == nil {
@@ -131,14 +131,14 @@ func (c *conn) idleCheck() {
 var errIdle = errors.New("closed after being idle")
 
 // handshake writes the preamble, authenticates and sends the connection context.
-func handshake(nc net.Conn, cfg *connConfig) error {
+func handshake(ctx context.Context, nc net.Conn, cfg *connConfig) error {
 	sasl := cfg.token != nil || cfg.kerberos != nil
 	if _, err := nc.Write(Preamble(sasl)); err != nil {
 		return &ConnError{Addr: cfg.addr, Err: err}
 	}
 	userInfo := &commonpb.UserInformationProto{}
 	if sasl {
-		simple, err := saslConnect(nc, cfg)
+		simple, err := saslConnect(ctx, nc, cfg)
 		if err != nil {
 			return err
 		}

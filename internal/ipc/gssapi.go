@@ -1,10 +1,12 @@
 package ipc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
 	"github.com/jcmturner/gokrb5/v8/gssapi"
@@ -25,9 +27,34 @@ type Kerberos struct {
 	Client *krb5client.Client
 	// ServicePrincipal is the server's Kerberos principal as the cluster configures it, e.g.
 	// dfs.namenode.kerberos.principal = nn/_HOST@EXAMPLE.COM. _HOST is replaced by the lower-case
-	// host of the address dialled. The principal the server announces must match it (realm
-	// aside), as Hadoop's client checks. Required.
+	// host of the address dialled (for an IP address, its name; see LookupAddr). The principal
+	// the server announces must match it (realm aside), as Hadoop's client checks. Required.
 	ServicePrincipal string
+	// LookupAddr finds the names of an IP address: _HOST of a server dialled by IP address is its
+	// first name, as with Java's canonical host name (default net.DefaultResolver.LookupAddr).
+	LookupAddr func(ctx context.Context, addr string) ([]string, error)
+}
+
+// hostFor returns the host _HOST stands for when dialling addr: the host itself, lower-case,
+// or for an IP address its first reverse-lookup name (the address itself when it has none).
+func (k *Kerberos) hostFor(ctx context.Context, addr string) string {
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	if net.ParseIP(host) == nil {
+		return strings.ToLower(host)
+	}
+	lookup := k.LookupAddr
+	if lookup == nil {
+		lookup = net.DefaultResolver.LookupAddr
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if names, err := lookup(ctx, host); err == nil && len(names) > 0 && names[0] != "" {
+		return strings.ToLower(strings.TrimSuffix(names[0], "."))
+	}
+	return host
 }
 
 // Security layers of RFC 4752 section 3.1 (the first octet of the last exchange).
@@ -53,19 +80,15 @@ type gssapiClient struct {
 	complete bool
 }
 
-// resolveServicePrincipal replaces _HOST in the configured principal by the host of addr and
-// drops the realm: service/host.
-func resolveServicePrincipal(configured, addr string) (string, error) {
+// resolveServicePrincipal replaces _HOST in the configured principal by host and drops the
+// realm: service/host.
+func resolveServicePrincipal(configured, host string) (string, error) {
 	p := strings.TrimSpace(configured)
 	if p == "" {
 		return "", errors.New("no Kerberos service principal for the server (fix: set the server's principal, e.g. dfs.namenode.kerberos.principal = nn/_HOST@REALM)")
 	}
 	if i := strings.LastIndexByte(p, '@'); i >= 0 {
 		p = p[:i]
-	}
-	host := addr
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		host = h
 	}
 	p = strings.ReplaceAll(p, "_HOST", strings.ToLower(host))
 	if svc, h, ok := strings.Cut(p, "/"); !ok || svc == "" || h == "" {
@@ -76,11 +99,11 @@ func resolveServicePrincipal(configured, addr string) (string, error) {
 
 // newGSSAPIClient checks the server's offer against the configured principal and builds the
 // initial token (the Kerberos AP-REQ in a GSS-API initial context token).
-func newGSSAPIClient(k *Kerberos, addr string, auth *commonpb.RpcSaslProto_SaslAuth) (*gssapiClient, []byte, error) {
+func newGSSAPIClient(ctx context.Context, k *Kerberos, addr string, auth *commonpb.RpcSaslProto_SaslAuth) (*gssapiClient, []byte, error) {
 	if k.Client == nil {
 		return nil, nil, errors.New("no Kerberos credentials")
 	}
-	want, err := resolveServicePrincipal(k.ServicePrincipal, addr)
+	want, err := resolveServicePrincipal(k.ServicePrincipal, k.hostFor(ctx, addr))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,17 +14,28 @@ import (
 	"github.com/yarn-er/yarn-er/records"
 )
 
-// kerberized starts a fake server announcing nn/127.0.0.1 and returns it with a client login
-// holding a ticket for it.
+// kerberized starts a fake server announcing nn/localhost and returns it with a client login
+// holding a ticket for it. Clients dial it at 127.0.0.1, whose name is localhost (lookupLocal).
 func kerberized(t *testing.T, mod func(*ipctest.Kerberos)) (*ipctest.Server, *krb5test.Creds) {
 	t.Helper()
-	creds := krb5test.New(t, "nn/127.0.0.1")
+	creds := krb5test.New(t, "nn/localhost")
 	s := ipctest.NewServer(t, echo)
-	s.Kerberos = &ipctest.Kerberos{Keytab: creds.Keytab, Principal: "nn/127.0.0.1"}
+	s.Kerberos = &ipctest.Kerberos{Keytab: creds.Keytab, Principal: "nn/localhost"}
 	if mod != nil {
 		mod(s.Kerberos)
 	}
 	return s, creds
+}
+
+func lookupLocal(_ context.Context, addr string) ([]string, error) {
+	if addr == "127.0.0.1" {
+		return []string{"localhost."}, nil
+	}
+	return nil, errors.New("no such host")
+}
+
+func kerberosAuth(t *testing.T, creds *krb5test.Creds, spn string) *ipc.Kerberos {
+	return &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: spn, LookupAddr: lookupLocal}
 }
 
 func TestCallWithKerberos(t *testing.T) {
@@ -34,14 +45,14 @@ func TestCallWithKerberos(t *testing.T) {
 		layers byte
 	}{
 		{"_HOST and realm", "nn/_HOST@" + krb5test.Realm, 0},
-		{"explicit host", "nn/127.0.0.1", 0},
+		{"explicit host", "nn/localhost", 0},
 		{"authentication among others", "nn/_HOST@" + krb5test.Realm, 1 | 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, creds := kerberized(t, func(k *ipctest.Kerberos) { k.Layers = tc.layers })
 			c := newClient(t, s, func(cfg *ipc.Config) {
 				cfg.Token = nil
-				cfg.Kerberos = &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: tc.spn}
+				cfg.Kerberos = kerberosAuth(t, creds, tc.spn)
 			})
 			got, err := allocate(context.Background(), c, 6, 0, ipc.CallOptions{})
 			require.NoError(t, err)
@@ -64,7 +75,9 @@ func TestCallWithKerberosRefusals(t *testing.T) {
 		message string
 	}{
 		{"server announces another principal", "nn/other.example.com", nil, ipc.ErrAuthentication,
-			`the server announces Kerberos principal "nn/127.0.0.1", the configuration expects "nn/other.example.com"`},
+			`the server announces Kerberos principal "nn/localhost", the configuration expects "nn/other.example.com"`},
+		{"server announces another host than _HOST resolves to", "nn/_HOST", func(k *ipctest.Kerberos) { k.Principal = "nn/127.0.0.2" }, ipc.ErrAuthentication,
+			`the server announces Kerberos principal "nn/127.0.0.2", the configuration expects "nn/localhost"`},
 		{"privacy required", "nn/_HOST", func(k *ipctest.Kerberos) { k.Layers = 4 }, ipc.ErrUnsupportedQOP,
 			"hadoop.rpc.protection=privacy"},
 		{"integrity required", "nn/_HOST", func(k *ipctest.Kerberos) { k.Layers = 2 }, ipc.ErrUnsupportedQOP,
@@ -76,7 +89,7 @@ func TestCallWithKerberosRefusals(t *testing.T) {
 			s, creds := kerberized(t, tc.mod)
 			c := newClient(t, s, func(cfg *ipc.Config) {
 				cfg.Token = nil
-				cfg.Kerberos = &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: tc.spn}
+				cfg.Kerberos = kerberosAuth(t, creds, tc.spn)
 			})
 			_, err := allocate(context.Background(), c, 1, 0, ipc.CallOptions{})
 			require.Error(t, err)
@@ -89,11 +102,11 @@ func TestCallWithKerberosRefusals(t *testing.T) {
 
 func TestKerberosServerWithoutKerberos(t *testing.T) {
 	// A TOKEN-only server (the RM's scheduler port): Kerberos cannot be used there.
-	creds := krb5test.New(t, "nn/127.0.0.1")
+	creds := krb5test.New(t, "nn/localhost")
 	s := ipctest.NewServer(t, echo)
 	c := newClient(t, s, func(cfg *ipc.Config) {
 		cfg.Token = nil
-		cfg.Kerberos = &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST"}
+		cfg.Kerberos = kerberosAuth(t, creds, "nn/_HOST")
 	})
 	_, err := allocate(context.Background(), c, 1, 0, ipc.CallOptions{})
 	require.Error(t, err)
@@ -108,12 +121,12 @@ func TestKerberosNoTicketNoKDC(t *testing.T) {
 	s, _ := kerberized(t, nil)
 	c := newClient(t, s, func(cfg *ipc.Config) {
 		cfg.Token = nil
-		cfg.Kerberos = &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST"}
+		cfg.Kerberos = kerberosAuth(t, creds, "nn/_HOST")
 	})
 	_, err := allocate(context.Background(), c, 1, 0, ipc.CallOptions{})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ipc.ErrAuthentication)
-	assert.Contains(t, err.Error(), "Kerberos service ticket for nn/127.0.0.1")
+	assert.Contains(t, err.Error(), "Kerberos service ticket for nn/localhost")
 	var re *records.RemoteError
 	assert.False(t, errors.As(err, &re), "refused on the client side")
 }

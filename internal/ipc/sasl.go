@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -18,7 +19,7 @@ const maxSASLRounds = 8
 // and the DIGEST-MD5 mechanism when the connection has a token, else with the KERBEROS method and
 // the GSSAPI mechanism. It reports simple=true when the server answered NEGOTIATE with SUCCESS,
 // i.e. it accepts SIMPLE authentication.
-func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
+func saslConnect(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool, err error) {
 	fail := func(err error) (bool, error) { return false, &SASLError{Addr: cfg.addr, Err: err} }
 	if err := writeSASL(nc, &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum()}); err != nil {
 		return false, &ConnError{Addr: cfg.addr, Err: err}
@@ -41,7 +42,7 @@ func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
 				if auth == nil {
 					return fail(fmt.Errorf("the server offers %s, not KERBEROS/GSSAPI (fix: check hadoop.security.authentication)", describeAuths(msg.GetAuths())))
 				}
-				g, tok, err := newGSSAPIClient(cfg.kerberos, cfg.addr, auth)
+				g, tok, err := newGSSAPIClient(ctx, cfg.kerberos, cfg.addr, auth)
 				if err != nil {
 					return fail(err)
 				}
