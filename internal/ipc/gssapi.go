@@ -80,6 +80,12 @@ type gssapiClient struct {
 	complete bool
 }
 
+// ServicePrincipalFor returns the service principal, service/host without realm, that a
+// connection to addr authenticates to: ServicePrincipal with _HOST resolved for addr.
+func (k *Kerberos) ServicePrincipalFor(ctx context.Context, addr string) (string, error) {
+	return resolveServicePrincipal(k.ServicePrincipal, k.hostFor(ctx, addr))
+}
+
 // resolveServicePrincipal replaces _HOST in the configured principal by host and drops the
 // realm: service/host.
 func resolveServicePrincipal(configured, host string) (string, error) {
@@ -103,7 +109,7 @@ func newGSSAPIClient(ctx context.Context, k *Kerberos, addr string, auth *common
 	if k.Client == nil {
 		return nil, nil, errors.New("no Kerberos credentials")
 	}
-	want, err := resolveServicePrincipal(k.ServicePrincipal, k.hostFor(ctx, addr))
+	want, err := k.ServicePrincipalFor(ctx, addr)
 	if err != nil {
 		return nil, nil, err
 	}
