@@ -108,7 +108,7 @@ type Options struct {
 	Addresses []string
 	// DefaultFS overrides fs.defaultFS, e.g. "hdfs://nn:8020" or "hdfs://mycluster".
 	DefaultFS string
-	// User is the HDFS user (simple authentication). Required without Kerberos.
+	// User is the HDFS user (simple authentication). Required without a Kerberos login.
 	User string
 	// Kerberos is the Kerberos login, required when hadoop.security.authentication is kerberos
 	// (ignored otherwise). The HDFS user is then the login's short name (its first component,
@@ -187,6 +187,9 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 				Fix: "leave the user out under Kerberos: the login names the user"}
 		}
 		user = short
+	} else if user == "" && opts.Kerberos != nil && opts.Kerberos.Credentials != nil {
+		// A simple HDFS beside a Kerberos ResourceManager: stage as the login's user.
+		user, _, _ = strings.Cut(opts.Kerberos.Credentials.UserName(), "/")
 	}
 	if user == "" {
 		return nil, &Error{Op: "connect", Err: errors.New("no HDFS user"), Fix: "give the user to stage as (--user or HADOOP_USER_NAME)"}
