@@ -1,12 +1,15 @@
 package submit
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/krb5test"
+	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/stage"
 )
 
@@ -44,4 +47,29 @@ func TestTokenRenewer(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 		})
 	}
+}
+
+func TestAMContextCarriesTheDelegationToken(t *testing.T) {
+	spec := &jobspec.Spec{Name: "n", Binary: jobspec.LocalFile{Name: "yarn-er", URL: "hdfs://nn/b", Size: 1, MtimeMillis: 1, Type: "FILE", Visibility: "APPLICATION"}}
+	amc := amContext(Request{}, "application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName, URL: "hdfs://nn/s", Size: 1, MtimeMillis: 1, Type: "FILE", Visibility: "APPLICATION"})
+	tok := records.Token{Identifier: []byte{0, 1, 2}, Password: []byte("secret"), Kind: "HDFS_DELEGATION_TOKEN", Service: "10.0.0.1:8020"}
+	addToken(&amc, tok)
+	b, err := json.Marshal(amc)
+	require.NoError(t, err)
+	var got struct {
+		AM struct {
+			Credentials struct {
+				Tokens struct {
+					Entry []struct{ Key, Value string } `json:"entry"`
+				} `json:"tokens"`
+			} `json:"credentials"`
+		} `json:"am-container-spec"`
+	}
+	require.NoError(t, json.Unmarshal(b, &got))
+	entries := got.AM.Credentials.Tokens.Entry
+	require.Len(t, entries, 1)
+	assert.Equal(t, "10.0.0.1:8020", entries[0].Key, "the alias is the service")
+	back, err := records.DecodeTokenURLString(entries[0].Value)
+	require.NoError(t, err)
+	assert.Equal(t, tok, back, "Hadoop's URL-safe token encoding")
 }

@@ -332,9 +332,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 				}
 			}
 		}()
-		creds := records.NewCredentials()
-		creds.AddToken(tok.Service, tok)
-		amc.AMContainerSpec.Credentials = creds
+		addToken(&amc, tok)
 		c.log.Debug("the ApplicationMaster gets an HDFS delegation token", "token", tok, "renewer", renewer)
 	}
 
@@ -346,6 +344,15 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	out.StagingDir, out.Spec = dir.URL, spec
 	step(Step{Phase: PhaseSubmitted, AppID: na.ID, Message: "submitted " + na.ID})
 	return out, nil
+}
+
+// addToken puts a token into the AM container's credentials under its service, the alias
+// Hadoop's clients use (Credentials.addToken(service, token)).
+func addToken(amc *yarn.ApplicationSubmissionContext, tok records.Token) {
+	if amc.AMContainerSpec.Credentials == nil {
+		amc.AMContainerSpec.Credentials = records.NewCredentials()
+	}
+	amc.AMContainerSpec.Credentials.AddToken(tok.Service, tok)
 }
 
 func orNotRegular(err error) error {
