@@ -196,17 +196,24 @@ func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
 	return b, nil
 }
 
+// securityLayers are the RFC 4752 layers with their description and hadoop.rpc.protection value.
+var securityLayers = []struct {
+	bit         byte
+	description string
+	protection  string
+}{
+	{saslLayerNone, "no security layer", "authentication"},
+	{saslLayerIntegrity, "integrity protection", "integrity"},
+	{saslLayerPrivacy, "privacy protection", "privacy"},
+}
+
 // describeLayers names the security layers of an RFC 4752 bit mask.
 func describeLayers(mask byte) string {
 	var s []string
-	if mask&saslLayerNone != 0 {
-		s = append(s, "no security layer")
-	}
-	if mask&saslLayerIntegrity != 0 {
-		s = append(s, "integrity protection")
-	}
-	if mask&saslLayerPrivacy != 0 {
-		s = append(s, "privacy protection")
+	for _, l := range securityLayers {
+		if mask&l.bit != 0 {
+			s = append(s, l.description)
+		}
 	}
 	if len(s) == 0 {
 		return fmt.Sprintf("unknown security layers (%#x)", mask)
@@ -217,14 +224,10 @@ func describeLayers(mask byte) string {
 // rpcProtection names the hadoop.rpc.protection values behind an RFC 4752 bit mask.
 func rpcProtection(mask byte) string {
 	var s []string
-	if mask&saslLayerNone != 0 {
-		s = append(s, "authentication")
-	}
-	if mask&saslLayerIntegrity != 0 {
-		s = append(s, "integrity")
-	}
-	if mask&saslLayerPrivacy != 0 {
-		s = append(s, "privacy")
+	for _, l := range securityLayers {
+		if mask&l.bit != 0 {
+			s = append(s, l.protection)
+		}
 	}
 	if len(s) == 0 {
 		return "?"

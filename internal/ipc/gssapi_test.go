@@ -15,7 +15,7 @@ import (
 )
 
 // kerberized starts a fake server announcing nn/localhost and returns it with a client login
-// holding a ticket for it. Clients dial it at 127.0.0.1, whose name is localhost (lookupLocal).
+// holding a ticket for it. Clients dial it at 127.0.0.1, whose name is localhost (krb5test.LookupLocalhost).
 func kerberized(t *testing.T, mod func(*ipctest.Kerberos)) (*ipctest.Server, *krb5test.Creds) {
 	t.Helper()
 	creds := krb5test.New(t, "nn/localhost")
@@ -27,15 +27,8 @@ func kerberized(t *testing.T, mod func(*ipctest.Kerberos)) (*ipctest.Server, *kr
 	return s, creds
 }
 
-func lookupLocal(_ context.Context, addr string) ([]string, error) {
-	if addr == "127.0.0.1" {
-		return []string{"localhost."}, nil
-	}
-	return nil, errors.New("no such host")
-}
-
 func kerberosAuth(t *testing.T, creds *krb5test.Creds, spn string) *ipc.Kerberos {
-	return &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: spn, LookupAddr: lookupLocal}
+	return &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: spn, LookupAddr: krb5test.LookupLocalhost}
 }
 
 func TestCallWithKerberos(t *testing.T) {

@@ -6,7 +6,9 @@ package krb5test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -73,6 +75,15 @@ func New(t testing.TB, services ...string) *Creds {
 		"[realms]\n " + Realm + " = {\n  kdc = 127.0.0.1:1\n }\n"
 	must(os.WriteFile(c.Krb5Conf, []byte(cfg), 0o600))
 	return c
+}
+
+// LookupLocalhost is a reverse lookup in which 127.0.0.1 is named localhost and nothing else has
+// a name: tests dial 127.0.0.1 and serve principals of host localhost.
+func LookupLocalhost(_ context.Context, addr string) ([]string, error) {
+	if addr == "127.0.0.1" {
+		return []string{"localhost."}, nil
+	}
+	return nil, errors.New("krb5test: no name for " + addr)
 }
 
 // Client returns a gokrb5 client logged in from the credential cache.

@@ -2,7 +2,6 @@ package namenode_test
 
 import (
 	"context"
-	"errors"
 	"net"
 	"testing"
 
@@ -17,13 +16,6 @@ import (
 	"github.com/yarn-er/yarn-er/internal/namenode"
 	"github.com/yarn-er/yarn-er/records"
 )
-
-func lookupLocal(_ context.Context, addr string) ([]string, error) {
-	if addr == "127.0.0.1" {
-		return []string{"localhost."}, nil
-	}
-	return nil, errors.New("no such host")
-}
 
 // fakeNameNode answers getDelegationToken with a token for the renewer, or a standby error.
 func fakeNameNode(t *testing.T, creds *krb5test.Creds, standby bool, issued *[]string) *ipctest.Server {
@@ -70,7 +62,7 @@ func TestGetDelegationToken(t *testing.T) {
 	require.NoError(t, ln.Close())
 	cfg := namenode.Config{
 		Addrs:    []string{down, standby.Addr, active.Addr},
-		Kerberos: &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST@" + krb5test.Realm, LookupAddr: lookupLocal},
+		Kerberos: &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST@" + krb5test.Realm, LookupAddr: krb5test.LookupLocalhost},
 		Service:  "ha-hdfs:mycluster",
 	}
 	tok, err := namenode.GetDelegationToken(context.Background(), cfg, "rm/localhost@"+krb5test.Realm)
@@ -99,7 +91,7 @@ func TestGetDelegationTokenErrors(t *testing.T) {
 	creds := krb5test.New(t, "nn/localhost")
 	var issued []string
 	standby := fakeNameNode(t, creds, true, &issued)
-	krb := &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST", LookupAddr: lookupLocal}
+	krb := &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST", LookupAddr: krb5test.LookupLocalhost}
 	for _, tc := range []struct {
 		name    string
 		cfg     namenode.Config
