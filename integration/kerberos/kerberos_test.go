@@ -68,8 +68,9 @@ func harnessBuild(t *testing.T) string {
 	return dir
 }
 
-// startSecureHDFS starts SecureHdfsHarness and waits for its endpoints; t.Cleanup stops it.
-func startSecureHDFS(t *testing.T) *endpoints {
+// startSecureHDFS starts SecureHdfsHarness with hadoop.rpc.protection=protection and waits for
+// its endpoints; t.Cleanup stops it.
+func startSecureHDFS(t *testing.T, protection string) *endpoints {
 	build := harnessBuild(t)
 	state := t.TempDir()
 	java := "java"
@@ -80,7 +81,8 @@ func startSecureHDFS(t *testing.T) *endpoints {
 	require.NoError(t, err)
 	cmd := exec.Command(java, "-Xmx768m", "-Dmini.yarn.log.level=INFO",
 		"-cp", filepath.Join(build, "mini-yarn-harness.jar")+string(os.PathListSeparator)+filepath.Join(build, "lib", "*"),
-		"dev.yarner.miniyarn.SecureHdfsHarness", "--state", state, "--watch-pid", strconv.Itoa(os.Getpid()))
+		"dev.yarner.miniyarn.SecureHdfsHarness", "--state", state, "--watch-pid", strconv.Itoa(os.Getpid()),
+		"--rpc-protection", protection)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	require.NoError(t, cmd.Start())
 	exited := make(chan error, 1)
@@ -128,7 +130,17 @@ func startSecureHDFS(t *testing.T) *endpoints {
 // NodeManager's localizer would use it, and stages files with Kerberos, reading back their size
 // and modification time.
 func TestKerberizedHDFS(t *testing.T) {
-	e := startSecureHDFS(t)
+	testKerberizedHDFS(t, "authentication")
+}
+
+// TestKerberizedHDFSIntegrity is TestKerberizedHDFS with hadoop.rpc.protection=integrity: every
+// IPC message after SASL travels in GSS-API wrap tokens.
+func TestKerberizedHDFSIntegrity(t *testing.T) {
+	testKerberizedHDFS(t, "integrity")
+}
+
+func testKerberizedHDFS(t *testing.T, protection string) {
+	e := startSecureHDFS(t, protection)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
@@ -173,9 +185,14 @@ func TestKerberizedHDFS(t *testing.T) {
 	defer cl.Close()
 	err = cl.Call(ctx, "getDelegationToken", &commonpb.GetDelegationTokenRequestProto{Renewer: &renewer}, &commonpb.GetDelegationTokenResponseProto{}, ipc.CallOptions{})
 	require.Error(t, err)
-	var re *records.RemoteError
-	require.True(t, errors.As(err, &re), "an answer from an authenticated call, not a SASL failure: %v", err)
-	assert.Contains(t, re.Message, "can be issued only with kerberos or web authentication")
+	if protection == "authentication" {
+		var re *records.RemoteError
+		require.True(t, errors.As(err, &re), "an answer from an authenticated call, not a SASL failure: %v", err)
+		assert.Contains(t, re.Message, "can be issued only with kerberos or web authentication")
+	} else {
+		// yarn-er's DIGEST-MD5 speaks qop auth only: refused before any call, clearly.
+		assert.ErrorIs(t, err, ipc.ErrUnsupportedQOP)
+	}
 
 	// Stage with Kerberos and read size and mtime back.
 	dir := t.TempDir()

@@ -77,16 +77,17 @@ func dialConn(ctx context.Context, dial func(ctx context.Context, network, addr 
 		_ = nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	}
 	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
-	err = handshake(ctx, nc, cfg)
+	raw := nc
+	nc, err = handshake(ctx, raw, cfg)
 	if !stop() || ctx.Err() != nil {
-		_ = nc.Close()
+		_ = raw.Close()
 		if err == nil {
 			err = ctx.Err()
 		}
 		return nil, fmt.Errorf("hadoop ipc: connect to %s: %w", cfg.addr, errors.Join(ctx.Err(), err))
 	}
 	if err != nil {
-		_ = nc.Close()
+		_ = raw.Close()
 		return nil, err
 	}
 	_ = nc.SetDeadline(time.Time{})
@@ -130,18 +131,20 @@ func (c *conn) idleCheck() {
 
 var errIdle = errors.New("closed after being idle")
 
-// handshake writes the preamble, authenticates and sends the connection context.
-func handshake(ctx context.Context, nc net.Conn, cfg *connConfig) error {
+// handshake writes the preamble, authenticates and sends the connection context. It returns
+// the connection to use from then on: nc, or nc inside a SASL integrity layer.
+func handshake(ctx context.Context, nc net.Conn, cfg *connConfig) (net.Conn, error) {
 	sasl := cfg.token != nil || cfg.kerberos != nil
 	if _, err := nc.Write(Preamble(sasl)); err != nil {
-		return &ConnError{Addr: cfg.addr, Err: err}
+		return nil, &ConnError{Addr: cfg.addr, Err: err}
 	}
 	userInfo := &commonpb.UserInformationProto{}
 	if sasl {
-		simple, err := saslConnect(ctx, nc, cfg)
+		simple, wrapped, err := saslConnect(ctx, nc, cfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		nc = wrapped
 		if simple && cfg.user != "" {
 			userInfo.EffectiveUser = proto.String(cfg.user)
 		}
@@ -156,12 +159,12 @@ func handshake(ctx context.Context, nc net.Conn, cfg *connConfig) error {
 	}
 	pkt, err := EncodePacket(RequestHeader(ConnectionContextCallID, cfg.clientID, InvalidRetryCount), ctxMsg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := nc.Write(pkt); err != nil {
-		return &ConnError{Addr: cfg.addr, Err: err}
+		return nil, &ConnError{Addr: cfg.addr, Err: err}
 	}
-	return nil
+	return nc, nil
 }
 
 func (c *conn) readLoop() {

@@ -78,6 +78,8 @@ type gssapiClient struct {
 	spn      string // principal asked a ticket for: service/host
 	key      types.EncryptionKey
 	complete bool
+	layer    byte // the security layer chosen (saslLayerNone or saslLayerIntegrity)
+	maxBuf   int  // the server's maximum wrapped message, with a layer
 }
 
 // ServicePrincipalFor returns the service principal, service/host without realm, that a
@@ -156,8 +158,8 @@ func (g *gssapiClient) serviceTicket() (tkt messages.Ticket, key types.Encryptio
 
 // respond answers the acceptor's security-layer message (RFC 4752 section 3.1): a wrap token
 // whose 4-byte payload holds the layers it offers and its maximum buffer size. The answer picks
-// no security layer, the only one implemented; a server that insists on integrity or privacy
-// (hadoop.rpc.protection=integrity or privacy) is refused with ErrUnsupportedQOP.
+// no security layer when offered (hadoop.rpc.protection=authentication), else integrity
+// (integrity); a server that insists on privacy is refused with ErrUnsupportedQOP.
 func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
 	if g.complete {
 		return nil, errors.New("GSSAPI: unexpected challenge after the security layer was chosen")
@@ -178,13 +180,19 @@ func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
 		return nil, fmt.Errorf("GSSAPI: the server's security-layer message has %d bytes, want 4", len(wt.Payload))
 	}
 	layers := wt.Payload[0]
-	if layers&saslLayerNone == 0 {
-		return nil, fmt.Errorf("%w: the server requires %s (hadoop.rpc.protection=%s); yarn-er speaks Hadoop RPC with authentication only (fix: hadoop.rpc.protection=authentication on the cluster, or add authentication to its list, e.g. authentication,privacy)",
+	answer := []byte{saslLayerNone, 0, 0, 0} // RFC 4752: maxbuf may be 0 without a layer
+	switch {
+	case layers&saslLayerNone != 0:
+	case layers&saslLayerIntegrity != 0:
+		answer = []byte{saslLayerIntegrity, clientMaxBuf >> 16 & 0xff, clientMaxBuf >> 8 & 0xff, clientMaxBuf & 0xff}
+		g.maxBuf = int(wt.Payload[1])<<16 | int(wt.Payload[2])<<8 | int(wt.Payload[3])
+	default:
+		return nil, fmt.Errorf("%w: the server requires %s (hadoop.rpc.protection=%s); yarn-er speaks Hadoop RPC with authentication or integrity, not privacy (fix: hadoop.rpc.protection=integrity or authentication on the cluster, or add one of them to its list, e.g. integrity,privacy)",
 			ErrUnsupportedQOP, describeLayers(layers), rpcProtection(layers))
 	}
-	// Layer "none", maximum buffer 0 (RFC 4752: may be 0 without a security layer), no
-	// authorization id: the server takes the authenticated principal, as with Hadoop's client.
-	out, err := gssapi.NewInitiatorWrapToken([]byte{saslLayerNone, 0, 0, 0}, g.key)
+	g.layer = answer[0]
+	// No authorization id: the server takes the authenticated principal, as with Hadoop's client.
+	out, err := gssapi.NewInitiatorWrapToken(answer, g.key)
 	if err != nil {
 		return nil, fmt.Errorf("GSSAPI: wrap the security-layer answer: %v", err)
 	}

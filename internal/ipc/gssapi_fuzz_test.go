@@ -12,7 +12,7 @@ import (
 
 // FuzzGSSAPIRespond feeds arbitrary security-layer messages (the server's last GSSAPI challenge)
 // to the client: it never panics, and it answers only a message that verifies under the session
-// key and offers "no security layer".
+// key and offers "no security layer" or integrity.
 func FuzzGSSAPIRespond(f *testing.F) {
 	key := types.EncryptionKey{KeyType: etypeID.AES256_CTS_HMAC_SHA1_96, KeyValue: bytes.Repeat([]byte{7}, 32)}
 	for _, layers := range []byte{1, 2, 4, 7} {
@@ -40,8 +40,8 @@ func FuzzGSSAPIRespond(f *testing.F) {
 		if uerr := wt.Unmarshal(challenge, true); uerr != nil {
 			t.Fatalf("answered a challenge that does not parse: %v", uerr)
 		}
-		if ok, _ := wt.Verify(key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok || wt.Payload[0]&saslLayerNone == 0 {
-			t.Fatalf("answered a challenge that does not verify or offers no plain layer")
+		if ok, _ := wt.Verify(key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok || wt.Payload[0]&(saslLayerNone|saslLayerIntegrity) == 0 {
+			t.Fatalf("answered a challenge that does not verify or offers neither no layer nor integrity")
 		}
 		if !g.complete {
 			t.Fatalf("answered without completing")

@@ -3,11 +3,14 @@ package ipc_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/internal/krb5test"
@@ -40,6 +43,8 @@ func TestCallWithKerberos(t *testing.T) {
 		{"_HOST and realm", "nn/_HOST@" + krb5test.Realm, 0},
 		{"explicit host", "nn/localhost", 0},
 		{"authentication among others", "nn/_HOST@" + krb5test.Realm, 1 | 4},
+		{"integrity (hadoop.rpc.protection=integrity)", "nn/_HOST", 2},
+		{"integrity among others", "nn/_HOST", 2 | 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, creds := kerberized(t, func(k *ipctest.Kerberos) { k.Layers = tc.layers })
@@ -50,6 +55,30 @@ func TestCallWithKerberos(t *testing.T) {
 			got, err := allocate(context.Background(), c, 6, 0, ipc.CallOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, int32(7), got)
+			// Pipelined calls and a large one (several wrap tokens) through the layer.
+			var wg sync.WaitGroup
+			for i := int32(0); i < 8; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					got, err := allocate(context.Background(), c, 100+i, 0, ipc.CallOptions{})
+					assert.NoError(t, err)
+					assert.Equal(t, 101+i, got)
+				}()
+			}
+			wg.Wait()
+			big := &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(1)}
+			for i := 0; i < 3000; i++ {
+				big.Release = append(big.Release, &yarnpb.ContainerIdProto{Id: proto.Int64(int64(i))})
+			}
+			resp := &yarnpb.AllocateResponseProto{}
+			require.NoError(t, c.Call(context.Background(), "allocate", big, resp, ipc.CallOptions{}))
+			assert.Equal(t, int32(2), resp.GetResponseId())
+			wantWrapped := 0
+			if tc.layers&1 == 0 && tc.layers&2 != 0 {
+				wantWrapped = 1
+			}
+			assert.Equal(t, wantWrapped, s.IntegrityConnections(), "integrity only when the server offers no plain layer")
 			assert.Equal(t, []string{krb5test.User + "@" + krb5test.Realm}, s.Principals())
 			assert.Empty(t, s.Logins(), "no token login")
 			ctxs := s.Contexts()
@@ -73,8 +102,6 @@ func TestCallWithKerberosRefusals(t *testing.T) {
 			`the server announces Kerberos principal "nn/127.0.0.2", the configuration expects "nn/localhost"`},
 		{"privacy required", "nn/_HOST", func(k *ipctest.Kerberos) { k.Layers = 4 }, ipc.ErrUnsupportedQOP,
 			"hadoop.rpc.protection=privacy"},
-		{"integrity required", "nn/_HOST", func(k *ipctest.Kerberos) { k.Layers = 2 }, ipc.ErrUnsupportedQOP,
-			"hadoop.rpc.protection=integrity"},
 		{"server without the session key", "nn/_HOST", func(k *ipctest.Kerberos) { k.BadKey = true }, ipc.ErrAuthentication,
 			"does not verify under the session key"},
 	} {

@@ -22,6 +22,7 @@ import (
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/jcmturner/gokrb5/v8/service"
 	"github.com/jcmturner/gokrb5/v8/spnego"
+	"github.com/jcmturner/gokrb5/v8/types"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
@@ -37,7 +38,8 @@ type Kerberos struct {
 	// offer announces it as protocol "nn", serverId "127.0.0.1".
 	Principal string
 	// Layers is the RFC 4752 security-layer mask offered: 1 none (hadoop.rpc.protection
-	// authentication, the default), 2 integrity, 4 privacy.
+	// authentication, the default), 2 integrity, 4 privacy. With integrity chosen, everything
+	// after SASL is wrapped in GSS wrap tokens both ways.
 	Layers byte
 	// BadKey makes the server checksum its security-layer message with a wrong key (a server that
 	// could not read the ticket).
@@ -96,6 +98,7 @@ type Server struct {
 	conns    []net.Conn
 	logins   [][]byte
 	princs   []string
+	wrapped  int
 	contexts []*commonpb.IpcConnectionContextProto
 	open     int
 	calls    []*Call
@@ -165,6 +168,13 @@ func (s *Server) Principals() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.princs...)
+}
+
+// IntegrityConnections returns how many connections negotiated the SASL integrity layer.
+func (s *Server) IntegrityConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wrapped
 }
 
 // Contexts returns the connection contexts received, in order.
@@ -515,9 +525,76 @@ func (c *serverConn) gssapi(m *commonpb.RpcSaslProto, readSASL func() (*commonpb
 	}
 	c.s.mu.Lock()
 	c.s.princs = append(c.s.princs, creds.UserName()+"@"+creds.Domain())
+	if answer.Payload[0] == 2 {
+		c.s.wrapped++
+	}
 	c.s.mu.Unlock()
 	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_SUCCESS.Enum()})
+	if answer.Payload[0] == 2 {
+		c.nc = &integrityConn{Conn: c.nc, key: key}
+	}
 	return true
+}
+
+// integrityConn is the server side of the SASL GSSAPI integrity layer: it unwraps the client's
+// WRAP packets and wraps every response into one.
+type integrityConn struct {
+	net.Conn
+	key     types.EncryptionKey
+	seq     uint64
+	pending []byte
+}
+
+func (w *integrityConn) Read(p []byte) (int, error) {
+	for len(w.pending) == 0 {
+		pkt, err := ipc.ReadPacket(w.Conn, 64<<20)
+		if err != nil {
+			return 0, err
+		}
+		parts, err := ipc.SplitDelimited(pkt, 2)
+		if err != nil || len(parts) != 2 {
+			return 0, fmt.Errorf("ipctest: not a WRAP packet: %v", err)
+		}
+		h := &commonpb.RpcRequestHeaderProto{}
+		m := &commonpb.RpcSaslProto{}
+		if proto.Unmarshal(parts[0], h) != nil || h.GetCallId() != ipc.SASLCallID || proto.Unmarshal(parts[1], m) != nil || m.GetState() != commonpb.RpcSaslProto_WRAP {
+			return 0, errors.New("ipctest: not a WRAP packet")
+		}
+		var wt gssapi.WrapToken
+		if err := wt.Unmarshal(m.GetToken(), false); err != nil {
+			return 0, err
+		}
+		if ok, err := wt.Verify(w.key, keyusage.GSSAPI_INITIATOR_SEAL); !ok {
+			return 0, fmt.Errorf("ipctest: integrity check failed: %v", err)
+		}
+		w.pending = wt.Payload
+	}
+	n := copy(p, w.pending)
+	w.pending = w.pending[n:]
+	return n, nil
+}
+
+func (w *integrityConn) Write(p []byte) (int, error) {
+	wt := gssapi.WrapToken{Flags: 0x01, EC: 12, SndSeqNum: w.seq, Payload: p}
+	w.seq++
+	if err := wt.SetCheckSum(w.key, keyusage.GSSAPI_ACCEPTOR_SEAL); err != nil {
+		return 0, err
+	}
+	tok, err := wt.Marshal()
+	if err != nil {
+		return 0, err
+	}
+	id := ipc.SASLCallID
+	pkt, err := ipc.EncodePacket(&commonpb.RpcResponseHeaderProto{
+		CallId: proto.Uint32(uint32(id)), Status: commonpb.RpcResponseHeaderProto_SUCCESS.Enum(),
+	}, &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_WRAP.Enum(), Token: tok})
+	if err != nil {
+		return 0, err
+	}
+	if _, err := w.Conn.Write(pkt); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 func bits(b byte) int {

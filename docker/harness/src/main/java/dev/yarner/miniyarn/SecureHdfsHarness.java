@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * protection {@code authentication} and {@code ignore.secure.ports.for.testing=true} (no
  * privileged ports, so no root).
  *
- * <p>Usage: {@code SecureHdfsHarness --state DIR [--watch-pid PID]}. It writes into the state
+ * <p>Usage: {@code SecureHdfsHarness --state DIR [--watch-pid PID] [--rpc-protection P]}, P the
+ * value of {@code hadoop.rpc.protection} (default {@code authentication}). It writes into the state
  * directory: {@code krb5.conf}, {@code user.keytab} (principal {@code alice@EXAMPLE.COM}, whose
  * home {@code /user/alice} exists), {@code hdfs.keytab} (the services' keys),
  * {@code hadoop-conf/core-site.xml} and {@code hdfs-site.xml} (what a client needs), and last
@@ -43,13 +44,15 @@ public final class SecureHdfsHarness {
 
   private final Path state;
   private final long watchPid;
+  private final String rpcProtection;
   private final CountDownLatch stop = new CountDownLatch(1);
   private MiniKdc kdc;
   private MiniDFSCluster dfs;
 
-  private SecureHdfsHarness(Path state, long watchPid) {
+  private SecureHdfsHarness(Path state, long watchPid, String rpcProtection) {
     this.state = state;
     this.watchPid = watchPid;
+    this.rpcProtection = rpcProtection;
   }
 
   /**
@@ -60,11 +63,13 @@ public final class SecureHdfsHarness {
   public static void main(String[] args) {
     Path state = null;
     long watch = 0;
+    String protection = "authentication";
     try {
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--state" -> state = Path.of(args[++i]).toAbsolutePath().normalize();
           case "--watch-pid" -> watch = Long.parseLong(args[++i]);
+          case "--rpc-protection" -> protection = args[++i];
           default -> throw new IllegalArgumentException("unknown argument " + args[i]);
         }
       }
@@ -72,10 +77,11 @@ public final class SecureHdfsHarness {
         throw new IllegalArgumentException("--state DIR is required");
       }
     } catch (RuntimeException e) {
-      System.err.println("usage: SecureHdfsHarness --state DIR [--watch-pid PID]: " + e.getMessage());
+      System.err.println("usage: SecureHdfsHarness --state DIR [--watch-pid PID] [--rpc-protection P]: "
+          + e.getMessage());
       System.exit(2);
     }
-    SecureHdfsHarness h = new SecureHdfsHarness(state, watch);
+    SecureHdfsHarness h = new SecureHdfsHarness(state, watch, protection);
     Runtime.getRuntime().addShutdownHook(new Thread(h::shutdown, "secure-hdfs-shutdown"));
     try {
       h.run();
@@ -113,7 +119,7 @@ public final class SecureHdfsHarness {
 
     Configuration c = new HdfsConfiguration();
     c.set("hadoop.security.authentication", "kerberos");
-    c.set("hadoop.rpc.protection", "authentication");
+    c.set("hadoop.rpc.protection", rpcProtection);
     c.setBoolean("dfs.block.access.token.enable", true);
     c.set("dfs.namenode.kerberos.principal", hdfsPrincipal);
     c.set("dfs.namenode.keytab.file", hdfsKeytab.getAbsolutePath());
@@ -148,7 +154,7 @@ public final class SecureHdfsHarness {
     Map<String, String> core = new LinkedHashMap<>();
     core.put("fs.defaultFS", hdfsUri);
     core.put("hadoop.security.authentication", "kerberos");
-    core.put("hadoop.rpc.protection", "authentication");
+    core.put("hadoop.rpc.protection", rpcProtection);
     writeXml(hadoopConf.resolve("core-site.xml"), core);
     Map<String, String> hdfsSite = new LinkedHashMap<>();
     hdfsSite.put("dfs.namenode.kerberos.principal", "hdfs/_HOST@" + realm);
