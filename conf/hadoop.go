@@ -19,10 +19,13 @@ import (
 // capacity-scheduler.xml. (The ResourceManager reads capacity-scheduler.xml into a separate
 // configuration layered over yarn-site; merged here, it keeps its own sources, and its names
 // do not clash with the others'.) The *-default.xml files inside Hadoop's jars are not read:
-// callers apply defaults themselves. hdfs-site.xml and mapred-site.xml are not read either: nothing
-// yarn-er checks lives there, and YarnConfiguration does not load them.
+// callers apply defaults themselves. hdfs-site.xml is read for the HDFS client settings staging
+// needs (dfs.namenode.rpc-address.* under HA, dfs.namenode.kerberos.principal,
+// dfs.data.transfer.protection), as Hadoop's HdfsConfiguration adds it after core-site.xml;
+// mapred-site.xml is not read.
 var hadoopFiles = []string{
 	"core-site.xml",
+	"hdfs-site.xml",
 	"yarn-site.xml",
 	"resource-types.xml",
 	"node-resources.xml",

@@ -24,7 +24,7 @@ func TestLoadHadoopTestdata(t *testing.T) {
 	}
 	assert.Equal(t, want, cfg.Files())
 	assert.True(t, cfg.HasFile("capacity-scheduler.xml"))
-	assert.False(t, cfg.HasFile("hdfs-site.xml"))
+	assert.True(t, cfg.HasFile("hdfs-site.xml"))
 
 	values := map[string]string{
 		"fs.defaultFS":                                              "hdfs://nn.example.com:8020",
@@ -33,6 +33,7 @@ func TestLoadHadoopTestdata(t *testing.T) {
 		"yarn.nodemanager.log-dirs":                                 "/var/log/hadoop/userlogs",
 		"yarn.resourcemanager.webapp.address":                       "rm.example.com:8088",
 		"hadoop.security.authentication":                            "simple",
+		"dfs.namenode.kerberos.principal":                           "nn/_HOST@EXAMPLE.COM",
 		"yarn.resource-types":                                       "yarn.io/gpu,yarn.io/fpga",
 		"yarn.nodemanager.resource-type.yarn.io/gpu":                "4",
 		"yarn.nodemanager.resource-type.yarn.io/fpga":               "1",
@@ -86,7 +87,7 @@ func TestLoadHadoopTestdata(t *testing.T) {
 		"yarn.scheduler.capacity.root.gpu.maximum-capacity",
 		"yarn.scheduler.capacity.root.queues",
 	}, names)
-	assert.Len(t, cfg.Names(), 24)
+	assert.Len(t, cfg.Names(), 25)
 
 	withEnv, err := LoadHadoop(HadoopOptions{Dir: "testdata/hadoop", Getenv: envMap(map[string]string{"HADOOP_LOG_DIR": "/data/logs"})})
 	require.NoError(t, err)

@@ -5,7 +5,10 @@
 // after the file was closed, the exact values YARN's NodeManagers check before localizing it.
 //
 // The HDFS client is github.com/colinmarc/hdfs/v2; the NameNode comes from fs.defaultFS (and
-// dfs.namenode.rpc-address.*) of the Hadoop configuration. A failed staging removes what it
+// dfs.namenode.rpc-address.*) of the Hadoop configuration. With hadoop.security.authentication =
+// kerberos the client authenticates with Options.Kerberos (NameNode principal
+// dfs.namenode.kerberos.principal, DataNode SASL per dfs.data.transfer.protection), and
+// Client.DelegationToken obtains the HDFS delegation token a submitted application needs. A failed staging removes what it
 // created: a submission that fails leaves nothing on HDFS.
 //
 // The HDFS client has no context support: a Client checks its context between chunks of an
@@ -30,8 +33,10 @@ import (
 
 	"github.com/colinmarc/hdfs/v2"
 	"github.com/colinmarc/hdfs/v2/hadoopconf"
+	krb5client "github.com/jcmturner/gokrb5/v8/client"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/jobspec"
 )
 
@@ -59,8 +64,8 @@ var (
 	ErrUnreachable = errors.New("HDFS unreachable")
 	// ErrNoFileSystem: the Hadoop configuration names no HDFS (fs.defaultFS unset or not hdfs://).
 	ErrNoFileSystem = errors.New("no HDFS configured")
-	// ErrUnsupportedAuth: the Hadoop configuration asks for Kerberos, which staging does not do
-	// yet.
+	// ErrUnsupportedAuth: the Hadoop configuration asks for Kerberos and no Kerberos login was
+	// given, or the Kerberos settings are incomplete.
 	ErrUnsupportedAuth = errors.New("HDFS authentication not supported")
 	// ErrLocalFile: a local file to stage is missing, unreadable or not a regular file.
 	ErrLocalFile = errors.New("local file cannot be staged")
@@ -103,8 +108,13 @@ type Options struct {
 	Addresses []string
 	// DefaultFS overrides fs.defaultFS, e.g. "hdfs://nn:8020" or "hdfs://mycluster".
 	DefaultFS string
-	// User is the HDFS user (simple authentication). Required.
+	// User is the HDFS user (simple authentication). Required without a Kerberos login.
 	User string
+	// Kerberos is the Kerberos login, required when hadoop.security.authentication is kerberos
+	// (ignored otherwise). The HDFS user is then the login's short name (its first component,
+	// as Hadoop's default auth_to_local rule maps a principal of the default realm); User, when
+	// set, must equal it.
+	Kerberos *krb5client.Client
 	// DialTimeout bounds each connection to a NameNode or DataNode. Default 20s.
 	DialTimeout time.Duration
 	// WriteTimeout bounds the writes of one file. Default 10m.
@@ -149,6 +159,12 @@ type Client struct {
 	writeTimeout      time.Duration
 	closeRetryTimeout time.Duration
 	log               *slog.Logger
+
+	// Set with Kerberos: what DelegationToken needs.
+	namenodes []string
+	krb       *ipc.Kerberos
+	service   string // the delegation token's service; "" until known
+	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Dial connects to the NameNode named by opts.
@@ -158,11 +174,28 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	log = log.With("component", "stage")
-	if strings.TrimSpace(opts.User) == "" {
+	kerberos := opts.HadoopConf != nil && strings.EqualFold(strings.TrimSpace(opts.HadoopConf.Get(KeyAuthentication)), "kerberos")
+	user := strings.TrimSpace(opts.User)
+	if kerberos {
+		if opts.Kerberos == nil || opts.Kerberos.Credentials == nil {
+			return nil, &Error{Op: "connect", Err: fmt.Errorf("%w: %s is kerberos, and there is no Kerberos login", ErrUnsupportedAuth, KeyAuthentication),
+				Fix: "log in with Kerberos: kinit, or --keytab with --principal (and --auth kerberos)"}
+		}
+		short, _, _ := strings.Cut(opts.Kerberos.Credentials.UserName(), "/")
+		if user != "" && user != short {
+			return nil, &Error{Op: "connect", Err: fmt.Errorf("%w: HDFS user %q is not the Kerberos login's %q", ErrUnsupportedAuth, user, short),
+				Fix: "leave the user out under Kerberos: the login names the user"}
+		}
+		user = short
+	} else if user == "" && opts.Kerberos != nil && opts.Kerberos.Credentials != nil {
+		// A simple HDFS beside a Kerberos ResourceManager: stage as the login's user.
+		user, _, _ = strings.Cut(opts.Kerberos.Credentials.UserName(), "/")
+	}
+	if user == "" {
 		return nil, &Error{Op: "connect", Err: errors.New("no HDFS user"), Fix: "give the user to stage as (--user or HADOOP_USER_NAME)"}
 	}
 	c := &Client{
-		user: opts.User, writeTimeout: opts.WriteTimeout, closeRetryTimeout: opts.CloseRetryTimeout, log: log,
+		user: user, writeTimeout: opts.WriteTimeout, closeRetryTimeout: opts.CloseRetryTimeout, log: log,
 	}
 	if c.writeTimeout <= 0 {
 		c.writeTimeout = defaultWriteTimeout
@@ -200,10 +233,7 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 		return nil, err
 	}
 	ho := hdfs.ClientOptionsFromConf(hc)
-	if ho.KerberosClient != nil {
-		return nil, &Error{Op: "connect", Path: u.String(), Err: ErrUnsupportedAuth,
-			Fix: "hadoop.security.authentication is kerberos: staging to a Kerberos HDFS is not supported yet; stage with simple authentication"}
-	}
+	ho.KerberosClient = nil
 	if len(opts.Addresses) > 0 {
 		ho.Addresses = opts.Addresses
 	} else if len(ho.Addresses) == 0 || (len(ho.Addresses) == 1 && ho.Addresses[0] == "") {
@@ -217,7 +247,7 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 			}
 		}
 	}
-	ho.User = opts.User
+	ho.User = user
 	dt := opts.DialTimeout
 	if dt <= 0 {
 		dt = defaultDialTimeout
@@ -225,7 +255,13 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 	dialer := &net.Dialer{Timeout: dt, KeepAlive: 30 * time.Second}
 	ho.NamenodeDialFunc = dialer.DialContext
 	ho.DatanodeDialFunc = dialer.DialContext
-	log.Debug("connecting to HDFS", "defaultFS", u.String(), "namenodes", ho.Addresses, "user", opts.User)
+	if kerberos {
+		if err := c.kerberize(ctx, &ho, opts, hc, u, dialer.DialContext); err != nil {
+			return nil, err
+		}
+	}
+	log.Debug("connecting to HDFS", "defaultFS", u.String(), "namenodes", ho.Addresses, "user", user, "kerberos", kerberos,
+		"dataTransferProtection", ho.DataTransferProtection)
 	cl, err := hdfs.NewClient(ho)
 	if err != nil {
 		return nil, &Error{Op: "connect to the NameNode", Path: strings.Join(ho.Addresses, ","),

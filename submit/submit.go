@@ -100,8 +100,10 @@ type Options struct {
 	// Hadoop is the client's Hadoop configuration: scheduler addresses, fs.defaultFS and resource
 	// types. Required to submit.
 	Hadoop *conf.HadoopConfig
-	// Stage configures the HDFS client; HadoopConf and User default to Hadoop and the YARN
-	// client's user.
+	// Stage configures the HDFS client; HadoopConf, User and Kerberos default to Hadoop, the YARN
+	// client's user and the YARN client's Kerberos login. With hadoop.security.authentication =
+	// kerberos, staging authenticates with that login and the submission carries an HDFS
+	// delegation token (renewer yarn.resourcemanager.principal) in the AM's credentials.
 	Stage stage.Options
 	// PollPeriod is how often Follow, Kill and Logs ask the RM (default 1s).
 	PollPeriod time.Duration
@@ -143,6 +145,9 @@ func New(opts Options) (*Client, error) {
 	}
 	if opts.Stage.User == "" {
 		opts.Stage.User = opts.YARN.User()
+	}
+	if opts.Stage.Kerberos == nil {
+		opts.Stage.Kerberos = opts.YARN.KerberosClient()
 	}
 	if opts.Stage.Logger == nil {
 		opts.Stage.Logger = opts.Logger
@@ -255,9 +260,10 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		}
 	}
 
-	if c.opts.Stage.User == "" && c.opts.YARN.Auth() == yarn.AuthKerberos {
-		return nil, &stage.Error{Op: "connect", Err: stage.ErrUnsupportedAuth,
-			Fix: "staging to HDFS with Kerberos is not supported yet; submit with simple authentication (--auth simple --user NAME)"}
+	// Kerberos settings first: a missing login or principal must not use up an application id.
+	renewer, err := c.tokenRenewer()
+	if err != nil {
+		return nil, err
 	}
 
 	step(Step{Phase: PhaseNewApplication, Message: "asking the ResourceManager for an application id"})
@@ -318,14 +324,40 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	out.Staged += specFile.Size
 	out.StageTime = time.Since(start)
 
+	amc := amContext(req, na.ID, spec, specFile)
+	if renewer != "" {
+		tok, err := sc.DelegationToken(ctx, renewer)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if !ok {
+				if err := sc.CancelDelegationToken(context.WithoutCancel(ctx), tok); err != nil {
+					c.log.Warn("could not cancel the HDFS delegation token", "token", tok, "err", err)
+				}
+			}
+		}()
+		addToken(&amc, tok)
+		c.log.Debug("the ApplicationMaster gets an HDFS delegation token", "token", tok, "renewer", renewer)
+	}
+
 	step(Step{Phase: PhaseSubmitting, AppID: na.ID, Message: "submitting the ApplicationMaster"})
-	if err := c.opts.YARN.SubmitApplication(ctx, amContext(req, na.ID, spec, specFile)); err != nil {
+	if err := c.opts.YARN.SubmitApplication(ctx, amc); err != nil {
 		return nil, submitError("submission of "+na.ID, err)
 	}
 	ok = true
 	out.StagingDir, out.Spec = dir.URL, spec
 	step(Step{Phase: PhaseSubmitted, AppID: na.ID, Message: "submitted " + na.ID})
 	return out, nil
+}
+
+// addToken puts a token into the AM container's credentials under its service, the alias
+// Hadoop's clients use (Credentials.addToken(service, token)).
+func addToken(amc *yarn.ApplicationSubmissionContext, tok records.Token) {
+	if amc.AMContainerSpec.Credentials == nil {
+		amc.AMContainerSpec.Credentials = records.NewCredentials()
+	}
+	amc.AMContainerSpec.Credentials.AddToken(tok.Service, tok)
 }
 
 func orNotRegular(err error) error {

@@ -235,6 +235,9 @@ func TestSubmitRefusals(t *testing.T) {
 			want: yarn.ErrUnauthorized, msg: "refused the user", newAppHit: 1},
 		{name: "HDFS unreachable", captures: "", req: Request{Command: []string{"true"}, Force: true},
 			want: stage.ErrUnreachable, msg: "127.0.0.1:1", newAppHit: 1},
+		{name: "Kerberos without a login", captures: "", req: Request{Command: []string{"true"}, Force: true},
+			hadoop: map[string]string{"hadoop.security.authentication": "Kerberos"}, want: stage.ErrUnsupportedAuth,
+			msg: "hadoop.security.authentication is kerberos, and there is no Kerberos login"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rm := newFakeRM(t, tc.captures)

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	krb5client "github.com/jcmturner/gokrb5/v8/client"
+
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -32,6 +34,7 @@ type Client struct {
 	probeTimeout time.Duration
 	retry        RetryPolicy
 	logger       *slog.Logger
+	krb          *krb5client.Client // the SPNEGO login, nil without Kerberos
 
 	mu     sync.Mutex
 	active *rmAddress // the RM requests go to; nil until found
@@ -104,6 +107,7 @@ func NewClient(opts Options) (*Client, error) {
 				}
 			}
 			neg = &krb5Negotiator{cl: cl, spn: strings.TrimSpace(opts.Kerberos.ServicePrincipal)}
+			c.krb = cl
 		}
 		rt = &spnegoTransport{next: rt, neg: neg, logger: logger}
 	}
@@ -130,6 +134,10 @@ func (c *Client) Addresses() []string {
 
 // User returns the user sent with simple authentication, "" with Kerberos.
 func (c *Client) User() string { return c.user }
+
+// KerberosClient returns the gokrb5 client SPNEGO uses (nil without Kerberos), so that the other
+// Hadoop services of the same submission (HDFS over IPC) use the same login.
+func (c *Client) KerberosClient() *krb5client.Client { return c.krb }
 
 // Auth returns the authentication scheme in use.
 func (c *Client) Auth() AuthMethod { return c.auth }

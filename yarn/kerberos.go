@@ -106,6 +106,24 @@ func wantsNegotiate(resp *http.Response) bool {
 	return false
 }
 
+// NewKerberosClient builds a gokrb5 client from the options as the REST client does (keytab or
+// credential cache, krb5.conf from the options, $KRB5_CONFIG or /etc/krb5.conf; files read within
+// size limits, parser panics recovered, secrets kept out of errors and logs), for the Hadoop
+// services a caller reaches besides the ResourceManager's REST API. opts.Client, when set, is
+// returned as it is. getenv defaults to os.Getenv, logger to a discarding one.
+func NewKerberosClient(opts KerberosOptions, getenv func(string) string, logger *slog.Logger) (*krb5client.Client, error) {
+	if opts.Client != nil {
+		return opts.Client, nil
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return newKerberosClient(opts, getenv, logger)
+}
+
 // newKerberosClient builds the gokrb5 client from the options. It does not contact the KDC: a
 // keytab client logs in on its first negotiation.
 func newKerberosClient(o KerberosOptions, getenv func(string) string, logger *slog.Logger) (*krb5client.Client, error) {

@@ -3,27 +3,19 @@ package yarn
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/jcmturner/goidentity/v6"
-	krb5config "github.com/jcmturner/gokrb5/v8/config"
-	"github.com/jcmturner/gokrb5/v8/credentials"
-	"github.com/jcmturner/gokrb5/v8/iana/etypeID"
-	"github.com/jcmturner/gokrb5/v8/iana/nametype"
 	"github.com/jcmturner/gokrb5/v8/keytab"
-	"github.com/jcmturner/gokrb5/v8/messages"
 	"github.com/jcmturner/gokrb5/v8/spnego"
-	"github.com/jcmturner/gokrb5/v8/types"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/internal/krb5test"
 )
 
 // This test runs real SPNEGO without a KDC: it plays the KDC's part by minting a TGT and an
@@ -32,87 +24,14 @@ import (
 // Negotiate token with gokrb5's acceptor and the service keytab, as Hadoop's
 // KerberosAuthenticationHandler does with the RM's spnego keytab.
 
-const testRealm = "YARN-ER.TEST"
-
-// ccacheWriter writes the MIT credential cache format, version 4 (big-endian).
-type ccacheWriter struct{ bytes.Buffer }
-
-func (w *ccacheWriter) u16(v uint16) { _ = binary.Write(&w.Buffer, binary.BigEndian, v) }
-func (w *ccacheWriter) u32(v uint32) { _ = binary.Write(&w.Buffer, binary.BigEndian, v) }
-func (w *ccacheWriter) data(b []byte) {
-	w.u32(uint32(len(b)))
-	w.Write(b)
-}
-func (w *ccacheWriter) principal(p types.PrincipalName, realm string) {
-	w.u32(uint32(p.NameType))
-	w.u32(uint32(len(p.NameString)))
-	w.data([]byte(realm))
-	for _, s := range p.NameString {
-		w.data([]byte(s))
-	}
-}
-func (w *ccacheWriter) credential(client, server types.PrincipalName, tkt messages.Ticket, key types.EncryptionKey, start, end time.Time) error {
-	raw, err := tkt.Marshal()
-	if err != nil {
-		return err
-	}
-	w.principal(client, testRealm)
-	w.principal(server, testRealm)
-	w.u16(uint16(key.KeyType))
-	w.data(key.KeyValue)
-	for _, ts := range []time.Time{start, start, end, end} { // auth, start, end, renew-till
-		w.u32(uint32(ts.Unix()))
-	}
-	w.WriteByte(0)              // is_skey
-	w.Write([]byte{0, 0, 0, 0}) // ticket flags
-	w.u32(0)                    // addresses
-	w.u32(0)                    // authdata
-	w.data(raw)
-	w.data(nil) // second ticket
-	return nil
-}
+const testRealm = krb5test.Realm
 
 // fakeKerberos mints tickets for alice@YARN-ER.TEST and returns the ccache path, the krb5.conf path
 // and the service keytab.
 func fakeKerberos(t *testing.T, service string) (ccache, krb5conf string, kt *keytab.Keytab) {
 	t.Helper()
-	kt = keytab.New()
-	now := time.Now().UTC()
-	require.NoError(t, kt.AddEntry(service, testRealm, "service-secret", now, 1, etypeID.AES256_CTS_HMAC_SHA1_96))
-	require.NoError(t, kt.AddEntry("krbtgt/"+testRealm, testRealm, "kdc-secret", now, 1, etypeID.AES256_CTS_HMAC_SHA1_96))
-
-	client := types.NewPrincipalName(nametype.KRB_NT_PRINCIPAL, "alice")
-	tgtName := types.NewPrincipalName(nametype.KRB_NT_SRV_INST, "krbtgt/"+testRealm)
-	svcName := types.NewPrincipalName(nametype.KRB_NT_SRV_INST, service)
-	start, end := now.Add(-time.Minute), now.Add(time.Hour)
-	flags := types.NewKrbFlags()
-
-	tgt, tgtKey, err := messages.NewTicket(client, testRealm, tgtName, testRealm, flags, kt, etypeID.AES256_CTS_HMAC_SHA1_96, 1, start, start, end, end)
-	require.NoError(t, err)
-	svc, svcKey, err := messages.NewTicket(client, testRealm, svcName, testRealm, flags, kt, etypeID.AES256_CTS_HMAC_SHA1_96, 1, start, start, end, end)
-	require.NoError(t, err)
-
-	var w ccacheWriter
-	w.Write([]byte{5, 4})
-	w.u16(0) // no header fields
-	w.principal(client, testRealm)
-	require.NoError(t, w.credential(client, tgtName, tgt, tgtKey, start, end))
-	require.NoError(t, w.credential(client, svcName, svc, svcKey, start, end))
-
-	dir := t.TempDir()
-	ccache = filepath.Join(dir, "krb5cc_test")
-	require.NoError(t, os.WriteFile(ccache, w.Bytes(), 0o600))
-	cc, err := credentials.LoadCCache(ccache)
-	require.NoError(t, err, "the written cache must parse")
-	require.Equal(t, "alice", cc.GetClientPrincipalName().PrincipalNameString())
-
-	krb5conf = filepath.Join(dir, "krb5.conf")
-	cfg := "[libdefaults]\n default_realm = " + testRealm + "\n dns_lookup_kdc = false\n" +
-		"[realms]\n " + testRealm + " = {\n  kdc = 127.0.0.1:1\n }\n"
-	require.NoError(t, os.WriteFile(krb5conf, []byte(cfg), 0o600))
-	_, err = krb5config.Load(krb5conf)
-	require.NoError(t, err)
-	return ccache, krb5conf, kt
+	c := krb5test.New(t, service)
+	return c.CCache, c.Krb5Conf, c.Keytab
 }
 
 func TestKerberosSPNEGOWithCredentialCache(t *testing.T) {

@@ -24,6 +24,8 @@ type Config struct {
 	// Token returns the token to authenticate each new connection with (SASL TOKEN/DIGEST-MD5);
 	// it is called on every (re)connect so a rolled token is picked up. Nil means SIMPLE.
 	Token func() (*Token, error)
+	// Kerberos, when set and Token is nil, authenticates with SASL KERBEROS/GSSAPI.
+	Kerberos *Kerberos
 	// User is the effective user sent under SIMPLE authentication.
 	User string
 	// ClientID is the 16-byte client id; random when empty.
@@ -65,6 +67,14 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	if cfg.Protocol == "" {
 		return nil, errors.New("hadoop ipc: no protocol name")
+	}
+	if k := cfg.Kerberos; k != nil && cfg.Token == nil {
+		if k.Client == nil {
+			return nil, errors.New("hadoop ipc: Kerberos without credentials")
+		}
+		if _, err := resolveServicePrincipal(k.ServicePrincipal, "host"); err != nil {
+			return nil, fmt.Errorf("hadoop ipc: %w", err)
+		}
 	}
 	if len(cfg.ClientID) == 0 {
 		cfg.ClientID = make([]byte, 16)
@@ -171,6 +181,7 @@ func (c *Client) getConn(ctx context.Context) (*conn, error) {
 			protocol:        c.cfg.Protocol,
 			clientID:        c.cfg.ClientID,
 			token:           tok,
+			kerberos:        c.cfg.Kerberos,
 			user:            c.cfg.User,
 			maxResponseSize: c.cfg.MaxResponseSize,
 			writeTimeout:    c.cfg.WriteTimeout,

@@ -33,7 +33,8 @@ type connConfig struct {
 	addr            string
 	protocol        string
 	clientID        []byte
-	token           *Token // nil: SIMPLE authentication as user
+	token           *Token    // SASL TOKEN/DIGEST-MD5
+	kerberos        *Kerberos // SASL KERBEROS/GSSAPI, when token is nil; both nil: SIMPLE as user
 	user            string
 	maxResponseSize int
 	writeTimeout    time.Duration
@@ -76,16 +77,17 @@ func dialConn(ctx context.Context, dial func(ctx context.Context, network, addr 
 		_ = nc.SetDeadline(time.Now().Add(handshakeTimeout))
 	}
 	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
-	err = handshake(nc, cfg)
+	raw := nc
+	nc, err = handshake(ctx, raw, cfg)
 	if !stop() || ctx.Err() != nil {
-		_ = nc.Close()
+		_ = raw.Close()
 		if err == nil {
 			err = ctx.Err()
 		}
 		return nil, fmt.Errorf("hadoop ipc: connect to %s: %w", cfg.addr, errors.Join(ctx.Err(), err))
 	}
 	if err != nil {
-		_ = nc.Close()
+		_ = raw.Close()
 		return nil, err
 	}
 	_ = nc.SetDeadline(time.Time{})
@@ -129,22 +131,25 @@ func (c *conn) idleCheck() {
 
 var errIdle = errors.New("closed after being idle")
 
-// handshake writes the preamble, authenticates and sends the connection context.
-func handshake(nc net.Conn, cfg *connConfig) error {
-	sasl := cfg.token != nil
+// handshake writes the preamble, authenticates and sends the connection context. It returns
+// the connection to use from then on: nc, or nc inside a SASL integrity layer.
+func handshake(ctx context.Context, nc net.Conn, cfg *connConfig) (net.Conn, error) {
+	sasl := cfg.token != nil || cfg.kerberos != nil
 	if _, err := nc.Write(Preamble(sasl)); err != nil {
-		return &ConnError{Addr: cfg.addr, Err: err}
+		return nil, &ConnError{Addr: cfg.addr, Err: err}
 	}
 	userInfo := &commonpb.UserInformationProto{}
 	if sasl {
-		simple, err := saslConnect(nc, cfg)
+		simple, wrapped, err := saslConnect(ctx, nc, cfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		nc = wrapped
 		if simple && cfg.user != "" {
 			userInfo.EffectiveUser = proto.String(cfg.user)
 		}
-		// Under TOKEN the connection establishes both users: send none.
+		// Under TOKEN and KERBEROS the connection establishes both users: send none (a different
+		// effective user would be a proxy-user request under KERBEROS, refused under TOKEN).
 	} else if cfg.user != "" {
 		userInfo.EffectiveUser = proto.String(cfg.user)
 	}
@@ -154,12 +159,12 @@ func handshake(nc net.Conn, cfg *connConfig) error {
 	}
 	pkt, err := EncodePacket(RequestHeader(ConnectionContextCallID, cfg.clientID, InvalidRetryCount), ctxMsg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := nc.Write(pkt); err != nil {
-		return &ConnError{Addr: cfg.addr, Err: err}
+		return nil, &ConnError{Addr: cfg.addr, Err: err}
 	}
-	return nil
+	return nc, nil
 }
 
 func (c *conn) readLoop() {

@@ -1,6 +1,7 @@
 package ipc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -15,23 +16,61 @@ import (
 const maxSASLRounds = 8
 
 // saslConnect runs Hadoop's SASL negotiation (SaslRpcClient.saslConnect) with the TOKEN method
-// and the DIGEST-MD5 mechanism. It reports simple=true when the server answered NEGOTIATE with
-// SUCCESS, i.e. it accepts SIMPLE authentication.
-func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
-	fail := func(err error) (bool, error) { return false, &SASLError{Addr: cfg.addr, Err: err} }
+// and the DIGEST-MD5 mechanism when the connection has a token, else with the KERBEROS method and
+// the GSSAPI mechanism. It reports simple=true when the server answered NEGOTIATE with SUCCESS,
+// i.e. it accepts SIMPLE authentication. With a GSSAPI integrity layer negotiated, the returned
+// connection wraps and unwraps everything that follows; else it is nc.
+func saslConnect(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool, out net.Conn, err error) {
+	simple, gss, err := saslNegotiate(ctx, nc, cfg)
+	if err != nil || gss == nil || gss.layer != saslLayerIntegrity {
+		return simple, nc, err
+	}
+	ic, err := newIntegrityConn(nc, gss.key, gss.maxBuf, cfg.maxResponseSize, cfg.addr)
+	if err != nil {
+		return false, nil, &SASLError{Addr: cfg.addr, Err: err}
+	}
+	cfg.logger.Debug("hadoop ipc: SASL integrity layer", "addr", cfg.addr)
+	return false, ic, nil
+}
+
+// saslNegotiate runs the negotiation for saslConnect; gss is the GSSAPI state after KERBEROS.
+func saslNegotiate(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool, gss *gssapiClient, err error) {
+	fail := func(err error) (bool, *gssapiClient, error) { return false, nil, &SASLError{Addr: cfg.addr, Err: err} }
 	if err := writeSASL(nc, &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum()}); err != nil {
-		return false, &ConnError{Addr: cfg.addr, Err: err}
+		return false, nil, &ConnError{Addr: cfg.addr, Err: err}
 	}
 	var dm *digestMD5
 	for round := 0; round < maxSASLRounds; round++ {
 		msg, err := readSASL(nc, cfg)
 		if err != nil {
-			return false, err
+			return false, nil, err
 		}
 		var reply *commonpb.RpcSaslProto
 		switch msg.GetState() {
 		case commonpb.RpcSaslProto_NEGOTIATE:
-			auth := pickAuth(msg.GetAuths())
+			if dm != nil || gss != nil {
+				return fail(errors.New("server negotiated twice"))
+			}
+			if cfg.token == nil {
+				auth := pickAuth(msg.GetAuths(), "KERBEROS", "GSSAPI")
+				if auth == nil {
+					return fail(fmt.Errorf("the server offers %s, not KERBEROS/GSSAPI (fix: check hadoop.security.authentication)", describeAuths(msg.GetAuths())))
+				}
+				g, tok, err := newGSSAPIClient(ctx, cfg.kerberos, cfg.addr, auth)
+				if err != nil {
+					return fail(err)
+				}
+				gss = g
+				chosen := proto.CloneOf(auth)
+				chosen.Challenge = nil
+				reply = &commonpb.RpcSaslProto{
+					State: commonpb.RpcSaslProto_INITIATE.Enum(),
+					Token: tok,
+					Auths: []*commonpb.RpcSaslProto_SaslAuth{chosen},
+				}
+				break
+			}
+			auth := pickAuth(msg.GetAuths(), "TOKEN", "DIGEST-MD5")
 			if auth == nil {
 				return fail(fmt.Errorf("the server offers %s; yarn-er supports TOKEN/DIGEST-MD5 only", describeAuths(msg.GetAuths())))
 			}
@@ -51,6 +90,14 @@ func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
 				Auths: []*commonpb.RpcSaslProto_SaslAuth{chosen},
 			}
 		case commonpb.RpcSaslProto_CHALLENGE:
+			if gss != nil {
+				tok, err := gss.respond(msg.GetToken())
+				if err != nil {
+					return fail(err)
+				}
+				reply = &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_RESPONSE.Enum(), Token: tok}
+				break
+			}
 			if dm == nil {
 				return fail(errors.New("server sent a challenge before negotiating"))
 			}
@@ -60,28 +107,35 @@ func saslConnect(nc net.Conn, cfg *connConfig) (simple bool, err error) {
 			}
 			reply = &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_RESPONSE.Enum(), Token: tok}
 		case commonpb.RpcSaslProto_SUCCESS:
+			if gss != nil {
+				if !gss.complete {
+					return fail(errors.New("the server declared success before the GSSAPI security layer was negotiated"))
+				}
+				cfg.logger.Debug("hadoop ipc: authenticated", "addr", cfg.addr, "method", "KERBEROS", "principal", gss.spn)
+				return false, gss, nil
+			}
 			if dm == nil {
 				// The server skipped authentication: it accepts SIMPLE.
-				return true, nil
+				return true, nil, nil
 			}
 			if err := dm.verify(msg.GetToken()); err != nil {
 				return fail(err)
 			}
 			cfg.logger.Debug("hadoop ipc: authenticated", "addr", cfg.addr, "method", "TOKEN", "tokenKind", cfg.token.Kind)
-			return false, nil
+			return false, nil, nil
 		default:
 			return fail(fmt.Errorf("unexpected SASL state %v", msg.GetState()))
 		}
 		if err := writeSASL(nc, reply); err != nil {
-			return false, &ConnError{Addr: cfg.addr, Err: err}
+			return false, nil, &ConnError{Addr: cfg.addr, Err: err}
 		}
 	}
 	return fail(errors.New("too many SASL rounds"))
 }
 
-func pickAuth(auths []*commonpb.RpcSaslProto_SaslAuth) *commonpb.RpcSaslProto_SaslAuth {
+func pickAuth(auths []*commonpb.RpcSaslProto_SaslAuth, method, mechanism string) *commonpb.RpcSaslProto_SaslAuth {
 	for _, a := range auths {
-		if a.GetMethod() == "TOKEN" && a.GetMechanism() == "DIGEST-MD5" {
+		if a.GetMethod() == method && a.GetMechanism() == mechanism {
 			return a
 		}
 	}

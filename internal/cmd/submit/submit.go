@@ -196,7 +196,21 @@ func NewClient(f *cmdutil.Factory, conn *cmdutil.ClusterConn, needHadoop bool) (
 	if err != nil {
 		return nil, err
 	}
-	return submit.New(submit.Options{YARN: yc, Hadoop: hc, Logger: f.Logger()})
+	opts := submit.Options{YARN: yc, Hadoop: hc, Logger: f.Logger()}
+	if hc != nil && strings.EqualFold(strings.TrimSpace(hc.Get(stage.KeyAuthentication)), "kerberos") && yc.KerberosClient() == nil {
+		// A Kerberos HDFS behind a ResourceManager whose REST API is not Kerberized: staging
+		// still needs the login (--keytab/--principal, --krb5-ccache or the default cache).
+		krb, err := yarn.NewKerberosClient(conn.RM.Kerberos, f.Env.Getenv, f.Logger())
+		switch {
+		case err == nil:
+			opts.Stage.Kerberos = krb
+		case needHadoop:
+			return nil, err
+		default:
+			f.Logger().Warn("no Kerberos login for HDFS: staging directories cannot be removed", "err", err)
+		}
+	}
+	return submit.New(opts)
 }
 
 func submitRun(opts *Options) error {

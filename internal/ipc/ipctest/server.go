@@ -1,5 +1,5 @@
 // Package ipctest is an in-process fake Hadoop IPC server for tests: preamble, SASL TOKEN with
-// server-side DIGEST-MD5, connection context, protobuf calls answered by a handler, remote
+// server-side DIGEST-MD5, SASL KERBEROS with a server-side GSSAPI acceptor, connection context, protobuf calls answered by a handler, remote
 // exceptions, and hooks to drop connections or roll tokens.
 package ipctest
 
@@ -17,10 +17,34 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jcmturner/gokrb5/v8/gssapi"
+	"github.com/jcmturner/gokrb5/v8/iana/keyusage"
+	"github.com/jcmturner/gokrb5/v8/keytab"
+	"github.com/jcmturner/gokrb5/v8/service"
+	"github.com/jcmturner/gokrb5/v8/spnego"
+	"github.com/jcmturner/gokrb5/v8/types"
+	"google.golang.org/protobuf/proto"
+
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
-	"google.golang.org/protobuf/proto"
 )
+
+// Kerberos makes a Server a Kerberized Hadoop server: it offers TOKEN/DIGEST-MD5 and then
+// KERBEROS/GSSAPI, as a secure NameNode does, and verifies the client's AP-REQ with Keytab.
+type Kerberos struct {
+	// Keytab holds the service's key.
+	Keytab *keytab.Keytab
+	// Principal is the service principal without realm, service/host (e.g. nn/127.0.0.1); the
+	// offer announces it as protocol "nn", serverId "127.0.0.1".
+	Principal string
+	// Layers is the RFC 4752 security-layer mask offered: 1 none (hadoop.rpc.protection
+	// authentication, the default), 2 integrity, 4 privacy. With integrity chosen, everything
+	// after SASL is wrapped in GSS wrap tokens both ways.
+	Layers byte
+	// BadKey makes the server checksum its security-layer message with a wrong key (a server that
+	// could not read the ticket).
+	BadKey bool
+}
 
 // Call is one request the server received.
 type Call struct {
@@ -63,6 +87,8 @@ type Server struct {
 	Simple bool
 	// NoChallengeInNegotiate sends the DIGEST-MD5 challenge in a CHALLENGE round instead.
 	NoChallengeInNegotiate bool
+	// Kerberos, when set, offers KERBEROS/GSSAPI besides TOKEN.
+	Kerberos *Kerberos
 
 	handler Handler
 	ln      net.Listener
@@ -71,6 +97,8 @@ type Server struct {
 	tokens   map[string][]byte // base64(identifier) -> password
 	conns    []net.Conn
 	logins   [][]byte
+	princs   []string
+	wrapped  int
 	contexts []*commonpb.IpcConnectionContextProto
 	open     int
 	calls    []*Call
@@ -133,6 +161,20 @@ func (s *Server) Logins() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([][]byte(nil), s.logins...)
+}
+
+// Principals returns the Kerberos principals connections authenticated as, in order.
+func (s *Server) Principals() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.princs...)
+}
+
+// IntegrityConnections returns how many connections negotiated the SASL integrity layer.
+func (s *Server) IntegrityConnections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.wrapped
 }
 
 // Contexts returns the connection contexts received, in order.
@@ -367,11 +409,22 @@ func (c *serverConn) sasl() bool {
 	if !s.NoChallengeInNegotiate {
 		offer.Challenge = challenge
 	}
-	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum(), Auths: []*commonpb.RpcSaslProto_SaslAuth{offer}})
+	offers := []*commonpb.RpcSaslProto_SaslAuth{offer}
+	if k := s.Kerberos; k != nil {
+		svc, host, _ := strings.Cut(k.Principal, "/")
+		offers = append(offers, &commonpb.RpcSaslProto_SaslAuth{
+			Method: proto.String("KERBEROS"), Mechanism: proto.String("GSSAPI"),
+			Protocol: proto.String(svc), ServerId: proto.String(host),
+		})
+	}
+	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum(), Auths: offers})
 	m, ok = readSASL()
 	if !ok || m.GetState() != commonpb.RpcSaslProto_INITIATE || len(m.GetAuths()) != 1 || m.GetAuths()[0].Challenge != nil {
 		c.fatal(ipc.SASLCallID, "javax.security.sasl.SaslException", "bad INITIATE")
 		return false
+	}
+	if m.GetAuths()[0].GetMethod() == "KERBEROS" && s.Kerberos != nil {
+		return c.gssapi(m, readSASL, reply)
 	}
 	resp := m.GetToken()
 	if s.NoChallengeInNegotiate {
@@ -415,6 +468,141 @@ func (c *serverConn) sasl() bool {
 	s.mu.Unlock()
 	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_SUCCESS.Enum(), Token: []byte("rspauth=" + rsp)})
 	return true
+}
+
+// gssapi runs the acceptor side of SASL GSSAPI (RFC 4752) after the INITIATE message m: verify
+// the AP-REQ, send the security-layer offer wrapped under the session key, check the client's
+// choice, answer SUCCESS.
+func (c *serverConn) gssapi(m *commonpb.RpcSaslProto, readSASL func() (*commonpb.RpcSaslProto, bool), reply func(*commonpb.RpcSaslProto)) bool {
+	k := c.s.Kerberos
+	const saslExc = "javax.security.sasl.SaslException"
+	var tok spnego.KRB5Token
+	if err := tok.Unmarshal(m.GetToken()); err != nil || !tok.IsAPReq() {
+		c.fatal(ipc.SASLCallID, saslExc, fmt.Sprintf("GSS initiate failed: not an AP-REQ (%v)", err))
+		return false
+	}
+	ok, creds, err := service.VerifyAPREQ(&tok.APReq, service.NewSettings(k.Keytab, service.DecodePAC(false)))
+	if err != nil || !ok {
+		c.fatal(ipc.SASLCallID, saslExc, fmt.Sprintf("GSS initiate failed: %v", err))
+		return false
+	}
+	key := tok.APReq.Ticket.DecryptedEncPart.Key
+	layers := k.Layers
+	if layers == 0 {
+		layers = 1
+	}
+	offer := gssapi.WrapToken{Flags: 0x01, EC: 12, Payload: []byte{layers, 0x01, 0x00, 0x00}}
+	sealKey := key
+	if k.BadKey {
+		sealKey.KeyValue = bytes.Repeat([]byte{0x42}, len(key.KeyValue))
+	}
+	if err := offer.SetCheckSum(sealKey, keyusage.GSSAPI_ACCEPTOR_SEAL); err != nil {
+		c.fatal(ipc.SASLCallID, saslExc, err.Error())
+		return false
+	}
+	b, err := offer.Marshal()
+	if err != nil {
+		c.fatal(ipc.SASLCallID, saslExc, err.Error())
+		return false
+	}
+	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_CHALLENGE.Enum(), Token: b})
+	m, ok = readSASL()
+	if !ok || m.GetState() != commonpb.RpcSaslProto_RESPONSE {
+		return false
+	}
+	var answer gssapi.WrapToken
+	if err := answer.Unmarshal(m.GetToken(), false); err != nil {
+		c.fatal(ipc.SASLCallID, saslExc, "Final handshake failed: "+err.Error())
+		return false
+	}
+	if ok, err := answer.Verify(key, keyusage.GSSAPI_INITIATOR_SEAL); !ok {
+		c.fatal(ipc.SASLCallID, saslExc, fmt.Sprintf("Final handshake failed: %v", err))
+		return false
+	}
+	if len(answer.Payload) < 4 || answer.Payload[0]&layers == 0 || bits(answer.Payload[0]) != 1 {
+		c.fatal(ipc.SASLCallID, saslExc, "Client selected unsupported protection")
+		return false
+	}
+	c.s.mu.Lock()
+	c.s.princs = append(c.s.princs, creds.UserName()+"@"+creds.Domain())
+	if answer.Payload[0] == 2 {
+		c.s.wrapped++
+	}
+	c.s.mu.Unlock()
+	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_SUCCESS.Enum()})
+	if answer.Payload[0] == 2 {
+		c.nc = &integrityConn{Conn: c.nc, key: key}
+	}
+	return true
+}
+
+// integrityConn is the server side of the SASL GSSAPI integrity layer: it unwraps the client's
+// WRAP packets and wraps every response into one.
+type integrityConn struct {
+	net.Conn
+	key     types.EncryptionKey
+	seq     uint64
+	pending []byte
+}
+
+func (w *integrityConn) Read(p []byte) (int, error) {
+	for len(w.pending) == 0 {
+		pkt, err := ipc.ReadPacket(w.Conn, 64<<20)
+		if err != nil {
+			return 0, err
+		}
+		parts, err := ipc.SplitDelimited(pkt, 2)
+		if err != nil || len(parts) != 2 {
+			return 0, fmt.Errorf("ipctest: not a WRAP packet: %v", err)
+		}
+		h := &commonpb.RpcRequestHeaderProto{}
+		m := &commonpb.RpcSaslProto{}
+		if proto.Unmarshal(parts[0], h) != nil || h.GetCallId() != ipc.SASLCallID || proto.Unmarshal(parts[1], m) != nil || m.GetState() != commonpb.RpcSaslProto_WRAP {
+			return 0, errors.New("ipctest: not a WRAP packet")
+		}
+		var wt gssapi.WrapToken
+		if err := wt.Unmarshal(m.GetToken(), false); err != nil {
+			return 0, err
+		}
+		if ok, err := wt.Verify(w.key, keyusage.GSSAPI_INITIATOR_SEAL); !ok {
+			return 0, fmt.Errorf("ipctest: integrity check failed: %v", err)
+		}
+		w.pending = wt.Payload
+	}
+	n := copy(p, w.pending)
+	w.pending = w.pending[n:]
+	return n, nil
+}
+
+func (w *integrityConn) Write(p []byte) (int, error) {
+	wt := gssapi.WrapToken{Flags: 0x01, EC: 12, SndSeqNum: w.seq, Payload: p}
+	w.seq++
+	if err := wt.SetCheckSum(w.key, keyusage.GSSAPI_ACCEPTOR_SEAL); err != nil {
+		return 0, err
+	}
+	tok, err := wt.Marshal()
+	if err != nil {
+		return 0, err
+	}
+	id := ipc.SASLCallID
+	pkt, err := ipc.EncodePacket(&commonpb.RpcResponseHeaderProto{
+		CallId: proto.Uint32(uint32(id)), Status: commonpb.RpcResponseHeaderProto_SUCCESS.Enum(),
+	}, &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_WRAP.Enum(), Token: tok})
+	if err != nil {
+		return 0, err
+	}
+	if _, err := w.Conn.Write(pkt); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func bits(b byte) int {
+	n := 0
+	for ; b != 0; b &= b - 1 {
+		n++
+	}
+	return n
 }
 
 // kd computes an RFC 2831 md5-sess response value (qop auth), independently of package ipc.

@@ -1,0 +1,171 @@
+package ipc_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/internal/krb5test"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+// kerberized starts a fake server announcing nn/localhost and returns it with a client login
+// holding a ticket for it. Clients dial it at 127.0.0.1, whose name is localhost (krb5test.LookupLocalhost).
+func kerberized(t *testing.T, mod func(*ipctest.Kerberos)) (*ipctest.Server, *krb5test.Creds) {
+	t.Helper()
+	creds := krb5test.New(t, "nn/localhost")
+	s := ipctest.NewServer(t, echo)
+	s.Kerberos = &ipctest.Kerberos{Keytab: creds.Keytab, Principal: "nn/localhost"}
+	if mod != nil {
+		mod(s.Kerberos)
+	}
+	return s, creds
+}
+
+func kerberosAuth(t *testing.T, creds *krb5test.Creds, spn string) *ipc.Kerberos {
+	return &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: spn, LookupAddr: krb5test.LookupLocalhost}
+}
+
+func TestCallWithKerberos(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		spn    string
+		layers byte
+	}{
+		{"_HOST and realm", "nn/_HOST@" + krb5test.Realm, 0},
+		{"explicit host", "nn/localhost", 0},
+		{"authentication among others", "nn/_HOST@" + krb5test.Realm, 1 | 4},
+		{"integrity (hadoop.rpc.protection=integrity)", "nn/_HOST", 2},
+		{"integrity among others", "nn/_HOST", 2 | 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, creds := kerberized(t, func(k *ipctest.Kerberos) { k.Layers = tc.layers })
+			c := newClient(t, s, func(cfg *ipc.Config) {
+				cfg.Token = nil
+				cfg.Kerberos = kerberosAuth(t, creds, tc.spn)
+			})
+			got, err := allocate(context.Background(), c, 6, 0, ipc.CallOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, int32(7), got)
+			// Pipelined calls and a large one (several wrap tokens) through the layer.
+			var wg sync.WaitGroup
+			for i := int32(0); i < 8; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					got, err := allocate(context.Background(), c, 100+i, 0, ipc.CallOptions{})
+					assert.NoError(t, err)
+					assert.Equal(t, 101+i, got)
+				}()
+			}
+			wg.Wait()
+			big := &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(1)}
+			for i := 0; i < 3000; i++ {
+				big.Release = append(big.Release, &yarnpb.ContainerIdProto{Id: proto.Int64(int64(i))})
+			}
+			resp := &yarnpb.AllocateResponseProto{}
+			require.NoError(t, c.Call(context.Background(), "allocate", big, resp, ipc.CallOptions{}))
+			assert.Equal(t, int32(2), resp.GetResponseId())
+			wantWrapped := 0
+			if tc.layers&1 == 0 && tc.layers&2 != 0 {
+				wantWrapped = 1
+			}
+			assert.Equal(t, wantWrapped, s.IntegrityConnections(), "integrity only when the server offers no plain layer")
+			assert.Equal(t, []string{krb5test.User + "@" + krb5test.Realm}, s.Principals())
+			assert.Empty(t, s.Logins(), "no token login")
+			ctxs := s.Contexts()
+			require.Len(t, ctxs, 1)
+			assert.Nil(t, ctxs[0].GetUserInfo().EffectiveUser, "the Kerberos login is the user: no effective user (that would ask for proxy-user rights)")
+		})
+	}
+}
+
+func TestCallWithKerberosRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		spn     string
+		mod     func(*ipctest.Kerberos)
+		is      error
+		message string
+	}{
+		{"server announces another principal", "nn/other.example.com", nil, ipc.ErrAuthentication,
+			`the server announces Kerberos principal "nn/localhost", the configuration expects "nn/other.example.com"`},
+		{"server announces another host than _HOST resolves to", "nn/_HOST", func(k *ipctest.Kerberos) { k.Principal = "nn/127.0.0.2" }, ipc.ErrAuthentication,
+			`the server announces Kerberos principal "nn/127.0.0.2", the configuration expects "nn/localhost"`},
+		{"privacy required", "nn/_HOST", func(k *ipctest.Kerberos) { k.Layers = 4 }, ipc.ErrUnsupportedQOP,
+			"hadoop.rpc.protection=privacy"},
+		{"server without the session key", "nn/_HOST", func(k *ipctest.Kerberos) { k.BadKey = true }, ipc.ErrAuthentication,
+			"does not verify under the session key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, creds := kerberized(t, tc.mod)
+			c := newClient(t, s, func(cfg *ipc.Config) {
+				cfg.Token = nil
+				cfg.Kerberos = kerberosAuth(t, creds, tc.spn)
+			})
+			_, err := allocate(context.Background(), c, 1, 0, ipc.CallOptions{})
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tc.is)
+			assert.Contains(t, err.Error(), tc.message)
+			assert.Empty(t, s.Calls(), "no call reaches an unauthenticated connection")
+		})
+	}
+}
+
+func TestKerberosServerWithoutKerberos(t *testing.T) {
+	// A TOKEN-only server (the RM's scheduler port): Kerberos cannot be used there.
+	creds := krb5test.New(t, "nn/localhost")
+	s := ipctest.NewServer(t, echo)
+	c := newClient(t, s, func(cfg *ipc.Config) {
+		cfg.Token = nil
+		cfg.Kerberos = kerberosAuth(t, creds, "nn/_HOST")
+	})
+	_, err := allocate(context.Background(), c, 1, 0, ipc.CallOptions{})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ipc.ErrAuthentication)
+	assert.Contains(t, err.Error(), "offers TOKEN/DIGEST-MD5, not KERBEROS/GSSAPI")
+}
+
+func TestKerberosNoTicketNoKDC(t *testing.T) {
+	// The cache has no ticket for the service and the KDC is unreachable: a typed error that
+	// says what to check, and the connection is not used.
+	creds := krb5test.New(t, "other/127.0.0.1")
+	s, _ := kerberized(t, nil)
+	c := newClient(t, s, func(cfg *ipc.Config) {
+		cfg.Token = nil
+		cfg.Kerberos = kerberosAuth(t, creds, "nn/_HOST")
+	})
+	_, err := allocate(context.Background(), c, 1, 0, ipc.CallOptions{})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ipc.ErrAuthentication)
+	assert.Contains(t, err.Error(), "Kerberos service ticket for nn/localhost")
+	var re *records.RemoteError
+	assert.False(t, errors.As(err, &re), "refused on the client side")
+}
+
+func TestKerberosConfigErrors(t *testing.T) {
+	creds := krb5test.New(t)
+	for _, tc := range []struct {
+		name string
+		k    *ipc.Kerberos
+		msg  string
+	}{
+		{"no client", &ipc.Kerberos{ServicePrincipal: "nn/_HOST"}, "without credentials"},
+		{"no principal", &ipc.Kerberos{Client: creds.Client(t)}, "no Kerberos service principal"},
+		{"no host part", &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn@R"}, "is not service/host"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ipc.NewClient(ipc.Config{Addrs: []string{"127.0.0.1:1"}, Protocol: proto1, Kerberos: tc.k})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.msg)
+		})
+	}
+}
