@@ -322,13 +322,6 @@ func (e *env) yarnErRun(t *testing.T, ep endpoints, args ...string) (string, str
 	return out, errOut, code
 }
 
-// node is the part of `cluster nodes -o json` the test checks.
-type node struct {
-	ID        string                      `json:"id"`
-	State     string                      `json:"state"`
-	Resources map[string]map[string]int64 `json:"resources"`
-}
-
 // checkCluster: cluster nodes lists nodes RUNNING nodes with 4 yarn.io/gpu each, preflight --strict passes.
 func (e *env) checkCluster(t *testing.T, ep endpoints, nodes int) []string {
 	t.Helper()
@@ -405,6 +398,7 @@ func TestContainers(t *testing.T) {
 			t.Errorf("left by compose down: container %s", c)
 			_, _, _, _ = run(context.Background(), nil, "", e.engine, "rm", "-f", c)
 		}
+		removeNetavarkBase(t, before)
 		after := e.snapshot(t)
 		assert.Equal(t, before.Containers, after.Containers, "containers before and after")
 		assert.Equal(t, before.Networks, after.Networks, "networks before and after")
@@ -415,7 +409,7 @@ func TestContainers(t *testing.T) {
 	// --passwd=false neither) gets one, so Hadoop's login works, as root and as 1000:1000.
 	t.Run("users", func(t *testing.T) {
 		for _, user := range []string{"0:0", "1000:1000"} {
-			args := []string{"run", "--rm", "--user", user}
+			args := []string{"run", "--rm", "--network", "none", "--user", user}
 			if e.engine == "podman" {
 				args = append(args, "--passwd=false")
 			}
@@ -488,13 +482,21 @@ func TestContainers(t *testing.T) {
 			perHost[f[0]][f[1]] = true
 		}
 		require.Len(t, perHost, 2, "ranks on both NodeManagers: %v", ranks)
+		// CUDA_VISIBLE_DEVICES is the GPU's UUID; a host's fake GPUs share a UUID prefix made from its
+		// name: every rank got a GPU of the host it ran on.
+		prefixes := map[string]string{}
 		for h, devs := range perHost {
 			assert.Contains(t, []string{"nm1", "nm2"}, h)
 			assert.Len(t, devs, 4, "4 distinct GPUs of host %s: %v", h, ranks)
 			for d := range devs {
-				assert.Contains(t, []string{"0", "1", "2", "3"}, d, "a GPU of the 4-GPU host %s", h)
+				require.Regexp(t, `^GPU-[0-9a-f]{8}-`, d)
+				if p, ok := prefixes[h]; ok {
+					assert.Equal(t, p, d[:12], "GPUs of one host %s: %v", h, ranks)
+				}
+				prefixes[h] = d[:12]
 			}
 		}
+		assert.NotEqual(t, prefixes["nm1"], prefixes["nm2"], "each NodeManager has GPUs of its own: %v", ranks)
 		t.Logf("multi-host ranks: %v", ranks)
 		e.down(t, environ)
 	})
@@ -514,4 +516,94 @@ func fakeHost(t *testing.T, dir string, n int) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "dev", fmt.Sprintf("nvidia%d", i)), nil, 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "dev", "nvidiactl"), nil, 0o644))
+}
+
+// removeNetavarkBase undoes what netavark (podman's network back end) keeps after its last
+// network is gone, when the test made it: its base chains (NETAVARK_FORWARD,
+// NETAVARK-HOSTPORT-*) and the jumps to them, and the nft tables iptables-nft made for them once
+// they hold nothing. Whatever was there before the test is left alone, as is any chain that still
+// has rules of its own besides netavark's constant ones.
+func removeNetavarkBase(t *testing.T, before hostState) {
+	t.Helper()
+	if _, err := exec.LookPath("iptables-save"); err != nil {
+		return
+	}
+	for _, l := range before.Firewall {
+		if strings.Contains(l, "NETAVARK") {
+			return // netavark's chains were there before: not the test's
+		}
+	}
+	ctx := context.Background()
+	for _, table := range []string{"filter", "nat"} {
+		out, _, _, err := run(ctx, nil, "", "iptables-save", "-t", table)
+		if err != nil {
+			continue
+		}
+		var chains []string
+		for _, l := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(l, ":NETAVARK"):
+				chains = append(chains, strings.Fields(l[1:])[0])
+			case strings.HasPrefix(l, "-A ") && strings.Contains(l, "-j NETAVARK") && !strings.HasPrefix(l, "-A NETAVARK"):
+				// A jump from a built-in chain: delete that very rule.
+				args := append([]string{"-t", table, "-D"}, splitRule(l[3:])...)
+				if _, errOut, code, err := run(ctx, nil, "", "iptables", args...); err != nil || code != 0 {
+					t.Logf("iptables %v: %v %s", args, err, errOut)
+				}
+			}
+		}
+		for _, c := range chains {
+			_, _, _, _ = run(ctx, nil, "", "iptables", "-t", table, "-F", c)
+		}
+		for _, c := range chains {
+			if _, errOut, code, err := run(ctx, nil, "", "iptables", "-t", table, "-X", c); err != nil || code != 0 {
+				t.Logf("iptables -t %s -X %s: %v %s", table, c, err, errOut)
+			}
+		}
+	}
+	if _, err := exec.LookPath("nft"); err != nil {
+		return
+	}
+	for _, table := range []string{"nat", "filter"} {
+		if slices.ContainsFunc(before.Firewall, func(l string) bool { return l == "nft table ip "+table+" {" }) {
+			continue
+		}
+		out, _, code, err := run(ctx, nil, "", "nft", "list", "table", "ip", table)
+		if err != nil || code != 0 {
+			continue
+		}
+		empty := true
+		for _, l := range lines(out) {
+			if !strings.HasPrefix(l, "table ") && !strings.HasPrefix(l, "chain ") && !strings.HasPrefix(l, "type ") && l != "}" {
+				empty = false
+			}
+		}
+		if empty {
+			_, _, _, _ = run(ctx, nil, "", "nft", "delete", "table", "ip", table)
+		}
+	}
+}
+
+// splitRule splits an iptables-save rule into arguments, keeping quoted strings (comments) whole.
+func splitRule(s string) []string {
+	var out []string
+	var cur strings.Builder
+	quoted := false
+	for _, r := range s {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == ' ' && !quoted:
+			if cur.Len() > 0 {
+				out = append(out, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
 }
