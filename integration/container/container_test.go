@@ -327,11 +327,13 @@ func (e *env) checkCluster(t *testing.T, ep endpoints, nodes int) []string {
 	t.Helper()
 	out, errOut, code := e.yarnErRun(t, ep, "cluster", "nodes", "-o", "json")
 	require.Equal(t, 0, code, errOut)
-	var got []map[string]any
+	var got struct {
+		Nodes []map[string]any `json:"nodes"`
+	}
 	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
-	require.Len(t, got, nodes, out)
+	require.Len(t, got.Nodes, nodes, out)
 	var ids []string
-	for _, n := range got {
+	for _, n := range got.Nodes {
 		assert.Equal(t, "RUNNING", n["state"], "node %v", n["id"])
 		ids = append(ids, fmt.Sprint(n["id"]))
 	}
@@ -423,9 +425,10 @@ func TestContainers(t *testing.T) {
 	// The single-host cluster (profile good, as uid 1000) and the misconfigured one, side by side.
 	t.Run("single-host", func(t *testing.T) {
 		t0 := time.Now()
+		t.Cleanup(func() { e.down(t, environ) })
 		names := e.up(t, environ, "good", "misconfigured")
 		require.Len(t, names, 2, "%v", names)
-		e.waitHealthy(t, names, 5*time.Minute)
+		e.waitHealthy(t, names, 10*time.Minute)
 		t.Logf("good and misconfigured: start to healthy %s", time.Since(t0).Round(time.Second))
 
 		ep := readEndpoints(t, good)
@@ -454,16 +457,16 @@ func TestContainers(t *testing.T) {
 			"localhost/yarn-er/yarn-er:latest", "cluster", "nodes")
 		assert.Contains(t, out, "yarn.io/gpu")
 		t.Logf("yarn-er image: cluster nodes\n%s", out)
-		e.down(t, environ)
 	})
 
 	// The multi-host cluster: RM, NameNode, DataNode and two NodeManagers in their own containers,
 	// each NodeManager with its own fake host of 4 GPUs.
 	t.Run("multi-host", func(t *testing.T) {
 		t0 := time.Now()
+		t.Cleanup(func() { e.down(t, environ) })
 		names := e.up(t, environ, "multi-host")
 		require.Len(t, names, 5, "%v", names)
-		e.waitHealthy(t, names, 6*time.Minute)
+		e.waitHealthy(t, names, 10*time.Minute)
 		t.Logf("multi-host: start to healthy %s", time.Since(t0).Round(time.Second))
 
 		ep := readEndpoints(t, multi)
@@ -498,7 +501,6 @@ func TestContainers(t *testing.T) {
 		}
 		assert.NotEqual(t, prefixes["nm1"], prefixes["nm2"], "each NodeManager has GPUs of its own: %v", ranks)
 		t.Logf("multi-host ranks: %v", ranks)
-		e.down(t, environ)
 	})
 }
 
