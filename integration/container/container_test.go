@@ -505,7 +505,7 @@ func TestContainers(t *testing.T) {
 }
 
 // fakeHost writes a fake host tree of n NVIDIA GPUs (procfs information files and /dev nodes) to dir,
-// readable by the cluster's user.
+// usable by the cluster's user (uid 1000 in the good cluster).
 func fakeHost(t *testing.T, dir string, n int) {
 	t.Helper()
 	for i := range n {
@@ -515,9 +515,19 @@ func fakeHost(t *testing.T, dir string, n int) {
 		info := fmt.Sprintf("Model: \t\t NVIDIA H200\nGPU UUID: \t GPU-00000000-0000-0000-0000-%012d\nBus Location: \t %s\nDevice Minor: \t %d\nGPU Excluded:\t No\n", i, bus, i)
 		require.NoError(t, os.WriteFile(filepath.Join(p, "information"), []byte(info), 0o644))
 		require.NoError(t, os.MkdirAll(filepath.Join(dir, "dev"), 0o755))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "dev", fmt.Sprintf("nvidia%d", i)), nil, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "dev", fmt.Sprintf("nvidia%d", i)), nil, 0o666))
 	}
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "dev", "nvidiactl"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "dev", "nvidiactl"), nil, 0o666))
+	// As on a real host: the device nodes are crw-rw-rw- (os.WriteFile's mode is cut by the umask).
+	for _, f := range append([]string{"nvidiactl"}, func() []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("nvidia%d", i))
+		}
+		return out
+	}()...) {
+		require.NoError(t, os.Chmod(filepath.Join(dir, "dev", f), 0o666))
+	}
 }
 
 // removeNetavarkBase undoes what netavark (podman's network back end) keeps after its last
