@@ -387,7 +387,9 @@ func TestContainers(t *testing.T) {
 	state := func(name string) string {
 		d := filepath.Join(base, name)
 		require.NoError(t, os.MkdirAll(d, 0o777))
-		require.NoError(t, os.Chmod(d, 0o777)) // the good cluster runs as uid 1000
+		// The good cluster runs as uid 1000; sticky, as yarn-er exec wants of a shared directory
+		// that holds its coordination file.
+		require.NoError(t, os.Chmod(d, os.ModeSticky|0o777))
 		return d
 	}
 	good, bad, multi := state("good"), state("misconfigured"), state("multi-host")
