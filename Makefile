@@ -37,6 +37,7 @@ vet: ## gofmt and go vet, with and without the integration tag
 	  if [[ -n $$out ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags integration ./integration/...
+	$(GO) vet -tags container ./integration/container/
 
 unit: ## unit tests with the race detector (what CI runs)
 	$(GO) test -race ./...
@@ -85,6 +86,21 @@ fuzz-smoke: fuzz ## the former name of fuzz
 
 clean: ## remove bin/, dist/, the harness builds (every Hadoop version) and the Flink builds
 	rm -rf $(BIN) dist docker/harness/target docker/flink/target docker/flink-golden/target
+
+.PHONY: image container-test
+# The container images (docker/README.md, "Containers"): a Debian base from Debian's packages
+# (mmdebstrap) unless IMAGE_FLAGS names --base, the mini-YARN image, the yarn-er image.
+# CONTAINER_ENGINE: podman (default when installed) or docker; IMAGE_FLAGS: e.g. --ca-bundle FILE.
+CONTAINER_ENGINE ?=
+IMAGE_FLAGS ?=
+image: ## build the container images with docker/image (base from Debian packages, mini-YARN, yarn-er)
+	CONTAINER_ENGINE='$(CONTAINER_ENGINE)' docker/image $(IMAGE_FLAGS)
+
+# Builds the images itself, starts each compose profile, runs yarn-er against it, stops it and
+# checks that no container, network or firewall rule is left.
+container-test: ## the container test: images, compose (good, misconfigured, multi-host), yarn-er against each, nothing left
+	CONTAINER_ENGINE='$(CONTAINER_ENGINE)' YARN_ER_IMAGE_FLAGS='$(IMAGE_FLAGS)' \
+	  $(GO) test -tags container -count=1 -timeout 40m -v ./integration/container/
 
 .PHONY: release release-check
 # dist/: static (CGO_ENABLED=0) and NVML (cgo, glibc 2.17+) builds for linux/amd64 and linux/arm64,
