@@ -69,7 +69,16 @@ matrix: flink ## integration tests on every Hadoop line of MATRIX_VERSIONS
 	printf "== matrix:$$summary\n"; \
 	if [[ -n $$failed ]]; then echo "matrix failed on:$$failed"; exit 1; fi
 
-test: unit matrix ## all tests: unit tests, then the integration suite on every Hadoop line of the matrix
+test: unit matrix container-test-if-able ## all tests: unit tests, the integration suite on every Hadoop line of the matrix, the container test (as root with podman)
+
+# The container test needs a rootful container engine (podman, runc, mmdebstrap: docker/README.md);
+# .ci/run installs them, so CI always runs it. Elsewhere, without them, make test says it was not run.
+container-test-if-able:
+	@if [[ $$(id -u) == 0 ]] && command -v podman >/dev/null && command -v mmdebstrap >/dev/null; then \
+	  $(MAKE) --no-print-directory container-test; \
+	else \
+	  echo "make test: the container test (make container-test) was not run: it needs root, podman, runc and mmdebstrap (docker/README.md)"; \
+	fi
 
 # The recordings are committed; `go test ./profile/` compares yarn-er with them (TestFlinkGolden).
 flink-golden: ## re-record profile/testdata/flink-golden/ with Flink 1.20.0 and 2.0.0's own classes (Maven)
@@ -87,7 +96,7 @@ fuzz-smoke: fuzz ## the former name of fuzz
 clean: ## remove bin/, dist/, the harness builds (every Hadoop version) and the Flink builds
 	rm -rf $(BIN) dist docker/harness/target docker/flink/target docker/flink-golden/target
 
-.PHONY: image container-test
+.PHONY: image container-test container-test-if-able
 # The container images (docker/README.md, "Containers"): a Debian base from Debian's packages
 # (mmdebstrap) unless IMAGE_FLAGS names --base, the mini-YARN image, the yarn-er image.
 # CONTAINER_ENGINE: podman (default when installed) or docker; IMAGE_FLAGS: e.g. --ca-bundle FILE.
