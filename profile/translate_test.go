@@ -9,20 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/flinktest"
 	"github.com/yarn-er/yarn-er/records"
 )
 
 // legacy parses a legacy flink-conf.yaml; dashes in the text are not special.
 func legacy(t testing.TB, text string, dynamic ...string) *conf.FlinkConfig {
 	t.Helper()
-	fc, err := conf.ParseFlinkLegacy("flink-conf.yaml", []byte(text))
-	require.NoError(t, err)
-	for _, d := range dynamic {
-		k, v, ok := strings.Cut(d, "=")
-		require.True(t, ok, d)
-		fc.Set(k, v, conf.Source{Flag: "-D " + k})
-	}
-	return fc
+	return flinktest.ParseLegacy(t, text, dynamic...)
 }
 
 func vectorJSON(t testing.TB, v records.Resources) string {
