@@ -182,17 +182,8 @@ func TestSubmitInterruptPrompt(t *testing.T) {
 					}
 				}
 			}()
+			appID := awaitSubmitted(t, ctx, ep, &stdout, 2, "terminal", term)
 			yc := yarnClient(t, ep)
-			var appID string
-			require.Eventually(t, func() bool {
-				appID = strings.TrimSpace(strings.SplitN(stdout.String(), "\n", 2)[0])
-				if appID == "" {
-					return false
-				}
-				a, err := yc.App(ctx, appID)
-				return err == nil && a.State == records.AppRunning && a.RunningContainers >= 2
-			}, 3*time.Minute, 500*time.Millisecond, "the application runs; terminal: %s", term)
-			t.Cleanup(func() { _, _, _ = yc.KillApplication(context.Background(), appID) })
 
 			require.NoError(t, cmd.Process.Signal(os.Interrupt))
 			require.Eventually(t, func() bool { return strings.Contains(term.String(), "kill "+appID+" or detach? [k/D]") },

@@ -159,15 +159,10 @@ func TestYarnClientTrivialApp(t *testing.T) {
 
 	file := filepath.Join(t.TempDir(), "payload.txt")
 	require.NoError(t, os.WriteFile(file, []byte("yarn-er\n"), 0o644))
-	fi, err := os.Stat(file)
-	require.NoError(t, err)
 	id := yarnITSubmit(t, c, ctx, "yarn-er-it-true", "/bin/true", yarn.ContainerLaunchContext{
-		LocalResources: map[string]records.LocalResource{"payload.txt": {
-			URL: "file://" + file, Type: "FILE", Visibility: "APPLICATION",
-			Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli(),
-		}},
-		Environment: map[string]string{"YARN_ER_IT": "1"},
-		Credentials: &records.Credentials{Secrets: map[string][]byte{"yarn-er.it": []byte("not-a-real-secret")}},
+		LocalResources: map[string]records.LocalResource{"payload.txt": localFileResource(t, file)},
+		Environment:    map[string]string{"YARN_ER_IT": "1"},
+		Credentials:    &records.Credentials{Secrets: map[string][]byte{"yarn-er.it": []byte("not-a-real-secret")}},
 	})
 
 	app, err := c.WaitApp(ctx, id, 500*time.Millisecond, nil)
