@@ -32,6 +32,7 @@ import (
 	"github.com/colinmarc/hdfs/v2/hadoopconf"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/ctxsleep"
 	"github.com/yarn-er/yarn-er/jobspec"
 )
 
@@ -671,12 +672,8 @@ func (c *Client) closeRetrying(ctx context.Context, w fileWriter) error {
 			return fmt.Errorf("still replicating after %d attempts in %v: %w", attempt, c.closeRetryTimeout, err)
 		}
 		c.log.Debug("close: replication in progress, retrying", "attempt", attempt, "backoff", backoff)
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := ctxsleep.Sleep(ctx, backoff); err != nil {
+			return err
 		}
 		backoff = min(2*backoff, closeMaxBackoff)
 	}

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/yarn-er/yarn-er/internal/ctxsleep"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -228,7 +229,7 @@ func (c *Client) doRetrying(ctx context.Context, cl call, read func(rmAddress, *
 		failoverWaits++
 		d := min(c.backoff(failoverWaits), c.retry.FailoverTimeout-elapsed)
 		c.logger.Debug("no active ResourceManager, waiting", "wait", d, "cause", cause)
-		return sleep(ctx, d)
+		return ctxsleep.Sleep(ctx, d)
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -304,7 +305,7 @@ func (c *Client) retryAfter(ctx context.Context, attempts int, wait time.Duratio
 			return err
 		}
 	}
-	return sleep(ctx, wait)
+	return ctxsleep.Sleep(ctx, wait)
 }
 
 // attempt sends cl once to addr.
@@ -624,19 +625,4 @@ func (c *Client) backoff(n int) time.Duration {
 		return d
 	}
 	return half + rand.N(half+1)
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
