@@ -26,6 +26,9 @@ func vectorJSON(t testing.TB, v records.Resources) string {
 	return string(b)
 }
 
+// issueExample is the request's own example: unlike flinktest.TwoGPUsOneFPGA it names a custom FPGA
+// driver factory (com.example) and no JobManager size, and TestTranslateIssueExample, the fuzz seed
+// and the benchmark keep it word for word.
 const issueExample = `taskmanager.memory.process.size: 4096m
 taskmanager.numberOfTaskSlots: 4
 external-resources: gpu;fpga
