@@ -61,6 +61,17 @@ func newFixture(t *testing.T, n int, opts amrmfake.Options) *fixture {
 	return &fixture{cluster: c, spec: spec, staging: staging}
 }
 
+// rankFails is a fake cluster on which every container of rank ends with failure while the other
+// ranks run until stopped.
+func rankFails(rank string, failure amrmfake.Outcome) amrmfake.Options {
+	return amrmfake.Options{Exit: func(l amrmfake.Launch) amrmfake.Outcome {
+		if l.Environment[jobspec.EnvRank] == rank {
+			return failure
+		}
+		return amrmfake.Outcome{Heartbeats: -1}
+	}}
+}
+
 func (f *fixture) options(t *testing.T) Options {
 	creds := f.cluster.Credentials()
 	creds.AddToken("hdfs", records.Token{Identifier: []byte("dt"), Password: []byte("dtpw"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
@@ -195,12 +206,7 @@ func TestLaunchContextContents(t *testing.T) {
 
 func TestRankExhaustsRestarts(t *testing.T) {
 	// Rank 2 fails twice with one restart allowed; the others run until stopped.
-	f := newFixture(t, 4, amrmfake.Options{Exit: func(l amrmfake.Launch) amrmfake.Outcome {
-		if l.Environment[jobspec.EnvRank] == "2" {
-			return amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exception from container-launch.\nExit code: 3", Heartbeats: 2}
-		}
-		return amrmfake.Outcome{Heartbeats: -1}
-	}})
+	f := newFixture(t, 4, rankFails("2", amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exception from container-launch.\nExit code: 3", Heartbeats: 2}))
 	f.spec.Restarts = 1
 	res, err := f.run(t, f.options(t))
 
@@ -446,12 +452,7 @@ func TestExhaustedRankIsNeverStartedAgain(t *testing.T) {
 	// 9 ranks on 8 GPUs: rank 8 waits for a GPU while rank 2 fails twice with one restart
 	// allowed. The GPU rank 2 frees the second time comes back as an allocation for the ask still
 	// outstanding; a failing application must give it back, not start rank 2 (or any rank) in it.
-	f := newFixture(t, 9, amrmfake.Options{Exit: func(l amrmfake.Launch) amrmfake.Outcome {
-		if l.Environment[jobspec.EnvRank] == "2" {
-			return amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exit code: 3", Heartbeats: 1}
-		}
-		return amrmfake.Outcome{Heartbeats: -1}
-	}})
+	f := newFixture(t, 9, rankFails("2", amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exit code: 3", Heartbeats: 1}))
 	f.spec.Restarts = 1
 	_, err := f.run(t, f.options(t))
 	var rerr *RankError

@@ -55,6 +55,26 @@ func (tr *intervalTrace) add(d time.Duration, busy, changed bool) {
 	tr.entries = append(tr.entries, traced{d, busy, changed})
 }
 
+// runTraced runs ranks ranks on the fake cluster, each ending heartbeats heartbeats after its start,
+// with the fast and idle heartbeat intervals. It requires the run to succeed, checks every interval
+// chosen against the policy (checkPolicy) and returns the fixture, the result and the intervals.
+func runTraced(t *testing.T, ranks, heartbeats int, fast, idle time.Duration) (*fixture, *Result, []traced) {
+	t.Helper()
+	f := newFixture(t, ranks, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome { return amrmfake.Outcome{Heartbeats: heartbeats} }})
+	opts := f.options(t)
+	opts.Heartbeat, opts.IdleHeartbeat = fast, idle
+	tr := &intervalTrace{}
+	opts.traceInterval = tr.add
+	res, err := f.run(t, opts)
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	tr.mu.Lock()
+	entries := append([]traced(nil), tr.entries...)
+	tr.mu.Unlock()
+	checkPolicy(t, entries, fast, idle)
+	return f, res, entries
+}
+
 // checkPolicy asserts that every interval followed the policy given the one before.
 func checkPolicy(t *testing.T, entries []traced, fast, idle time.Duration) {
 	t.Helper()
@@ -77,46 +97,30 @@ func checkPolicy(t *testing.T, entries []traced, fast, idle time.Duration) {
 func TestHeartbeatBacksOffWhileRanksRun(t *testing.T) {
 	const fast, idle = time.Millisecond, 8 * time.Millisecond
 	// Each rank completes 12 heartbeats after its start: long enough to reach the idle interval.
-	f := newFixture(t, 2, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome { return amrmfake.Outcome{Heartbeats: 12} }})
-	opts := f.options(t)
-	opts.Heartbeat, opts.IdleHeartbeat = fast, idle
-	tr := &intervalTrace{}
-	opts.traceInterval = tr.add
-	res, err := f.run(t, opts)
-	require.NoError(t, err)
-	assert.Equal(t, records.FinalSucceeded, res.Status)
+	_, res, entries := runTraced(t, 2, 12, fast, idle)
 
-	require.NotEmpty(t, tr.entries)
-	checkPolicy(t, tr.entries, fast, idle)
-	assert.True(t, tr.entries[0].busy, "the first heartbeat carries the ask")
+	require.NotEmpty(t, entries)
+	assert.True(t, entries[0].busy, "the first heartbeat carries the ask")
 	var reachedIdle bool
-	for _, e := range tr.entries {
+	for _, e := range entries {
 		reachedIdle = reachedIdle || e.d == idle
 	}
-	assert.True(t, reachedIdle, "the interval backed off to the idle one while both ranks ran: %v", tr.entries)
-	assert.Equal(t, len(tr.entries), res.Heartbeats-1, "one interval chosen after every heartbeat but the last")
+	assert.True(t, reachedIdle, "the interval backed off to the idle one while both ranks ran: %v", entries)
+	assert.Equal(t, len(entries), res.Heartbeats-1, "one interval chosen after every heartbeat but the last")
 }
 
 // TestHeartbeatFastThroughWaves: 12 ranks on 8 GPUs run in two waves; while the last four wait
 // for a GPU their asks are outstanding and every heartbeat is fast.
 func TestHeartbeatFastThroughWaves(t *testing.T) {
 	const fast, idle = time.Millisecond, 64 * time.Millisecond
-	f := newFixture(t, 12, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome { return amrmfake.Outcome{Heartbeats: 3} }})
-	opts := f.options(t)
-	opts.Heartbeat, opts.IdleHeartbeat = fast, idle
-	tr := &intervalTrace{}
-	opts.traceInterval = tr.add
-	res, err := f.run(t, opts)
-	require.NoError(t, err)
-	assert.Equal(t, records.FinalSucceeded, res.Status)
+	f, _, entries := runTraced(t, 12, 3, fast, idle)
 	assert.Len(t, f.cluster.Launches(), 12)
 
-	checkPolicy(t, tr.entries, fast, idle)
 	busy := 0
-	for _, e := range tr.entries {
+	for _, e := range entries {
 		if e.busy {
 			busy++
 		}
 	}
-	assert.GreaterOrEqual(t, busy, 3, "the first wave's 3 heartbeats had the second wave's asks outstanding: %v", tr.entries)
+	assert.GreaterOrEqual(t, busy, 3, "the first wave's 3 heartbeats had the second wave's asks outstanding: %v", entries)
 }

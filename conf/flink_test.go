@@ -21,6 +21,18 @@ func writeFile(t *testing.T, path, content string) {
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 }
 
+// requireConfError checks that err is an *Error from src (Source.String()) whose text contains msg
+// and which says how to fix it, and returns it.
+func requireConfError(t *testing.T, err error, src, msg string) *Error {
+	t.Helper()
+	var ce *Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, src, ce.Source.String())
+	assert.Contains(t, err.Error(), msg)
+	assert.NotEmpty(t, ce.Fix)
+	return ce
+}
+
 func TestLoadFlinkLegacyAndStandardAreEquivalent(t *testing.T) {
 	legacy, err := LoadFlink(FlinkOptions{Path: "testdata/flink/legacy", Getenv: envMap(nil)})
 	require.NoError(t, err)
@@ -150,11 +162,7 @@ func TestLoadFlinkErrors(t *testing.T) {
 			cfg, err := LoadFlink(tt.opts)
 			require.Error(t, err)
 			assert.Nil(t, cfg)
-			var ce *Error
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, tt.src, ce.Source.String())
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.NotEmpty(t, ce.Fix)
+			requireConfError(t, err, tt.src, tt.msg)
 		})
 	}
 }

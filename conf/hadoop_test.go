@@ -148,11 +148,7 @@ func TestLoadHadoopDirResolution(t *testing.T) {
 			}
 			cfg, err := LoadHadoop(tt.opts)
 			assert.Nil(t, cfg)
-			var ce *Error
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, tt.src, ce.Source.String())
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.NotEmpty(t, ce.Fix)
+			requireConfError(t, err, tt.src, tt.msg)
 			assert.False(t, errors.Is(err, ErrNotConfigured))
 		})
 	}
@@ -295,11 +291,7 @@ func TestLoadHadoopIncludes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := hadoopDir(t, tt.files)
 			_, err := LoadHadoop(HadoopOptions{Dir: d, Getenv: envMap(nil)})
-			var ce *Error
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, filepath.Join(d, tt.src), ce.Source.String())
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.NotEmpty(t, ce.Fix)
+			requireConfError(t, err, filepath.Join(d, tt.src), tt.msg)
 		})
 	}
 }

@@ -1,8 +1,6 @@
 package discovery
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -22,26 +20,19 @@ type KFDProperties map[string]uint64
 // is an error naming the line.
 func ParseKFDProperties(data []byte) (KFDProperties, error) {
 	props := KFDProperties{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), maxSysfsFile)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
+	err := eachLine(data, func(line int, text string) error {
 		f := strings.Fields(text)
 		if len(f) != 2 {
-			return nil, fmt.Errorf("line %d: %q is not \"key value\"", line, truncate(text, 60))
+			return fmt.Errorf("line %d: %q is not \"key value\"", line, truncate(text, 60))
 		}
 		v, err := strconv.ParseUint(f[1], 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: %s value %q is not an unsigned integer", line, truncate(f[0], 40), truncate(f[1], 30))
+			return fmt.Errorf("line %d: %s value %q is not an unsigned integer", line, truncate(f[0], 40), truncate(f[1], 30))
 		}
 		props[f[0]] = v
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return props, nil
@@ -66,17 +57,13 @@ const amdPCIVendor = 0x1002
 func (b amdKFD) Name() string { return "kfd" }
 
 func (b amdKFD) Probe(context.Context) (bool, string) {
-	entries, err := b.root.ReadDir(kfdNodesDir)
-	if err != nil {
-		return probeDirFailure(b.root, kfdNodesDir, "amdgpu/KFD driver", err)
-	}
-	return true, fmt.Sprintf("%s has %d node(s)", b.root.Path(kfdNodesDir), len(entries))
+	return probeDirEntries(b.root, kfdNodesDir, "amdgpu/KFD driver", "has %d node(s)")
 }
 
 func (b amdKFD) Devices(context.Context) ([]Device, error) {
-	entries, err := b.root.ReadDir(kfdNodesDir)
+	entries, err := readBackendDir(b.root, kfdNodesDir)
 	if err != nil {
-		return nil, dirUnavailable(b.root, kfdNodesDir, err)
+		return nil, err
 	}
 	type node struct {
 		n     int

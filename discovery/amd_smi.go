@@ -62,13 +62,9 @@ func (b amdSMI) Probe(context.Context) (bool, string) {
 }
 
 func (b amdSMI) Devices(ctx context.Context) ([]Device, error) {
-	out, err := b.runner.Run(ctx, "amd-smi", "list", "--json")
+	gpus, err := runParsed(ctx, b.runner, ParseAMDSMIList, "amd-smi list --json", "amd-smi", "list", "--json")
 	if err != nil {
 		return nil, err
-	}
-	gpus, err := ParseAMDSMIList(out)
-	if err != nil {
-		return nil, fmt.Errorf("amd-smi list --json output: %w", err)
 	}
 	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].GPU < gpus[j].GPU })
 	devs := make([]Device, 0, len(gpus))

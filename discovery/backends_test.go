@@ -137,31 +137,27 @@ func TestNvidiaSMIFailures(t *testing.T) {
 		assert.Contains(t, err.Error(), "NVIDIA kernel driver not loaded")
 		assert.Empty(t, res.Devices)
 	})
-	t.Run("exits non-zero", func(t *testing.T) {
+	// withSMI discovers NVIDIA devices with only a fake nvidia-smi running script on PATH.
+	withSMI := func(t *testing.T, script string, timeout time.Duration) (*discovery.Result, error) {
 		dir := t.TempDir()
-		discoverytest.Tool(t, dir, "nvidia-smi", "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\" >&2; exit 9\n")
-		res, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{
-			Root: root, Getenv: env(map[string]string{"PATH": dir}),
+		discoverytest.Tool(t, dir, "nvidia-smi", script)
+		return discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{
+			Root: root, Getenv: env(map[string]string{"PATH": dir}), CommandTimeout: timeout,
 		})
+	}
+	t.Run("exits non-zero", func(t *testing.T) {
+		res, err := withSMI(t, "echo \"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\" >&2; exit 9\n", 0)
 		require.ErrorIs(t, err, discovery.ErrNoDevices)
 		require.Len(t, res.Warnings, 1)
 		assert.Contains(t, res.Warnings[0], "couldn't communicate with the NVIDIA driver")
 	})
 	t.Run("hangs", func(t *testing.T) {
-		dir := t.TempDir()
-		discoverytest.Tool(t, dir, "nvidia-smi", "exec sleep 30\n")
-		_, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{
-			Root: root, Getenv: env(map[string]string{"PATH": dir}), CommandTimeout: 200 * time.Millisecond,
-		})
+		_, err := withSMI(t, "exec sleep 30\n", 200*time.Millisecond)
 		require.ErrorIs(t, err, discovery.ErrNoDevices)
 		assert.Contains(t, err.Error(), "no answer within 200ms")
 	})
 	t.Run("garbage", func(t *testing.T) {
-		dir := t.TempDir()
-		discoverytest.Tool(t, dir, "nvidia-smi", "echo 'Field \"memory.total\" is not a valid field to query.'\n")
-		_, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{
-			Root: root, Getenv: env(map[string]string{"PATH": dir}),
-		})
+		_, err := withSMI(t, "echo 'Field \"memory.total\" is not a valid field to query.'\n", 0)
 		require.ErrorIs(t, err, discovery.ErrNoDevices)
 		assert.Contains(t, err.Error(), "line 1")
 	})

@@ -1,8 +1,6 @@
 package discovery
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -274,26 +272,22 @@ func ParseAOCLDiagnose(data []byte) ([]AOCLDevice, error) {
 		cur = nil
 		return nil
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
+	// Blank lines match nothing below, so eachLine skipping them changes nothing.
+	err := eachLine(data, func(line int, text string) error {
 		if m := aoclSection.FindStringSubmatch(text); m != nil {
 			if err := finish(); err != nil {
-				return nil, err
+				return err
 			}
 			cur, curLine = &AOCLDevice{Alias: m[1]}, line
-			continue
+			return nil
 		}
 		if cur == nil {
-			continue
+			return nil
 		}
 		switch {
 		case strings.HasPrefix(text, "---"):
 			if err := finish(); err != nil {
-				return nil, err
+				return err
 			}
 		case strings.Contains(text, "DIAGNOSTIC_PASSED"):
 			cur.Passed = true
@@ -310,8 +304,9 @@ func ParseAOCLDiagnose(data []byte) ([]AOCLDevice, error) {
 			fn, _ := strconv.ParseUint(m[3], 16, 8)
 			cur.PCIBusID = fmt.Sprintf("0000:%s:%s.%d", strings.ToLower(m[1]), strings.ToLower(m[2]), fn&7)
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if err := finish(); err != nil {
@@ -330,13 +325,9 @@ func (b aocl) Probe(context.Context) (bool, string) {
 }
 
 func (b aocl) Devices(ctx context.Context) ([]Device, error) {
-	out, err := b.runner.Run(ctx, "aocl", "diagnose")
+	boards, err := runParsed(ctx, b.runner, ParseAOCLDiagnose, "aocl diagnose", "aocl", "diagnose")
 	if err != nil {
 		return nil, err
-	}
-	boards, err := ParseAOCLDiagnose(out)
-	if err != nil {
-		return nil, fmt.Errorf("aocl diagnose output: %w", err)
 	}
 	var devs []Device
 	for _, bd := range boards {

@@ -1,8 +1,6 @@
 package discovery
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -24,18 +22,10 @@ type NVIDIAInformation struct {
 // know are ignored; a line without a colon is an error naming the line.
 func ParseNVIDIAInformation(data []byte) (NVIDIAInformation, error) {
 	var info NVIDIAInformation
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), maxSysfsFile)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
+	err := eachLine(data, func(line int, text string) error {
 		key, val, ok := strings.Cut(text, ":")
 		if !ok {
-			return NVIDIAInformation{}, fmt.Errorf("line %d: %q is not \"Key: value\"", line, truncate(text, 60))
+			return fmt.Errorf("line %d: %q is not \"Key: value\"", line, truncate(text, 60))
 		}
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 		switch key {
@@ -48,20 +38,21 @@ func ParseNVIDIAInformation(data []byte) (NVIDIAInformation, error) {
 		case "Bus Location":
 			bdf, ok := NormalizePCIBusID(val)
 			if !ok {
-				return NVIDIAInformation{}, fmt.Errorf("line %d: Bus Location %q is not a PCI address", line, truncate(val, 40))
+				return fmt.Errorf("line %d: Bus Location %q is not a PCI address", line, truncate(val, 40))
 			}
 			info.BusLocation = bdf
 		case "Device Minor":
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 0 || n > 1<<20 {
-				return NVIDIAInformation{}, fmt.Errorf("line %d: Device Minor %q is not a number", line, truncate(val, 40))
+				return fmt.Errorf("line %d: Device Minor %q is not a number", line, truncate(val, 40))
 			}
 			info.Minor = intPtr(n)
 		case "GPU Excluded":
 			info.Excluded = strings.EqualFold(val, "yes")
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return NVIDIAInformation{}, err
 	}
 	if info.UUID == "" && info.BusLocation == "" {
@@ -87,17 +78,13 @@ const nvidiaGPUsDir = "/proc/driver/nvidia/gpus"
 func (b nvidiaProcfs) Name() string { return "procfs" }
 
 func (b nvidiaProcfs) Probe(context.Context) (bool, string) {
-	entries, err := b.root.ReadDir(nvidiaGPUsDir)
-	if err != nil {
-		return probeDirFailure(b.root, nvidiaGPUsDir, "NVIDIA kernel driver", err)
-	}
-	return true, fmt.Sprintf("%s lists %d GPU(s)", b.root.Path(nvidiaGPUsDir), len(entries))
+	return probeDirEntries(b.root, nvidiaGPUsDir, "NVIDIA kernel driver", "lists %d GPU(s)")
 }
 
 func (b nvidiaProcfs) Devices(context.Context) ([]Device, error) {
-	entries, err := b.root.ReadDir(nvidiaGPUsDir)
+	entries, err := readBackendDir(b.root, nvidiaGPUsDir)
 	if err != nil {
-		return nil, dirUnavailable(b.root, nvidiaGPUsDir, err)
+		return nil, err
 	}
 	var devs []Device
 	for _, e := range entries {

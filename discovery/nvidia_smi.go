@@ -1,8 +1,6 @@
 package discovery
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"regexp"
@@ -28,43 +26,36 @@ type NVIDIASMIGPU struct {
 // ParseNVIDIASMICSV parses nvidia-smi's CSV answer to the query above. Errors name the line.
 func ParseNVIDIASMICSV(data []byte) ([]NVIDIASMIGPU, error) {
 	var out []NVIDIASMIGPU
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
+	err := eachLine(data, func(line int, text string) error {
 		f := strings.SplitN(text, ",", 5)
 		if len(f) != 5 {
-			return nil, fmt.Errorf("line %d: %q has %d fields, want %d (%s)", line, truncate(text, 80), len(f), 5, nvidiaSMIQuery)
+			return fmt.Errorf("line %d: %q has %d fields, want %d (%s)", line, truncate(text, 80), len(f), 5, nvidiaSMIQuery)
 		}
 		for i := range f {
 			f[i] = strings.TrimSpace(f[i])
 		}
 		idx, err := strconv.Atoi(f[0])
 		if err != nil || idx < 0 || idx > 1<<16 {
-			return nil, fmt.Errorf("line %d: index %q is not a number", line, truncate(f[0], 20))
+			return fmt.Errorf("line %d: index %q is not a number", line, truncate(f[0], 20))
 		}
 		g := NVIDIASMIGPU{Index: idx, UUID: f[1], Name: f[4]}
 		if !strings.HasPrefix(g.UUID, "GPU-") {
-			return nil, fmt.Errorf("line %d: uuid %q does not start with GPU-", line, truncate(f[1], 60))
+			return fmt.Errorf("line %d: uuid %q does not start with GPU-", line, truncate(f[1], 60))
 		}
 		bdf, ok := NormalizePCIBusID(f[2])
 		if !ok {
-			return nil, fmt.Errorf("line %d: pci.bus_id %q is not a PCI address", line, truncate(f[2], 40))
+			return fmt.Errorf("line %d: pci.bus_id %q is not a PCI address", line, truncate(f[2], 40))
 		}
 		g.PCIBusID = bdf
 		if mem, err := strconv.ParseUint(f[3], 10, 64); err == nil {
 			g.MemoryMiB = uint64Ptr(mem)
 		} else if !isNotAvailable(f[3]) {
-			return nil, fmt.Errorf("line %d: memory.total %q is not a number of MiB", line, truncate(f[3], 20))
+			return fmt.Errorf("line %d: memory.total %q is not a number of MiB", line, truncate(f[3], 20))
 		}
 		out = append(out, g)
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -99,30 +90,22 @@ var (
 func ParseNVIDIASMIList(data []byte) ([]NVIDIASMIMIG, error) {
 	var out []NVIDIASMIMIG
 	parent, parentIdx := "", -1
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
+	err := eachLine(data, func(line int, text string) error {
 		if m := smiGPULine.FindStringSubmatch(text); m != nil {
 			idx, err := strconv.Atoi(m[1])
 			if err != nil || idx > 1<<16 {
-				return nil, fmt.Errorf("line %d: GPU index %q is not a number", line, m[1])
+				return fmt.Errorf("line %d: GPU index %q is not a number", line, m[1])
 			}
 			parent, parentIdx = m[3], idx
-			continue
+			return nil
 		}
 		if m := smiMIGLine.FindStringSubmatch(text); m != nil {
 			if parent == "" {
-				return nil, fmt.Errorf("line %d: MIG device before any GPU line", line)
+				return fmt.Errorf("line %d: MIG device before any GPU line", line)
 			}
 			idx, err := strconv.Atoi(m[2])
 			if err != nil || idx > 1<<16 {
-				return nil, fmt.Errorf("line %d: MIG device index %q is not a number", line, m[2])
+				return fmt.Errorf("line %d: MIG device index %q is not a number", line, m[2])
 			}
 			mig := NVIDIASMIMIG{GPUIndex: parentIdx, ParentUUID: parent, Profile: m[1], Index: idx, UUID: m[3]}
 			if l := legacyMIG.FindStringSubmatch(mig.UUID); l != nil {
@@ -133,11 +116,11 @@ func ParseNVIDIASMIList(data []byte) ([]NVIDIASMIMIG, error) {
 				}
 			}
 			out = append(out, mig)
-			continue
+			return nil
 		}
-		return nil, fmt.Errorf("line %d: %q is neither a GPU nor a MIG line", line, truncate(text, 80))
-	}
-	if err := sc.Err(); err != nil {
+		return fmt.Errorf("line %d: %q is neither a GPU nor a MIG line", line, truncate(text, 80))
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -153,22 +136,15 @@ func (b nvidiaSMI) Probe(context.Context) (bool, string) {
 }
 
 func (b nvidiaSMI) Devices(ctx context.Context) ([]Device, error) {
-	out, err := b.runner.Run(ctx, "nvidia-smi", "--query-gpu="+nvidiaSMIQuery, "--format=csv,noheader,nounits")
+	gpus, err := runParsed(ctx, b.runner, ParseNVIDIASMICSV, "nvidia-smi --query-gpu",
+		"nvidia-smi", "--query-gpu="+nvidiaSMIQuery, "--format=csv,noheader,nounits")
 	if err != nil {
 		return nil, err
-	}
-	gpus, err := ParseNVIDIASMICSV(out)
-	if err != nil {
-		return nil, fmt.Errorf("nvidia-smi --query-gpu output: %w", err)
 	}
 	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].Index < gpus[j].Index })
-	list, err := b.runner.Run(ctx, "nvidia-smi", "-L")
+	migs, err := runParsed(ctx, b.runner, ParseNVIDIASMIList, "nvidia-smi -L", "nvidia-smi", "-L")
 	if err != nil {
 		return nil, err
-	}
-	migs, err := ParseNVIDIASMIList(list)
-	if err != nil {
-		return nil, fmt.Errorf("nvidia-smi -L output: %w", err)
 	}
 	byParent := map[string][]NVIDIASMIMIG{}
 	for _, m := range migs {

@@ -116,8 +116,6 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 	}
 	specPath := filepath.Join(staging, jobspec.FileName)
 	require.NoError(t, os.WriteFile(specPath, b, 0o600))
-	specFI, err := os.Stat(specPath)
-	require.NoError(t, err)
 
 	job := &amJob{AppID: na.ID, Staging: staging, Share: share, AMLog: filepath.Join(share, "am.stderr")}
 	amStderr := job.AMLog
@@ -133,8 +131,8 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 		Resource:        records.NewResources(64, 1),
 		AMContainerSpec: yarn.ContainerLaunchContext{
 			LocalResources: map[string]records.LocalResource{
-				jobspec.BinaryName: {URL: "file://" + stagedBin, Type: records.LocalFile, Visibility: records.VisibilityApplication, Size: binFI.Size(), Timestamp: binFI.ModTime().UnixMilli()},
-				jobspec.FileName:   {URL: "file://" + specPath, Type: records.LocalFile, Visibility: records.VisibilityApplication, Size: specFI.Size(), Timestamp: specFI.ModTime().UnixMilli()},
+				jobspec.BinaryName: localFileResource(t, stagedBin),
+				jobspec.FileName:   localFileResource(t, specPath),
 			},
 			Commands: []string{"./yarn-er am 1><LOG_DIR>/stdout 2>" + amStderr},
 		},

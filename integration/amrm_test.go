@@ -43,9 +43,6 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 	dir := t.TempDir()
 	resultPath := filepath.Join(dir, "result.json")
 	logPath := filepath.Join(dir, "am.log")
-	fi, err := os.Stat(bin)
-	require.NoError(t, err)
-
 	na, err := yc.NewApplication(ctx)
 	require.NoError(t, err)
 	amEnv := map[string]string{
@@ -64,12 +61,9 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 		MaxAppAttempts:  1,
 		Resource:        records.NewResources(128, 1),
 		AMContainerSpec: yarn.ContainerLaunchContext{
-			LocalResources: map[string]records.LocalResource{"testam": {
-				URL: "file://" + bin, Type: "FILE", Visibility: "APPLICATION",
-				Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli(),
-			}},
-			Environment: amEnv,
-			Commands:    []string{"./testam 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"},
+			LocalResources: map[string]records.LocalResource{"testam": localFileResource(t, bin)},
+			Environment:    amEnv,
+			Commands:       []string{"./testam 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"},
 		},
 	})
 	require.NoError(t, err)

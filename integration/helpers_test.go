@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -145,4 +146,14 @@ func logFiles(t testing.TB, paths ...string) {
 			t.Logf("%s:\n%s", p, b)
 		}
 	}
+}
+
+// localFileResource stats the local file p and returns it as a FILE resource the application's
+// containers share, by a file:// URL (the mini-YARN's NodeManagers run on this machine).
+func localFileResource(t testing.TB, p string) records.LocalResource {
+	t.Helper()
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	return records.LocalResource{URL: "file://" + p, Type: records.LocalFile, Visibility: records.VisibilityApplication,
+		Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli()}
 }

@@ -12,7 +12,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/yarn-er/yarn-er/internal/syncbuf"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -88,7 +88,7 @@ func TestAppLogsFollow(t *testing.T) {
 
 	cmd := exec.CommandContext(ctx, yarnErBinary(t), "app", "logs", appID, "-f", "--file", "stdout")
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	var ferr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = out, &ferr
 	require.NoError(t, cmd.Start())
@@ -131,24 +131,6 @@ func TestAppLogsFollow(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader in different goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // openPTY opens a pseudo-terminal pair (posix_openpt, unlockpt, ptsname through /dev/ptmx).
 func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()
@@ -184,12 +166,12 @@ func TestSubmitInterruptPrompt(t *testing.T) {
 			master, slave := openPTY(t)
 			cmd := exec.CommandContext(ctx, yarnErBinary(t), "submit", "--containers", "1", "--memory", "128m", "--", "sleep", "300")
 			cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User, "NO_COLOR=1")
-			var stdout syncBuffer
+			var stdout syncbuf.Buffer
 			cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, &stdout, slave
 			require.NoError(t, cmd.Start())
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			term := &syncBuffer{}
+			term := &syncbuf.Buffer{}
 			go func() {
 				buf := make([]byte, 4096)
 				for {
@@ -200,17 +182,8 @@ func TestSubmitInterruptPrompt(t *testing.T) {
 					}
 				}
 			}()
+			appID := awaitSubmitted(t, ctx, ep, &stdout, 2, "terminal", term)
 			yc := yarnClient(t, ep)
-			var appID string
-			require.Eventually(t, func() bool {
-				appID = strings.TrimSpace(strings.SplitN(stdout.String(), "\n", 2)[0])
-				if appID == "" {
-					return false
-				}
-				a, err := yc.App(ctx, appID)
-				return err == nil && a.State == records.AppRunning && a.RunningContainers >= 2
-			}, 3*time.Minute, 500*time.Millisecond, "the application runs; terminal: %s", term)
-			t.Cleanup(func() { _, _, _ = yc.KillApplication(context.Background(), appID) })
 
 			require.NoError(t, cmd.Process.Signal(os.Interrupt))
 			require.Eventually(t, func() bool { return strings.Contains(term.String(), "kill "+appID+" or detach? [k/D]") },

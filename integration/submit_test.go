@@ -24,6 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
+	"github.com/yarn-er/yarn-er/internal/syncbuf"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -264,15 +265,24 @@ func TestSubmitKill(t *testing.T) {
 // startSubmit starts `yarn-er submit args...` and waits until its application is RUNNING with
 // want containers (the AM's included). It returns the application id, the process and its
 // stderr; done receives the process's end.
-func startSubmit(t *testing.T, ctx context.Context, ep *Endpoints, want int64, args ...string) (string, *exec.Cmd, *bytes.Buffer, chan error) {
+func startSubmit(t *testing.T, ctx context.Context, ep *Endpoints, want int64, args ...string) (string, *exec.Cmd, *syncbuf.Buffer, chan error) {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, yarnErBinary(t), append([]string{"submit"}, args...)...)
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	require.NoError(t, cmd.Start())
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	appID := awaitSubmitted(t, ctx, ep, &stdout, want, "stderr", &stderr)
+	return appID, cmd, &stderr, done
+}
+
+// awaitSubmitted waits until submit's first stdout line names an application that is RUNNING with
+// want containers (the AM's included), and returns its id; the application is killed when the test
+// ends. A failure shows diag, labelled.
+func awaitSubmitted(t *testing.T, ctx context.Context, ep *Endpoints, stdout fmt.Stringer, want int64, label string, diag fmt.Stringer) string {
+	t.Helper()
 	yc := yarnClient(t, ep)
 	var appID string
 	require.Eventually(t, func() bool {
@@ -282,9 +292,9 @@ func startSubmit(t *testing.T, ctx context.Context, ep *Endpoints, want int64, a
 		}
 		a, err := yc.App(ctx, appID)
 		return err == nil && a.State == records.AppRunning && a.RunningContainers >= want
-	}, 3*time.Minute, 500*time.Millisecond, "the application runs its containers; stderr: %s", &stderr)
+	}, 3*time.Minute, 500*time.Millisecond, "the application runs its containers; %s: %s", label, diag)
 	t.Cleanup(func() { _, _, _ = yc.KillApplication(context.Background(), appID) })
-	return appID, cmd, &stderr, done
+	return appID
 }
 
 func exitCode(t *testing.T, err error) int {

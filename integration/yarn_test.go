@@ -119,7 +119,8 @@ func TestYarnClientQueues(t *testing.T) {
 	assert.True(t, def.Leaf)
 	assert.Equal(t, "RUNNING", def.State)
 	assert.Equal(t, int64(16384), def.MaximumAllocation.Value(records.MemoryMB))
-	assert.Contains(t, def.MaximumAllocation, records.GPU, "queues list the extended types")
+	_, listed := def.MaximumAllocation.Get(records.GPU)
+	assert.True(t, listed, "queues list the extended types: %s", def.MaximumAllocation)
 	assert.Equal(t, int64(2*4), def.MaxEffectiveCapacity.Value(records.GPU))
 }
 
@@ -128,7 +129,8 @@ func yarnITSubmit(t *testing.T, c *yarn.Client, ctx context.Context, name string
 	t.Helper()
 	na, err := c.NewApplication(ctx)
 	require.NoError(t, err)
-	require.Contains(t, na.MaximumResourceCapability, records.GPU, "new-application lists the extended types")
+	_, listed := na.MaximumResourceCapability.Get(records.GPU)
+	require.True(t, listed, "new-application lists the extended types: %s", na.MaximumResourceCapability)
 	assert.GreaterOrEqual(t, na.MaximumResourceCapability.Value(records.GPU), int64(4))
 	spec.Commands = []string{command}
 	err = c.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
@@ -159,15 +161,10 @@ func TestYarnClientTrivialApp(t *testing.T) {
 
 	file := filepath.Join(t.TempDir(), "payload.txt")
 	require.NoError(t, os.WriteFile(file, []byte("yarn-er\n"), 0o644))
-	fi, err := os.Stat(file)
-	require.NoError(t, err)
 	id := yarnITSubmit(t, c, ctx, "yarn-er-it-true", "/bin/true", yarn.ContainerLaunchContext{
-		LocalResources: map[string]records.LocalResource{"payload.txt": {
-			URL: "file://" + file, Type: "FILE", Visibility: "APPLICATION",
-			Size: fi.Size(), Timestamp: fi.ModTime().UnixMilli(),
-		}},
-		Environment: map[string]string{"YARN_ER_IT": "1"},
-		Credentials: &records.Credentials{Secrets: map[string][]byte{"yarn-er.it": []byte("not-a-real-secret")}},
+		LocalResources: map[string]records.LocalResource{"payload.txt": localFileResource(t, file)},
+		Environment:    map[string]string{"YARN_ER_IT": "1"},
+		Credentials:    &records.Credentials{Secrets: map[string][]byte{"yarn-er.it": []byte("not-a-real-secret")}},
 	})
 
 	app, err := c.WaitApp(ctx, id, 500*time.Millisecond, nil)

@@ -13,37 +13,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/flinktest"
 	"github.com/yarn-er/yarn-er/yarn"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // goodFlink is a legacy flink-conf.yaml asking for 2 GPUs and 1 FPGA per TaskManager, like
 // examples/flink-conf.yaml.
-const goodFlink = `taskmanager.memory.process.size: 4096m
-taskmanager.numberOfTaskSlots: 4
-external-resources: gpu;fpga
-external-resource.gpu.amount: 2
-external-resource.gpu.yarn.config-key: yarn.io/gpu
-external-resource.gpu.driver-factory.class: org.apache.flink.externalresource.gpu.GPUDriverFactory
-external-resource.gpu.param.discovery-script.args: --enable-coordination-mode
-external-resource.fpga.amount: 1
-external-resource.fpga.yarn.config-key: yarn.io/fpga
-external-resource.fpga.driver-factory.class: org.apache.flink.externalresource.fpga.FPGADriverFactory
-jobmanager.memory.process.size: 1600m
-`
+const goodFlink = flinktest.TwoGPUsOneFPGA
 
 // flinkConf parses a legacy flink-conf.yaml text, then applies key=value overrides (a value of
 // "<unset>" is not possible: build the text instead).
 func flinkConf(t testing.TB, text string, overrides ...string) *conf.FlinkConfig {
 	t.Helper()
-	fc, err := conf.ParseFlinkLegacy("flink-conf.yaml", []byte(text))
-	require.NoError(t, err)
-	for _, o := range overrides {
-		k, v, ok := strings.Cut(o, "=")
-		require.True(t, ok, o)
-		fc.Set(k, v, conf.Source{Flag: "-D " + k})
-	}
-	return fc
+	return flinktest.ParseLegacy(t, text, overrides...)
 }
 
 // withoutLines removes the lines of text that start with one of the prefixes.

@@ -9,20 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/flinktest"
 	"github.com/yarn-er/yarn-er/records"
 )
 
 // legacy parses a legacy flink-conf.yaml; dashes in the text are not special.
 func legacy(t testing.TB, text string, dynamic ...string) *conf.FlinkConfig {
 	t.Helper()
-	fc, err := conf.ParseFlinkLegacy("flink-conf.yaml", []byte(text))
-	require.NoError(t, err)
-	for _, d := range dynamic {
-		k, v, ok := strings.Cut(d, "=")
-		require.True(t, ok, d)
-		fc.Set(k, v, conf.Source{Flag: "-D " + k})
-	}
-	return fc
+	return flinktest.ParseLegacy(t, text, dynamic...)
 }
 
 func vectorJSON(t testing.TB, v records.Resources) string {
@@ -32,6 +26,9 @@ func vectorJSON(t testing.TB, v records.Resources) string {
 	return string(b)
 }
 
+// issueExample is the request's own example: unlike flinktest.TwoGPUsOneFPGA it names a custom FPGA
+// driver factory (com.example) and no JobManager size, and TestTranslateIssueExample, the fuzz seed
+// and the benchmark keep it word for word.
 const issueExample = `taskmanager.memory.process.size: 4096m
 taskmanager.numberOfTaskSlots: 4
 external-resources: gpu;fpga

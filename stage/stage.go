@@ -36,6 +36,7 @@ import (
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/ctxsleep"
 	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/jobspec"
 )
@@ -707,12 +708,8 @@ func (c *Client) closeRetrying(ctx context.Context, w fileWriter) error {
 			return fmt.Errorf("still replicating after %d attempts in %v: %w", attempt, c.closeRetryTimeout, err)
 		}
 		c.log.Debug("close: replication in progress, retrying", "attempt", attempt, "backoff", backoff)
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := ctxsleep.Sleep(ctx, backoff); err != nil {
+			return err
 		}
 		backoff = min(2*backoff, closeMaxBackoff)
 	}

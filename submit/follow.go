@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-er/yarn-er/internal/ctxsleep"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -72,12 +73,8 @@ func (c *Client) Follow(ctx context.Context, appID string, fn func(Event)) (*yar
 		if app.State.Terminal() {
 			return app, nil
 		}
-		t := time.NewTimer(c.opts.PollPeriod)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return app, ctx.Err()
-		case <-t.C:
+		if err := ctxsleep.Sleep(ctx, c.opts.PollPeriod); err != nil {
+			return app, err
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-er/yarn-er/internal/ctxsleep"
 	"github.com/yarn-er/yarn-er/logagg"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -292,7 +293,7 @@ func (c *Client) followLive(ctx context.Context, st *Status, o LogsOptions, p *l
 				}
 			}
 		}
-		if err := sleep(ctx, c.opts.PollPeriod); err != nil {
+		if err := ctxsleep.Sleep(ctx, c.opts.PollPeriod); err != nil {
 			return nil, err
 		}
 		next, err := c.Status(ctx, st.App.ID)
@@ -303,17 +304,6 @@ func (c *Client) followLive(ctx context.Context, st *Status, o LogsOptions, p *l
 		if st.App.State.Terminal() {
 			return st, nil
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 
@@ -330,7 +320,7 @@ func (c *Client) endedLogs(ctx context.Context, st *Status, o LogsOptions, p *lo
 	}
 	for deadline := time.Now().Add(wait); aggregationPending(app.LogAggregationStatus) && time.Now().Before(deadline); {
 		c.log.Debug("waiting for log aggregation", "app", app.ID, "status", app.LogAggregationStatus)
-		if err := sleep(ctx, c.opts.PollPeriod); err != nil {
+		if err := ctxsleep.Sleep(ctx, c.opts.PollPeriod); err != nil {
 			return err
 		}
 		a, err := c.opts.YARN.App(ctx, app.ID)

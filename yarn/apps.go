@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-er/yarn-er/internal/ctxsleep"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -352,7 +353,7 @@ func (c *Client) WaitApp(ctx context.Context, id string, period time.Duration, d
 		if done(app) {
 			return app, nil
 		}
-		if err := sleep(ctx, period); err != nil {
+		if err := ctxsleep.Sleep(ctx, period); err != nil {
 			return app, err
 		}
 	}

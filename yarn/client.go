@@ -19,6 +19,7 @@ import (
 
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
 
+	"github.com/yarn-er/yarn-er/internal/ctxsleep"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -236,7 +237,7 @@ func (c *Client) doRetrying(ctx context.Context, cl call, read func(rmAddress, *
 		failoverWaits++
 		d := min(c.backoff(failoverWaits), c.retry.FailoverTimeout-elapsed)
 		c.logger.Debug("no active ResourceManager, waiting", "wait", d, "cause", cause)
-		return sleep(ctx, d)
+		return ctxsleep.Sleep(ctx, d)
 	}
 	for {
 		if err := ctx.Err(); err != nil {
@@ -312,7 +313,7 @@ func (c *Client) retryAfter(ctx context.Context, attempts int, wait time.Duratio
 			return err
 		}
 	}
-	return sleep(ctx, wait)
+	return ctxsleep.Sleep(ctx, wait)
 }
 
 // attempt sends cl once to addr.
@@ -632,19 +633,4 @@ func (c *Client) backoff(n int) time.Duration {
 		return d
 	}
 	return half + rand.N(half+1)
-}
-
-// sleep waits for d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
+	"github.com/yarn-er/yarn-er/internal/syncbuf"
 	"github.com/yarn-er/yarn-er/view"
 )
 
@@ -162,7 +163,7 @@ func TestExecHoldsDevicesForTheWorkload(t *testing.T) {
 	cmd := exec.Command(bin, "exec", "--amount", "2", "--host-root", h.tree.Root, "--coordination-file", h.coord,
 		"--info-file", info, "--", "/bin/sh", "-c", workload)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "CUDA_VISIBLE_DEVICES=0,1,2", "ROCR_VISIBLE_DEVICES=7"}
-	var stderr syncBuffer // written by exec's copying goroutine while the test reads it
+	var stderr syncbuf.Buffer // written by exec's copying goroutine while the test reads it
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
@@ -289,22 +290,4 @@ func TestStressNoDeviceHeldTwice(t *testing.T) {
 			}
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

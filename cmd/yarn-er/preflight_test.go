@@ -18,23 +18,13 @@ import (
 
 	rootcmd "github.com/yarn-er/yarn-er/internal/cmd/root"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/flinktest"
 	"github.com/yarn-er/yarn-er/preflight"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // preflightFlink is a legacy flink-conf.yaml with 2 GPUs (Flink's GPU driver) and 1 FPGA.
-const preflightFlink = `taskmanager.memory.process.size: 4096m
-taskmanager.numberOfTaskSlots: 4
-external-resources: gpu;fpga
-external-resource.gpu.amount: 2
-external-resource.gpu.yarn.config-key: yarn.io/gpu
-external-resource.gpu.driver-factory.class: org.apache.flink.externalresource.gpu.GPUDriverFactory
-external-resource.gpu.param.discovery-script.args: --enable-coordination-mode
-external-resource.fpga.amount: 1
-external-resource.fpga.yarn.config-key: yarn.io/fpga
-external-resource.fpga.driver-factory.class: org.apache.flink.externalresource.fpga.FPGADriverFactory
-jobmanager.memory.process.size: 1600m
-`
+const preflightFlink = flinktest.TwoGPUsOneFPGA
 
 // preflightEnv writes a Flink configuration and a FLINK_HOME with an executable discovery script
 // (Flink's, or a link to target when target is set), and returns the conf file and the

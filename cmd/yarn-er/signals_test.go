@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/syncbuf"
 )
 
 // These tests signal a real yarn-er process while it is blocked: on a hung ResourceManager (its
@@ -30,11 +31,11 @@ const watchdog = 30 * time.Second
 // startBlocked starts the binary with args and calls blocked until it returns true (the child is
 // where the test wants it), or fails when the child ends first; skip, when set, skips the test
 // instead with that reason.
-func startBlocked(t *testing.T, args []string, blocked func(pid int) bool, skip string) (*exec.Cmd, *syncBuffer) {
+func startBlocked(t *testing.T, args []string, blocked func(pid int) bool, skip string) (*exec.Cmd, *syncbuf.Buffer) {
 	t.Helper()
 	cmd := exec.Command(buildYarnEr(t), args...)
 	cmd.Env = []string{"HADOOP_USER_NAME=flink", "PATH=" + os.Getenv("PATH")}
-	var stderr syncBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill() })

@@ -34,6 +34,15 @@ func echo(c *ipctest.Call) (proto.Message, error) {
 	return &yarnpb.AllocateResponseProto{ResponseId: proto.Int32(req.GetResponseId() + 1)}, nil
 }
 
+// serve starts a fake server that answers with h and accepts tok1, and a client of it
+// (newClient with mod).
+func serve(t *testing.T, h ipctest.Handler, mod func(*ipc.Config)) (*ipctest.Server, *ipc.Client) {
+	t.Helper()
+	s := ipctest.NewServer(t, h)
+	s.AddToken(tok1.Identifier, tok1.Password)
+	return s, newClient(t, s, mod)
+}
+
 func newClient(t *testing.T, s *ipctest.Server, mod func(*ipc.Config)) *ipc.Client {
 	t.Helper()
 	cfg := ipc.Config{
@@ -87,9 +96,7 @@ func TestCallWithTokenAuth(t *testing.T) {
 }
 
 func TestCallIDsAndClientIDStable(t *testing.T) {
-	s := ipctest.NewServer(t, echo)
-	s.AddToken(tok1.Identifier, tok1.Password)
-	c := newClient(t, s, nil)
+	s, c := serve(t, echo, nil)
 	for i := 0; i < 3; i++ {
 		_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
 		require.NoError(t, err)
@@ -104,9 +111,7 @@ func TestCallIDsAndClientIDStable(t *testing.T) {
 }
 
 func TestPipelinedCallsAnsweredOutOfOrder(t *testing.T) {
-	s := ipctest.NewServer(t, echo)
-	s.AddToken(tok1.Identifier, tok1.Password)
-	c := newClient(t, s, nil)
+	s, c := serve(t, echo, nil)
 	// Warm the connection, then send a slow call and fast calls concurrently.
 	_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
 	require.NoError(t, err)
@@ -133,7 +138,7 @@ func TestPipelinedCallsAnsweredOutOfOrder(t *testing.T) {
 }
 
 func TestRemoteErrorKeepsClassAndMessage(t *testing.T) {
-	s := ipctest.NewServer(t, func(c *ipctest.Call) (proto.Message, error) {
+	s, c := serve(t, func(c *ipctest.Call) (proto.Message, error) {
 		if c.CallID == 0 {
 			return nil, &ipctest.Exception{
 				Class:   "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException",
@@ -141,9 +146,7 @@ func TestRemoteErrorKeepsClassAndMessage(t *testing.T) {
 			}
 		}
 		return echo(c)
-	})
-	s.AddToken(tok1.Identifier, tok1.Password)
-	c := newClient(t, s, nil)
+	}, nil)
 	_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
 	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
@@ -162,14 +165,12 @@ func TestRemoteErrorKeepsClassAndMessage(t *testing.T) {
 }
 
 func TestFatalErrorReconnects(t *testing.T) {
-	s := ipctest.NewServer(t, func(c *ipctest.Call) (proto.Message, error) {
+	s, c := serve(t, func(c *ipctest.Call) (proto.Message, error) {
 		if c.Conn == 0 {
 			return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcServerException", Message: "boom", Fatal: true}
 		}
 		return echo(c)
-	})
-	s.AddToken(tok1.Identifier, tok1.Password)
-	c := newClient(t, s, nil)
+	}, nil)
 	_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
 	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
@@ -182,9 +183,7 @@ func TestFatalErrorReconnects(t *testing.T) {
 }
 
 func TestServerDropsIdleConnection(t *testing.T) {
-	s := ipctest.NewServer(t, echo)
-	s.AddToken(tok1.Identifier, tok1.Password)
-	c := newClient(t, s, nil)
+	s, c := serve(t, echo, nil)
 	_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
 	require.NoError(t, err)
 	s.DropConnections()
@@ -200,9 +199,7 @@ func TestServerDropsIdleConnection(t *testing.T) {
 }
 
 func TestClientClosesIdleConnection(t *testing.T) {
-	s := ipctest.NewServer(t, echo)
-	s.AddToken(tok1.Identifier, tok1.Password)
-	c := newClient(t, s, func(cfg *ipc.Config) { cfg.MaxIdle = 20 * time.Millisecond })
+	s, c := serve(t, echo, func(cfg *ipc.Config) { cfg.MaxIdle = 20 * time.Millisecond })
 	_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return s.OpenConnections() == 0 }, 5*time.Second, 5*time.Millisecond,
@@ -255,9 +252,7 @@ func TestDropDuringCall(t *testing.T) {
 }
 
 func TestContextCancellation(t *testing.T) {
-	s := ipctest.NewServer(t, echo)
-	s.AddToken(tok1.Identifier, tok1.Password)
-	c := newClient(t, s, nil)
+	_, c := serve(t, echo, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err := allocate(ctx, c, 0, 1, ipc.CallOptions{}) // server takes 1s
@@ -269,9 +264,7 @@ func TestContextCancellation(t *testing.T) {
 }
 
 func TestContextCancelledBeforeConnect(t *testing.T) {
-	s := ipctest.NewServer(t, echo)
-	s.AddToken(tok1.Identifier, tok1.Password)
-	c := newClient(t, s, nil)
+	_, c := serve(t, echo, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := allocate(ctx, c, 0, 0, ipc.CallOptions{})
@@ -382,11 +375,9 @@ func TestClosedClient(t *testing.T) {
 }
 
 func TestResponseTooLarge(t *testing.T) {
-	s := ipctest.NewServer(t, func(c *ipctest.Call) (proto.Message, error) {
+	_, c := serve(t, func(c *ipctest.Call) (proto.Message, error) {
 		return &yarnpb.AllocateResponseProto{ResponseId: proto.Int32(1), AllocatedContainers: make([]*yarnpb.ContainerProto, 100)}, nil
-	})
-	s.AddToken(tok1.Identifier, tok1.Password)
-	c := newClient(t, s, func(cfg *ipc.Config) { cfg.MaxResponseSize = 150 })
+	}, func(cfg *ipc.Config) { cfg.MaxResponseSize = 150 })
 	_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
 	require.ErrorIs(t, err, ipc.ErrResponseTooLarge)
 }
