@@ -295,7 +295,7 @@ func ParseAOCLDiagnose(data []byte) ([]AOCLDevice, error) {
 			m := aoclName.FindStringSubmatch(text)
 			cur.Name = m[2]
 			board := m[1]
-			if i := strings.Index(strings.ToLower(board), "passed"); i >= 0 {
+			if i := indexASCIIFold(board, "passed"); i >= 0 {
 				board = board[i+len("passed"):]
 			}
 			cur.Board = strings.TrimSpace(board)
@@ -344,4 +344,26 @@ func (b aocl) Devices(ctx context.Context) ([]Device, error) {
 		})
 	}
 	return devs, nil
+}
+
+// indexASCIIFold is strings.Index with ASCII letters compared case-insensitively. Unlike an
+// index into strings.ToLower(s), the result is always an index into s: ToLower may change the
+// length of text that is not valid UTF-8.
+func indexASCIIFold(s, lowerSub string) int {
+	lower := func(c byte) byte {
+		if 'A' <= c && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+outer:
+	for i := 0; i+len(lowerSub) <= len(s); i++ {
+		for j := 0; j < len(lowerSub); j++ {
+			if lower(s[i+j]) != lowerSub[j] {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
 }

@@ -173,6 +173,10 @@ func Parse(b []byte) (*Spec, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	if len(s.Env) == 0 {
+		// "env": {} and no "env" mean the same: one form, so that a spec survives a round trip.
+		s.Env = nil
+	}
 	return &s, nil
 }
 
