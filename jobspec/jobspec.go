@@ -173,9 +173,13 @@ func Parse(b []byte) (*Spec, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
+	// "env": {} and no "env" (and "files": [] and no "files") mean the same: one form, so that a
+	// spec survives a round trip.
 	if len(s.Env) == 0 {
-		// "env": {} and no "env" mean the same: one form, so that a spec survives a round trip.
 		s.Env = nil
+	}
+	if len(s.Files) == 0 {
+		s.Files = nil
 	}
 	return &s, nil
 }
