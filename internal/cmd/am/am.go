@@ -95,10 +95,11 @@ func amRun(opts *Options) error {
 		"name", spec.Name, "containers", spec.Containers, "command", strings.Join(spec.Command, " "))
 	res, err := am.Run(opts.Ctx, spec, amOpts)
 	if res != nil {
+		mem := procStatusKiB()
 		logger.Info("yarn-er am: done", "status", res.Status.String(), "restarts", res.Restarts, "heartbeats", res.Heartbeats,
 			"registeredAfter", res.Registered, "allAllocatedAfter", res.AllAllocated,
-			"stagingRemoved", res.StagingRemoved, "startupPagesReleasedKiB", released, "peakRSSKiB", procStatusKiB("VmHWM"),
-			"rssAnonKiB", procStatusKiB("RssAnon"), "rssFileKiB", procStatusKiB("RssFile"))
+			"stagingRemoved", res.StagingRemoved, "startupPagesReleasedKiB", released, "peakRSSKiB", mem["VmHWM"],
+			"rssAnonKiB", mem["RssAnon"], "rssFileKiB", mem["RssFile"])
 	}
 	switch {
 	case errors.Is(err, am.ErrKilled):
@@ -138,17 +139,23 @@ func authFailure(f *cmdutil.Factory, err error) error {
 	return &cmdutil.SilentError{Code: cmdutil.ExitAuth}
 }
 
-// procStatusKiB is a KiB field of /proc/self/status (VmHWM: the peak resident set), 0 when unknown.
-func procStatusKiB(field string) int64 {
+// procStatusKiB returns the KiB fields of /proc/self/status (VmHWM: the peak resident set;
+// RssAnon, RssFile), read once; a field is 0 when unknown.
+func procStatusKiB() map[string]int64 {
+	out := map[string]int64{}
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return 0
+		return out
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			v, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return v
+		name, rest, ok := strings.Cut(line, ":")
+		rest = strings.TrimSpace(rest)
+		if !ok || !strings.HasSuffix(rest, " kB") {
+			continue
+		}
+		if v, err := strconv.ParseInt(strings.TrimSuffix(rest, " kB"), 10, 64); err == nil {
+			out[name] = v
 		}
 	}
-	return 0
+	return out
 }
