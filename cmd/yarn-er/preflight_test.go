@@ -18,6 +18,7 @@ import (
 
 	rootcmd "github.com/yarn-er/yarn-er/internal/cmd/root"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/internal/flinktest"
 	"github.com/yarn-er/yarn-er/preflight"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
@@ -294,8 +295,7 @@ func TestFlinkHomeFromInstallation(t *testing.T) {
 // TestPreflightUsesClusterRMFlags: preflight registers the Hadoop and ResourceManager flags of the
 // cluster commands, with the same names, help texts, defaults and types.
 func TestPreflightUsesClusterRMFlags(t *testing.T) {
-	streams, _, _ := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.Env{})
+	f, _, _ := cmdtest.Buffers(cmdutil.Env{})
 	root := rootcmd.NewCmdRoot(f)
 	pf, _, err := root.Find([]string{"preflight"})
 	require.NoError(t, err)

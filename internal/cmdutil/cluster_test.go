@@ -12,6 +12,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -20,9 +21,8 @@ import (
 func TestRMFlagsWithoutRM(t *testing.T) {
 	parse := func(t *testing.T, args ...string) *cmdutil.ClusterConn {
 		t.Helper()
-		streams, _, _ := cmdutil.TestStreams()
 		cmd := &cobra.Command{Use: "x"}
-		cc := cmdutil.New(streams, cmdutil.Env{}).NewClusterConn(cmd)
+		cc := cmdtest.Factory().NewClusterConn(cmd)
 		require.NoError(t, cmd.Flags().Parse(args))
 		return cc
 	}

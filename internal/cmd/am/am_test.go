@@ -8,16 +8,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
 func TestAMTakesNoArguments(t *testing.T) {
-	streams, _, _ := cmdutil.TestStreams()
-	cmd := NewCmdAM(cmdutil.New(streams, cmdutil.Env{}), func(*Options) error { return nil })
+	cmd := NewCmdAM(cmdtest.Factory(), func(*Options) error { return nil })
 	assert.True(t, cmd.Hidden)
-	cmd.SetArgs([]string{"extra"})
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	assert.Error(t, cmd.Execute())
+	assert.Error(t, cmdtest.Execute(cmd, "extra"))
 }
 
 func TestReadSpec(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/yarn"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
@@ -22,29 +23,19 @@ func TestStatusRMTimeoutIsOneDeadline(t *testing.T) {
 	rm.Fault("GET /ws/v1/cluster/apps/"+id, yarnfake.Fault{Delay: 600 * time.Millisecond})
 	rm.Fault("GET /ws/v1/cluster/apps/"+id+"/appattempts", yarnfake.Fault{Delay: 600 * time.Millisecond})
 
-	run := func(cmd func(*cmdutil.Factory) error) error {
-		return cmd(cmdutil.New(func() *cmdutil.IOStreams { s, _, _ := cmdutil.TestStreams(); return s }(),
-			cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "yarner"})))
+	factory := func() *cmdutil.Factory {
+		f, _, _ := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "yarner"}))
+		return f
 	}
 	start := time.Now()
-	err := run(func(f *cmdutil.Factory) error {
-		c := NewCmdStatus(f, nil)
-		c.SetArgs([]string{id, "--rm", rm.URL(), "--rm-timeout", "1s"})
-		c.SilenceUsage, c.SilenceErrors = true, true
-		return c.Execute()
-	})
+	err := cmdtest.Execute(NewCmdStatus(factory(), nil), id, "--rm", rm.URL(), "--rm-timeout", "1s")
 	elapsed := time.Since(start)
 	var de *yarn.DeadlineError
 	require.ErrorAs(t, err, &de, "%v", err)
 	assert.Equal(t, 1, rm.Count("GET /ws/v1/cluster/apps/"+id+"/appattempts"), "the second request was cut, not retried")
 	assert.Less(t, elapsed, 4*time.Second) // sanity bound only
 
-	err = run(func(f *cmdutil.Factory) error {
-		c := NewCmdWait(f, nil)
-		c.SetArgs([]string{id, "--rm", rm.URL(), "--rm-timeout", "1s", "--quiet"})
-		c.SilenceUsage, c.SilenceErrors = true, true
-		return c.Execute()
-	})
+	err = cmdtest.Execute(NewCmdWait(factory(), nil), id, "--rm", rm.URL(), "--rm-timeout", "1s", "--quiet")
 	// The recorded application ended FAILED: wait got the answer and exits as submit does.
 	assert.Equal(t, cmdutil.ExitAppFailed, cmdutil.ExitCode(err), "%v", err)
 	assert.NotErrorAs(t, err, &de)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
@@ -36,13 +37,9 @@ func appsRM(t *testing.T, ids ...string) (string, func() []string) {
 
 func runApps(t *testing.T, rm string, args ...string) view.Apps {
 	t.Helper()
-	streams, out, _ := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "u"}))
+	f, out, _ := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "u"}))
 	f.Output = cmdutil.OutputJSON
-	cmd := NewCmdApps(f, nil)
-	cmd.SetArgs(append([]string{"--rm", rm}, args...))
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	require.NoError(t, cmd.Execute())
+	cmdtest.Parse(t, NewCmdApps(f, nil), append([]string{"--rm", rm}, args...)...)
 	var apps view.Apps
 	require.NoError(t, json.Unmarshal(out.Bytes(), &apps))
 	return apps

@@ -78,8 +78,6 @@ func TestClusterSubcommandsTakeNoArguments(t *testing.T) {
 		NewCmdQueues(f, func(*QueuesOptions) error { return nil }),
 		NewCmdApps(f, func(*AppsOptions) error { return nil }),
 	} {
-		cmd.SetArgs([]string{"extra"})
-		cmd.SilenceUsage, cmd.SilenceErrors = true, true
-		assert.Error(t, cmd.Execute(), cmd.Name())
+		assert.Error(t, cmdtest.Execute(cmd, "extra"), cmd.Name())
 	}
 }

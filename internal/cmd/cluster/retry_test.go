@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/yarn"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
@@ -19,13 +20,9 @@ import (
 // to the returned stderr.
 func runNodesLogged(t *testing.T, rm string, args ...string) (error, string, string) {
 	t.Helper()
-	streams, out, errOut := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "u"}))
+	f, out, errOut := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "u"}))
 	require.NoError(t, f.SetupLogger())
-	cmd := NewCmdNodes(f, nil)
-	cmd.SetArgs(append([]string{"--rm", rm}, args...))
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.Execute()
+	err := cmdtest.Execute(NewCmdNodes(f, nil), append([]string{"--rm", rm}, args...)...)
 	return err, out.String(), errOut.String()
 }
 
@@ -99,8 +96,7 @@ func TestRMTimeoutBoundsTheWholeCommand(t *testing.T) {
 
 // reported is what yarn-er prints for err.
 func reported(err error) string {
-	streams, _, errOut := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.Env{})
+	f, _, errOut := cmdtest.Buffers(cmdutil.Env{})
 	f.ReportError(NewCmdNodes(f, nil), nil, err)
 	return errOut.String()
 }

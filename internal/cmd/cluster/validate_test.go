@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
@@ -39,12 +40,8 @@ func nodesRM(t *testing.T, nodes ...map[string]int64) (string, *yarnfake.RM) {
 
 // execute runs cmd with args and returns its error, stdout and stderr.
 func execute(newCmd func(*cmdutil.Factory) *cobra.Command, args ...string) (error, string) {
-	streams, out, _ := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "u"}))
-	cmd := newCmd(f)
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	return cmd.Execute(), out.String()
+	f, out, _ := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "u"}))
+	return cmdtest.Execute(newCmd(f), args...), out.String()
 }
 
 func nodesCmd(f *cmdutil.Factory) *cobra.Command { return NewCmdNodes(f, nil) }

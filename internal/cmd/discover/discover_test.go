@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
 func TestDiscoverArgv0Names(t *testing.T) {
@@ -18,13 +19,11 @@ func TestDiscoverArgv0Names(t *testing.T) {
 }
 
 func TestDiscoverFlags(t *testing.T) {
-	streams, _, _ := cmdutil.TestStreams()
 	var got *Options
-	cmd := NewCmdDiscover(cmdutil.New(streams, cmdutil.Env{}), func(o *Options) error { got = o; return nil })
-	cmd.SetArgs([]string{"2", "null", "--enable-coordination-mode", "--format", "json", "--address", "id",
+	cmdtest.Parse(t, NewCmdDiscover(cmdtest.Factory(), func(o *Options) error { got = o; return nil }),
+		"2", "null", "--enable-coordination-mode", "--format", "json", "--address", "id",
 		"--vendor", "amd", "--owner-pid", "42", "--coordination-file", "/var/tmp/x", "--backend", "kfd,amd-smi",
-		"--lock-timeout", "2s", "--shared-coordination"})
-	require.NoError(t, cmd.Execute())
+		"--lock-timeout", "2s", "--shared-coordination")
 	require.NotNil(t, got)
 	assert.Equal(t, []string{"2", "null"}, got.Args)
 	assert.True(t, got.Coordination)
@@ -39,11 +38,8 @@ func TestDiscoverFlags(t *testing.T) {
 }
 
 func TestDiscoverFlagDefaults(t *testing.T) {
-	streams, _, _ := cmdutil.TestStreams()
 	var got *Options
-	cmd := NewCmdDiscover(cmdutil.New(streams, cmdutil.Env{}), func(o *Options) error { got = o; return nil })
-	cmd.SetArgs([]string{"1"})
-	require.NoError(t, cmd.Execute())
+	cmdtest.Parse(t, NewCmdDiscover(cmdtest.Factory(), func(o *Options) error { got = o; return nil }), "1")
 	require.NotNil(t, got)
 	assert.Equal(t, "flink", got.Format)
 	assert.Equal(t, "index", got.Address)

@@ -14,6 +14,7 @@ import (
 	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
 func TestDeviceEnv(t *testing.T) {
@@ -30,11 +31,9 @@ func TestDeviceEnv(t *testing.T) {
 }
 
 func TestExecFlags(t *testing.T) {
-	streams, _, _ := cmdutil.TestStreams()
 	var got *Options
-	cmd := NewCmdExec(cmdutil.New(streams, cmdutil.Env{}), func(o *Options) error { got = o; return nil })
-	cmd.SetArgs([]string{"--amount", "2", "--info-file", "/tmp/d.json", "--vendor", "nvidia", "--", "python", "train.py", "--epochs", "3"})
-	require.NoError(t, cmd.Execute())
+	cmdtest.Parse(t, NewCmdExec(cmdtest.Factory(), func(o *Options) error { got = o; return nil }),
+		"--amount", "2", "--info-file", "/tmp/d.json", "--vendor", "nvidia", "--", "python", "train.py", "--epochs", "3")
 	require.NotNil(t, got)
 	assert.Equal(t, 2, got.Amount)
 	assert.Equal(t, "/tmp/d.json", got.InfoFile)
@@ -43,12 +42,9 @@ func TestExecFlags(t *testing.T) {
 }
 
 func TestExecNeedsTheCommandAfterDash(t *testing.T) {
-	streams, _, _ := cmdutil.TestStreams()
 	for _, args := range [][]string{{"--amount", "1"}, {"python", "--", "x"}} {
-		cmd := NewCmdExec(cmdutil.New(streams, cmdutil.Env{}), func(*Options) error { t.Fatal("ran"); return nil })
-		cmd.SetArgs(args)
-		cmd.SilenceUsage, cmd.SilenceErrors = true, true
-		assert.Error(t, cmd.Execute(), "%q", args)
+		cmd := NewCmdExec(cmdtest.Factory(), func(*Options) error { t.Fatal("ran"); return nil })
+		assert.Error(t, cmdtest.Execute(cmd, args...), "%q", args)
 	}
 }
 
@@ -58,8 +54,7 @@ func TestExecUsesTheInjectedEnvironment(t *testing.T) {
 	tree.NVIDIAHost(2)
 	bin := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bin, "work"), []byte("#!/bin/sh\n"), 0o755))
-	streams, _, _ := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.EnvFromMap(map[string]string{"PATH": bin, "ONLY_HERE": "1"}))
+	f, _, _ := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"PATH": bin, "ONLY_HERE": "1"}))
 	var gotEnv []string
 	o := &Options{Base: cmdutil.Base{F: f, Ctx: context.Background(), Args: []string{"work"}}, Amount: 1,
 		Exec: func(_ string, _, env []string) error { gotEnv = env; return errors.New("not really") }}

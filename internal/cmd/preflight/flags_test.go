@@ -7,15 +7,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
 func TestPreflightFlags(t *testing.T) {
-	streams, _, _ := cmdutil.TestStreams()
 	var got *Options
-	cmd := NewCmdPreflight(cmdutil.New(streams, cmdutil.Env{}), func(o *Options) error { got = o; return nil })
-	cmd.SetArgs([]string{"--flink-conf", "conf/", "-D", "k=v", "--containers", "8", "--queue", "root.gpu", "--strict",
-		"--rm", "http://rm:8088", "--hadoop-conf", "/h", "--rm-timeout", "3s", "--flink-version", "2.0.0"})
-	require.NoError(t, cmd.Execute())
+	cmdtest.Parse(t, NewCmdPreflight(cmdtest.Factory(), func(o *Options) error { got = o; return nil }),
+		"--flink-conf", "conf/", "-D", "k=v", "--containers", "8", "--queue", "root.gpu", "--strict",
+		"--rm", "http://rm:8088", "--hadoop-conf", "/h", "--rm-timeout", "3s", "--flink-version", "2.0.0")
 	require.NotNil(t, got)
 	assert.Equal(t, "conf/", got.Flink.Path)
 	assert.Equal(t, []string{"k=v"}, got.Flink.Dynamic)
@@ -29,8 +28,8 @@ func TestPreflightFlags(t *testing.T) {
 }
 
 func TestPreflightRunRejectsNegativeContainers(t *testing.T) {
-	streams, out, _ := cmdutil.TestStreams()
-	err := preflightRun(&Options{Base: cmdutil.Base{F: cmdutil.New(streams, cmdutil.Env{})}, Containers: -1})
+	f, out, _ := cmdtest.Buffers(cmdutil.Env{})
+	err := preflightRun(&Options{Base: cmdutil.Base{F: f}, Containers: -1})
 	assert.Equal(t, cmdutil.ExitUsage, cmdutil.ExitCode(err))
 	assert.Empty(t, out.String())
 }

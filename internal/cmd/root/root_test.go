@@ -9,16 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
 // TestGlobalFlagsReachTheFactory: -o, -v, --log-level, --log-format and --config land in the
 // Factory, and every command is registered.
 func TestGlobalFlagsReachTheFactory(t *testing.T) {
-	streams, out, _ := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.Env{})
+	f, out, _ := cmdtest.Buffers(cmdutil.Env{})
 	cmd := NewCmdRoot(f)
-	cmd.SetArgs([]string{"version", "-o", "yaml", "-v", "--log-level", "error", "--log-format", "json"})
-	require.NoError(t, cmd.Execute())
+	cmdtest.Parse(t, cmd, "version", "-o", "yaml", "-v", "--log-level", "error", "--log-format", "json")
 	assert.Equal(t, cmdutil.OutputYAML, f.Output)
 	assert.True(t, f.Verbose)
 	assert.Equal(t, "error", f.LogLevel)
@@ -36,11 +35,8 @@ func TestGlobalFlagsReachTheFactory(t *testing.T) {
 
 // TestSettingsFromTheInjectedEnvironment: YARN_ER_<FLAG> comes from the Factory's environment.
 func TestSettingsFromTheInjectedEnvironment(t *testing.T) {
-	streams, out, _ := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.EnvFromMap(map[string]string{"YARN_ER_OUTPUT": "json"}))
-	cmd := NewCmdRoot(f)
-	cmd.SetArgs([]string{"version"})
-	require.NoError(t, cmd.Execute())
+	f, out, _ := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"YARN_ER_OUTPUT": "json"}))
+	cmdtest.Parse(t, NewCmdRoot(f), "version")
 	assert.Equal(t, cmdutil.OutputJSON, f.Output)
 	assert.Contains(t, out.String(), `"goVersion": "go`)
 }
@@ -82,11 +78,8 @@ func TestSettingsFileLocations(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			streams, _, _ := cmdutil.TestStreams()
-			f := cmdutil.New(streams, cmdutil.EnvFromMap(tc.env))
-			cmd := NewCmdRoot(f)
-			cmd.SetArgs(append([]string{"version"}, tc.args...))
-			err := cmd.Execute()
+			f, _, _ := cmdtest.Buffers(cmdutil.EnvFromMap(tc.env))
+			err := cmdtest.Execute(NewCmdRoot(f), append([]string{"version"}, tc.args...)...)
 			if tc.usage {
 				require.Error(t, err)
 				assert.Equal(t, cmdutil.ExitUsage, cmdutil.ExitCode(err))
@@ -104,11 +97,8 @@ func TestSettingsFileLocations(t *testing.T) {
 func TestSettingsFileUnknownKeyWarns(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	require.NoError(t, os.WriteFile(path, []byte("output: json\nhadoop-conf: /etc/hadoop\ncontainers: 4\nhadop-conf: /typo\n"), 0o600))
-	streams, out, errOut := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.EnvFromMap(map[string]string{"YARN_ER_CONFIG": path}))
-	cmd := NewCmdRoot(f)
-	cmd.SetArgs([]string{"version"})
-	require.NoError(t, cmd.Execute())
+	f, out, errOut := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"YARN_ER_CONFIG": path}))
+	cmdtest.Parse(t, NewCmdRoot(f), "version")
 	assert.Contains(t, out.String(), `"goVersion"`)
 	assert.Contains(t, errOut.String(), "key=hadop-conf")
 	assert.Contains(t, errOut.String(), path)

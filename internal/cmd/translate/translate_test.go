@@ -7,14 +7,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
 func TestTranslateFlags(t *testing.T) {
-	streams, _, _ := cmdutil.TestStreams()
 	var got *Options
-	cmd := NewCmdTranslate(cmdutil.New(streams, cmdutil.Env{}), func(o *Options) error { got = o; return nil })
-	cmd.SetArgs([]string{"--flink-conf", "conf/", "-D", "external-resources=gpu", "--dynamic", "a=b,c", "--hadoop-conf", "/h", "--flink-version", "1.x"})
-	require.NoError(t, cmd.Execute())
+	cmdtest.Parse(t, NewCmdTranslate(cmdtest.Factory(), func(o *Options) error { got = o; return nil }),
+		"--flink-conf", "conf/", "-D", "external-resources=gpu", "--dynamic", "a=b,c", "--hadoop-conf", "/h", "--flink-version", "1.x")
 	require.NotNil(t, got)
 	assert.Equal(t, "conf/", got.Flink.Path)
 	// -D is a string array: a comma stays inside the value, as in Flink's CLI.
@@ -24,8 +23,7 @@ func TestTranslateFlags(t *testing.T) {
 }
 
 func TestTranslateRunRendersJSON(t *testing.T) {
-	streams, out, _ := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.Env{})
+	f, out, _ := cmdtest.Buffers(cmdutil.Env{})
 	f.Output = cmdutil.OutputJSON
 	opts := &Options{Base: cmdutil.Base{F: f}, Flink: cmdutil.FlinkFlags{Dynamic: []string{
 		"external-resources=gpu", "external-resource.gpu.amount=2", "external-resource.gpu.yarn.config-key=yarn.io/gpu",

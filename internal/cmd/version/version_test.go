@@ -10,21 +10,18 @@ import (
 
 	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/view"
 )
 
 func TestVersionFlagsReachRunF(t *testing.T) {
-	streams, _, _ := cmdutil.TestStreams()
 	called := false
-	cmd := NewCmdVersion(cmdutil.New(streams, cmdutil.Env{}), func(*Options) error { called = true; return nil })
-	cmd.SetArgs(nil)
-	require.NoError(t, cmd.Execute())
+	cmdtest.Parse(t, NewCmdVersion(cmdtest.Factory(), func(*Options) error { called = true; return nil }))
 	assert.True(t, called)
 }
 
 func TestVersionRunUsesTheStamp(t *testing.T) {
-	streams, out, _ := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.Env{})
+	f, out, _ := cmdtest.Buffers(cmdutil.Env{})
 	f.Output = cmdutil.OutputJSON
 	f.Build = cmdutil.BuildStamp{Version: "v9.8.7", Commit: "0123456789abcdef", Date: "2026-01-02T03:04:05Z"}
 	require.NoError(t, versionRun(&Options{Base: cmdutil.Base{F: f}}))
@@ -82,8 +79,7 @@ func TestDiscoveryLine(t *testing.T) {
 }
 
 func TestVersionTextNamesTheBackends(t *testing.T) {
-	streams, out, _ := cmdutil.TestStreams()
-	f := cmdutil.New(streams, cmdutil.Env{})
+	f, out, _ := cmdtest.Buffers(cmdutil.Env{})
 	require.NoError(t, versionRun(&Options{Base: cmdutil.Base{F: f}}))
 	assert.Contains(t, out.String(), "\ndiscovery: nvml: ")
 	assert.Contains(t, out.String(), "xilinx-pci: pure Go\n")

@@ -4,6 +4,7 @@
 package cmdtest
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -12,16 +13,29 @@ import (
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 )
 
+// Buffers returns a factory on buffer streams and the environment env, with the buffers its
+// stdout and stderr write to.
+func Buffers(env cmdutil.Env) (f *cmdutil.Factory, out, errOut *bytes.Buffer) {
+	streams, out, errOut := cmdutil.TestStreams()
+	return cmdutil.New(streams, env), out, errOut
+}
+
 // Factory returns a factory on buffer streams and an empty environment.
 func Factory() *cmdutil.Factory {
-	streams, _, _ := cmdutil.TestStreams()
-	return cmdutil.New(streams, cmdutil.Env{})
+	f, _, _ := Buffers(cmdutil.Env{})
+	return f
+}
+
+// Execute runs cmd on args (never the test binary's own), without cobra's own printing of usage
+// and errors, and returns its error.
+func Execute(cmd *cobra.Command, args ...string) error {
+	cmd.SetArgs(append([]string{}, args...))
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	return cmd.Execute()
 }
 
 // Parse runs cmd on args and fails the test when it fails; cmd's runF captures the options.
 func Parse(t testing.TB, cmd *cobra.Command, args ...string) {
 	t.Helper()
-	cmd.SetArgs(args)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	require.NoError(t, cmd.Execute())
+	require.NoError(t, Execute(cmd, args...))
 }
