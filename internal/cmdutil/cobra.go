@@ -22,6 +22,15 @@ func HelpOrUnknownCommand(cmd *cobra.Command, args []string) error {
 	return &UsageError{Err: errors.New(msg)}
 }
 
+// NewGroupCommand returns the command use, described by short and long (may be empty), that only
+// groups subs: run without a subcommand it prints its help, with an unknown one it fails as
+// HelpOrUnknownCommand does.
+func NewGroupCommand(use, short, long string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Long: long, Args: cobra.ArbitraryArgs, RunE: HelpOrUnknownCommand}
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
 // MarkArgErrorsAsUsage makes every command's argument validation return a usage error (exit 2),
 // including unknown subcommands.
 func MarkArgErrorsAsUsage(cmd *cobra.Command) {

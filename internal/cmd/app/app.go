@@ -21,14 +21,8 @@ import (
 
 // NewCmdApp returns `yarn-er app` with its subcommands.
 func NewCmdApp(f *cmdutil.Factory) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "app",
-		Short: "List, inspect, wait for and kill YARN applications (those of yarn-er submit and any other)",
-		Args:  cobra.ArbitraryArgs,
-		RunE:  cmdutil.HelpOrUnknownCommand,
-	}
-	cmd.AddCommand(NewCmdList(f, nil), NewCmdStatus(f, nil), NewCmdLogs(f, nil), NewCmdKill(f, nil), NewCmdWait(f, nil))
-	return cmd
+	return cmdutil.NewGroupCommand("app", "List, inspect, wait for and kill YARN applications (those of yarn-er submit and any other)", "",
+		NewCmdList(f, nil), NewCmdStatus(f, nil), NewCmdLogs(f, nil), NewCmdKill(f, nil), NewCmdWait(f, nil))
 }
 
 // activeStates are the states `app list` shows by default, as `yarn application -list` does.

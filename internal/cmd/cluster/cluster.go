@@ -10,19 +10,13 @@ import (
 
 // NewCmdCluster returns `yarn-er cluster` with its subcommands.
 func NewCmdCluster(f *cmdutil.Factory) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "cluster",
-		Short: "Inspect a YARN cluster: ResourceManager, nodes and their GPUs/FPGAs, queues, applications",
-		Long: `Reads the ResourceManager's REST API (/ws/v1/cluster). The RM comes from --rm or from the Hadoop
+	return cmdutil.NewGroupCommand("cluster", "Inspect a YARN cluster: ResourceManager, nodes and their GPUs/FPGAs, queues, applications",
+		`Reads the ResourceManager's REST API (/ws/v1/cluster). The RM comes from --rm or from the Hadoop
 configuration (--hadoop-conf, HADOOP_CONF_DIR): yarn.resourcemanager.webapp.address, its https
 variant under yarn.http.policy=HTTPS_ONLY, or every RM of yarn.resourcemanager.ha.rm-ids, of which
 the active one is used. Authentication is Hadoop's simple scheme (--user, HADOOP_USER_NAME, the OS
 user) or Kerberos SPNEGO (--keytab/--principal or a kinit credential cache).`,
-		Args: cobra.ArbitraryArgs,
-		RunE: cmdutil.HelpOrUnknownCommand,
-	}
-	cmd.AddCommand(NewCmdInfo(f, nil), NewCmdNodes(f, nil), NewCmdQueues(f, nil), NewCmdApps(f, nil))
-	return cmd
+		NewCmdInfo(f, nil), NewCmdNodes(f, nil), NewCmdQueues(f, nil), NewCmdApps(f, nil))
 }
 
 // InfoOptions are `cluster info`'s flags: the connection flags only.

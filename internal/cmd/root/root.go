@@ -19,21 +19,15 @@ import (
 
 // NewCmdRoot returns the yarn-er command with every subcommand, sharing f.
 func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
-	root := &cobra.Command{
-		Use:   "yarn-er",
-		Short: "Run GPU and FPGA jobs on Hadoop YARN the way Flink's external resources intend",
-		Long: `yarn-er makes Flink's external resources (GPUs, FPGAs, any custom YARN resource type) work on
+	root := cmdutil.NewGroupCommand("yarn-er", "Run GPU and FPGA jobs on Hadoop YARN the way Flink's external resources intend",
+		`yarn-er makes Flink's external resources (GPUs, FPGAs, any custom YARN resource type) work on
 Hadoop YARN 3.1+. It translates Flink's configuration into the container YARN will be asked for,
 checks a cluster before a job is submitted, inspects the cluster, and discovers devices inside
-containers without handing one device to two processes.`,
-		Version:       version.String(f.Build),
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return f.ApplySettings(cmd)
-		},
-		Args: cobra.ArbitraryArgs,
-		RunE: cmdutil.HelpOrUnknownCommand,
+containers without handing one device to two processes.`)
+	root.Version = version.String(f.Build)
+	root.SilenceUsage, root.SilenceErrors = true, true
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		return f.ApplySettings(cmd)
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.UsageError{Err: err} })
 	f.AddGlobalFlags(root)
