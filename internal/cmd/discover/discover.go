@@ -260,11 +260,7 @@ func discoverRun(o *Options) error {
 	v := View(o.Name, amount, res, nil)
 	chosen := res.Devices
 	if o.Coordination {
-		owner, err := resolveOwner(o, true)
-		if err != nil {
-			return err
-		}
-		coord, err := o.Coordinator(o.F)
+		owner, coord, err := ownerAndCoordinator(o, true)
 		if err != nil {
 			return err
 		}
@@ -343,12 +339,22 @@ func resolveOwner(o *Options, warnShell bool) (discovery.Owner, error) {
 	return owner, nil
 }
 
-func releaseRun(o *Options) error {
-	owner, err := resolveOwner(o, false)
+// ownerAndCoordinator resolves the owner (resolveOwner) and opens the coordination file: what
+// acquiring and releasing devices both need.
+func ownerAndCoordinator(o *Options, warnShell bool) (discovery.Owner, *discovery.Coordinator, error) {
+	owner, err := resolveOwner(o, warnShell)
 	if err != nil {
-		return err
+		return discovery.Owner{}, nil, err
 	}
 	coord, err := o.Coordinator(o.F)
+	if err != nil {
+		return discovery.Owner{}, nil, err
+	}
+	return owner, coord, nil
+}
+
+func releaseRun(o *Options) error {
+	owner, coord, err := ownerAndCoordinator(o, false)
 	if err != nil {
 		return err
 	}
