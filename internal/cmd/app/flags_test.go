@@ -13,11 +13,9 @@ import (
 )
 
 func TestListFlags(t *testing.T) {
-	var got *ListOptions
-	cmdtest.Parse(t, NewCmdList(cmdtest.Factory(), func(o *ListOptions) error { got = o; return nil }),
+	got := cmdtest.Capture(t, NewCmdList,
 		"--all", "--state", "RUNNING,FINISHED", "--app-user", "alice", "--queue", "gpu", "--type", "YARN-ER",
 		"--limit", "5", "--rm", "http://rm:8088", "--rm-timeout", "7s")
-	require.NotNil(t, got)
 	assert.True(t, got.All)
 	assert.Equal(t, []string{"RUNNING", "FINISHED"}, got.States)
 	assert.Equal(t, "alice", got.User)
@@ -40,25 +38,19 @@ func TestIDCommandsFlags(t *testing.T) {
 	for name, mk := range map[string]func(*cmdutil.Factory, func(*IDOptions) error) *cobra.Command{
 		"status": NewCmdStatus, "kill": NewCmdKill,
 	} {
-		var got *IDOptions
-		cmdtest.Parse(t, mk(cmdtest.Factory(), func(o *IDOptions) error { got = o; return nil }), "application_1_0007", "--user", "bob")
-		require.NotNil(t, got, name)
+		got := cmdtest.Capture(t, mk, "application_1_0007", "--user", "bob")
 		assert.Equal(t, []string{"application_1_0007"}, got.Args, name)
 		assert.Equal(t, "bob", got.Conn.RM.User, name)
 	}
 }
 
 func TestWaitAndLogsFlags(t *testing.T) {
-	var w *WaitOptions
-	cmdtest.Parse(t, NewCmdWait(cmdtest.Factory(), func(o *WaitOptions) error { w = o; return nil }), "-q", "application_1_0007")
-	require.NotNil(t, w)
+	w := cmdtest.Capture(t, NewCmdWait, "-q", "application_1_0007")
 	assert.True(t, w.Quiet)
 	assert.Equal(t, []string{"application_1_0007"}, w.Args)
 
-	var l *LogsOptions
-	cmdtest.Parse(t, NewCmdLogs(cmdtest.Factory(), func(o *LogsOptions) error { l = o; return nil }), "application_1_0007",
+	l := cmdtest.Capture(t, NewCmdLogs, "application_1_0007",
 		"--container", "container_1_0007_01_000002", "--file", "stderr,gpu.log")
-	require.NotNil(t, l)
 	assert.Equal(t, "container_1_0007_01_000002", l.Logs.Container)
 	assert.Equal(t, []string{"stderr", "gpu.log"}, l.Logs.Files)
 
@@ -70,7 +62,7 @@ func TestWaitAndLogsFlags(t *testing.T) {
 	assert.False(t, l.RankSet)
 	assert.False(t, l.Logs.Follow)
 
-	cmdtest.Parse(t, NewCmdLogs(cmdtest.Factory(), func(o *LogsOptions) error { l = o; return nil }), "application_1_0007", "--rank", "0", "-f")
+	l = cmdtest.Capture(t, NewCmdLogs, "application_1_0007", "--rank", "0", "-f")
 	assert.True(t, l.RankSet)
 	assert.Equal(t, 0, l.Rank)
 	assert.True(t, l.Logs.Follow)

@@ -6,17 +6,13 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
 func TestNodesFlags(t *testing.T) {
-	var got *NodesOptions
-	cmd := NewCmdNodes(cmdtest.Factory(), func(o *NodesOptions) error { got = o; return nil })
-	cmdtest.Parse(t, cmd, "--state", "RUNNING,LOST", "--resource", "yarn.io/gpu", "--rm", "http://rm1:8088,rm2:8088",
+	got := cmdtest.Capture(t, NewCmdNodes, "--state", "RUNNING,LOST", "--resource", "yarn.io/gpu", "--rm", "http://rm1:8088,rm2:8088",
 		"--rm-timeout", "5s", "--hadoop-conf", "/etc/hadoop/conf", "--user", "flink")
-	require.NotNil(t, got)
 	assert.Equal(t, []string{"RUNNING", "LOST"}, got.States)
 	assert.Equal(t, "yarn.io/gpu", got.Resource)
 	assert.Equal(t, []string{"http://rm1:8088", "rm2:8088"}, got.Conn.RM.Addrs)
@@ -27,9 +23,7 @@ func TestNodesFlags(t *testing.T) {
 }
 
 func TestNodesFlagDefaults(t *testing.T) {
-	var got *NodesOptions
-	cmdtest.Parse(t, NewCmdNodes(cmdtest.Factory(), func(o *NodesOptions) error { got = o; return nil }))
-	require.NotNil(t, got)
+	got := cmdtest.Capture(t, NewCmdNodes)
 	assert.Empty(t, got.States)
 	assert.Empty(t, got.Resource)
 	assert.Equal(t, 30*time.Second, got.Conn.RM.Timeout)
@@ -38,11 +32,8 @@ func TestNodesFlagDefaults(t *testing.T) {
 }
 
 func TestAppsFlags(t *testing.T) {
-	var got *AppsOptions
-	cmd := NewCmdApps(cmdtest.Factory(), func(o *AppsOptions) error { got = o; return nil })
-	cmdtest.Parse(t, cmd, "--state", "RUNNING", "--state", "ACCEPTED", "--queue", "root.gpu", "--owner", "alice",
+	got := cmdtest.Capture(t, NewCmdApps, "--state", "RUNNING", "--state", "ACCEPTED", "--queue", "root.gpu", "--owner", "alice",
 		"--type", "Apache Flink", "--limit", "20", "--auth", "kerberos", "--keytab", "/k", "--principal", "p@R")
-	require.NotNil(t, got)
 	assert.Equal(t, []string{"RUNNING", "ACCEPTED"}, got.States)
 	assert.Equal(t, "root.gpu", got.Queue)
 	assert.Equal(t, "alice", got.Owner)
@@ -54,18 +45,12 @@ func TestAppsFlags(t *testing.T) {
 }
 
 func TestInfoAndQueuesFlags(t *testing.T) {
-	var info *InfoOptions
-	cmdtest.Parse(t, NewCmdInfo(cmdtest.Factory(), func(o *InfoOptions) error { info = o; return nil }),
-		"--rm", "https://rm:8090", "--tls-ca", "/ca.pem", "--insecure-skip-tls-verify")
-	require.NotNil(t, info)
+	info := cmdtest.Capture(t, NewCmdInfo, "--rm", "https://rm:8090", "--tls-ca", "/ca.pem", "--insecure-skip-tls-verify")
 	assert.Equal(t, []string{"https://rm:8090"}, info.Conn.RM.Addrs)
 	assert.Equal(t, "/ca.pem", info.Conn.RM.TLS.CAFile)
 	assert.True(t, info.Conn.RM.TLS.InsecureSkipVerify)
 
-	var queues *QueuesOptions
-	cmdtest.Parse(t, NewCmdQueues(cmdtest.Factory(), func(o *QueuesOptions) error { queues = o; return nil }),
-		"--do-as", "bob", "--rm-failover-timeout", "0")
-	require.NotNil(t, queues)
+	queues := cmdtest.Capture(t, NewCmdQueues, "--do-as", "bob", "--rm-failover-timeout", "0")
 	assert.Equal(t, "bob", queues.Conn.RM.DoAs)
 	assert.Zero(t, queues.Conn.RM.Failover)
 }

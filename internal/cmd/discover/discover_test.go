@@ -19,12 +19,10 @@ func TestDiscoverArgv0Names(t *testing.T) {
 }
 
 func TestDiscoverFlags(t *testing.T) {
-	var got *Options
-	cmdtest.Parse(t, NewCmdDiscover(cmdtest.Factory(), func(o *Options) error { got = o; return nil }),
+	got := cmdtest.Capture(t, NewCmdDiscover,
 		"2", "null", "--enable-coordination-mode", "--format", "json", "--address", "id",
 		"--vendor", "amd", "--owner-pid", "42", "--coordination-file", "/var/tmp/x", "--backend", "kfd,amd-smi",
 		"--lock-timeout", "2s", "--shared-coordination")
-	require.NotNil(t, got)
 	assert.Equal(t, []string{"2", "null"}, got.Args)
 	assert.True(t, got.Coordination)
 	assert.Equal(t, "json", got.Format)
@@ -38,9 +36,7 @@ func TestDiscoverFlags(t *testing.T) {
 }
 
 func TestDiscoverFlagDefaults(t *testing.T) {
-	var got *Options
-	cmdtest.Parse(t, NewCmdDiscover(cmdtest.Factory(), func(o *Options) error { got = o; return nil }), "1")
-	require.NotNil(t, got)
+	got := cmdtest.Capture(t, NewCmdDiscover, "1")
 	assert.Equal(t, "flink", got.Format)
 	assert.Equal(t, "index", got.Address)
 	assert.Equal(t, "auto", got.Vendor)

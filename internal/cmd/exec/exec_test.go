@@ -31,10 +31,8 @@ func TestDeviceEnv(t *testing.T) {
 }
 
 func TestExecFlags(t *testing.T) {
-	var got *Options
-	cmdtest.Parse(t, NewCmdExec(cmdtest.Factory(), func(o *Options) error { got = o; return nil }),
+	got := cmdtest.Capture(t, NewCmdExec,
 		"--amount", "2", "--info-file", "/tmp/d.json", "--vendor", "nvidia", "--", "python", "train.py", "--epochs", "3")
-	require.NotNil(t, got)
 	assert.Equal(t, 2, got.Amount)
 	assert.Equal(t, "/tmp/d.json", got.InfoFile)
 	assert.Equal(t, "nvidia", got.Vendor)

@@ -4,18 +4,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
 func TestPreflightFlags(t *testing.T) {
-	var got *Options
-	cmdtest.Parse(t, NewCmdPreflight(cmdtest.Factory(), func(o *Options) error { got = o; return nil }),
+	got := cmdtest.Capture(t, NewCmdPreflight,
 		"--flink-conf", "conf/", "-D", "k=v", "--containers", "8", "--queue", "root.gpu", "--strict",
 		"--rm", "http://rm:8088", "--hadoop-conf", "/h", "--rm-timeout", "3s", "--flink-version", "2.0.0")
-	require.NotNil(t, got)
 	assert.Equal(t, "conf/", got.Flink.Path)
 	assert.Equal(t, []string{"k=v"}, got.Flink.Dynamic)
 	assert.Equal(t, 8, got.Containers)

@@ -15,10 +15,7 @@ import (
 
 func capture(t *testing.T, args ...string) *Options {
 	t.Helper()
-	var got *Options
-	cmdtest.Parse(t, NewCmdSubmit(cmdtest.Factory(), func(o *Options) error { got = o; return nil }), args...)
-	require.NotNil(t, got)
-	return got
+	return cmdtest.Capture(t, NewCmdSubmit, args...)
 }
 
 func TestSubmitFlags(t *testing.T) {

@@ -11,10 +11,8 @@ import (
 )
 
 func TestTranslateFlags(t *testing.T) {
-	var got *Options
-	cmdtest.Parse(t, NewCmdTranslate(cmdtest.Factory(), func(o *Options) error { got = o; return nil }),
+	got := cmdtest.Capture(t, NewCmdTranslate,
 		"--flink-conf", "conf/", "-D", "external-resources=gpu", "--dynamic", "a=b,c", "--hadoop-conf", "/h", "--flink-version", "1.x")
-	require.NotNil(t, got)
 	assert.Equal(t, "conf/", got.Flink.Path)
 	// -D is a string array: a comma stays inside the value, as in Flink's CLI.
 	assert.Equal(t, []string{"external-resources=gpu", "a=b,c"}, got.Flink.Dynamic)

@@ -34,6 +34,18 @@ func Execute(cmd *cobra.Command, args ...string) error {
 	return cmd.Execute()
 }
 
+// Capture runs the command newCmd makes on args, with Factory and a runF that keeps the options
+// it is called with, and returns those options; it fails the test when the command fails or does
+// not call runF.
+func Capture[T any](t testing.TB, newCmd func(*cmdutil.Factory, func(T) error) *cobra.Command, args ...string) T {
+	t.Helper()
+	var got T
+	ran := false
+	Parse(t, newCmd(Factory(), func(o T) error { got, ran = o, true; return nil }), args...)
+	require.True(t, ran, "the command did not call runF")
+	return got
+}
+
 // Parse runs cmd on args and fails the test when it fails; cmd's runF captures the options.
 func Parse(t testing.TB, cmd *cobra.Command, args ...string) {
 	t.Helper()
