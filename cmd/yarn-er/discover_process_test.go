@@ -21,7 +21,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
 	"github.com/yarn-er/yarn-er/internal/syncbuf"
 	"github.com/yarn-er/yarn-er/view"
@@ -180,7 +179,9 @@ func TestExecHoldsDevicesForTheWorkload(t *testing.T) {
 	data, err := os.ReadFile(info)
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(data, &got))
-	assert.Equal(t, []string{u(0), u(1)}, deviceIDs(got.Devices))
+	require.Len(t, got.Devices, 2)
+	assert.Equal(t, u(0), got.Devices[0].ID)
+	assert.Equal(t, u(1), got.Devices[1].ID)
 	fi, err := os.Stat(info)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
@@ -200,14 +201,6 @@ func TestExecHoldsDevicesForTheWorkload(t *testing.T) {
 	_ = cmd.Wait()
 	_, errOut, code = runBinary(t, bin, []string{"PATH=/usr/bin:/bin"}, "exec", "--amount", "2", "--host-root", h.tree.Root, "--coordination-file", h.coord, "--", "true")
 	assert.Equal(t, 0, code, errOut)
-}
-
-func deviceIDs(devs []discovery.Device) []string {
-	out := make([]string, len(devs))
-	for i, d := range devs {
-		out[i] = d.ID
-	}
-	return out
 }
 
 // TestStressNoDeviceHeldTwice is the end-to-end companion of discovery's TestStress (64 processes, 8
