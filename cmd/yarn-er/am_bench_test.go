@@ -28,12 +28,8 @@ import (
 //
 //	go test ./cmd/yarn-er/ -run '^$' -bench BenchmarkAMProcess -benchtime 5x
 func BenchmarkAMProcess(b *testing.B) {
-	dir := b.TempDir()
-	bin := filepath.Join(dir, "yarn-er")
-	build := exec.Command("go", "build", "-mod=mod", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	require.NoError(b, err, "%s", out)
+	bin := filepath.Join(b.TempDir(), "yarn-er")
+	require.NoError(b, goBuild(bin, "CGO_ENABLED=0"))
 	for _, n := range []int{4, 64} {
 		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
 			var peak, anon, file, released float64

@@ -48,10 +48,7 @@ func buildYarnEr(t testing.TB) string {
 		}
 		builtDir = dir
 		bin := filepath.Join(dir, "yarn-er")
-		cmd := exec.Command("go", "build", "-mod=mod", "-o", bin, ".")
-		cmd.Env = append(os.Environ(), "CGO_CFLAGS=-Wno-deprecated-declarations")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			builtErr = fmt.Errorf("go build: %w: %s", err, out)
+		if builtErr = goBuild(bin, "CGO_CFLAGS=-Wno-deprecated-declarations"); builtErr != nil {
 			return
 		}
 		builtBin = bin
