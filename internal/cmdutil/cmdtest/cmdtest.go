@@ -1,6 +1,6 @@
-// Package cmdtest holds what the command packages' flag tests share: a factory on buffers and an
-// empty environment, and a parser that runs a command whose runF captures its options, so that
-// no test of flags reaches a ResourceManager.
+// Package cmdtest holds what the command packages' tests share: a factory on buffers and a given
+// environment, a runner that executes a command on given arguments, and Capture, which runs a
+// command whose runF keeps its options, so that no test of flags reaches a ResourceManager.
 package cmdtest
 
 import (
