@@ -303,17 +303,6 @@ tiny: -1e-400
 	assert.Equal(t, "0700", legacy.FlinkString("int"), "the legacy parser does not type values")
 }
 
-func TestJavaDouble(t *testing.T) {
-	tests := map[float64]string{
-		0: "0.0", 1: "1.0", 1.1: "1.1", 100: "100.0", 0.001: "0.001", 0.0001: "1.0E-4",
-		1e7: "1.0E7", 9999999: "9999999.0", 1.5e300: "1.5E300", -3.25: "-3.25", 123.456: "123.456",
-		2e-300: "2.0E-300",
-	}
-	for f, want := range tests {
-		assert.Equal(t, want, javaDouble(f), "%v", f)
-	}
-}
-
 func TestCoreTag(t *testing.T) {
 	tests := map[string]string{
 		"": "!!null", "~": "!!null", "null": "!!null", "Null": "!!null", "NULL": "!!null", "nULL": "!!str",

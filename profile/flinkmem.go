@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/javafmt"
 )
 
 // TaskManager memory keys (Flink's TaskManagerOptions), besides KeyProcessSize and KeyFlinkSize.
@@ -293,7 +294,7 @@ func (m *memModel) rangeOf(minB, maxB int64, fo fracOption, keys ...string) (ran
 	}
 	return rangeFraction{}, &MemoryRefusal{Code: CodeMemoryInconsistent, Keys: append([]string{fo.key}, keys...),
 		FlinkMessage: fmt.Sprintf("Inconsistently configured %s (%s) and its min (%s), max (%s) value",
-			optionString(fo), javaDoubleString(f), humanSize(minB), humanSize(maxB)),
+			optionString(fo), javafmt.Double(f), humanSize(minB), humanSize(maxB)),
 		Detail: detail,
 		Fix:    fmt.Sprintf("keep %s in [0, 1) and its min at most its max", fo.key)}
 }
@@ -304,7 +305,7 @@ func optionString(o fracOption) string {
 	for i, k := range o.deprecated {
 		fb[i] = "{key=" + k + ", isDeprecated=true}"
 	}
-	return fmt.Sprintf("Key: '%s' , default: %s (fallback keys: [%s])", o.key, javaFloatString(o.def), strings.Join(fb, ", "))
+	return fmt.Sprintf("Key: '%s' , default: %s (fallback keys: [%s])", o.key, javafmt.Float(o.def), strings.Join(fb, ", "))
 }
 
 func memOptionString(o memOption) string {
