@@ -126,17 +126,12 @@ func TestMaxAllocationExceeded(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := run(t, Input{Flink: flinkConf(t, goodFlink, tc.flink...), Hadoop: tc.files.load(t)})
-			es := rep.entries(IDMaxAllocationExceeded)
-			require.NotEmpty(t, es)
-			assert.Equal(t, []Status{tc.status}, rep.statuses(IDMaxAllocationExceeded), "%+v", es)
-			for _, p := range tc.parts {
-				assert.Contains(t, es[0].Message, p)
-			}
+			first := requireFirst(t, rep, IDMaxAllocationExceeded, []Status{tc.status}, tc.parts...)
 			if tc.source != "" {
-				assert.Equal(t, tc.source, es[0].Source)
+				assert.Equal(t, tc.source, first.Source)
 			}
 			if tc.status == StatusFail {
-				assert.Contains(t, es[0].Fix, "ask for at most")
+				assert.Contains(t, first.Fix, "ask for at most")
 			}
 		})
 	}
@@ -197,14 +192,9 @@ func TestNMResources(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: tc.files.load(t)})
-			es := rep.entries(IDNMResources)
-			require.NotEmpty(t, es)
-			assert.Equal(t, tc.statuses, rep.statuses(IDNMResources), "%+v", es)
-			for _, p := range tc.parts {
-				assert.Contains(t, es[0].Message, p)
-			}
+			first := requireFirst(t, rep, IDNMResources, tc.statuses, tc.parts...)
 			if tc.fix != "" {
-				assert.Contains(t, es[0].Fix, tc.fix)
+				assert.Contains(t, first.Fix, tc.fix)
 			}
 		})
 	}

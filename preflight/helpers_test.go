@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
@@ -231,6 +232,20 @@ func requireOne(t testing.TB, rep *Report, id string, st Status, parts ...string
 	require.Equal(t, st, es[0].Status, "%s: %+v", id, es[0])
 	for _, p := range parts {
 		require.Contains(t, es[0].Message, p, "%s", id)
+	}
+	return es[0]
+}
+
+// requireFirst asserts that id's entries have the statuses sts (in order, each run of one status
+// once, as statuses gives them) and that the first entry's message contains every part, and returns
+// that first entry.
+func requireFirst(t testing.TB, rep *Report, id string, sts []Status, parts ...string) Check {
+	t.Helper()
+	es := rep.entries(id)
+	require.NotEmpty(t, es)
+	assert.Equal(t, sts, rep.statuses(id), "%+v", es)
+	for _, p := range parts {
+		assert.Contains(t, es[0].Message, p)
 	}
 	return es[0]
 }

@@ -246,17 +246,12 @@ func TestCoordinationArgs(t *testing.T) {
 				text += "external-resource.gpu.param.discovery-script.path: " + tc.path + "\n"
 			}
 			rep := run(t, Input{Flink: flinkConf(t, text), FlinkHome: tc.home(t), Discover: discoverCmd(exe)})
-			es := rep.entries(IDCoordinationArgs)
-			require.NotEmpty(t, es)
-			assert.Equal(t, []Status{tc.status}, rep.statuses(IDCoordinationArgs), "%+v", es)
-			for _, p := range tc.parts {
-				assert.Contains(t, es[0].Message, p)
-			}
+			first := requireFirst(t, rep, IDCoordinationArgs, []Status{tc.status}, tc.parts...)
 			if tc.fix != "" {
-				assert.Contains(t, es[0].Fix, tc.fix)
+				assert.Contains(t, first.Fix, tc.fix)
 			}
 			if tc.status == StatusWarn || tc.status == StatusFail {
-				assert.Contains(t, es[0].Source, "flink-conf.yaml:")
+				assert.Contains(t, first.Source, "flink-conf.yaml:")
 			}
 		})
 	}
