@@ -139,24 +139,27 @@ func capture(t testing.TB, rel string) []byte {
 // goodCaptures returns the answers of the good mini-YARN (docker/conf).
 func goodCaptures(t testing.TB) map[string][]byte {
 	t.Helper()
-	return map[string][]byte{
-		"/ws/v1/cluster/info":                 capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/info.json"),
-		"/ws/v1/cluster/nodes":                capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/nodes.json"),
-		"/ws/v1/cluster/scheduler":            capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/scheduler.json"),
-		"/ws/v1/cluster/apps/new-application": capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/new-application.json"),
-		"/conf":                               capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/conf.json"),
-	}
+	bodies := clusterCaptures(t, "yarn/yarnfake/captures/hadoop-3.5.0")
+	bodies["/conf"] = capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/conf.json")
+	return bodies
 }
 
 // misconfiguredCaptures returns the answers of the misconfigured mini-YARN
 // (docker/conf-misconfigured: DefaultResourceCalculator, no extended type).
 func misconfiguredCaptures(t testing.TB) map[string][]byte {
 	t.Helper()
+	return clusterCaptures(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured")
+}
+
+// clusterCaptures returns the cluster info, nodes, scheduler and new-application answers captured
+// in dir, by the path the RM serves each at.
+func clusterCaptures(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
 	return map[string][]byte{
-		"/ws/v1/cluster/info":                 capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/info.json"),
-		"/ws/v1/cluster/nodes":                capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/nodes.json"),
-		"/ws/v1/cluster/scheduler":            capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/scheduler.json"),
-		"/ws/v1/cluster/apps/new-application": capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/new-application.json"),
+		"/ws/v1/cluster/info":                 capture(t, dir+"/info.json"),
+		"/ws/v1/cluster/nodes":                capture(t, dir+"/nodes.json"),
+		"/ws/v1/cluster/scheduler":            capture(t, dir+"/scheduler.json"),
+		"/ws/v1/cluster/apps/new-application": capture(t, dir+"/new-application.json"),
 	}
 }
 
