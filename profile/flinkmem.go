@@ -537,19 +537,8 @@ func (m *memModel) fromFineGrained() (*TaskManagerMemory, *MemoryRefusal) {
 		if ref := m.checkNetworkExplicit(p.network, total); ref != nil {
 			return nil, ref
 		}
-	} else if m.usingLegacyNetwork() {
-		if p.network, ref = m.legacyNetwork(); ref != nil {
-			return nil, ref
-		}
-		p.legacyNetwork = true
-	} else {
-		r, ref := m.networkRange()
-		if ref != nil {
-			return nil, ref
-		}
-		if p.network, ref = withInverseFraction(exclNetwork, r); ref != nil {
-			return nil, ref
-		}
+	} else if p.network, p.legacyNetwork, ref = m.derivedNetwork(exclNetwork, withInverseFraction); ref != nil {
+		return nil, ref
 	}
 	if ref := m.checkTotalFlink(p); ref != nil {
 		return nil, ref
@@ -654,19 +643,8 @@ func (m *memModel) fromTotalFlink(total int64) (flinkParts, *MemoryRefusal) {
 		if p.managed, ref = m.managedAbsoluteOrFraction(total); ref != nil {
 			return p, ref
 		}
-		if m.usingLegacyNetwork() {
-			if p.network, ref = m.legacyNetwork(); ref != nil {
-				return p, ref
-			}
-			p.legacyNetwork = true
-		} else {
-			r, ref := m.networkRange()
-			if ref != nil {
-				return p, ref
-			}
-			if p.network, ref = withFraction(total, r); ref != nil {
-				return p, ref
-			}
+		if p.network, p.legacyNetwork, ref = m.derivedNetwork(total, withFraction); ref != nil {
+			return p, ref
 		}
 		excl, ref := sum(p.frameworkHeap, p.frameworkOff, p.taskOff, p.managed, p.network)
 		if ref != nil {
@@ -731,6 +709,21 @@ func (m *memModel) managedAbsoluteOrFraction(base int64) (int64, *MemoryRefusal)
 		return 0, ref
 	}
 	return withFraction(base, r)
+}
+
+// derivedNetwork is the network memory where no total fixes it: Flink 1.x's numberOfBuffers when
+// that is what is configured (legacy true), else the network range with fraction applied to base.
+func (m *memModel) derivedNetwork(base int64, fraction func(int64, rangeFraction) (int64, *MemoryRefusal)) (network int64, legacy bool, ref *MemoryRefusal) {
+	if m.usingLegacyNetwork() {
+		network, ref = m.legacyNetwork()
+		return network, ref == nil, ref
+	}
+	r, ref := m.networkRange()
+	if ref != nil {
+		return 0, false, ref
+	}
+	network, ref = fraction(base, r)
+	return network, false, ref
 }
 
 func (m *memModel) networkRange() (rangeFraction, *MemoryRefusal) {
