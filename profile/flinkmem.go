@@ -530,11 +530,7 @@ func (m *memModel) fromFineGrained() (*TaskManagerMemory, *MemoryRefusal) {
 		if ref != nil {
 			return nil, ref
 		}
-		if exclNetwork > total {
-			return nil, m.exceedsFlinkWithTaskHeap(p, total)
-		}
-		p.network = total - exclNetwork
-		if ref := m.checkNetworkExplicit(p.network, total); ref != nil {
+		if p.network, ref = m.networkLeft(p, exclNetwork, total); ref != nil {
 			return nil, ref
 		}
 	} else if p.network, p.legacyNetwork, ref = m.derivedNetwork(exclNetwork, withInverseFraction); ref != nil {
@@ -632,11 +628,7 @@ func (m *memModel) fromTotalFlink(total int64) (flinkParts, *MemoryRefusal) {
 		if ref != nil {
 			return p, ref
 		}
-		if excl > total {
-			return p, m.exceedsFlinkWithTaskHeap(p, total)
-		}
-		p.network = total - excl
-		if ref := m.checkNetworkExplicit(p.network, total); ref != nil {
+		if p.network, ref = m.networkLeft(p, excl, total); ref != nil {
 			return p, ref
 		}
 	} else {
@@ -709,6 +701,16 @@ func (m *memModel) managedAbsoluteOrFraction(base int64) (int64, *MemoryRefusal)
 		return 0, ref
 	}
 	return withFraction(base, r)
+}
+
+// networkLeft is the network memory that total leaves over the other parts of p, whose sum is excl
+// (Flink's path when both the task heap and the total Flink memory are known).
+func (m *memModel) networkLeft(p flinkParts, excl, total int64) (int64, *MemoryRefusal) {
+	if excl > total {
+		return 0, m.exceedsFlinkWithTaskHeap(p, total)
+	}
+	network := total - excl
+	return network, m.checkNetworkExplicit(network, total)
 }
 
 // derivedNetwork is the network memory where no total fixes it: Flink 1.x's numberOfBuffers when
