@@ -49,28 +49,30 @@ func TestLoadFlinkLegacyAndStandardAreEquivalent(t *testing.T) {
 	require.Equal(t, legacy.Keys(), standard.Keys())
 	for _, k := range legacy.Keys() {
 		assert.Equal(t, legacy.Get(k), standard.Get(k), k)
-		li, lerr := mustLookup(t, legacy, k).Items()
-		si, serr := mustLookup(t, standard, k).Items()
+		li, lerr := mustLookup(t, legacy.Lookup, k).Items()
+		si, serr := mustLookup(t, standard.Lookup, k).Items()
 		assert.Equal(t, lerr == nil, serr == nil, k)
 		assert.Equal(t, li, si, k)
 	}
 	assert.Equal(t, "0700", legacy.Get("blob.server.port"))
 	assert.Equal(t, "1.10", standard.Get("flink.version.note"))
 	assert.Equal(t, "gpu: training", legacy.Get("yarn.application.name"))
-	assert.Equal(t, []string{"gpu", "fpga"}, mustLookup(t, standard, "external-resources").List)
-	assert.Nil(t, mustLookup(t, legacy, "external-resources").List)
+	assert.Equal(t, []string{"gpu", "fpga"}, mustLookup(t, standard.Lookup, "external-resources").List)
+	assert.Nil(t, mustLookup(t, legacy.Lookup, "external-resources").List)
 
 	gpu := standard.WithPrefix("external-resource.gpu.")
 	require.Len(t, gpu, 5)
 	assert.Equal(t, "external-resource.gpu.amount", gpu[0].Key)
 	assert.Equal(t, "2", gpu[0].Value)
 	assert.Equal(t, filepath.Join("testdata/flink/standard", "config.yaml")+":25", gpu[0].Source.String())
-	assert.Equal(t, filepath.Join("testdata/flink/legacy", "flink-conf.yaml")+":24", mustLookup(t, legacy, "external-resource.gpu.amount").Source.String())
+	assert.Equal(t, filepath.Join("testdata/flink/legacy", "flink-conf.yaml")+":24", mustLookup(t, legacy.Lookup, "external-resource.gpu.amount").Source.String())
 }
 
-func mustLookup(t *testing.T, c *FlinkConfig, key string) FlinkValue {
+// mustLookup returns what lookup finds for key (a FlinkConfig's or a HadoopConfig's Lookup) and
+// fails the test when it finds nothing.
+func mustLookup[V any](t *testing.T, lookup func(string) (V, bool), key string) V {
 	t.Helper()
-	v, ok := c.Lookup(key)
+	v, ok := lookup(key)
 	require.True(t, ok, key)
 	return v
 }
@@ -181,11 +183,11 @@ func TestLoadFlinkDynamicProperties(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
-	v := mustLookup(t, cfg, "external-resource.gpu.amount")
+	v := mustLookup(t, cfg.Lookup, "external-resource.gpu.amount")
 	assert.Equal(t, "4", v.Value)
 	assert.Equal(t, Source{Flag: "-D external-resource.gpu.amount"}, v.Source)
 	assert.Equal(t, "a=b", cfg.Get("new.key"), "split at the first '='")
-	empty := mustLookup(t, cfg, "empty.value")
+	empty := mustLookup(t, cfg.Lookup, "empty.value")
 	assert.Equal(t, "", empty.Value)
 	assert.Equal(t, "fpga;gpu", cfg.Get("external-resources"), "the last -D wins")
 	assert.Equal(t, "1", cfg.Get("Case.Kept"))
@@ -232,7 +234,7 @@ func TestFlinkConfigAccessors(t *testing.T) {
 
 	cfg, err := ParseFlinkYAML("c.yaml", []byte("l: [a, b]\n"))
 	require.NoError(t, err)
-	v := mustLookup(t, cfg, "l")
+	v := mustLookup(t, cfg.Lookup, "l")
 	v.List[0] = "changed"
-	assert.Equal(t, []string{"a", "b"}, mustLookup(t, cfg, "l").List, "Lookup returns a copy of List")
+	assert.Equal(t, []string{"a", "b"}, mustLookup(t, cfg.Lookup, "l").List, "Lookup returns a copy of List")
 }

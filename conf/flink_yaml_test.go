@@ -148,13 +148,7 @@ external-resource.fpga.amount: 1
 }
 
 func TestParseFlinkYAMLErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		line int
-		key  string
-		msg  string
-	}{
+	runParseErrorCases(t, "conf/config.yaml", ParseFlinkYAML, []parseErrorCase{
 		{name: "duplicate key in one mapping", in: "a: 1\nb: 2\na: 3\n", line: 3, key: "a", msg: "key is set twice in the same mapping, at lines 1 and 3"},
 		{name: "duplicate mapping key in one mapping", in: "a:\n  b: 1\na:\n  c: 2\n", line: 3, key: "a", msg: "found duplicate key"},
 		{name: "duplicate nested key", in: "a:\n  b: 1\n  b: 2\n", line: 3, key: "a.b", msg: "lines 2 and 3"},
@@ -173,25 +167,38 @@ func TestParseFlinkYAMLErrors(t *testing.T) {
 		{name: "list in list", in: "a: [[x]]\n", line: 1, key: "a", msg: "a list cannot contain a list"},
 		{name: "custom tag", in: "a: !secret x\n", line: 1, key: "a", msg: "unsupported YAML tag !secret"},
 		{name: "tag that does not fit", in: "a: !!int twelve\n", line: 1, key: "a", msg: `"twelve" is not a valid !!int`},
-		{name: "alias bomb", in: billionLaughs(), msg: "alias bomb"},
+		{name: "alias bomb", in: billionLaughs(), line: 1, msg: "alias bomb"},
 		{name: "tabs for indentation", in: "a:\n\tb: 1\n", line: 2, msg: "invalid YAML"},
 		{name: "unclosed quote", in: "a: 1\nb: 'x\n", line: 2, msg: "invalid YAML"},
 		{name: "parser error on first line", in: "{a: 1\n", line: 2, msg: "invalid YAML"},
 		{name: "invalid UTF-8", in: "a: 1\nb: x\xffy\n", line: 2, msg: "invalid YAML"},
 		{name: "control character", in: "a: 1\n\nb: x\x01y\n", line: 3, msg: "invalid YAML"},
 		{name: "missing flow mapping comma", in: "a: {b: 1 c: 2}\n", line: 1, msg: "invalid YAML"},
-	}
-	for _, tt := range tests {
+	})
+}
+
+// parseErrorCase is an input that a parser must refuse with an *Error at line of the file (0: the
+// file as a whole), naming key ("" for none) and saying msg and how to fix it.
+type parseErrorCase struct {
+	name string
+	in   string
+	line int
+	key  string
+	msg  string
+}
+
+// runParseErrorCases parses each case's input as file with parse and checks the error it must give.
+func runParseErrorCases[T any](t *testing.T, file string, parse func(string, []byte) (T, error), cases []parseErrorCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := ParseFlinkYAML("conf/config.yaml", []byte(tt.in))
+			got, err := parse(file, []byte(tt.in))
 			require.Error(t, err)
-			assert.Nil(t, cfg)
+			assert.Nil(t, got)
 			var ce *Error
 			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, "conf/config.yaml", ce.Source.File)
-			if tt.line != 0 {
-				assert.Equal(t, tt.line, ce.Source.Line, err.Error())
-			}
+			assert.Equal(t, file, ce.Source.File)
+			assert.Equal(t, tt.line, ce.Source.Line, err.Error())
 			assert.Equal(t, tt.key, ce.Key)
 			assert.Contains(t, err.Error(), tt.msg)
 			assert.NotEmpty(t, ce.Fix, "every error says how to fix it")
@@ -294,17 +301,6 @@ tiny: -1e-400
 	legacy, err := ParseFlinkLegacy("flink-conf.yaml", []byte("int: 0700\n"))
 	require.NoError(t, err)
 	assert.Equal(t, "0700", legacy.FlinkString("int"), "the legacy parser does not type values")
-}
-
-func TestJavaDouble(t *testing.T) {
-	tests := map[float64]string{
-		0: "0.0", 1: "1.0", 1.1: "1.1", 100: "100.0", 0.001: "0.001", 0.0001: "1.0E-4",
-		1e7: "1.0E7", 9999999: "9999999.0", 1.5e300: "1.5E300", -3.25: "-3.25", 123.456: "123.456",
-		2e-300: "2.0E-300",
-	}
-	for f, want := range tests {
-		assert.Equal(t, want, javaDouble(f), "%v", f)
-	}
 }
 
 func TestCoreTag(t *testing.T) {

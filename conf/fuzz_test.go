@@ -51,10 +51,7 @@ func FuzzParseFlinkYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := ParseFlinkYAML("config.yaml", data)
 		if err != nil {
-			var ce *Error
-			if !errors.As(err, &ce) || ce.Source.File != "config.yaml" || ce.Fix == "" {
-				t.Fatalf("error is not a *conf.Error naming the file with a fix: %#v", err)
-			}
+			fatalUnlessFixableError(t, err, "config.yaml")
 			if cfg != nil {
 				t.Fatal("config returned with an error")
 			}
@@ -84,10 +81,7 @@ func FuzzParseHadoopXML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		props, err := ParseHadoopXML("yarn-site.xml", data)
 		if err != nil {
-			var ce *Error
-			if !errors.As(err, &ce) || ce.Source.File != "yarn-site.xml" || ce.Fix == "" {
-				t.Fatalf("error is not a *conf.Error naming the file with a fix: %#v", err)
-			}
+			fatalUnlessFixableError(t, err, "yarn-site.xml")
 			return
 		}
 		cfg := &HadoopConfig{lookupEnv: func(string) (string, bool) { return "", false }}
@@ -105,6 +99,15 @@ func FuzzParseHadoopXML(f *testing.F) {
 		}
 		cfg.expandAll() // expansion must not panic or loop on any input
 	})
+}
+
+// fatalUnlessFixableError fails the test unless err is an *Error naming file and saying how to fix it.
+func fatalUnlessFixableError(t *testing.T, err error, file string) {
+	t.Helper()
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Source.File != file || ce.Fix == "" {
+		t.Fatalf("error is not a *conf.Error naming the file with a fix: %#v", err)
+	}
 }
 
 func FuzzSplitFlinkList(f *testing.F) {

@@ -197,7 +197,7 @@ func TestLoadHadoopOverridesAndFinal(t *testing.T) {
 	cfg, err := LoadHadoop(HadoopOptions{Dir: dir, Getenv: envMap(nil)})
 	require.NoError(t, err)
 	assert.Equal(t, "cs", cfg.Get("a"), "later files override")
-	assert.Equal(t, filepath.Join(dir, "capacity-scheduler.xml")+":2", mustProp(t, cfg, "a").Source.String())
+	assert.Equal(t, filepath.Join(dir, "capacity-scheduler.xml")+":2", mustLookup(t, cfg.Lookup, "a").Source.String())
 	assert.Equal(t, "core", cfg.Get("f"), "final blocks later files")
 	assert.Equal(t, "2", cfg.Get("dup"), "same file: the later wins")
 	assert.Equal(t, "1", cfg.Get("ff"), "final blocks a later line of the same file too")
@@ -212,13 +212,6 @@ func TestLoadHadoopOverridesAndFinal(t *testing.T) {
 	assert.Contains(t, text, filepath.Join(dir, "core-site.xml")+":4: novalue has no value")
 	assert.NotContains(t, text, "yarn-site.xml:5:", "a property made final without a value blocks silently (no old value to compare)")
 	assert.NotContains(t, text, "capacity-scheduler.xml", "overrides across files are normal")
-}
-
-func mustProp(t *testing.T, c *HadoopConfig, name string) Property {
-	t.Helper()
-	p, ok := c.Lookup(name)
-	require.True(t, ok, name)
-	return p
 }
 
 func TestLoadHadoopMalformed(t *testing.T) {
@@ -251,7 +244,7 @@ func TestLoadHadoopIncludes(t *testing.T) {
 	cfg, err := LoadHadoop(HadoopOptions{Dir: dir, Getenv: envMap(nil)})
 	require.NoError(t, err)
 	assert.Equal(t, "from-sub", cfg.Get("inc"))
-	assert.Equal(t, filepath.Join(dir, "sub", "gpu.xml")+":2", mustProp(t, cfg, "inc").Source.String())
+	assert.Equal(t, filepath.Join(dir, "sub", "gpu.xml")+":2", mustLookup(t, cfg.Lookup, "inc").Source.String())
 	assert.Equal(t, "yes", cfg.Get("deep"), "includes are resolved relative to the including file")
 	assert.Equal(t, "used", cfg.Get("fb"))
 	_, ok := cfg.Lookup("skipped")
@@ -375,7 +368,7 @@ func TestHadoopConfigSet(t *testing.T) {
 	rm := Source{Flag: "RM /conf"}
 	cfg.Set("yarn.resourcemanager.hostname", "rm2.example.com", rm)
 	assert.Equal(t, "rm2.example.com:8088", cfg.Get("yarn.resourcemanager.webapp.address"), "dependents are re-expanded")
-	assert.Equal(t, rm, mustProp(t, cfg, "yarn.resourcemanager.hostname").Source)
+	assert.Equal(t, rm, mustLookup(t, cfg.Lookup, "yarn.resourcemanager.hostname").Source)
 
 	cfg.Set("hadoop.security.authentication", "kerberos", rm)
 	assert.Equal(t, "simple", cfg.Get("hadoop.security.authentication"), "Set honours final")

@@ -140,12 +140,7 @@ func TestParseHadoopXMLWarnings(t *testing.T) {
 }
 
 func TestParseHadoopXMLErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		line int
-		msg  string
-	}{
+	runParseErrorCases(t, "etc/hadoop/yarn-site.xml", ParseHadoopXML, []parseErrorCase{
 		{name: "unclosed element", in: xmlHead + "<configuration>\n<property>\n<name>a</name>\n</configuration>", line: 5, msg: "malformed XML"},
 		{name: "mismatched tag", in: xmlHead + "<configuration>\n<property><name>a</value></property>\n</configuration>", line: 3, msg: "element <name> closed by </value>"},
 		{name: "bare ampersand", in: xmlHead + "<configuration>\n\n<property><name>a</name><value>x & y</value></property>\n</configuration>", line: 4, msg: "malformed XML"},
@@ -156,18 +151,5 @@ func TestParseHadoopXMLErrors(t *testing.T) {
 		{name: "include without fallback", in: xmlHead + "<configuration xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n<xi:include href=\"other.xml\"/>\n</configuration>", line: 3, msg: "Fetch fail on include for 'other.xml' with no fallback"},
 		{name: "too deep", in: xmlHead + "<configuration>" + strings.Repeat("<a>", 100) + strings.Repeat("</a>", 100) + "</configuration>", line: 2, msg: "nested more than 64 deep"},
 		{name: "two roots", in: "<configuration/>\n<configuration/>", line: 2, msg: "malformed XML"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			props, err := ParseHadoopXML("etc/hadoop/yarn-site.xml", []byte(tt.in))
-			require.Error(t, err)
-			assert.Nil(t, props)
-			var ce *Error
-			require.ErrorAs(t, err, &ce)
-			assert.Equal(t, "etc/hadoop/yarn-site.xml", ce.Source.File)
-			assert.Equal(t, tt.line, ce.Source.Line, err.Error())
-			assert.Contains(t, err.Error(), tt.msg)
-			assert.NotEmpty(t, ce.Fix)
-		})
-	}
+	})
 }

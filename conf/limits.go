@@ -51,25 +51,21 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
-	if l.MaxFileBytes <= 0 {
-		l.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if l.MaxTotalBytes <= 0 {
-		l.MaxTotalBytes = DefaultMaxTotalBytes
-	}
-	if l.MaxIncludes <= 0 {
-		l.MaxIncludes = DefaultMaxIncludes
-	}
-	if l.MaxProperties <= 0 {
-		l.MaxProperties = DefaultMaxProperties
-	}
-	if l.MaxValueBytes <= 0 {
-		l.MaxValueBytes = DefaultMaxValueBytes
-	}
-	if l.MaxWarnings <= 0 {
-		l.MaxWarnings = DefaultMaxWarnings
-	}
+	l.MaxFileBytes = orDefault(l.MaxFileBytes, DefaultMaxFileBytes)
+	l.MaxTotalBytes = orDefault(l.MaxTotalBytes, DefaultMaxTotalBytes)
+	l.MaxIncludes = orDefault(l.MaxIncludes, DefaultMaxIncludes)
+	l.MaxProperties = orDefault(l.MaxProperties, DefaultMaxProperties)
+	l.MaxValueBytes = orDefault(l.MaxValueBytes, DefaultMaxValueBytes)
+	l.MaxWarnings = orDefault(l.MaxWarnings, DefaultMaxWarnings)
 	return l
+}
+
+// orDefault returns v, or def when v is zero or negative (a limit that is not set).
+func orDefault[T int | int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // ErrLimit is wrapped by every error about a configuration limit (test with errors.Is).
@@ -154,10 +150,7 @@ func (b *budget) readFile(path string) ([]byte, error) {
 // before opening it, never blocks on a FIFO swapped in meanwhile, and never reads more than maxBytes+1
 // bytes. Errors are *Error values naming the file; a missing file wraps fs.ErrNotExist.
 func ReadConfigFile(path string, maxBytes int64) ([]byte, error) {
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxFileBytes
-	}
-	return readRegular(path, maxBytes, "")
+	return readRegular(path, orDefault(maxBytes, DefaultMaxFileBytes), "")
 }
 
 func readRegular(path string, maxBytes int64, raise string) ([]byte, error) {

@@ -31,10 +31,7 @@ type repeat struct {
 }
 
 func newWarnList(max int) *warnList {
-	if max <= 0 {
-		max = DefaultMaxWarnings
-	}
-	return &warnList{max: max}
+	return &warnList{max: orDefault(max, DefaultMaxWarnings)}
 }
 
 // fold counts a warning of kind at src and reports true when it is not to be kept (its kind was seen

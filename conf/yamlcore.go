@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/yarn-er/yarn-er/internal/javafmt"
 )
 
 // The YAML 1.2 core schema, as snakeyaml-engine's CoreSchema (used by Flink) resolves plain scalars.
@@ -71,7 +73,7 @@ func javaString(s, tag string) string {
 		}
 	case "!!float":
 		if f, ok := coreFloatValue(s); ok {
-			return javaDouble(f)
+			return javafmt.Double(f)
 		}
 	}
 	return s
@@ -110,48 +112,4 @@ func coreFloatValue(s string) (float64, bool) {
 func isRangeErr(err error) bool {
 	ne, ok := err.(*strconv.NumError)
 	return ok && ne.Err == strconv.ErrRange
-}
-
-// javaDouble renders f as Java's Double.toString does (JDK 19+, shortest digits): plain decimal with
-// at least one fractional digit for 1e-3 <= |f| < 1e7, otherwise "d.dddE±n".
-func javaDouble(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	sign := ""
-	if f < 0 {
-		sign, f = "-", -f
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d[.ddd]e±XX
-	mant, expStr, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expStr)
-	digits := strings.Replace(mant, ".", "", 1)
-	if f >= 1e-3 && f < 1e7 {
-		var intPart, frac string
-		if exp >= 0 {
-			if len(digits) <= exp+1 {
-				intPart, frac = digits+strings.Repeat("0", exp+1-len(digits)), "0"
-			} else {
-				intPart, frac = digits[:exp+1], digits[exp+1:]
-			}
-		} else {
-			intPart, frac = "0", strings.Repeat("0", -exp-1)+digits
-		}
-		return sign + intPart + "." + frac
-	}
-	frac := digits[1:]
-	if frac == "" {
-		frac = "0"
-	}
-	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
 }

@@ -296,8 +296,7 @@ func (r *runner) liveFairPolicy(ext bool, notes []string) bool {
 	if !reported {
 		return false
 	}
-	name, from := r.targetQueue()
-	q := findQueue(live.sched, name)
+	q, name, from := r.findTargetQueue()
 	var what string
 	if q == nil {
 		q, what = live.sched.Root, "the root queue"

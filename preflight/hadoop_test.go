@@ -80,6 +80,14 @@ func TestResourceTypeUndeclared(t *testing.T) {
 }
 
 func TestMaxAllocationExceeded(t *testing.T) {
+	// bwIn2k declares acme.com/bw in k with a maximum allocation of 2 (2k); askBW asks for amount of it.
+	bwIn2k := goodHadoop().with("resource-types.xml", "yarn.resource-types", "yarn.io/gpu,yarn.io/fpga,acme.com/bw").
+		with("resource-types.xml", "yarn.resource-types.acme.com/bw.units", "k").
+		with("resource-types.xml", "yarn.resource-types.acme.com/bw.maximum-allocation", "2")
+	askBW := func(amount string) []string {
+		return []string{"external-resources=gpu;fpga;bw", "external-resource.bw.amount=" + amount,
+			"external-resource.bw.yarn.config-key=acme.com/bw", "external-resource.bw.driver-factory.class=x.Y"}
+	}
 	cases := []struct {
 		name   string
 		files  hadoopFiles
@@ -107,36 +115,27 @@ func TestMaxAllocationExceeded(t *testing.T) {
 			status: StatusFail, parts: []string{"vcores", "asks for 8, above the maximum allocation 4", "Hadoop's default"},
 		},
 		{
-			name: "units converted: 3000 of a type in k with maximum 2k",
-			files: goodHadoop().with("resource-types.xml", "yarn.resource-types", "yarn.io/gpu,yarn.io/fpga,acme.com/bw").
-				with("resource-types.xml", "yarn.resource-types.acme.com/bw.units", "k").
-				with("resource-types.xml", "yarn.resource-types.acme.com/bw.maximum-allocation", "2"),
-			flink:  []string{"external-resources=gpu;fpga;bw", "external-resource.bw.amount=3000", "external-resource.bw.yarn.config-key=acme.com/bw", "external-resource.bw.driver-factory.class=x.Y"},
+			name:   "units converted: 3000 of a type in k with maximum 2k",
+			files:  bwIn2k,
+			flink:  askBW("3000"),
 			status: StatusFail, parts: []string{"acme.com/bw", "3000", "2k"},
 		},
 		{
-			name: "units converted: 2000 within 2k",
-			files: goodHadoop().with("resource-types.xml", "yarn.resource-types", "yarn.io/gpu,yarn.io/fpga,acme.com/bw").
-				with("resource-types.xml", "yarn.resource-types.acme.com/bw.units", "k").
-				with("resource-types.xml", "yarn.resource-types.acme.com/bw.maximum-allocation", "2"),
-			flink:  []string{"external-resources=gpu;fpga;bw", "external-resource.bw.amount=2000", "external-resource.bw.yarn.config-key=acme.com/bw", "external-resource.bw.driver-factory.class=x.Y"},
+			name:   "units converted: 2000 within 2k",
+			files:  bwIn2k,
+			flink:  askBW("2000"),
 			status: StatusPass, parts: []string{"acme.com/bw 2000 ≤ 2k"},
 		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := run(t, Input{Flink: flinkConf(t, goodFlink, tc.flink...), Hadoop: tc.files.load(t)})
-			es := rep.entries(IDMaxAllocationExceeded)
-			require.NotEmpty(t, es)
-			assert.Equal(t, []Status{tc.status}, rep.statuses(IDMaxAllocationExceeded), "%+v", es)
-			for _, p := range tc.parts {
-				assert.Contains(t, es[0].Message, p)
-			}
+			first := requireFirst(t, rep, IDMaxAllocationExceeded, []Status{tc.status}, tc.parts...)
 			if tc.source != "" {
-				assert.Equal(t, tc.source, es[0].Source)
+				assert.Equal(t, tc.source, first.Source)
 			}
 			if tc.status == StatusFail {
-				assert.Contains(t, es[0].Fix, "ask for at most")
+				assert.Contains(t, first.Fix, "ask for at most")
 			}
 		})
 	}
@@ -197,14 +196,9 @@ func TestNMResources(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Hadoop: tc.files.load(t)})
-			es := rep.entries(IDNMResources)
-			require.NotEmpty(t, es)
-			assert.Equal(t, tc.statuses, rep.statuses(IDNMResources), "%+v", es)
-			for _, p := range tc.parts {
-				assert.Contains(t, es[0].Message, p)
-			}
+			first := requireFirst(t, rep, IDNMResources, tc.statuses, tc.parts...)
 			if tc.fix != "" {
-				assert.Contains(t, es[0].Fix, tc.fix)
+				assert.Contains(t, first.Fix, tc.fix)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
@@ -138,24 +139,27 @@ func capture(t testing.TB, rel string) []byte {
 // goodCaptures returns the answers of the good mini-YARN (docker/conf).
 func goodCaptures(t testing.TB) map[string][]byte {
 	t.Helper()
-	return map[string][]byte{
-		"/ws/v1/cluster/info":                 capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/info.json"),
-		"/ws/v1/cluster/nodes":                capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/nodes.json"),
-		"/ws/v1/cluster/scheduler":            capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/scheduler.json"),
-		"/ws/v1/cluster/apps/new-application": capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/new-application.json"),
-		"/conf":                               capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/conf.json"),
-	}
+	bodies := clusterCaptures(t, "yarn/yarnfake/captures/hadoop-3.5.0")
+	bodies["/conf"] = capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/conf.json")
+	return bodies
 }
 
 // misconfiguredCaptures returns the answers of the misconfigured mini-YARN
 // (docker/conf-misconfigured: DefaultResourceCalculator, no extended type).
 func misconfiguredCaptures(t testing.TB) map[string][]byte {
 	t.Helper()
+	return clusterCaptures(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured")
+}
+
+// clusterCaptures returns the cluster info, nodes, scheduler and new-application answers captured
+// in dir, by the path the RM serves each at.
+func clusterCaptures(t testing.TB, dir string) map[string][]byte {
+	t.Helper()
 	return map[string][]byte{
-		"/ws/v1/cluster/info":                 capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/info.json"),
-		"/ws/v1/cluster/nodes":                capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/nodes.json"),
-		"/ws/v1/cluster/scheduler":            capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/scheduler.json"),
-		"/ws/v1/cluster/apps/new-application": capture(t, "yarn/yarnfake/captures/hadoop-3.5.0/misconfigured/new-application.json"),
+		"/ws/v1/cluster/info":                 capture(t, dir+"/info.json"),
+		"/ws/v1/cluster/nodes":                capture(t, dir+"/nodes.json"),
+		"/ws/v1/cluster/scheduler":            capture(t, dir+"/scheduler.json"),
+		"/ws/v1/cluster/apps/new-application": capture(t, dir+"/new-application.json"),
 	}
 }
 
@@ -231,6 +235,20 @@ func requireOne(t testing.TB, rep *Report, id string, st Status, parts ...string
 	require.Equal(t, st, es[0].Status, "%s: %+v", id, es[0])
 	for _, p := range parts {
 		require.Contains(t, es[0].Message, p, "%s", id)
+	}
+	return es[0]
+}
+
+// requireFirst asserts that id's entries have the statuses sts (in order, each run of one status
+// once, as statuses gives them) and that the first entry's message contains every part, and returns
+// that first entry.
+func requireFirst(t testing.TB, rep *Report, id string, sts []Status, parts ...string) Check {
+	t.Helper()
+	es := rep.entries(id)
+	require.NotEmpty(t, es)
+	assert.Equal(t, sts, rep.statuses(id), "%+v", es)
+	for _, p := range parts {
+		assert.Contains(t, es[0].Message, p)
 	}
 	return es[0]
 }

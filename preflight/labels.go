@@ -215,8 +215,7 @@ func (r *runner) targetLeaf() *yarn.Queue {
 	if r.live.usable() == nil || r.live.schedErr != nil {
 		return nil
 	}
-	name, _ := r.targetQueue()
-	if q := findQueue(r.live.sched, name); q != nil && q.Leaf {
+	if q, _, _ := r.findTargetQueue(); q != nil && q.Leaf {
 		return q
 	}
 	return nil

@@ -63,17 +63,24 @@ func TestNodeLabel(t *testing.T) {
 	}
 }
 
+// gpuLabelNodes returns two RUNNING nodes of plain and a third, gpuhost:45454, of gpu that carries
+// the node label gpu.
+func gpuLabelNodes(plain, gpu map[string]int64) []synthNode {
+	nodes := append(uniformNodes(2, plain), uniformNodes(1, gpu)...)
+	nodes[2].id, nodes[2].labels = "gpuhost:45454", []string{"gpu"}
+	return nodes
+}
+
 // TestNodeLabelExclusivity: GPUs only on nodes of an exclusive label never reach TaskManagers
 // that ask for no label; a non-exclusive label lends them; the queue's default label counts as
 // asked for; a partition where the queue has no capacity fails.
 func TestNodeLabelExclusivity(t *testing.T) {
 	plain := map[string]int64{"memory-mb": 16384, "vcores": 32, "yarn.io/gpu": 0, "yarn.io/fpga": 2}
 	gpu := map[string]int64{"memory-mb": 16384, "vcores": 32, "yarn.io/gpu": 4, "yarn.io/fpga": 2}
-	nodes := append(uniformNodes(2, plain), uniformNodes(1, gpu)...)
-	nodes[2].id, nodes[2].labels = "gpuhost:45454", []string{"gpu"}
+	nodes := gpuLabelNodes(plain, gpu)
 	capMax := map[string]int64{"memory-mb": 49152, "vcores": 96, "yarn.io/gpu": 4, "yarn.io/fpga": 6}
 	zero := map[string]int64{"memory-mb": 0, "vcores": 0, "yarn.io/gpu": 0, "yarn.io/fpga": 0}
-	gpuPart := map[string]int64{"memory-mb": 16384, "vcores": 32, "yarn.io/gpu": 4, "yarn.io/fpga": 2}
+	gpuPart := gpu // the label's partition holds the GPU node
 	cases := []struct {
 		name   string
 		labels string // get-node-labels body; "": not served (404)
@@ -128,9 +135,8 @@ func TestNodeLabelExclusivity(t *testing.T) {
 func TestDirectContainerNodeLabel(t *testing.T) {
 	plain := map[string]int64{"memory-mb": 65536, "vcores": 64, "yarn.io/gpu": 0, "yarn.io/fpga": 0}
 	gpu := map[string]int64{"memory-mb": 16384, "vcores": 16, "yarn.io/gpu": 2, "yarn.io/fpga": 0}
-	nodes := append(uniformNodes(2, plain), uniformNodes(1, gpu)...)
-	nodes[2].id, nodes[2].labels = "gpuhost:45454", []string{"gpu"}
-	gpuPart := map[string]int64{"memory-mb": 16384, "vcores": 16, "yarn.io/gpu": 2, "yarn.io/fpga": 0}
+	nodes := gpuLabelNodes(plain, gpu)
+	gpuPart := gpu // the label's partition holds the GPU node
 	zeroPart := map[string]int64{"memory-mb": 0, "vcores": 0, "yarn.io/gpu": 0, "yarn.io/fpga": 0}
 	half := map[string]int64{"memory-mb": 8192, "vcores": 8, "yarn.io/gpu": 0, "yarn.io/fpga": 0}
 	cases := []struct {

@@ -523,6 +523,24 @@ func (r *runner) targetQueue() (name, from string) {
 	return "default", "the default queue"
 }
 
+// findTargetQueue returns the queue the application goes to (nil when the scheduler has no queue of
+// that name), its name and where the name comes from.
+func (r *runner) findTargetQueue() (q *yarn.Queue, name, from string) {
+	name, from = r.targetQueue()
+	return findQueue(r.live.sched, name), name, from
+}
+
+// schedulerTarget is findTargetQueue for the check id, which it skips (ok false) when the scheduler
+// could not be read.
+func (r *runner) schedulerTarget(id string) (q *yarn.Queue, name, from string, ok bool) {
+	if err := r.live.schedErr; err != nil {
+		r.c.skip(id, "cannot read the scheduler: %v", err)
+		return nil, "", "", false
+	}
+	q, name, from = r.findTargetQueue()
+	return q, name, from, true
+}
+
 // queueLimit is the largest amount of one resource a container in a queue may have, and whether
 // the scheduler's effective maximum (rather than the queue's own limit) sets it.
 type queueLimit struct {
@@ -559,12 +577,10 @@ func queueLimits(queueMax, effective records.Resources) map[string]queueLimit {
 // scheduler's effective maximum allocation.
 func (r *runner) queueCheck() {
 	live := r.live
-	if live.schedErr != nil {
-		r.c.skip(IDQueueMaxAllocation, "cannot read the scheduler: %v", live.schedErr)
+	q, name, from, ok := r.schedulerTarget(IDQueueMaxAllocation)
+	if !ok {
 		return
 	}
-	name, from := r.targetQueue()
-	q := findQueue(live.sched, name)
 	if q == nil {
 		var leaves []string
 		for _, lq := range live.sched.Queues() {

@@ -16,12 +16,10 @@ import (
 // units of each type; and how many fit in what the queue has left now.
 func (r *runner) queueCapacityCheck() {
 	live := r.live
-	if live.schedErr != nil {
-		r.c.skip(IDQueueCapacity, "cannot read the scheduler: %v", live.schedErr)
+	q, name, from, ok := r.schedulerTarget(IDQueueCapacity)
+	if !ok {
 		return
 	}
-	name, from := r.targetQueue()
-	q := findQueue(live.sched, name)
 	if q == nil || !q.Leaf {
 		r.c.skip(IDQueueCapacity, "queue %q (from %s) takes no applications: see %s", name, from, IDQueueMaxAllocation)
 		return

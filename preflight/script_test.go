@@ -31,6 +31,16 @@ func flinkHome(t testing.TB, mode os.FileMode, noCommon bool) string {
 	return home
 }
 
+// linkHome makes a FLINK_HOME holding only rel, a symbolic link to target, and returns it.
+func linkHome(t testing.TB, rel, target string) string {
+	t.Helper()
+	home := t.TempDir()
+	p := filepath.Join(home, rel)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.Symlink(target, p))
+	return home
+}
+
 // fakeYarnEr makes an executable named yarn-er and returns its path.
 func fakeYarnEr(t testing.TB) string {
 	t.Helper()
@@ -115,34 +125,18 @@ func TestDiscoveryScript(t *testing.T) {
 		{
 			name: "broken link", status: StatusFail,
 			home: func(t *testing.T) string {
-				h := t.TempDir()
-				p := filepath.Join(h, DefaultDiscoveryScript)
-				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-				require.NoError(t, os.Symlink(filepath.Join(h, "gone"), p))
-				return h
+				return linkHome(t, DefaultDiscoveryScript, filepath.Join(t.TempDir(), "gone"))
 			},
 			parts: []string{"broken link"},
 		},
 		{
 			name: "yarn-er linked under Flink's script name", status: StatusPass,
-			home: func(t *testing.T) string {
-				h := t.TempDir()
-				p := filepath.Join(h, DefaultDiscoveryScript)
-				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-				require.NoError(t, os.Symlink(exe, p))
-				return h
-			},
+			home:  func(t *testing.T) string { return linkHome(t, DefaultDiscoveryScript, exe) },
 			parts: []string{"yarn-er discover", "a link to " + exe},
 		},
 		{
 			name: "yarn-er linked under another name runs the CLI", status: StatusFail,
-			home: func(t *testing.T) string {
-				h := t.TempDir()
-				p := filepath.Join(h, "plugins", "discover.sh")
-				require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-				require.NoError(t, os.Symlink(exe, p))
-				return h
-			},
+			home:  func(t *testing.T) string { return linkHome(t, filepath.Join("plugins", "discover.sh"), exe) },
 			extra: "external-resource.gpu.param.discovery-script.path: plugins/discover.sh\n",
 			parts: []string{`under the name "discover.sh"`, "not discover"}, fix: "name the link",
 		},
@@ -192,13 +186,7 @@ func TestDiscoveryScriptOnlyForGPUDriverOrScriptPath(t *testing.T) {
 
 func TestCoordinationArgs(t *testing.T) {
 	exe := fakeYarnEr(t)
-	yarnErHome := func(t *testing.T) string {
-		h := t.TempDir()
-		p := filepath.Join(h, DefaultDiscoveryScript)
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.Symlink(exe, p))
-		return h
-	}
+	yarnErHome := func(t *testing.T) string { return linkHome(t, DefaultDiscoveryScript, exe) }
 	customHome := func(t *testing.T) string {
 		h := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(h, "mine.sh"), []byte("#!/bin/sh\necho 0\n"), 0o755))
@@ -246,17 +234,12 @@ func TestCoordinationArgs(t *testing.T) {
 				text += "external-resource.gpu.param.discovery-script.path: " + tc.path + "\n"
 			}
 			rep := run(t, Input{Flink: flinkConf(t, text), FlinkHome: tc.home(t), Discover: discoverCmd(exe)})
-			es := rep.entries(IDCoordinationArgs)
-			require.NotEmpty(t, es)
-			assert.Equal(t, []Status{tc.status}, rep.statuses(IDCoordinationArgs), "%+v", es)
-			for _, p := range tc.parts {
-				assert.Contains(t, es[0].Message, p)
-			}
+			first := requireFirst(t, rep, IDCoordinationArgs, []Status{tc.status}, tc.parts...)
 			if tc.fix != "" {
-				assert.Contains(t, es[0].Fix, tc.fix)
+				assert.Contains(t, first.Fix, tc.fix)
 			}
 			if tc.status == StatusWarn || tc.status == StatusFail {
-				assert.Contains(t, es[0].Source, "flink-conf.yaml:")
+				assert.Contains(t, first.Source, "flink-conf.yaml:")
 			}
 		})
 	}

@@ -116,12 +116,19 @@ func schedulerBody(types []rtype, maxAlloc map[string]int64, children []synthQue
 	var b bytes.Buffer
 	b.WriteString(`{"scheduler":{"schedulerInfo":{"type":"capacityScheduler","capacity":100.0,"usedCapacity":0.0,"maxCapacity":100.0,"queueName":"root","queuePath":"root",`)
 	writeQueues(&b, types, "root", children)
-	if maxAlloc != nil {
-		b.WriteString(`,"maximumAllocation":`)
-		writeResource(&b, types, maxAlloc)
-	}
+	writeResourceField(&b, types, "maximumAllocation", maxAlloc)
 	b.WriteString(`}}}`)
 	return b.Bytes()
+}
+
+// writeResourceField writes the field name with the resource r, nothing when r is nil (not
+// reported).
+func writeResourceField(b *bytes.Buffer, types []rtype, name string, r map[string]int64) {
+	if r == nil {
+		return
+	}
+	fmt.Fprintf(b, `,%q:`, name)
+	writeResource(b, types, r)
 }
 
 func writeQueues(b *bytes.Buffer, types []rtype, parent string, qs []synthQueue) {
@@ -136,28 +143,12 @@ func writeQueues(b *bytes.Buffer, types []rtype, parent string, qs []synthQueue)
 			kind = "capacitySchedulerQueueInfo"
 		}
 		fmt.Fprintf(b, `{"type":%q,"queuePath":%q,"queueName":%q,"capacity":100.0,"state":"RUNNING"`, kind, path, q.name)
-		if q.maxAlloc != nil {
-			b.WriteString(`,"maximumAllocation":`)
-			writeResource(b, types, q.maxAlloc)
-		}
-		if q.maxCap != nil {
-			b.WriteString(`,"maxEffectiveCapacity":`)
-			writeResource(b, types, q.maxCap)
-		}
-		if q.used != nil {
-			b.WriteString(`,"resourcesUsed":`)
-			writeResource(b, types, q.used)
-		}
-		if q.amLimit != nil {
-			b.WriteString(`,"AMResourceLimit":`)
-			writeResource(b, types, q.amLimit)
-			b.WriteString(`,"userAMResourceLimit":`)
-			writeResource(b, types, q.amLimit)
-		}
-		if q.minCap != nil {
-			b.WriteString(`,"minEffectiveCapacity":`)
-			writeResource(b, types, q.minCap)
-		}
+		writeResourceField(b, types, "maximumAllocation", q.maxAlloc)
+		writeResourceField(b, types, "maxEffectiveCapacity", q.maxCap)
+		writeResourceField(b, types, "resourcesUsed", q.used)
+		writeResourceField(b, types, "AMResourceLimit", q.amLimit)
+		writeResourceField(b, types, "userAMResourceLimit", q.amLimit)
+		writeResourceField(b, types, "minEffectiveCapacity", q.minCap)
 		if q.userLimits != nil {
 			fmt.Fprintf(b, `,"userLimitFactor":%g,"userLimit":%g`, q.userLimits[0], q.userLimits[1])
 		}
@@ -193,10 +184,7 @@ func writeQueues(b *bytes.Buffer, types []rtype, parent string, qs []synthQueue)
 			labels, _ := json.Marshal(q.labels)
 			fmt.Fprintf(b, `,"nodeLabels":%s`, labels)
 		}
-		if q.amUsed != nil {
-			b.WriteString(`,"usedAMResource":`)
-			writeResource(b, types, q.amUsed)
-		}
+		writeResourceField(b, types, "usedAMResource", q.amUsed)
 		if len(q.children) > 0 {
 			b.WriteByte(',')
 			writeQueues(b, types, path, q.children)

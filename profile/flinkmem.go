@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/javafmt"
 )
 
 // TaskManager memory keys (Flink's TaskManagerOptions), besides KeyProcessSize and KeyFlinkSize.
@@ -293,7 +294,7 @@ func (m *memModel) rangeOf(minB, maxB int64, fo fracOption, keys ...string) (ran
 	}
 	return rangeFraction{}, &MemoryRefusal{Code: CodeMemoryInconsistent, Keys: append([]string{fo.key}, keys...),
 		FlinkMessage: fmt.Sprintf("Inconsistently configured %s (%s) and its min (%s), max (%s) value",
-			optionString(fo), javaDoubleString(f), humanSize(minB), humanSize(maxB)),
+			optionString(fo), javafmt.Double(f), humanSize(minB), humanSize(maxB)),
 		Detail: detail,
 		Fix:    fmt.Sprintf("keep %s in [0, 1) and its min at most its max", fo.key)}
 }
@@ -304,7 +305,7 @@ func optionString(o fracOption) string {
 	for i, k := range o.deprecated {
 		fb[i] = "{key=" + k + ", isDeprecated=true}"
 	}
-	return fmt.Sprintf("Key: '%s' , default: %s (fallback keys: [%s])", o.key, javaFloatString(o.def), strings.Join(fb, ", "))
+	return fmt.Sprintf("Key: '%s' , default: %s (fallback keys: [%s])", o.key, javafmt.Float(o.def), strings.Join(fb, ", "))
 }
 
 func memOptionString(o memOption) string {
@@ -529,26 +530,11 @@ func (m *memModel) fromFineGrained() (*TaskManagerMemory, *MemoryRefusal) {
 		if ref != nil {
 			return nil, ref
 		}
-		if exclNetwork > total {
-			return nil, m.exceedsFlinkWithTaskHeap(p, total)
-		}
-		p.network = total - exclNetwork
-		if ref := m.checkNetworkExplicit(p.network, total); ref != nil {
+		if p.network, ref = m.networkLeft(p, exclNetwork, total); ref != nil {
 			return nil, ref
 		}
-	} else if m.usingLegacyNetwork() {
-		if p.network, ref = m.legacyNetwork(); ref != nil {
-			return nil, ref
-		}
-		p.legacyNetwork = true
-	} else {
-		r, ref := m.networkRange()
-		if ref != nil {
-			return nil, ref
-		}
-		if p.network, ref = withInverseFraction(exclNetwork, r); ref != nil {
-			return nil, ref
-		}
+	} else if p.network, p.legacyNetwork, ref = m.derivedNetwork(exclNetwork, withInverseFraction); ref != nil {
+		return nil, ref
 	}
 	if ref := m.checkTotalFlink(p); ref != nil {
 		return nil, ref
@@ -642,30 +628,15 @@ func (m *memModel) fromTotalFlink(total int64) (flinkParts, *MemoryRefusal) {
 		if ref != nil {
 			return p, ref
 		}
-		if excl > total {
-			return p, m.exceedsFlinkWithTaskHeap(p, total)
-		}
-		p.network = total - excl
-		if ref := m.checkNetworkExplicit(p.network, total); ref != nil {
+		if p.network, ref = m.networkLeft(p, excl, total); ref != nil {
 			return p, ref
 		}
 	} else {
 		if p.managed, ref = m.managedAbsoluteOrFraction(total); ref != nil {
 			return p, ref
 		}
-		if m.usingLegacyNetwork() {
-			if p.network, ref = m.legacyNetwork(); ref != nil {
-				return p, ref
-			}
-			p.legacyNetwork = true
-		} else {
-			r, ref := m.networkRange()
-			if ref != nil {
-				return p, ref
-			}
-			if p.network, ref = withFraction(total, r); ref != nil {
-				return p, ref
-			}
+		if p.network, p.legacyNetwork, ref = m.derivedNetwork(total, withFraction); ref != nil {
+			return p, ref
 		}
 		excl, ref := sum(p.frameworkHeap, p.frameworkOff, p.taskOff, p.managed, p.network)
 		if ref != nil {
@@ -730,6 +701,31 @@ func (m *memModel) managedAbsoluteOrFraction(base int64) (int64, *MemoryRefusal)
 		return 0, ref
 	}
 	return withFraction(base, r)
+}
+
+// networkLeft is the network memory that total leaves over the other parts of p, whose sum is excl
+// (Flink's path when both the task heap and the total Flink memory are known).
+func (m *memModel) networkLeft(p flinkParts, excl, total int64) (int64, *MemoryRefusal) {
+	if excl > total {
+		return 0, m.exceedsFlinkWithTaskHeap(p, total)
+	}
+	network := total - excl
+	return network, m.checkNetworkExplicit(network, total)
+}
+
+// derivedNetwork is the network memory where no total fixes it: Flink 1.x's numberOfBuffers when
+// that is what is configured (legacy true), else the network range with fraction applied to base.
+func (m *memModel) derivedNetwork(base int64, fraction func(int64, rangeFraction) (int64, *MemoryRefusal)) (network int64, legacy bool, ref *MemoryRefusal) {
+	if m.usingLegacyNetwork() {
+		network, ref = m.legacyNetwork()
+		return network, ref == nil, ref
+	}
+	r, ref := m.networkRange()
+	if ref != nil {
+		return 0, false, ref
+	}
+	network, ref = fraction(base, r)
+	return network, false, ref
 }
 
 func (m *memModel) networkRange() (rangeFraction, *MemoryRefusal) {

@@ -39,11 +39,7 @@ func TestLegacyHeapEnv(t *testing.T) {
 				return
 			}
 			require.Nil(t, ref)
-			assert.Equal(t, tc.wantMB, mem.ContainerMB)
-			if tc.warning != "" {
-				require.NotEmpty(t, problems)
-				assert.Contains(t, problems[0].Message, tc.warning)
-			}
+			assertContainer(t, mem.ContainerMB, problems, tc.wantMB, tc.warning)
 		})
 	}
 
@@ -78,11 +74,18 @@ func TestLegacyHeapEnv(t *testing.T) {
 				return
 			}
 			require.Nil(t, ref)
-			assert.Equal(t, tc.wantMB, mem.ContainerMB)
-			if tc.warning != "" {
-				require.NotEmpty(t, problems)
-				assert.Contains(t, problems[0].Message, tc.warning)
-			}
+			assertContainer(t, mem.ContainerMB, problems, tc.wantMB, tc.warning)
 		})
+	}
+}
+
+// assertContainer asserts a derivation's container size and, when warning is not "", that its
+// first problem says it.
+func assertContainer(t *testing.T, gotMB int64, problems []Problem, wantMB int64, warning string) {
+	t.Helper()
+	assert.Equal(t, wantMB, gotMB)
+	if warning != "" {
+		require.NotEmpty(t, problems)
+		assert.Contains(t, problems[0].Message, warning)
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 // This file holds the Java arithmetic and renderings the TaskManager memory model needs to give
 // Flink's numbers and Flink's messages: MemorySize.multiply (exact decimal product of the double's
-// Double.toString digits, truncated), MemorySize.toHumanReadableString, Double.toString and
-// Float.parseFloat.
+// Double.toString digits, truncated), MemorySize.toHumanReadableString and Float.parseFloat
+// (Double.toString and Float.toString are package javafmt's).
 
 // errLongOverflow is Java's ArithmeticException of Math.addExact and MemorySize.multiply.
 const errLongOverflow = "long overflow"
@@ -78,44 +78,6 @@ func javaFixed3(d float64) string {
 		s = "0" + s
 	}
 	return s[:len(s)-3] + "." + s[len(s)-3:]
-}
-
-// javaDoubleString renders d as Java's Double.toString (shortest digits; plain notation for
-// 1e-3 <= |d| < 1e7, else computerized scientific notation such as 1.0E-4).
-func javaDoubleString(d float64) string { return javaFloatingString(d, 64) }
-
-// javaFloatString renders f as Java's Float.toString.
-func javaFloatString(f float32) string { return javaFloatingString(float64(f), 32) }
-
-func javaFloatingString(d float64, bits int) string {
-	switch {
-	case math.IsNaN(d):
-		return "NaN"
-	case math.IsInf(d, 1):
-		return "Infinity"
-	case math.IsInf(d, -1):
-		return "-Infinity"
-	case d == 0:
-		if math.Signbit(d) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	abs := math.Abs(d)
-	if abs >= 1e-3 && abs < 1e7 {
-		s := strconv.FormatFloat(d, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(d, 'e', -1, bits) // e.g. 1e-04, 1.5e+07
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	n, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(n)
 }
 
 // parseJavaFloat parses s like java.lang.Float.parseFloat (see parseJavaDouble for the syntax),

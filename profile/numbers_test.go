@@ -14,19 +14,26 @@ func TestParseJavaDouble(t *testing.T) {
 		"0x1p3": 8, "0x1p3d": 8, ".5": 0.5, "5.": 5, "+3": 3, "0": 0, "1e400": math.Inf(1), "4.9e-325": 0,
 		"Infinity": math.Inf(1), "-Infinity": math.Inf(-1),
 	}
-	for in, want := range ok {
-		got, err := parseJavaDouble(in)
-		if assert.NoError(t, err, "%q", in) {
-			assert.Equal(t, want, got, "%q", in)
-		}
-	}
+	checkParser(t, parseJavaDouble, ok, []string{"0x1f", "inf", "nan", "INFINITY", "1_0", "--3", "", " ", "abc", "1,5", "\u00a02", "--NaN", "d", "2dd"})
 	for _, in := range []string{"NaN", "-NaN"} {
 		got, err := parseJavaDouble(in)
 		assert.NoError(t, err, in)
 		assert.True(t, math.IsNaN(got), in)
 	}
-	for _, in := range []string{"0x1f", "inf", "nan", "INFINITY", "1_0", "--3", "", " ", "abc", "1,5", "\u00a02", "--NaN", "d", "2dd"} {
-		_, err := parseJavaDouble(in)
+}
+
+// checkParser asserts that parse reads each input of ok as its value and refuses each of bad with
+// ErrNotANumber.
+func checkParser[T int64 | float64](t *testing.T, parse func(string) (T, error), ok map[string]T, bad []string) {
+	t.Helper()
+	for in, want := range ok {
+		got, err := parse(in)
+		if assert.NoError(t, err, "%q", in) {
+			assert.Equal(t, want, got, "%q", in)
+		}
+	}
+	for _, in := range bad {
+		_, err := parse(in)
 		assert.ErrorIs(t, err, ErrNotANumber, "%q", in)
 	}
 }
@@ -35,41 +42,15 @@ func TestParseJavaLong(t *testing.T) {
 	// Outcomes recorded from java.lang.Long.parseLong (OpenJDK 17); Java also takes non-ASCII digits.
 	ok := map[string]int64{"2": 2, "+2": 2, "-2": -2, "002": 2, "9223372036854775807": math.MaxInt64,
 		"-9223372036854775808": math.MinInt64}
-	for in, want := range ok {
-		got, err := parseJavaLong(in)
-		if assert.NoError(t, err, "%q", in) {
-			assert.Equal(t, want, got, "%q", in)
-		}
-	}
-	for _, in := range []string{" 2", "2 ", "2.5", "abc", "", "9223372036854775808", "0x10", "1_0"} {
-		_, err := parseJavaLong(in)
-		assert.ErrorIs(t, err, ErrNotANumber, "%q", in)
-	}
-	_, err := parseJavaInt("2147483648")
-	assert.ErrorIs(t, err, ErrNotANumber)
-	v, err := parseJavaInt("-2147483648")
-	assert.NoError(t, err)
-	assert.Equal(t, int64(math.MinInt32), v)
+	checkParser(t, parseJavaLong, ok, []string{" 2", "2 ", "2.5", "abc", "", "9223372036854775808", "0x10", "1_0"})
+	checkParser(t, parseJavaInt, map[string]int64{"-2147483648": math.MinInt32}, []string{"2147483648"})
 }
 
 func TestParseHadoopLong(t *testing.T) {
 	// Hadoop's Configuration.getLong trims and reads 0x hexadecimal (checked with Hadoop 3.5.0: " 0x10 " is 16).
 	ok := map[string]int64{" 0x10 ": 16, "0X1f": 31, "-0x10": -16, "42": 42, " 42\n": 42, "-1": -1, "+7": 7}
-	for in, want := range ok {
-		got, err := parseHadoopLong(in)
-		if assert.NoError(t, err, "%q", in) {
-			assert.Equal(t, want, got, "%q", in)
-		}
-	}
-	for _, in := range []string{"abc", "", "0x", "1.0", "4g", "0xg", "9223372036854775808"} {
-		_, err := parseHadoopLong(in)
-		assert.ErrorIs(t, err, ErrNotANumber, "%q", in)
-	}
-	_, err := parseHadoopInt("4294967296")
-	assert.ErrorIs(t, err, ErrNotANumber)
-	v, err := parseHadoopInt(" 4096 ")
-	assert.NoError(t, err)
-	assert.Equal(t, int64(4096), v)
+	checkParser(t, parseHadoopLong, ok, []string{"abc", "", "0x", "1.0", "4g", "0xg", "9223372036854775808"})
+	checkParser(t, parseHadoopInt, map[string]int64{" 4096 ": 4096}, []string{"4294967296"})
 }
 
 // The whitespace rule itself (conf.IsJavaWhitespace) is tested in package conf.

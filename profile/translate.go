@@ -250,43 +250,53 @@ func (t *translator) memoryRefused(ref *MemoryRefusal) {
 	t.add(SeverityError, ref.Code, src, key, ref.Fix, "%s", msg)
 }
 
+// parseCPUKey looks key up and parses its Flink text with parse; set is false when key is not
+// configured. A value that does not parse is reported as CodeCPUInvalid with fix and comes back
+// with ok false.
+func parseCPUKey[T int64 | float64](t *translator, key string, parse func(string) (T, error), fix string) (n T, origin Origin, set, ok bool) {
+	v, text, set := t.value(key)
+	if !set {
+		return n, Origin{}, false, true
+	}
+	n, err := parse(text)
+	if err != nil {
+		t.parseFailed(CodeCPUInvalid, v, text, fix, err)
+		return n, Origin{}, true, false
+	}
+	return n, Origin{Key: v.Key, Source: v.Source}, true, true
+}
+
 func (t *translator) vcores() {
 	// Flink reads yarn.containers.vcores first (as the fallback) whether or not taskmanager.cpu.cores
 	// is set, so a bad value fails either way.
-	fallback := int64(-1)
-	fbValue, fbText, hasFallback := t.value(KeyYarnVCores)
-	if hasFallback {
-		n, err := parseJavaInt(fbText)
-		if err != nil {
-			t.parseFailed(CodeCPUInvalid, fbValue, fbText, "set yarn.containers.vcores to a whole number of vcores, or remove it", err)
-			return
-		}
-		fallback = n
+	// An unset fallback is 0, which, like -1, means none.
+	fallback, fbOrigin, _, ok := parseCPUKey(t, KeyYarnVCores, parseJavaInt,
+		"set yarn.containers.vcores to a whole number of vcores, or remove it")
+	if !ok {
+		return
+	}
+	f, coresOrigin, hasCores, ok := parseCPUKey(t, KeyCPUCores, parseJavaDouble, "set taskmanager.cpu.cores to a positive number, e.g. 4")
+	if !ok {
+		return
 	}
 	var (
 		cores  float64
 		origin Origin
 	)
-	if v, text, ok := t.value(KeyCPUCores); ok {
-		f, err := parseJavaDouble(text)
-		if err != nil {
-			t.parseFailed(CodeCPUInvalid, v, text, "set taskmanager.cpu.cores to a positive number, e.g. 4", err)
+	switch {
+	case hasCores:
+		cores, origin = f, coresOrigin
+	case fallback > 0:
+		cores, origin = float64(fallback), fbOrigin
+	default:
+		slots, slotsOrigin, hasSlots, ok := parseCPUKey(t, KeyTaskSlots, parseJavaInt, "set taskmanager.numberOfTaskSlots to a positive whole number")
+		if !ok {
 			return
 		}
-		cores, origin = f, Origin{Key: v.Key, Source: v.Source}
-	} else if fallback > 0 {
-		cores, origin = float64(fallback), Origin{Key: fbValue.Key, Source: fbValue.Source}
-	} else {
-		slots := int64(1)
-		if v, text, ok := t.value(KeyTaskSlots); ok {
-			n, err := parseJavaInt(text)
-			if err != nil {
-				t.parseFailed(CodeCPUInvalid, v, text, "set taskmanager.numberOfTaskSlots to a positive whole number", err)
-				return
-			}
-			slots, origin = n, Origin{Key: v.Key, Source: v.Source}
+		if !hasSlots {
+			slots = 1
 		}
-		cores = float64(slots)
+		cores, origin = float64(slots), slotsOrigin
 	}
 	if math.IsNaN(cores) || math.IsInf(cores, 0) {
 		t.add(SeverityError, CodeCPUInvalid, origin.Source, origin.Key, "set taskmanager.cpu.cores to a positive number, e.g. 4",

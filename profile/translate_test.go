@@ -19,6 +19,17 @@ func legacy(t testing.TB, text string, dynamic ...string) *conf.FlinkConfig {
 	return flinktest.ParseLegacy(t, text, dynamic...)
 }
 
+// requireErrorContains asserts that err says want, or that there is no error when want is "".
+func requireErrorContains(t *testing.T, err error, want string) {
+	t.Helper()
+	if want == "" {
+		require.NoError(t, err)
+		return
+	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), want)
+}
+
 func vectorJSON(t testing.TB, v records.Resources) string {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -217,11 +228,7 @@ func TestTranslateExternalResources(t *testing.T) {
 				}
 				assert.Equal(t, tc.wantNames, names)
 			}
-			if tc.wantCodes == nil {
-				assert.Empty(t, tr.Problems)
-			} else {
-				assert.Equal(t, tc.wantCodes, codes(tr.Problems))
-			}
+			assertCodes(t, tr.Problems, tc.wantCodes)
 			for _, p := range tr.Problems {
 				assert.NotEmpty(t, p.Fix, "%s: a fix", p.Message)
 				assert.NotEmpty(t, p.Key, "%s: a key", p.Message)
@@ -274,20 +281,11 @@ func TestTranslateMemory(t *testing.T) {
 				text = "taskmanager.memory.process.size: " + tc.value + "\n" + text
 			}
 			tr, err := Translate(legacy(t, text), TranslateOptions{})
-			if tc.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tc.wantErr)
-			} else {
-				require.NoError(t, err)
-			}
+			requireErrorContains(t, err, tc.wantErr)
 			got, ok := tr.Resource.Get(records.MemoryMB)
 			assert.Equal(t, tc.want != 0, ok)
 			assert.Equal(t, tc.want, got)
-			if tc.wantCodes == nil {
-				assert.Empty(t, tr.Problems)
-			} else {
-				assert.Equal(t, tc.wantCodes, codes(tr.Problems))
-			}
+			assertCodes(t, tr.Problems, tc.wantCodes)
 			if tc.extra != "" {
 				require.NotNil(t, tr.Memory)
 				assert.Equal(t, MemoryFromFlinkSize, tr.Memory.DerivedFrom)
@@ -332,21 +330,14 @@ func TestTranslateVCores(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			tr, err := Translate(legacy(t, "taskmanager.memory.process.size: 1g\n"+tc.conf), TranslateOptions{})
-			if tc.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tc.wantErr)
-			} else {
-				require.NoError(t, err)
+			requireErrorContains(t, err, tc.wantErr)
+			if tc.wantErr == "" {
 				got, ok := tr.Resource.Get(records.VCores)
 				require.True(t, ok)
 				assert.Equal(t, tc.want, got)
 				assert.Equal(t, tc.from, tr.Origins[records.VCores].Key)
 			}
-			if tc.wantCodes == nil {
-				assert.Empty(t, tr.Problems)
-			} else {
-				assert.Equal(t, tc.wantCodes, codes(tr.Problems))
-			}
+			assertCodes(t, tr.Problems, tc.wantCodes)
 		})
 	}
 }

@@ -31,6 +31,16 @@ func codes(problems []Problem) []string {
 	return out
 }
 
+// assertCodes asserts that the problems' codes are want, or that there are none when want is nil.
+func assertCodes(t *testing.T, problems []Problem, want []string) {
+	t.Helper()
+	if want == nil {
+		assert.Empty(t, problems)
+		return
+	}
+	assert.Equal(t, want, codes(problems))
+}
+
 func messages(problems []Problem) []string {
 	out := make([]string, len(problems))
 	for i, p := range problems {
@@ -140,11 +150,7 @@ func TestLoadResourceTypes(t *testing.T) {
 			types, problems := LoadResourceTypes(hadoopConf(tc.kv...))
 			assert.Equal(t, tc.wantNames, types.Names())
 			assert.True(t, types.FromConfig())
-			if tc.wantCodes == nil {
-				assert.Empty(t, problems)
-			} else {
-				assert.Equal(t, tc.wantCodes, codes(problems))
-			}
+			assertCodes(t, problems, tc.wantCodes)
 			if tc.wantMsgs != nil {
 				assert.Equal(t, tc.wantMsgs, messages(problems))
 			}
@@ -263,11 +269,7 @@ func TestLoadNodeResources(t *testing.T) {
 			require.GreaterOrEqual(t, len(got), 2)
 			assert.Equal(t, records.MemoryMB, got[0].Name)
 			assert.Equal(t, records.VCores, got[1].Name)
-			if tc.wantCodes == nil {
-				assert.Empty(t, problems)
-			} else {
-				assert.Equal(t, tc.wantCodes, codes(problems))
-			}
+			assertCodes(t, problems, tc.wantCodes)
 			if tc.wantMsgs != nil {
 				assert.Equal(t, tc.wantMsgs, messages(problems))
 			}
