@@ -16,8 +16,9 @@ const AMBinaryName = "yarn-er-am"
 
 // amBinary returns the small ApplicationMaster binary to stage for the yarn-er binary bin, or
 // "" when the AM container runs bin itself (`yarn-er am`). explicit (--am-binary) must be built
-// from the same source as bin for the same OS and architecture; without it, the yarn-er-am beside
-// bin (symbolic links resolved) is used when it is, and skipped with a reason otherwise.
+// from the same source as bin for the same OS and architecture; without it, the AM binary beside
+// bin (symbolic links resolved; see besideName) is used when it is, and skipped with a reason
+// otherwise.
 func amBinary(bin, explicit string) (path, skipped string, err error) {
 	if explicit != "" {
 		if err := sameBuild(bin, explicit); err != nil {
@@ -29,7 +30,7 @@ func amBinary(bin, explicit string) (path, skipped string, err error) {
 	if err != nil {
 		real = bin
 	}
-	beside := filepath.Join(filepath.Dir(real), AMBinaryName)
+	beside := filepath.Join(filepath.Dir(real), besideName(filepath.Base(real)))
 	if _, err := os.Stat(beside); err != nil {
 		return "", fmt.Sprintf("no %s beside %s", AMBinaryName, real), nil
 	}
@@ -37,6 +38,17 @@ func amBinary(bin, explicit string) (path, skipped string, err error) {
 		return "", fmt.Sprintf("%s: %v", beside, err), nil
 	}
 	return beside, "", nil
+}
+
+// besideName is the name of the AM binary that goes with the yarn-er binary named bin: yarn-er-am
+// beside yarn-er, and for the release files yarn-er-am-linux-ARCH beside yarn-er-linux-ARCH and
+// yarn-er-linux-ARCH-nvml (the AM needs no NVML).
+func besideName(bin string) string {
+	rest, ok := strings.CutPrefix(bin, "yarn-er")
+	if !ok {
+		return AMBinaryName
+	}
+	return AMBinaryName + strings.TrimSuffix(rest, "-nvml")
 }
 
 // sameBuild checks that the AM binary am is a regular file built from the same module version

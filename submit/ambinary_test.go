@@ -30,6 +30,17 @@ func copyFile(t *testing.T, from, to string) {
 	require.NoError(t, os.WriteFile(to, b, 0o755))
 }
 
+func TestBesideName(t *testing.T) {
+	for bin, want := range map[string]string{
+		"yarn-er":                  "yarn-er-am",
+		"yarn-er-linux-arm64":      "yarn-er-am-linux-arm64",
+		"yarn-er-linux-amd64-nvml": "yarn-er-am-linux-amd64",
+		"my-tool":                  "yarn-er-am",
+	} {
+		assert.Equal(t, want, besideName(bin), bin)
+	}
+}
+
 func TestCompareBuilds(t *testing.T) {
 	build := func(path, version string, kv ...string) *debug.BuildInfo {
 		bi := &debug.BuildInfo{Path: path, Main: debug.Module{Path: "github.com/yarn-er/yarn-er", Version: version}}

@@ -254,7 +254,11 @@ func submitRun(opts *Options) error {
 	for _, q := range sub.Spec.Resource {
 		res.Resource = append(res.Resource, fmt.Sprintf("%s=%d%s", q.Name, q.Value, q.Units))
 	}
-	pr.Line(fmt.Sprintf("staged %s in %v", submit.FormatBytes(sub.Staged), sub.StageTime.Round(time.Millisecond)))
+	staged := fmt.Sprintf("staged %s in %v", submit.FormatBytes(sub.Staged), sub.StageTime.Round(time.Millisecond))
+	if sub.AMBinary != "" {
+		staged += "; the ApplicationMaster runs " + submit.AMBinaryName
+	}
+	pr.Line(staged)
 
 	// Follow on a context of its own: Ctrl-C (the command's context) asks what to do.
 	follow, stopFollow := context.WithCancel(context.WithoutCancel(ctx))
