@@ -28,9 +28,10 @@ MATRIX_SKIP_OTHER_LINES ?= ^TestFlink
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
-build: ## go build ./cmd/yarn-er into bin/
+build: ## go build ./cmd/yarn-er and the small ApplicationMaster ./cmd/yarn-er-am into bin/
 	@mkdir -p $(BIN)
 	$(GO) build -o $(BIN)/yarn-er ./cmd/yarn-er
+	CGO_ENABLED=0 $(GO) build -o $(BIN)/yarn-er-am ./cmd/yarn-er-am
 
 vet: ## gofmt and go vet, with and without the integration tag
 	@out=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \

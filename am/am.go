@@ -64,7 +64,7 @@ type Options struct {
 	Now func() time.Time
 	// TrackingURL is registered with the ResourceManager and reported at the end ("" for none).
 	TrackingURL string
-	// Staging removes the staging directory (nil: OpenStaging(spec.StagingDir, AppID, spec.User)).
+	// Staging removes the staging directory (nil: OpenStaging(spec.StagingDir, AppID, spec.User, Credentials)).
 	Staging Staging
 
 	// traceInterval, when set (tests), sees every heartbeat interval chosen.
@@ -288,7 +288,7 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 				stagingCh <- opened{st: opts.Staging}
 				return
 			}
-			st, err := OpenStaging(spec.StagingDir, opts.Identity.AppID, spec.User)
+			st, err := OpenStaging(spec.StagingDir, opts.Identity.AppID, spec.User, opts.Credentials)
 			if err != nil {
 				r.log.Warn("am: the staging directory will not be removed", "err", err)
 			}

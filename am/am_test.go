@@ -428,14 +428,14 @@ func TestStagingSafety(t *testing.T) {
 		{"%zz", "invalid URL escape"},
 	}
 	for _, tc := range cases {
-		_, err := OpenStaging(tc.url, amrmfake.AppID, "alice")
+		_, err := OpenStaging(tc.url, amrmfake.AppID, "alice", nil)
 		require.Error(t, err, tc.url)
 		assert.ErrorIs(t, err, ErrStaging)
 		assert.Contains(t, err.Error(), tc.want)
 	}
 	dir := filepath.Join(t.TempDir(), amrmfake.AppID)
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o700))
-	st, err := OpenStaging("file://"+dir, amrmfake.AppID, "alice")
+	st, err := OpenStaging("file://"+dir, amrmfake.AppID, "alice", nil)
 	require.NoError(t, err)
 	require.NoError(t, st.Remove(context.Background()))
 	assert.NoDirExists(t, dir)

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"time"
 
-	"github.com/colinmarc/hdfs/v2"
+	"github.com/yarn-er/yarn-er/internal/namenode"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Staging removes an application's staging directory when the application ends.
@@ -25,12 +27,12 @@ type Staging interface {
 var ErrStaging = errors.New("am: staging directory")
 
 // OpenStaging returns the Staging for a staging directory URL: hdfs://namenode:port/path through
-// the NameNode named in the URL as user, or file:///path on the local file system (a file system
-// every NodeManager shares, as in single-host tests). The directory's last path element must be
-// the application id, so that a wrong URL can never remove anything but this application's
-// directory. For hdfs, the NameNode connection is opened now, so that removal on SIGTERM needs a
-// single call.
-func OpenStaging(dirURL, appID, user string) (Staging, error) {
+// the NameNode named in the URL, or file:///path on the local file system (a file system every
+// NodeManager shares, as in single-host tests). The directory's last path element must be the
+// application id, so that a wrong URL can never remove anything but this application's directory.
+// On HDFS the AM authenticates with the HDFS delegation token for that NameNode among creds (a
+// Kerberized cluster: yarn-er submit puts one there), else as user (a cluster without security).
+func OpenStaging(dirURL, appID, user string, creds *records.Credentials) (Staging, error) {
 	u, err := url.Parse(dirURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrStaging, dirURL, err)
@@ -46,12 +48,22 @@ func OpenStaging(dirURL, appID, user string) (Staging, error) {
 		if u.Host == "" {
 			return nil, fmt.Errorf("%w %q: no NameNode address in the URL (want hdfs://namenode:port/path)", ErrStaging, dirURL)
 		}
-		if user == "" {
+		cfg := namenode.Config{Addrs: []string{u.Host}, User: user}
+		if creds != nil {
+			if tok, ok := namenode.SelectToken(context.Background(), creds.Tokens, u.Host); ok {
+				cfg.Token = &tok
+			}
+		}
+		if cfg.Token == nil && user == "" {
 			return nil, fmt.Errorf("%w %q: no user to act as", ErrStaging, dirURL)
 		}
-		c, err := hdfs.NewClient(hdfs.ClientOptions{Addresses: []string{u.Host}, User: user})
+		// Connect now, so that removal after SIGTERM (the NodeManager's SIGKILL follows soon)
+		// is a single call.
+		ctx, cancel := context.WithTimeout(context.Background(), stagingConnectTimeout)
+		defer cancel()
+		c, err := namenode.Dial(ctx, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("%w %q: connect to the NameNode: %v", ErrStaging, dirURL, err)
+			return nil, fmt.Errorf("%w %q: connect to the NameNode: %w", ErrStaging, dirURL, err)
 		}
 		return &hdfsStaging{c: c, path: p}, nil
 	}
@@ -72,24 +84,19 @@ func (d fileStaging) Remove(ctx context.Context) error {
 
 func (fileStaging) Close() error { return nil }
 
+// stagingConnectTimeout bounds connecting to the NameNode while the AM starts.
+const stagingConnectTimeout = 30 * time.Second
+
 type hdfsStaging struct {
-	c    *hdfs.Client
+	c    *namenode.Conn
 	path string
 }
 
 func (h *hdfsStaging) Remove(ctx context.Context) error {
-	// The HDFS client takes no context: run the call aside and stop waiting when ctx ends.
-	done := make(chan error, 1)
-	go func() { done <- h.c.RemoveAll(h.path) }()
-	select {
-	case err := <-done:
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("am: remove staging directory hdfs %s: %w", h.path, err)
-		}
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("am: remove staging directory hdfs %s: %w", h.path, ctx.Err())
+	if _, err := h.c.Delete(ctx, h.path, true); err != nil {
+		return fmt.Errorf("am: remove staging directory hdfs %s: %w", h.path, err)
 	}
+	return nil
 }
 
 func (h *hdfsStaging) Close() error { return h.c.Close() }

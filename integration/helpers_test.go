@@ -31,8 +31,17 @@ type build struct {
 	err  error
 }
 
-// builds holds the builds of this run by package and cgo setting.
-var builds sync.Map
+// builds holds the builds of this run by package and cgo setting; binDirs the directory of each
+// cgo setting's builds (one per setting, so that yarn-er-am stands beside yarn-er).
+var builds, binDirs sync.Map
+
+// binDir returns the directory the builds with cgo setting static go into.
+func binDir(static bool) (string, error) {
+	v, _ := binDirs.LoadOrStore(static, &build{})
+	d := v.(*build)
+	d.once.Do(func() { d.bin, d.err = os.MkdirTemp(tmpRoot, "bin-") })
+	return d.bin, d.err
+}
 
 // buildBinary builds the main package pkg (relative to the repository root, e.g. "./cmd/yarn-er")
 // once per run and returns the binary's path. static builds with CGO_ENABLED=0, as submit ships
@@ -48,7 +57,7 @@ func buildBinary(t testing.TB, pkg string, static bool) string {
 			b.err = err
 			return
 		}
-		dir, err := os.MkdirTemp(tmpRoot, "bin-")
+		dir, err := binDir(static)
 		if err != nil {
 			b.err = err
 			return
@@ -70,8 +79,14 @@ func buildBinary(t testing.TB, pkg string, static bool) string {
 	return b.bin
 }
 
-// yarnErBinary is cmd/yarn-er built static, as submit ships it to the containers.
-func yarnErBinary(t testing.TB) string { return buildBinary(t, "./cmd/yarn-er", true) }
+// yarnErBinary is cmd/yarn-er built static, as submit ships it to the containers, with the small
+// ApplicationMaster binary cmd/yarn-er-am beside it, as make build and the release leave them (so
+// that submit stages it for the AM container).
+func yarnErBinary(t testing.TB) string {
+	bin := buildBinary(t, "./cmd/yarn-er", true)
+	buildBinary(t, "./cmd/yarn-er-am", true)
+	return bin
+}
 
 // cliRun is one run of a command.
 type cliRun struct {

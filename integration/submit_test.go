@@ -186,6 +186,7 @@ func TestSubmitGPUContainers(t *testing.T) {
 	assert.Equal(t, "FINISHED", res["state"])
 	assert.Equal(t, "SUCCEEDED", res["finalStatus"])
 	assert.NotContains(t, stagingEntries(t, ep), appID, "staging removed")
+	assert.Contains(t, r.stderr, "the ApplicationMaster runs yarn-er-am", "the small AM binary beside yarn-er was staged")
 	// Every rank ran, each with one device of its own.
 	seen := map[string]int{}
 	for rank := range 8 {

@@ -2,6 +2,7 @@
 # make release: yarn-er for linux/amd64 and linux/arm64 into dist/ (docs/install.md):
 #   yarn-er-linux-ARCH        static, CGO_ENABLED=0: every backend but NVML; runs on any Linux
 #   yarn-er-linux-ARCH-nvml   cgo with NVML (libnvidia-ml.so.1 loaded at run time), glibc 2.17 or newer
+#   yarn-er-am-linux-ARCH     static: the small ApplicationMaster binary that submit stages beside either
 #   SHA256SUMS                sha256sum's format: sha256sum -c SHA256SUMS
 # The cgo builds use zig (PyPI's ziglang, installed below .tools/ unless ZIG names one) as the C
 # compiler for glibc 2.17. Environment: DIST (dist), ARCHES ("amd64 arm64"), GLIBC (2.17), VERSION
@@ -75,7 +76,10 @@ for arch in $ARCHES; do
   CGO_ENABLED=1 GOOS=linux GOARCH=$arch ZIG_TARGET=$target NVML_STUB=$stub CC="$root/release/zig-cc" \
     CGO_CFLAGS="-O2 -g -Wno-deprecated-declarations" CGO_LDFLAGS="-O2 -g -Wl,-z,lazy" \
     "$GO" build -trimpath -ldflags "$ldflags" -o "$out-nvml" ./cmd/yarn-er
-  built+=("${out##*/}" "${out##*/}-nvml")
+  am=$DIST/yarn-er-am-linux-$arch
+  echo "== $am (CGO_ENABLED=0)"
+  CGO_ENABLED=0 GOOS=linux GOARCH=$arch "$GO" build -trimpath -ldflags "-s -w -X main.version=$VERSION" -o "$am" ./cmd/yarn-er-am
+  built+=("${out##*/}" "${out##*/}-nvml" "${am##*/}")
 done
 
 (cd "$DIST" && rm -f SHA256SUMS && sha256sum "${built[@]}" >SHA256SUMS.tmp && mv SHA256SUMS.tmp SHA256SUMS)

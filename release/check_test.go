@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
@@ -21,6 +22,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,6 +43,7 @@ type binary struct {
 	path string
 	arch string // GOARCH
 	nvml bool   // the cgo build with NVML
+	am   bool   // the small ApplicationMaster binary (yarn-er-am)
 }
 
 // distDir is $DIST (relative to the repository root, as for release/build.sh), by default dist.
@@ -63,7 +66,8 @@ func binaries(t *testing.T) []binary {
 	var out []binary
 	for _, a := range arches {
 		p := filepath.Join(distDir(t), "yarn-er-linux-"+a)
-		out = append(out, binary{path: p, arch: a}, binary{path: p + "-nvml", arch: a, nvml: true})
+		out = append(out, binary{path: p, arch: a}, binary{path: p + "-nvml", arch: a, nvml: true},
+			binary{path: filepath.Join(distDir(t), "yarn-er-am-linux-"+a), arch: a, am: true})
 	}
 	return out
 }
@@ -241,6 +245,23 @@ func TestRun(t *testing.T) {
 			if why != "" {
 				t.Skip(why)
 			}
+			if b.am {
+				// The small AM binary: it runs, and submit pairs it with both yarn-er builds of
+				// its architecture (same source revision, OS and architecture).
+				stdout, stderr, code := run(t, b, prefix, "version")
+				require.Equal(t, 0, code, stderr)
+				assert.Regexp(t, `^yarn-er-am \S+\n$`, stdout)
+				ai, err := buildinfo.ReadFile(b.path)
+				require.NoError(t, err)
+				for _, yarnEr := range []string{"yarn-er-linux-" + b.arch, "yarn-er-linux-" + b.arch + "-nvml"} {
+					bi, err := buildinfo.ReadFile(filepath.Join(distDir(t), yarnEr))
+					require.NoError(t, err)
+					for _, k := range []string{"GOOS", "GOARCH", "vcs.revision", "vcs.modified"} {
+						assert.Equal(t, buildSetting(bi, k), buildSetting(ai, k), "%s of %s", k, yarnEr)
+					}
+				}
+				return
+			}
 			stdout, stderr, code := run(t, b, prefix, "version", "-o", "json")
 			require.Equal(t, 0, code, stderr)
 			var bi view.BuildInfo
@@ -289,6 +310,15 @@ func TestRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+func buildSetting(bi *debug.BuildInfo, key string) string {
+	for _, s := range bi.Settings {
+		if s.Key == key {
+			return s.Value
+		}
+	}
+	return ""
 }
 
 // fakeNVML is a libnvidia-ml.so.1 that initialises and sees no GPU, for TestNVMLBindsAtRunTime.

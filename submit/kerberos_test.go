@@ -51,7 +51,7 @@ func TestTokenRenewer(t *testing.T) {
 
 func TestAMContextCarriesTheDelegationToken(t *testing.T) {
 	spec := &jobspec.Spec{Name: "n", Binary: jobspec.LocalFile{Name: "yarn-er", URL: "hdfs://nn/b", Size: 1, MtimeMillis: 1, Type: "FILE", Visibility: "APPLICATION"}}
-	amc := amContext(Request{}, "application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName, URL: "hdfs://nn/s", Size: 1, MtimeMillis: 1, Type: "FILE", Visibility: "APPLICATION"})
+	amc := amContext(Request{}, "application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName, URL: "hdfs://nn/s", Size: 1, MtimeMillis: 1, Type: "FILE", Visibility: "APPLICATION"}, nil)
 	tok := records.Token{Identifier: []byte{0, 1, 2}, Password: []byte("secret"), Kind: "HDFS_DELEGATION_TOKEN", Service: "10.0.0.1:8020"}
 	addToken(&amc, tok)
 	b, err := json.Marshal(amc)

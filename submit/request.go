@@ -95,6 +95,10 @@ type Request struct {
 	Files, Archives []stage.Item
 	// Binary is the yarn-er executable to ship (another OS/arch); "" is this executable.
 	Binary string
+	// AMBinary is the small ApplicationMaster binary (yarn-er-am) to run the AM container with,
+	// built from the same source as Binary; "" is the yarn-er-am beside Binary when it is one of
+	// the same build, else Binary itself runs the AM (`yarn-er am`).
+	AMBinary string
 	// KeepStaging keeps the staging directory after the application ended.
 	KeepStaging bool
 	// Force submits even when the preflight finds problems (it is then not run).
@@ -328,7 +332,7 @@ func (r *Request) validate() error {
 			return badRequest("--env", "bad variable name %q (want K=V)", k)
 		}
 	}
-	names := map[string]string{jobspec.BinaryName: "the yarn-er binary", jobspec.FileName: "the job spec"}
+	names := map[string]string{jobspec.BinaryName: "the yarn-er binary", jobspec.FileName: "the job spec", AMBinaryName: "the ApplicationMaster binary"}
 	for _, it := range append(append([]stage.Item(nil), r.Files...), r.Archives...) {
 		if prev, dup := names[it.Name]; dup {
 			return badRequest("--file/--archive", "link name %q of %s is used by %s too: rename it with LOCAL#NAME", it.Name, it.Local, prev)

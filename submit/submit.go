@@ -191,6 +191,9 @@ type Submission struct {
 	Staged int64
 	// StageTime is how long staging took.
 	StageTime time.Duration
+	// AMBinary is the small ApplicationMaster binary staged for the AM container; "" when the
+	// yarn-er binary runs the AM.
+	AMBinary string
 }
 
 // Submit submits req; see the package documentation for the steps. step (may be nil) is called
@@ -225,6 +228,13 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	binItem, err := stage.ParseItem(binary+"#"+jobspec.BinaryName, records.LocalFile)
 	if err != nil {
 		return nil, badRequest("--yarn-er-binary", "%v", err)
+	}
+	amBin, skipped, err := amBinary(binary, req.AMBinary)
+	if err != nil {
+		return nil, err
+	}
+	if skipped != "" {
+		c.log.Info("the ApplicationMaster runs as yarn-er am", "why", skipped)
 	}
 	for _, it := range append(append([]stage.Item(nil), req.Files...), req.Archives...) {
 		if fi, err := os.Stat(it.Local); err != nil || !fi.Mode().IsRegular() {
@@ -285,7 +295,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		return nil, err
 	}
 	defer sc.Close()
-	items := append([]stage.Item{binItem}, req.Files...)
+	items := []stage.Item{binItem}
+	if amBin != "" {
+		items = append(items, stage.Item{Local: amBin, Name: AMBinaryName, Type: records.LocalFile})
+	}
+	items = append(items, req.Files...)
 	items = append(items, req.Archives...)
 	step(Step{Phase: PhaseStaging, AppID: na.ID, Message: "staging to " + sc.URL(sc.BaseDir()+"/"+na.ID)})
 	start := time.Now()
@@ -303,6 +317,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 			}
 		}
 	}()
+	var amFile *jobspec.LocalFile
+	if amBin != "" {
+		amFile, files = &files[1], append(files[:1:1], files[2:]...)
+		out.AMBinary = amBin
+	}
 	spec := &jobspec.Spec{
 		Version: jobspec.Version, Name: req.appName(), User: sc.User(), SchedulerAddresses: sched,
 		Containers: req.Containers, Restarts: req.Restarts, Priority: containerPriority, NodeLabel: req.NodeLabel,
@@ -321,10 +340,13 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	for _, f := range files {
 		out.Staged += f.Size
 	}
+	if amFile != nil {
+		out.Staged += amFile.Size
+	}
 	out.Staged += specFile.Size
 	out.StageTime = time.Since(start)
 
-	amc := amContext(req, na.ID, spec, specFile)
+	amc := amContext(req, na.ID, spec, specFile, amFile)
 	if renewer != "" {
 		tok, err := sc.DelegationToken(ctx, renewer)
 		if err != nil {
@@ -406,11 +428,16 @@ func fitsMaximum(v records.Resources, maxCap records.Resources) error {
 	return nil
 }
 
-// AMCommand is the command the AM container runs.
-const AMCommand = "./" + jobspec.BinaryName + " am 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"
+// AMCommand is the command the AM container runs with the yarn-er binary; AMBinaryCommand with
+// the small ApplicationMaster binary.
+const (
+	AMCommand       = "./" + jobspec.BinaryName + " am 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"
+	AMBinaryCommand = "./" + AMBinaryName + " am 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"
+)
 
-// amContext is the REST submission of the AM.
-func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.LocalFile) yarn.ApplicationSubmissionContext {
+// amContext is the REST submission of the AM; amBinary, when set, is the staged small
+// ApplicationMaster binary the AM container runs instead of the yarn-er binary.
+func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.LocalFile, amBinary *jobspec.LocalFile) yarn.ApplicationSubmissionContext {
 	mem, vc := req.AMMemoryMB, req.AMVCores
 	if mem == 0 {
 		mem = DefaultAMMemoryMB
@@ -418,17 +445,24 @@ func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.L
 	if vc == 0 {
 		vc = DefaultAMVCores
 	}
+	// The AM container needs only the binary that runs it and the spec; the containers get
+	// the yarn-er binary from the spec.
+	resources := map[string]records.LocalResource{jobspec.FileName: specFile.Resource()}
+	command := AMCommand
+	if amBinary != nil {
+		resources[AMBinaryName] = amBinary.Resource()
+		command = AMBinaryCommand
+	} else {
+		resources[jobspec.BinaryName] = spec.Binary.Resource()
+	}
 	return yarn.ApplicationSubmissionContext{
 		ApplicationID: appID, ApplicationName: spec.Name, Queue: req.Queue, Priority: req.Priority,
 		ApplicationType: ApplicationType, ApplicationTags: req.Tags, MaxAppAttempts: req.MaxAttempts,
 		Resource: records.NewResources(mem, int64(vc)),
 		AMContainerSpec: yarn.ContainerLaunchContext{
-			LocalResources: map[string]records.LocalResource{
-				jobspec.BinaryName: spec.Binary.Resource(),
-				jobspec.FileName:   specFile.Resource(),
-			},
-			Environment: map[string]string{jobspec.EnvSpecFile: jobspec.FileName},
-			Commands:    []string{AMCommand},
+			LocalResources: resources,
+			Environment:    map[string]string{jobspec.EnvSpecFile: jobspec.FileName},
+			Commands:       []string{command},
 		},
 	}
 }

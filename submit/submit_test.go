@@ -289,7 +289,7 @@ func TestAMContext(t *testing.T) {
 	prio := int32(3)
 	spec := &jobspec.Spec{Name: "yarn-er: train", Binary: jobspec.LocalFile{Name: "yarn-er", URL: "hdfs://nn/b", Size: 10, MtimeMillis: 5, Type: "FILE", Visibility: "APPLICATION"}}
 	sc := amContext(Request{Queue: "gpu", Tags: []string{"team-a"}, Priority: &prio, MaxAttempts: 1, AMMemoryMB: 512},
-		"application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName, URL: "hdfs://nn/s", Size: 3, MtimeMillis: 6, Type: "FILE", Visibility: "APPLICATION"})
+		"application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName, URL: "hdfs://nn/s", Size: 3, MtimeMillis: 6, Type: "FILE", Visibility: "APPLICATION"}, nil)
 	b, err := json.Marshal(sc)
 	require.NoError(t, err)
 	var got map[string]any
@@ -305,4 +305,12 @@ func TestAMContext(t *testing.T) {
 	assert.Equal(t, "yarn-er", lr[0].(map[string]any)["key"])
 	assert.Equal(t, map[string]any{"resource": "hdfs://nn/b", "type": "FILE", "visibility": "APPLICATION", "size": 10.0, "timestamp": 5.0}, lr[0].(map[string]any)["value"])
 	assert.Equal(t, jobspec.FileName, lr[1].(map[string]any)["key"])
+
+	// With the small AM binary staged, the AM container runs it and needs no yarn-er binary.
+	amBin := jobspec.LocalFile{Name: AMBinaryName, URL: "hdfs://nn/a", Size: 7, MtimeMillis: 8, Type: "FILE", Visibility: "APPLICATION"}
+	sc = amContext(Request{}, "application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName, URL: "hdfs://nn/s", Size: 3, MtimeMillis: 6, Type: "FILE", Visibility: "APPLICATION"}, &amBin)
+	assert.Equal(t, []string{"./yarn-er-am am 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"}, sc.AMContainerSpec.Commands)
+	assert.Equal(t, amBin.Resource(), sc.AMContainerSpec.LocalResources[AMBinaryName])
+	assert.NotContains(t, sc.AMContainerSpec.LocalResources, jobspec.BinaryName)
+	assert.Contains(t, sc.AMContainerSpec.LocalResources, jobspec.FileName)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/am"
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/integration"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
@@ -212,6 +213,25 @@ func testKerberizedHDFS(t *testing.T, protection string) {
 	there, err := d.Exists(ctx)
 	require.NoError(t, err)
 	assert.True(t, there)
+
+	// The ApplicationMaster's clean-up: no Kerberos login in a container, only the delegation
+	// token in its credentials (beside tokens of other kinds).
+	creds := records.NewCredentials()
+	creds.Tokens["amrm"] = records.Token{Identifier: []byte("x"), Password: []byte("y"), Kind: "YARN_AM_RM_TOKEN", Service: e.NameNodeAddress}
+	creds.Tokens[tok.Service] = tok
+	st, err := am.OpenStaging(e.HDFSURI+"/user/alice/.yarn-er/"+appID, appID, "", creds)
+	if protection == "authentication" {
+		require.NoError(t, err)
+		require.NoError(t, st.Remove(ctx))
+		require.NoError(t, st.Close())
+		there, err = d.Exists(ctx)
+		require.NoError(t, err)
+		assert.False(t, there, "the AM removed the staging directory with the delegation token")
+	} else {
+		require.Error(t, err)
+		assert.ErrorIs(t, err, am.ErrStaging)
+		assert.ErrorIs(t, err, ipc.ErrUnsupportedQOP, "refused clearly: yarn-er's DIGEST-MD5 speaks qop auth only")
+	}
 
 	require.NoError(t, sc.CancelDelegationToken(ctx, tok))
 	_, err = sc.DelegationToken(ctx, renewer)

@@ -207,6 +207,14 @@ func (c *Client) getConn(ctx context.Context) (*conn, error) {
 	return nil, errors.Join(errs...)
 }
 
+// Connect opens the connection now, if none is open, instead of at the next call: a caller that
+// must make one call quickly later (an ApplicationMaster's clean-up after SIGTERM) pays for
+// connecting and authenticating up front.
+func (c *Client) Connect(ctx context.Context) error {
+	_, err := c.getConn(ctx)
+	return err
+}
+
 // Dials returns how many connections the client has opened (for tests and diagnostics).
 func (c *Client) Dials() int {
 	c.mu.Lock()

@@ -1,6 +1,8 @@
-// Package namenode calls the few ClientNamenodeProtocol methods that github.com/colinmarc/hdfs
-// does not expose, over yarn-er's own Hadoop IPC (internal/ipc): HDFS delegation tokens for the
-// applications yarn-er submits to a Kerberized cluster.
+// Package namenode calls the few ClientNamenodeProtocol methods yarn-er needs over its own Hadoop
+// IPC (internal/ipc): HDFS delegation tokens for the applications yarn-er submits to a Kerberized
+// cluster (which github.com/colinmarc/hdfs does not expose), and Delete, with which the
+// ApplicationMaster removes its staging directory authenticated by such a token (a YARN
+// container has no Kerberos login) or, on a cluster without security, as the application's user.
 package namenode
 
 import (
@@ -9,11 +11,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/hdfspb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/records"
 )
@@ -39,6 +43,12 @@ type Config struct {
 	// Kerberos authenticates the connections (required for delegation tokens: a NameNode only
 	// issues them to Kerberos logins).
 	Kerberos *ipc.Kerberos
+	// Token, when Kerberos is nil, authenticates with an HDFS delegation token (SASL
+	// TOKEN/DIGEST-MD5), as a YARN container does (see SelectToken).
+	Token *records.Token
+	// User is the user to act as when neither Kerberos nor Token is set (SIMPLE authentication,
+	// a cluster without security).
+	User string
 	// Service is the token's service as Hadoop's client sets it: "ha-hdfs:<nameservice>" under
 	// HA, else the NameNode's ip:port (TokenService). Empty: TokenService of Addrs[0].
 	Service string
@@ -73,6 +83,9 @@ func GetDelegationToken(ctx context.Context, cfg Config, renewer string) (record
 	if strings.TrimSpace(renewer) == "" {
 		return records.Token{}, errors.New("delegation token: no renewer (fix: set yarn.resourcemanager.principal)")
 	}
+	if cfg.Kerberos == nil {
+		return records.Token{}, errors.New("namenode: delegation tokens need a Kerberos login (fix: kinit, or give --keytab and --principal)")
+	}
 	resp := &commonpb.GetDelegationTokenResponseProto{}
 	if err := call(ctx, cfg, "getDelegationToken", &commonpb.GetDelegationTokenRequestProto{Renewer: proto.String(renewer)}, resp); err != nil {
 		return records.Token{}, err
@@ -97,9 +110,102 @@ func GetDelegationToken(ctx context.Context, cfg Config, renewer string) (record
 
 // CancelDelegationToken cancels a token (an application that was never submitted).
 func CancelDelegationToken(ctx context.Context, cfg Config, tok records.Token) error {
+	if cfg.Kerberos == nil {
+		return errors.New("namenode: cancelling a delegation token needs a Kerberos login (fix: kinit, or give --keytab and --principal)")
+	}
 	return call(ctx, cfg, "cancelDelegationToken", &commonpb.CancelDelegationTokenRequestProto{Token: &commonpb.TokenProto{
 		Identifier: nonNil(tok.Identifier), Password: nonNil(tok.Password), Kind: proto.String(tok.Kind), Service: proto.String(tok.Service),
 	}}, &commonpb.CancelDelegationTokenResponseProto{})
+}
+
+// Delete removes path on HDFS (a directory with everything under it when recursive is set),
+// trying each NameNode as call does. It reports whether anything was removed: false, without an
+// error, when path did not exist.
+func Delete(ctx context.Context, cfg Config, path string, recursive bool) (bool, error) {
+	req, err := deleteRequest(path, recursive)
+	if err != nil {
+		return false, err
+	}
+	resp := &hdfspb.DeleteResponseProto{}
+	if err := call(ctx, cfg, "delete", req, resp); err != nil {
+		return false, err
+	}
+	return resp.GetResult(), nil
+}
+
+func deleteRequest(path string, recursive bool) (*hdfspb.DeleteRequestProto, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, fmt.Errorf("namenode: delete %q: not an absolute path", path)
+	}
+	return &hdfspb.DeleteRequestProto{Src: proto.String(path), Recursive: proto.Bool(recursive)}, nil
+}
+
+// Conn is an open, authenticated connection to a NameNode, for a caller that must make its call
+// quickly later (see Dial).
+type Conn struct {
+	cl *ipc.Client
+}
+
+// Dial connects and authenticates to the first of cfg.Addrs that accepts, now.
+func Dial(ctx context.Context, cfg Config) (*Conn, error) {
+	icfg, err := ipcConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	icfg.Addrs = cfg.Addrs
+	cl, err := ipc.NewClient(icfg)
+	if err != nil {
+		return nil, fmt.Errorf("namenode: %w", err)
+	}
+	if err := cl.Connect(ctx); err != nil {
+		_ = cl.Close()
+		return nil, fmt.Errorf("namenode: %w", err)
+	}
+	return &Conn{cl: cl}, nil
+}
+
+// Delete is the package's Delete over this connection (reconnecting if the NameNode closed it).
+func (c *Conn) Delete(ctx context.Context, path string, recursive bool) (bool, error) {
+	req, err := deleteRequest(path, recursive)
+	if err != nil {
+		return false, err
+	}
+	resp := &hdfspb.DeleteResponseProto{}
+	// Sending it again after a lost connection is harmless: the second answer is "nothing removed".
+	if err := c.cl.Call(ctx, "delete", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+		return false, fmt.Errorf("namenode %s: delete: %w", c.cl.Addr(), err)
+	}
+	return resp.GetResult(), nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.cl.Close() }
+
+// SelectToken returns the HDFS delegation token among tokens whose service names the NameNode at
+// addr (host:port): an ip:port of the host as TokenService builds it, addr itself, or
+// "ha-hdfs:<host>" for an HA nameservice (addr is then the nameservice, with or without a port). ok is false when there is none.
+func SelectToken(ctx context.Context, tokens map[string]records.Token, addr string) (tok records.Token, ok bool) {
+	want := map[string]bool{addr: true, "ha-hdfs:" + addr: true}
+	if host, port, err := net.SplitHostPort(addr); err == nil {
+		want["ha-hdfs:"+host] = true
+		// Any address of the host: the submitting client resolved it on another machine.
+		if ips, err := net.DefaultResolver.LookupIP(ctx, "ip", host); err == nil {
+			for _, ip := range ips {
+				want[net.JoinHostPort(ip.String(), port)] = true
+			}
+		}
+	}
+	aliases := make([]string, 0, len(tokens))
+	for alias := range tokens {
+		aliases = append(aliases, alias)
+	}
+	slices.Sort(aliases) // the same choice every time, should two tokens match
+	for _, alias := range aliases {
+		if t := tokens[alias]; t.Kind == KindDelegationToken && want[t.Service] {
+			return t, true
+		}
+	}
+	return records.Token{}, false
 }
 
 func nonNil(b []byte) []byte {
@@ -116,19 +222,32 @@ func logger(cfg Config) *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
+// ipcConfig is the IPC configuration of cfg, without addresses.
+func ipcConfig(cfg Config) (ipc.Config, error) {
+	if len(cfg.Addrs) == 0 {
+		return ipc.Config{}, errors.New("namenode: no NameNode address (fix: set fs.defaultFS, or dfs.namenode.rpc-address.* under HA)")
+	}
+	icfg := ipc.Config{Protocol: Protocol, Kerberos: cfg.Kerberos, User: cfg.User, Dial: cfg.Dial, Logger: cfg.Logger, MaxIdle: -1}
+	if t := cfg.Token; t != nil && cfg.Kerberos == nil {
+		tok := &ipc.Token{Identifier: t.Identifier, Password: t.Password, Kind: t.Kind, Service: t.Service}
+		icfg.Token = func() (*ipc.Token, error) { return tok, nil }
+	}
+	if cfg.Kerberos == nil && cfg.Token == nil && cfg.User == "" {
+		return ipc.Config{}, errors.New("namenode: no credentials: neither a Kerberos login, a delegation token nor a user name")
+	}
+	return icfg, nil
+}
+
 // call tries each NameNode in turn, skipping unreachable and standby ones.
 func call(ctx context.Context, cfg Config, method string, req, resp proto.Message) error {
-	if len(cfg.Addrs) == 0 {
-		return errors.New("namenode: no NameNode address (fix: set fs.defaultFS, or dfs.namenode.rpc-address.* under HA)")
-	}
-	if cfg.Kerberos == nil {
-		return errors.New("namenode: delegation tokens need a Kerberos login (fix: kinit, or give --keytab and --principal)")
+	icfg, err := ipcConfig(cfg)
+	if err != nil {
+		return err
 	}
 	var errs []error
 	for _, addr := range cfg.Addrs {
-		cl, err := ipc.NewClient(ipc.Config{
-			Addrs: []string{addr}, Protocol: Protocol, Kerberos: cfg.Kerberos, Dial: cfg.Dial, Logger: cfg.Logger, MaxIdle: -1,
-		})
+		icfg.Addrs = []string{addr}
+		cl, err := ipc.NewClient(icfg)
 		if err != nil {
 			return fmt.Errorf("namenode: %w", err)
 		}

@@ -1,13 +1,12 @@
 package am
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/internal/amrun"
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
@@ -17,16 +16,12 @@ func TestAMTakesNoArguments(t *testing.T) {
 	assert.Error(t, cmdtest.Execute(cmd, "extra"))
 }
 
-func TestReadSpec(t *testing.T) {
-	dir := t.TempDir()
-	big := filepath.Join(dir, "big.json")
-	require.NoError(t, os.WriteFile(big, make([]byte, 5<<20), 0o600))
-	for _, tc := range []struct{ path, want string }{
-		{filepath.Join(dir, "absent.json"), "absent.json"},
-		{big, "big.json"},
-	} {
-		_, err := readSpec(tc.path)
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), tc.want)
-	}
+// TestExitCodesMatchTheCLI: the small yarn-er-am binary exits with amrun's codes, yarn-er am with
+// the CLI's; they are the same numbers.
+func TestExitCodesMatchTheCLI(t *testing.T) {
+	assert.Equal(t, cmdutil.ExitOK, amrun.ExitOK)
+	assert.Equal(t, cmdutil.ExitError, amrun.ExitFailed)
+	assert.Equal(t, cmdutil.ExitFindings, amrun.ExitSpec)
+	assert.Equal(t, cmdutil.ExitAuth, amrun.ExitAuth)
+	assert.Equal(t, cmdutil.ExitInterrupted, amrun.ExitKilled)
 }

@@ -33,7 +33,7 @@ type Options struct {
 	Conn  *cmdutil.ClusterConn
 	Flink cmdutil.FlinkFlags
 	// Req is --gpus, --fpgas, --resource, --memory, --vcores, --containers, --queue, --name,
-	// --tags, --node-label, --am-vcores, --max-attempts, --restarts, --yarn-er-binary,
+	// --tags, --node-label, --am-vcores, --max-attempts, --restarts, --yarn-er-binary, --am-binary,
 	// --keep-staging and --force.
 	Req submit.Request
 	// AMMemory is --am-memory as given (e.g. 512m).
@@ -112,12 +112,14 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	fl.StringArrayVar(&opts.Files, "file", nil, "LOCAL[#NAME] localized into every container's working directory (repeatable)")
 	fl.StringArrayVar(&opts.Archives, "archive", nil, "LOCAL[#NAME] archive (.tar.gz, .tgz, .zip, .jar) unpacked into NAME in every container (repeatable)")
 	fl.StringVar(&r.Binary, "yarn-er-binary", "", "yarn-er binary to ship to the containers (default: this one; give one for another OS/arch)")
+	fl.StringVar(&r.AMBinary, "am-binary", "", "yarn-er-am binary of the same build to run the ApplicationMaster with (default: the yarn-er-am beside the yarn-er binary, if any; else the yarn-er binary runs it)")
 	fl.BoolVar(&r.KeepStaging, "keep-staging", false, "keep the HDFS staging directory after the application ended")
 	fl.BoolVar(&r.Force, "force", false, "submit even when the preflight finds problems (it is then not run)")
 	fl.BoolVar(&opts.Detach, "detach", false, "return once the application is ACCEPTED, printing its id")
 	fl.StringVar(&opts.Progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), plain (log lines) or none")
 	_ = cmd.RegisterFlagCompletionFunc("progress", cmdutil.FixedCompletion("auto", "plain", "none"))
 	_ = cmd.MarkFlagFilename("yarn-er-binary")
+	_ = cmd.MarkFlagFilename("am-binary")
 	return cmd
 }
 
@@ -252,7 +254,11 @@ func submitRun(opts *Options) error {
 	for _, q := range sub.Spec.Resource {
 		res.Resource = append(res.Resource, fmt.Sprintf("%s=%d%s", q.Name, q.Value, q.Units))
 	}
-	pr.Line(fmt.Sprintf("staged %s in %v", submit.FormatBytes(sub.Staged), sub.StageTime.Round(time.Millisecond)))
+	staged := fmt.Sprintf("staged %s in %v", submit.FormatBytes(sub.Staged), sub.StageTime.Round(time.Millisecond))
+	if sub.AMBinary != "" {
+		staged += "; the ApplicationMaster runs " + submit.AMBinaryName
+	}
+	pr.Line(staged)
 
 	// Follow on a context of its own: Ctrl-C (the command's context) asks what to do.
 	follow, stopFollow := context.WithCancel(context.WithoutCancel(ctx))

@@ -1,4 +1,4 @@
-package am
+package amrun
 
 import (
 	"bufio"

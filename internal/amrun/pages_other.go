@@ -1,6 +1,6 @@
 //go:build !linux
 
-package am
+package amrun
 
 // releaseBinaryPages does nothing outside Linux (YARN's NodeManagers run on Linux).
 func releaseBinaryPages() int64 { return 0 }

@@ -1,0 +1,77 @@
+package am
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/amrm/amrmfake"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/hdfspb"
+	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/internal/namenode"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+// TestHDFSStaging removes an HDFS staging directory through a NameNode speaking Hadoop IPC: with
+// the HDFS delegation token for that NameNode when the credentials hold one (a Kerberized
+// cluster), else as the application's user.
+func TestHDFSStaging(t *testing.T) {
+	dt := records.Token{Identifier: []byte("hdfs-dt"), Password: []byte("pw"), Kind: namenode.KindDelegationToken}
+	for _, tc := range []struct {
+		name      string
+		withToken bool
+	}{{"delegation token", true}, {"simple", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var deleted []string
+			nn := ipctest.NewServer(t, func(c *ipctest.Call) (proto.Message, error) {
+				req := &hdfspb.DeleteRequestProto{}
+				if err := c.Decode(req); err != nil {
+					return nil, err
+				}
+				if !req.GetRecursive() {
+					return nil, &ipctest.Exception{Class: "org.apache.hadoop.fs.PathIsNotEmptyDirectoryException", Message: req.GetSrc() + " is non empty"}
+				}
+				deleted = append(deleted, req.GetSrc())
+				return &hdfspb.DeleteResponseProto{Result: proto.Bool(len(deleted) == 1)}, nil
+			})
+			creds := records.NewCredentials()
+			creds.Tokens["amrm"] = records.Token{Identifier: []byte("amrm"), Kind: "YARN_AM_RM_TOKEN", Service: nn.Addr}
+			if tc.withToken {
+				tok := dt
+				tok.Service = nn.Addr
+				creds.Tokens["hdfs"] = tok
+				nn.AddToken(tok.Identifier, tok.Password)
+			} else {
+				nn.Simple = true
+			}
+			dir := "/user/alice/.yarn-er/" + amrmfake.AppID
+			st, err := OpenStaging("hdfs://"+nn.Addr+dir, amrmfake.AppID, "alice", creds)
+			require.NoError(t, err)
+			defer st.Close()
+			assert.Equal(t, 1, nn.Connections(), "connected while the AM starts, not at removal")
+
+			require.NoError(t, st.Remove(context.Background()))
+			require.NoError(t, st.Remove(context.Background()), "already gone is fine")
+			assert.Equal(t, []string{dir, dir}, deleted)
+			assert.Equal(t, 1, nn.Connections(), "removal reuses the connection")
+			if tc.withToken {
+				assert.Equal(t, [][]byte{dt.Identifier}, nn.Logins(), "the HDFS token, never the AMRMToken")
+			} else {
+				assert.Empty(t, nn.Logins())
+				assert.Equal(t, "alice", nn.Contexts()[0].GetUserInfo().GetEffectiveUser())
+			}
+		})
+	}
+
+	t.Run("NameNode down", func(t *testing.T) {
+		nn := ipctest.NewServer(t, func(*ipctest.Call) (proto.Message, error) { return nil, nil })
+		addr := nn.Addr
+		nn.Close()
+		_, err := OpenStaging("hdfs://"+addr+"/s/"+amrmfake.AppID, amrmfake.AppID, "alice", nil)
+		require.ErrorIs(t, err, ErrStaging)
+		assert.Contains(t, err.Error(), "connect to the NameNode")
+	})
+}

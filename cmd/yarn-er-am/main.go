@@ -1,0 +1,106 @@
+// Command yarn-er-am is yarn-er's ApplicationMaster as a binary of its own: `yarn-er-am am` does
+// exactly what `yarn-er am` does (package internal/amrun), linked without the rest of the CLI, so
+// that the AM container holds a fraction of yarn-er's memory. yarn-er submit stages it beside the
+// yarn-er binary when it finds one of the same build next to that binary (or --am-binary names
+// one), and starts the AM container with it; the containers of the application itself still run
+// the full yarn-er (its exec and discovery).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/yarn-er/yarn-er/internal/amrun"
+	"github.com/yarn-er/yarn-er/internal/redact"
+)
+
+// version is set with -ldflags "-X main.version=...", as yarn-er's own.
+var version = ""
+
+func main() {
+	ctx, sigCode, stop := watchSignals()
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if code == amrun.ExitKilled && sigCode() != 0 {
+		code = sigCode()
+	}
+	os.Exit(code)
+}
+
+// usage is the text of a wrong command line.
+const usage = `usage: yarn-er-am am        (the ApplicationMaster of yarn-er submit; runs inside YARN)
+       yarn-er-am version
+`
+
+// run runs the command line args and returns the exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 1 && args[0] == "am":
+	case len(args) == 1 && (args[0] == "version" || args[0] == "--version"):
+		fmt.Fprintln(stdout, "yarn-er-am", versionString())
+		return amrun.ExitOK
+	case len(args) == 1 && (args[0] == "help" || args[0] == "--help" || args[0] == "-h"):
+		fmt.Fprint(stdout, usage)
+		return amrun.ExitOK
+	default:
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	err := amrun.Run(ctx, amrun.Config{Getenv: getenv, Stderr: stderr})
+	code := amrun.ExitCode(err)
+	switch {
+	case code == amrun.ExitKilled:
+		fmt.Fprintln(stderr, "yarn-er: stopped by a signal before the application ended")
+	case err != nil:
+		fmt.Fprintf(stderr, "yarn-er: %s\n", redact.Text(err.Error()))
+	}
+	return code
+}
+
+// versionString is the -ldflags version, else the module's, else "devel".
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+// watchSignals returns a context that SIGINT or SIGTERM cancels (the AM then removes the staging
+// directory on its last attempt and stops), and the exit code of the signal that did (128 + its
+// number; 0 if none).
+func watchSignals() (ctx context.Context, code func() int, stop func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan int, 1)
+	go func() {
+		s, ok := <-sigs
+		if !ok {
+			return
+		}
+		n, _ := s.(syscall.Signal)
+		got <- 128 + int(n)
+		cancel()
+	}()
+	return ctx, func() int {
+			select {
+			case c := <-got:
+				got <- c
+				return c
+			default:
+				return 0
+			}
+		}, func() {
+			signal.Stop(sigs)
+			close(sigs)
+			cancel()
+		}
+}

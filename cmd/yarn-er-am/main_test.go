@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/internal/amrun"
+	"github.com/yarn-er/yarn-er/internal/amrun/amruntest"
+)
+
+func TestCommandLine(t *testing.T) {
+	for _, tc := range []struct {
+		args         []string
+		code         int
+		stdout, errs string
+	}{
+		{[]string{"version"}, amrun.ExitOK, "yarn-er-am ", ""},
+		{[]string{"--help"}, amrun.ExitOK, "usage: yarn-er-am am", ""},
+		{nil, 2, "", "usage: yarn-er-am am"},
+		{[]string{"am", "extra"}, 2, "", "usage:"},
+		{[]string{"submit"}, 2, "", "usage:"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), tc.args, func(string) string { return "" }, &stdout, &stderr)
+			assert.Equal(t, tc.code, code)
+			assert.Contains(t, stdout.String(), tc.stdout)
+			assert.Contains(t, stderr.String(), tc.errs)
+		})
+	}
+}
+
+// TestAMFailsFastOnBadInput: as `yarn-er am`, a bad spec or token ends the attempt at once with
+// a line on stderr (the attempt's diagnostics) and the documented exit code.
+func TestAMFailsFastOnBadInput(t *testing.T) {
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.json")
+	require.NoError(t, os.WriteFile(corrupt, []byte(`{"version":1,"containers":`), 0o600))
+	valid := filepath.Join(dir, "valid.json")
+	require.NoError(t, os.WriteFile(valid, []byte(`{"version":1,"name":"x","user":"u","schedulerAddresses":["rm:8030"],
+		"containers":1,"restarts":0,"priority":1,"resource":[{"name":"memory-mb","value":128,"units":"Mi"},{"name":"vcores","value":1}],
+		"command":["true"],"binary":{"name":"yarn-er","url":"hdfs://nn:8020/s/yarn-er","size":1,"mtimeMillis":1,"type":"FILE"},
+		"stagingDir":"hdfs://nn:8020/s"}`), 0o600))
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		code int
+		want string
+	}{
+		{"corrupt spec", map[string]string{"YARN_ER_SPEC": corrupt}, amrun.ExitSpec, "corrupt.json: job spec: not JSON"},
+		{"not in a container", map[string]string{"YARN_ER_SPEC": valid}, amrun.ExitFailed, "CONTAINER_ID is not set"},
+		{"no token file", map[string]string{"YARN_ER_SPEC": valid, "CONTAINER_ID": "container_1700000000000_0001_01_000001"}, amrun.ExitAuth, "HADOOP_TOKEN_FILE_LOCATION is not set"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"am"}, func(k string) string { return tc.env[k] }, &stdout, &stderr)
+			assert.Equal(t, tc.code, code, stderr.String())
+			assert.Contains(t, stderr.String(), "yarn-er: ")
+			assert.Contains(t, stderr.String(), tc.want)
+			assert.Empty(t, stdout.String())
+		})
+	}
+}
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// binary builds yarn-er-am static, as submit stages it.
+func binary(t testing.TB) string {
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "yarn-er-am-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = filepath.Join(dir, "yarn-er-am")
+		cmd := exec.Command("go", "build", "-mod=mod", "-o", built, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %w: %s", err, out)
+		}
+	})
+	require.NoError(t, buildErr)
+	return built
+}
+
+// TestAMProcess runs the binary as the AM of 4 ranks against the fake cluster: the application
+// succeeds and the done line carries the memory figures.
+func TestAMProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	f := amruntest.RunProcess(t, binary(t), 4)
+	assert.Greater(t, f["peakRSSKiB"], 0.0)
+	assert.Greater(t, f["heartbeats"], 0.0)
+}
+
+// BenchmarkAMProcess is cmd/yarn-er's BenchmarkAMProcess for this binary: the AM's peak RSS and
+// its parts at exit, for 4 and 64 ranks.
+//
+//	go test ./cmd/yarn-er-am/ -run '^$' -bench BenchmarkAMProcess -benchtime 5x
+func BenchmarkAMProcess(b *testing.B) {
+	bin := binary(b)
+	for _, n := range []int{4, 64} {
+		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
+			amruntest.Report(b, bin, n)
+		})
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built != "" {
+		_ = os.RemoveAll(filepath.Dir(built))
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,139 @@
+package namenode_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/hdfspb"
+	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/internal/namenode"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+// deletingNameNode answers delete with whether the path is in existing, and records the
+// requests.
+func deletingNameNode(t *testing.T, existing map[string]bool, got *[]*hdfspb.DeleteRequestProto) *ipctest.Server {
+	return ipctest.NewServer(t, func(c *ipctest.Call) (proto.Message, error) {
+		if c.Method != "delete" {
+			return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: c.Method}
+		}
+		req := &hdfspb.DeleteRequestProto{}
+		if err := c.Decode(req); err != nil {
+			return nil, err
+		}
+		*got = append(*got, req)
+		if req.GetSrc() == "/denied" {
+			return nil, &ipctest.Exception{Class: "org.apache.hadoop.security.AccessControlException", Message: "Permission denied: user=bob, access=WRITE"}
+		}
+		found := existing[req.GetSrc()]
+		delete(existing, req.GetSrc())
+		return &hdfspb.DeleteResponseProto{Result: proto.Bool(found)}, nil
+	})
+}
+
+func TestDelete(t *testing.T) {
+	ctx := context.Background()
+	tok := records.Token{Identifier: []byte("hdfs-dt"), Password: []byte("secret"), Kind: namenode.KindDelegationToken, Service: "127.0.0.1:8020"}
+	for _, tc := range []struct {
+		name   string
+		simple bool
+		cfg    func(addr string) namenode.Config
+		login  []byte // the token identifier the server saw, nil: SIMPLE
+		user   string // the effective user of a SIMPLE connection
+	}{
+		{"delegation token", false, func(addr string) namenode.Config {
+			return namenode.Config{Addrs: []string{addr}, Token: &tok}
+		}, tok.Identifier, ""},
+		{"simple as the user", true, func(addr string) namenode.Config {
+			return namenode.Config{Addrs: []string{addr}, User: "alice"}
+		}, nil, "alice"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []*hdfspb.DeleteRequestProto
+			nn := deletingNameNode(t, map[string]bool{"/user/alice/.yarn-er/app_1": true}, &got)
+			nn.Simple = tc.simple
+			nn.AddToken(tok.Identifier, tok.Password)
+			cfg := tc.cfg(nn.Addr)
+
+			removed, err := namenode.Delete(ctx, cfg, "/user/alice/.yarn-er/app_1", true)
+			require.NoError(t, err)
+			assert.True(t, removed)
+			// Gone already: no error, nothing removed.
+			removed, err = namenode.Delete(ctx, cfg, "/user/alice/.yarn-er/app_1", true)
+			require.NoError(t, err)
+			assert.False(t, removed)
+
+			require.Len(t, got, 2)
+			assert.Equal(t, "/user/alice/.yarn-er/app_1", got[0].GetSrc())
+			assert.True(t, got[0].GetRecursive())
+			assert.Equal(t, namenode.Protocol, nn.Calls()[0].Protocol)
+			if tc.login != nil {
+				assert.Equal(t, [][]byte{tc.login, tc.login}, nn.Logins())
+			} else {
+				assert.Empty(t, nn.Logins())
+				require.NotEmpty(t, nn.Contexts())
+				assert.Equal(t, tc.user, nn.Contexts()[0].GetUserInfo().GetEffectiveUser())
+			}
+		})
+	}
+}
+
+func TestDeleteErrors(t *testing.T) {
+	ctx := context.Background()
+	var got []*hdfspb.DeleteRequestProto
+	nn := deletingNameNode(t, map[string]bool{}, &got)
+	nn.Simple = true
+	for _, tc := range []struct {
+		name string
+		cfg  namenode.Config
+		path string
+		msg  string
+	}{
+		{"relative path", namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "user/bob", "not an absolute path"},
+		{"no credentials", namenode.Config{Addrs: []string{nn.Addr}}, "/x", "no credentials"},
+		{"no address", namenode.Config{User: "bob"}, "/x", "no NameNode address"},
+		{"permission denied", namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "/denied", "Permission denied: user=bob"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			removed, err := namenode.Delete(ctx, tc.cfg, tc.path, true)
+			require.Error(t, err)
+			assert.False(t, removed)
+			assert.Contains(t, err.Error(), tc.msg)
+		})
+	}
+	var re *records.RemoteError
+	_, err := namenode.Delete(ctx, namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "/denied", false)
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "org.apache.hadoop.security.AccessControlException", re.Class)
+}
+
+func TestSelectToken(t *testing.T) {
+	ctx := context.Background()
+	dt := func(service string) records.Token {
+		return records.Token{Identifier: []byte(service), Kind: namenode.KindDelegationToken, Service: service}
+	}
+	amrm := records.Token{Identifier: []byte("amrm"), Kind: "YARN_AM_RM_TOKEN", Service: "127.0.0.1:8020"}
+	for _, tc := range []struct {
+		name   string
+		tokens map[string]records.Token
+		addr   string
+		want   string // the chosen token's service, "" none
+	}{
+		{"ip:port", map[string]records.Token{"a": dt("127.0.0.1:9000"), "b": dt("127.0.0.1:8020")}, "127.0.0.1:8020", "127.0.0.1:8020"},
+		{"host name resolved as Hadoop's client names it", map[string]records.Token{"a": dt("127.0.0.1:8020")}, "localhost:8020", "127.0.0.1:8020"},
+		{"HA nameservice", map[string]records.Token{"a": dt("ha-hdfs:mycluster")}, "mycluster", "ha-hdfs:mycluster"},
+		{"other NameNode", map[string]records.Token{"a": dt("10.0.0.9:8020")}, "127.0.0.1:8020", ""},
+		{"only a token of another kind", map[string]records.Token{"amrm": amrm}, "127.0.0.1:8020", ""},
+		{"none", nil, "127.0.0.1:8020", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok, ok := namenode.SelectToken(ctx, tc.tokens, tc.addr)
+			assert.Equal(t, tc.want != "", ok)
+			assert.Equal(t, tc.want, tok.Service)
+		})
+	}
+}
