@@ -352,7 +352,7 @@ func amContainer(pid int, match string) string {
 		return ""
 	}
 	base := filepath.Base(args[0])
-	if base != "java" && base != "yarn-er" {
+	if base != "java" && base != "yarn-er" && base != "yarn-er-am" {
 		return "" // the launch script's bash, not the AM
 	}
 	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
