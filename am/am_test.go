@@ -37,26 +37,12 @@ func newFixture(t *testing.T, n int, opts amrmfake.Options) *fixture {
 	staging := filepath.Join(t.TempDir(), ".yarn-er", amrmfake.AppID)
 	require.NoError(t, os.MkdirAll(staging, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(staging, "yarn-er"), []byte("binary"), 0o755))
-	spec := &jobspec.Spec{
-		Version: jobspec.Version, Name: "test", User: "alice",
-		SchedulerAddresses: []string{c.SchedulerAddr},
-		Containers:         n,
-		Priority:           1,
-		Resource: []jobspec.Quantity{
-			{Name: records.MemoryMB, Value: 512, Units: "Mi"},
-			{Name: records.VCores, Value: 1},
-			{Name: records.GPU, Value: 1},
-		},
-		Devices: &jobspec.Devices{Kind: "gpu", Amount: 1},
-		Command: []string{"python3", "train.py", "--epochs", "3"},
-		Env:     map[string]string{"TRAIN_MODE": "fast"},
-		Binary: jobspec.LocalFile{Name: jobspec.BinaryName, URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/yarn-er",
-			Size: 6, MtimeMillis: 1700000001000, Type: records.LocalFile},
-		Files: []jobspec.LocalFile{
-			{Name: "train.py", URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/train.py", Size: 42, MtimeMillis: 1700000002000, Type: records.LocalFile},
-			{Name: "data", URL: "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID + "/data.tgz", Size: 1000, MtimeMillis: 1700000003000, Type: records.LocalArchive, Visibility: records.VisibilityPrivate},
-		},
-		StagingDir: "file://" + staging,
+	spec := c.Spec(n, staging)
+	spec.Command = []string{"python3", "train.py", "--epochs", "3"}
+	spec.Env = map[string]string{"TRAIN_MODE": "fast"}
+	spec.Files = []jobspec.LocalFile{
+		{Name: "train.py", URL: amrmfake.StagedURL("train.py"), Size: 42, MtimeMillis: 1700000002000, Type: records.LocalFile},
+		{Name: "data", URL: amrmfake.StagedURL("data.tgz"), Size: 1000, MtimeMillis: 1700000003000, Type: records.LocalArchive, Visibility: records.VisibilityPrivate},
 	}
 	return &fixture{cluster: c, spec: spec, staging: staging}
 }

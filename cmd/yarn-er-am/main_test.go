@@ -43,30 +43,13 @@ func TestCommandLine(t *testing.T) {
 // TestAMFailsFastOnBadInput: as `yarn-er am`, a bad spec or token ends the attempt at once with
 // a line on stderr (the attempt's diagnostics) and the documented exit code.
 func TestAMFailsFastOnBadInput(t *testing.T) {
-	dir := t.TempDir()
-	corrupt := filepath.Join(dir, "corrupt.json")
-	require.NoError(t, os.WriteFile(corrupt, []byte(`{"version":1,"containers":`), 0o600))
-	valid := filepath.Join(dir, "valid.json")
-	require.NoError(t, os.WriteFile(valid, []byte(`{"version":1,"name":"x","user":"u","schedulerAddresses":["rm:8030"],
-		"containers":1,"restarts":0,"priority":1,"resource":[{"name":"memory-mb","value":128,"units":"Mi"},{"name":"vcores","value":1}],
-		"command":["true"],"binary":{"name":"yarn-er","url":"hdfs://nn:8020/s/yarn-er","size":1,"mtimeMillis":1,"type":"FILE"},
-		"stagingDir":"hdfs://nn:8020/s"}`), 0o600))
-	for _, tc := range []struct {
-		name string
-		env  map[string]string
-		code int
-		want string
-	}{
-		{"corrupt spec", map[string]string{"YARN_ER_SPEC": corrupt}, amrun.ExitSpec, "corrupt.json: job spec: not JSON"},
-		{"not in a container", map[string]string{"YARN_ER_SPEC": valid}, amrun.ExitFailed, "CONTAINER_ID is not set"},
-		{"no token file", map[string]string{"YARN_ER_SPEC": valid, "CONTAINER_ID": "container_1700000000000_0001_01_000001"}, amrun.ExitAuth, "HADOOP_TOKEN_FILE_LOCATION is not set"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range amruntest.BadInputs(t) {
+		t.Run(tc.Name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), []string{"am"}, func(k string) string { return tc.env[k] }, &stdout, &stderr)
-			assert.Equal(t, tc.code, code, stderr.String())
+			code := run(context.Background(), []string{"am"}, func(k string) string { return tc.Env[k] }, &stdout, &stderr)
+			assert.Equal(t, tc.Code, code, stderr.String())
 			assert.Contains(t, stderr.String(), "yarn-er: ")
-			assert.Contains(t, stderr.String(), tc.want)
+			assert.Contains(t, stderr.String(), tc.Want)
 			assert.Empty(t, stdout.String())
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/amrm/amrmfake"
+	"github.com/yarn-er/yarn-er/internal/amrun"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
 )
@@ -30,23 +31,11 @@ func RunProcess(b testing.TB, bin string, n int) map[string]float64 {
 	dir := b.TempDir()
 	staging := filepath.Join(dir, ".yarn-er", amrmfake.AppID)
 	require.NoError(b, os.MkdirAll(staging, 0o700))
-	spec := &jobspec.Spec{
-		Version: jobspec.Version, Name: "rss", User: "alice",
-		SchedulerAddresses: []string{c.SchedulerAddr},
-		Containers:         n,
-		Priority:           1,
-		Resource: []jobspec.Quantity{
-			{Name: records.MemoryMB, Value: 128, Units: "Mi"},
-			{Name: records.VCores, Value: 1},
-			{Name: records.GPU, Value: 1},
-		},
-		Devices: &jobspec.Devices{Kind: "gpu", Amount: 1},
-		Command: []string{"true"},
-		Binary: jobspec.LocalFile{Name: jobspec.BinaryName, URL: "file://" + staging + "/yarn-er",
-			Size: 6, MtimeMillis: 1700000001000, Type: records.LocalFile},
-		StagingDir:      "file://" + staging,
-		HeartbeatMillis: 20,
-	}
+	spec := c.Spec(n, staging)
+	spec.Name = "rss"
+	spec.Resource[0].Value = 128 // memory-mb
+	spec.Binary.URL = "file://" + staging + "/yarn-er"
+	spec.HeartbeatMillis = 20
 	sb, err := json.Marshal(spec)
 	require.NoError(b, err)
 	specPath := filepath.Join(dir, jobspec.FileName)
@@ -105,4 +94,37 @@ func Report(b *testing.B, bin string, n int) {
 	b.ReportMetric(anon/float64(b.N), "KiB-anon-at-exit")
 	b.ReportMetric(file/float64(b.N), "KiB-file-at-exit")
 	b.ReportMetric(released/float64(b.N), "KiB-released-at-start")
+}
+
+// BadInput is a start of the AM with bad input: it must end at once, exit Code and say Want on
+// stderr (YARN's diagnostics of the attempt).
+type BadInput struct {
+	Name string
+	Env  map[string]string
+	Code int
+	Want string
+}
+
+// BadInputs writes the job specs of the bad-input cases into a temporary directory and returns
+// the cases: a corrupt and a missing spec, a valid spec outside a container, without a token file
+// and with a token file that does not exist.
+func BadInputs(t testing.TB) []BadInput {
+	t.Helper()
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.json")
+	require.NoError(t, os.WriteFile(corrupt, []byte(`{"version":1,"containers":`), 0o600))
+	valid := filepath.Join(dir, "valid.json")
+	require.NoError(t, os.WriteFile(valid, []byte(`{"version":1,"name":"x","user":"u","schedulerAddresses":["rm:8030"],
+		"containers":1,"restarts":0,"priority":1,"resource":[{"name":"memory-mb","value":128,"units":"Mi"},{"name":"vcores","value":1}],
+		"command":["true"],"binary":{"name":"yarn-er","url":"hdfs://nn:8020/s/yarn-er","size":1,"mtimeMillis":1,"type":"FILE"},
+		"stagingDir":"hdfs://nn:8020/s"}`), 0o600))
+	const container = "container_1700000000000_0001_01_000001"
+	return []BadInput{
+		{"corrupt spec", map[string]string{jobspec.EnvSpecFile: corrupt}, amrun.ExitSpec, "corrupt.json: job spec: not JSON"},
+		{"missing spec", map[string]string{jobspec.EnvSpecFile: filepath.Join(dir, "absent.json")}, amrun.ExitSpec, "absent.json"},
+		{"not in a container", map[string]string{jobspec.EnvSpecFile: valid}, amrun.ExitFailed, "CONTAINER_ID is not set"},
+		{"no token file", map[string]string{jobspec.EnvSpecFile: valid, "CONTAINER_ID": container}, amrun.ExitAuth, "HADOOP_TOKEN_FILE_LOCATION is not set"},
+		{"missing token file", map[string]string{jobspec.EnvSpecFile: valid, "CONTAINER_ID": container,
+			records.EnvTokenFile: filepath.Join(dir, "absent")}, amrun.ExitAuth, "absent"},
+	}
 }
