@@ -122,8 +122,8 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 	if raw != nil {
 		amStderr = "<LOG_DIR>/stderr"
 	}
-	submitted := time.Now()
-	err = yc.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
+	killed := false
+	job.MaxGPUsUsed, job.SubmitToFinish = runApp(t, ctx, yc, yarn.ApplicationSubmissionContext{
 		ApplicationID:   na.ID,
 		ApplicationName: "yarn-er am " + t.Name(),
 		ApplicationType: "yarn-er",
@@ -136,18 +136,7 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 			},
 			Commands: []string{"./yarn-er am 1><LOG_DIR>/stdout 2>" + amStderr},
 		},
-	})
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		if t.Failed() {
-			logFiles(t, job.AMLog)
-			if job.App == nil || !job.App.State.Terminal() {
-				_, _, _ = yc.KillApplication(context.Background(), na.ID)
-			}
-		}
-	})
-	killed := false
-	job.MaxGPUsUsed = watchApp(t, ctx, yc, na.ID, func(app *yarn.App) {
+	}, []string{job.AMLog}, func(app *yarn.App) {
 		job.App = app
 		if o.KillAfterRanks > 0 && !killed && !app.State.Terminal() {
 			if runs, _ := filepath.Glob(filepath.Join(share, "rank-*.runs")); len(runs) >= o.KillAfterRanks {
@@ -157,7 +146,6 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 			}
 		}
 	})
-	job.SubmitToFinish = time.Since(submitted)
 	return job
 }
 

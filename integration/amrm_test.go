@@ -53,8 +53,8 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 	for k, v := range env {
 		amEnv[k] = v
 	}
-	submitted := time.Now()
-	err = yc.SubmitApplication(ctx, yarn.ApplicationSubmissionContext{
+	run := &testAMRun{AppID: na.ID}
+	run.MaxGPUsUsed, run.SubmitToFinish = runApp(t, ctx, yc, yarn.ApplicationSubmissionContext{
 		ApplicationID:   na.ID,
 		ApplicationName: "yarn-er testam " + t.Name(),
 		ApplicationType: "yarn-er-testam",
@@ -65,19 +65,7 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 			Environment:    amEnv,
 			Commands:       []string{"./testam 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"},
 		},
-	})
-	require.NoError(t, err)
-	run := &testAMRun{AppID: na.ID}
-	t.Cleanup(func() {
-		if t.Failed() {
-			logFiles(t, resultPath, logPath)
-			if run.App == nil || !run.App.State.Terminal() {
-				_, _, _ = yc.KillApplication(context.Background(), na.ID)
-			}
-		}
-	})
-	run.MaxGPUsUsed = watchApp(t, ctx, yc, na.ID, func(app *yarn.App) { run.App = app })
-	run.SubmitToFinish = time.Since(submitted)
+	}, []string{resultPath, logPath}, func(app *yarn.App) { run.App = app })
 	// The RM reports the application finished once the AM unregistered, a moment before the AM
 	// writes its last result and exits: wait for that.
 	for {

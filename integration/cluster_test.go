@@ -17,6 +17,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,25 +37,20 @@ type wsList[T any] []T
 
 func (l *wsList[T]) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
-	switch {
-	case len(b) == 0 || bytes.Equal(b, []byte("null")):
+	if len(b) == 0 {
 		*l = nil
 		return nil
-	case b[0] == '[':
-		var s []T
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*l = s
-		return nil
-	default:
-		var one T
-		if err := json.Unmarshal(b, &one); err != nil {
-			return err
-		}
-		*l = wsList[T]{one}
-		return nil
 	}
+	if b[0] != '[' && !bytes.Equal(b, []byte("null")) {
+		// One element in place of a one-element array.
+		b = slices.Concat([]byte("["), b, []byte("]"))
+	}
+	var s []T
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*l = s
+	return nil
 }
 
 type wsResourceInformation struct {

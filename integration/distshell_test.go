@@ -207,6 +207,22 @@ func loadAvg() float64 {
 	return v
 }
 
+// timeRun runs cmd, tool's run of n containers, while sampling the AM processes whose command line
+// has am (see sampleAMs), and returns the run with its load and exit time, the sampler (still
+// running) and the start time. A failed cmd fails the test with its output.
+func timeRun(t testing.TB, cmd *exec.Cmd, tool string, n int, am string, output fmt.Stringer) (benchRun, *amSampler, time.Time) {
+	t.Helper()
+	r := benchRun{Tool: tool, N: n, Load: loadAvg()}
+	sampler := sampleAMs(am)
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		sampler.stop()
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, output)
+	}
+	r.Exit = time.Since(start)
+	return r, sampler, start
+}
+
 // runDistShell runs DistributedShell's client for n containers and measures its application.
 func runDistShell(t testing.TB, ep *Endpoints, conf, lib, jar string, n int) benchRun {
 	t.Helper()
@@ -217,13 +233,7 @@ func runDistShell(t testing.TB, ep *Endpoints, conf, lib, jar string, n int) ben
 	cmd.Env = append(os.Environ(), "HADOOP_USER_NAME="+ep.User, "HADOOP_CONF_DIR="+conf)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	r := benchRun{Tool: "distshell", N: n, Load: loadAvg()}
-	sampler := sampleAMs("distributedshell.ApplicationMaster")
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("DistributedShell: %v\n%s", err, out.String())
-	}
-	r.Exit = time.Since(start)
+	r, sampler, start := timeRun(t, cmd, "distshell", n, "distributedshell.ApplicationMaster", &out)
 	time.Sleep(300 * time.Millisecond) // the AM process may outlive the client's last report by a little
 	peaks := sampler.stop()
 	for cid, kib := range peaks {
@@ -248,13 +258,7 @@ func runYarnErSubmit(t testing.TB, ep *Endpoints, bin, hostRoot, share string, n
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User, "NO_COLOR=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	r := benchRun{Tool: "yarn-er", N: n, Load: loadAvg()}
-	sampler := sampleAMs(" am")
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("yarn-er submit: %v\n%s", err, stderr.String())
-	}
-	r.Exit = time.Since(start)
+	r, sampler, start := timeRun(t, cmd, "yarn-er", n, " am", &stderr)
 	r.AppID = strings.TrimSpace(stdout.String())
 	if m := regexp.MustCompile(`staged [^\n]* in ([0-9.]+(?:ms|s|µs))`).FindStringSubmatch(stderr.String()); m != nil {
 		r.Staging, _ = time.ParseDuration(m[1])

@@ -127,6 +127,30 @@ func yarnClient(t testing.TB, ep *Endpoints) *yarn.Client {
 	return c
 }
 
+// runApp submits sub and watches its application until it ends, handing each state seen to each
+// (see watchApp); when the test fails, it logs the files logs and kills the application if it has
+// not ended. It returns the largest sum of used yarn.io/gpu seen and the time from the submission
+// to the end.
+func runApp(t testing.TB, ctx context.Context, yc *yarn.Client, sub yarn.ApplicationSubmissionContext, logs []string, each func(*yarn.App)) (int64, time.Duration) {
+	t.Helper()
+	submitted := time.Now()
+	require.NoError(t, yc.SubmitApplication(ctx, sub))
+	var last *yarn.App
+	t.Cleanup(func() {
+		if t.Failed() {
+			logFiles(t, logs...)
+			if last == nil || !last.State.Terminal() {
+				_, _, _ = yc.KillApplication(context.Background(), sub.ApplicationID)
+			}
+		}
+	})
+	maxGPUs := watchApp(t, ctx, yc, sub.ApplicationID, func(app *yarn.App) {
+		last = app
+		each(app)
+	})
+	return maxGPUs, time.Since(submitted)
+}
+
 // watchApp polls application id until it is in a terminal state, handing each state seen to
 // each, and returns the largest sum of used yarn.io/gpu over the nodes seen meanwhile.
 func watchApp(t testing.TB, ctx context.Context, yc *yarn.Client, id string, each func(*yarn.App)) int64 {

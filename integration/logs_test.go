@@ -110,18 +110,8 @@ func TestAppLogsFollow(t *testing.T) {
 	// (docs/hadoop-versions.md), so -f prints nothing while the application runs and everything
 	// from the aggregated logs once it has ended.
 	require.NoError(t, os.WriteFile(filepath.Join(share, "go"), nil, 0o644))
-	select {
-	case err := <-done:
-		assert.Equal(t, 0, exitCode(t, err), stderr.String())
-	case <-ctx.Done():
-		t.Fatal("submit did not end")
-	}
-	select {
-	case err := <-followed:
-		assert.Equal(t, 0, exitCode(t, err), ferr.String())
-	case <-ctx.Done():
-		t.Fatal("app logs -f did not end with the application")
-	}
+	assert.Equal(t, 0, awaitExit(t, ctx, done, "submit did not end"), stderr.String())
+	assert.Equal(t, 0, awaitExit(t, ctx, followed, "app logs -f did not end with the application"), ferr.String())
 	s := out.String()
 	for rank := range 2 {
 		for tick := 1; tick <= 2; tick++ {

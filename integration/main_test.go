@@ -33,9 +33,8 @@ var (
 
 	mainCluster *MiniYARN
 
-	misOnce    sync.Once
-	misCluster *MiniYARN
-	misErr     error
+	misconfiguredMiniYARN = &lazyCluster{what: "misconfigured", env: envMisconfiguredState,
+		conf: "conf-misconfigured", state: "mini-yarn-misconfigured"}
 )
 
 func TestMain(m *testing.M) {
@@ -57,7 +56,7 @@ func runMain(m *testing.M) (code int) {
 	defer func() {
 		stopCtx, cancel := context.WithTimeout(ctx, stopBudget)
 		defer cancel()
-		for _, c := range []*MiniYARN{labelsCluster, misCluster, mainCluster} {
+		for _, c := range []*MiniYARN{labelledMiniYARN.cluster, misconfiguredMiniYARN.cluster, mainCluster} {
 			if err := c.Stop(stopCtx); err != nil {
 				fmt.Fprintln(os.Stderr, "integration:", err)
 				code = 1
@@ -122,18 +121,34 @@ func cluster(t testing.TB) *Endpoints {
 // $YARN_ER_MINIYARN_MISCONFIGURED_STATE), and stopped at the end of the run.
 func misconfiguredCluster(t testing.TB) *Endpoints {
 	t.Helper()
-	misOnce.Do(func() {
+	return misconfiguredMiniYARN.endpoints(t)
+}
+
+// lazyCluster is a mini-YARN made from docker/<conf>, started in <tmpRoot>/<state> on first use,
+// once per run (or taken from the state dir that $<env> names), and stopped by TestMain.
+type lazyCluster struct {
+	what, env, conf, state string
+
+	once    sync.Once
+	cluster *MiniYARN
+	err     error
+}
+
+// endpoints starts the cluster on first use and returns its endpoints; the test fails when it
+// cannot start.
+func (l *lazyCluster) endpoints(t testing.TB) *Endpoints {
+	t.Helper()
+	l.once.Do(func() {
 		root, err := RepoRoot()
 		if err != nil {
-			misErr = err
+			l.err = err
 			return
 		}
-		misCluster, misErr = useOrStart(context.Background(), os.Getenv(envMisconfiguredState),
-			filepath.Join(root, "docker", "conf-misconfigured"),
-			filepath.Join(tmpRoot, "mini-yarn-misconfigured"))
+		l.cluster, l.err = useOrStart(context.Background(), os.Getenv(l.env),
+			filepath.Join(root, "docker", l.conf), filepath.Join(tmpRoot, l.state))
 	})
-	if misErr != nil {
-		t.Fatalf("no misconfigured mini-YARN: %v", misErr)
+	if l.err != nil {
+		t.Fatalf("no %s mini-YARN: %v", l.what, l.err)
 	}
-	return misCluster.Endpoints
+	return l.cluster.Endpoints
 }

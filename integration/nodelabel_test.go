@@ -10,14 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/preflight"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -25,11 +23,7 @@ import (
 // envLabelsState names a running mini-YARN started from docker/conf-labels, to reuse.
 const envLabelsState = "YARN_ER_MINIYARN_LABELS_STATE"
 
-var (
-	labelsOnce    sync.Once
-	labelsCluster *MiniYARN
-	labelsErr     error
-)
+var labelledMiniYARN = &lazyCluster{what: "labelled", env: envLabelsState, conf: "conf-labels", state: "mini-yarn-labels"}
 
 // labelledCluster returns the endpoints of a mini-YARN made from docker/conf-labels: docker/conf's
 // two NodeManagers, NodeManager 0 in the exclusive node label "gpu"; queue root.default (no label,
@@ -37,19 +31,7 @@ var (
 // "gpu" partition). Started on first use, once per run, and stopped at its end.
 func labelledCluster(t testing.TB) *Endpoints {
 	t.Helper()
-	labelsOnce.Do(func() {
-		root, err := RepoRoot()
-		if err != nil {
-			labelsErr = err
-			return
-		}
-		labelsCluster, labelsErr = useOrStart(context.Background(), os.Getenv(envLabelsState),
-			filepath.Join(root, "docker", "conf-labels"), filepath.Join(tmpRoot, "mini-yarn-labels"))
-	})
-	if labelsErr != nil {
-		t.Fatalf("no labelled mini-YARN: %v", labelsErr)
-	}
-	return labelsCluster.Endpoints
+	return labelledMiniYARN.endpoints(t)
 }
 
 // labelledNode returns the id (host:port) of the RUNNING node carrying label, and the others'.
@@ -71,22 +53,13 @@ func labelledNode(t *testing.T, ep *Endpoints, label string) (string, []string) 
 	return with, others
 }
 
-func labelledPreflight(t *testing.T, ep *Endpoints, queue string, dynamic ...string) *preflight.Report {
+// labelledPreflight runs preflight of examples/flink-conf.yaml with the dynamic properties for
+// containers TaskManagers (0: the file's) from queue.
+func labelledPreflight(t *testing.T, ep *Endpoints, queue string, containers int, dynamic ...string) *preflight.Report {
 	t.Helper()
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	env := func(string) string { return "" }
-	fc, err := conf.LoadFlink(conf.FlinkOptions{Path: filepath.Join(root, "examples", "flink-conf.yaml"), Getenv: env, Dynamic: dynamic})
-	require.NoError(t, err)
-	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: ep.HadoopConfDir, Getenv: env})
-	require.NoError(t, err)
-	c, err := yarn.NewClient(yarn.Options{Addresses: []string{ep.RMWebAddress}, User: ep.User, Getenv: env})
-	require.NoError(t, err)
-	rep, err := preflight.Run(context.Background(), preflight.Input{Flink: fc, Hadoop: hc, Client: c,
-		FlinkHome: preflightFlinkHome(t), Queue: queue})
-	require.NoError(t, err)
-	logReport(t, rep)
-	return rep
+	in := preflightInput(t, ep, "flink-conf.yaml", dynamic...)
+	in.Queue, in.Containers = queue, containers
+	return runPreflight(t, in)
 }
 
 // entry returns the one entry of id with status st whose message has every part.
@@ -119,7 +92,7 @@ func TestNodeLabelPreflight(t *testing.T) {
 	t.Logf("Hadoop %s: node %s labelled gpu, %s not", ep.HadoopVersion, labelled, others[0])
 
 	t.Run("queue with the label", func(t *testing.T) {
-		rep := labelledPreflight(t, ep, "gpu", "yarn.taskmanager.node-label=gpu")
+		rep := labelledPreflight(t, ep, "gpu", 0, "yarn.taskmanager.node-label=gpu")
 		entry(t, rep, preflight.IDNodeLabel, preflight.StatusPass, "yarn.taskmanager.node-label = gpu: 1 of the 1 RUNNING nodes with the label can hold the TaskManager container")
 		// The node's 4 GPUs hold 2 TaskManagers (2 GPUs each); the JobManager goes to the default partition.
 		entry(t, rep, preflight.IDCapacity, preflight.StatusPass, "on the 1 RUNNING node labelled gpu", ", 2 on an empty cluster")
@@ -127,42 +100,24 @@ func TestNodeLabelPreflight(t *testing.T) {
 		assert.True(t, rep.OK, "failing: %v", rep.Checks)
 	})
 	t.Run("queue without the label", func(t *testing.T) {
-		rep := labelledPreflight(t, ep, "default", "yarn.taskmanager.node-label=gpu")
+		rep := labelledPreflight(t, ep, "default", 0, "yarn.taskmanager.node-label=gpu")
 		c := entry(t, rep, preflight.IDNodeLabel, preflight.StatusFail, "yarn.taskmanager.node-label = gpu: queue root.default may not use the label", "accessible node labels: none")
 		assert.Contains(t, c.Fix, "yarn.scheduler.capacity.root.default.accessible-node-labels")
 		assert.False(t, rep.OK)
 	})
 	t.Run("no label: only the unlabelled node", func(t *testing.T) {
-		rep := labelledPreflight(t, ep, "gpu")
+		rep := labelledPreflight(t, ep, "gpu", 0)
 		entry(t, rep, preflight.IDNodeLabel, preflight.StatusPass, "no node label is asked for")
 		entry(t, rep, preflight.IDNoNodeFits, preflight.StatusPass, "1 of 1 RUNNING nodes", "outside the exclusive node labels gpu")
 		entry(t, rep, preflight.IDCapacity, preflight.StatusPass, "on the 1 RUNNING node outside the exclusive node labels gpu", ", 2 on an empty cluster")
 	})
 	t.Run("user limit", func(t *testing.T) {
-		rep := labelledPreflight(t, ep, "default", "yarn.taskmanager.node-label=")
+		rep := labelledPreflight(t, ep, "default", 0, "yarn.taskmanager.node-label=")
 		entry(t, rep, preflight.IDQueueCapacity, preflight.StatusPass, "queue root.default")
-		rep = labelledPreflightN(t, ep, "default", 2)
+		rep = labelledPreflight(t, ep, "default", 2)
 		c := entry(t, rep, preflight.IDQueueCapacity, preflight.StatusFail, "one user may hold at most", "user-limit-factor 0.5", "1 TaskManager container", "2 wanted", "waits forever")
 		assert.Contains(t, c.Fix, "yarn.scheduler.capacity.root.default.user-limit-factor")
 	})
-}
-
-func labelledPreflightN(t *testing.T, ep *Endpoints, queue string, containers int) *preflight.Report {
-	t.Helper()
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	env := func(string) string { return "" }
-	fc, err := conf.LoadFlink(conf.FlinkOptions{Path: filepath.Join(root, "examples", "flink-conf.yaml"), Getenv: env})
-	require.NoError(t, err)
-	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: ep.HadoopConfDir, Getenv: env})
-	require.NoError(t, err)
-	c, err := yarn.NewClient(yarn.Options{Addresses: []string{ep.RMWebAddress}, User: ep.User, Getenv: env})
-	require.NoError(t, err)
-	rep, err := preflight.Run(context.Background(), preflight.Input{Flink: fc, Hadoop: hc, Client: c,
-		FlinkHome: preflightFlinkHome(t), Queue: queue, Containers: containers})
-	require.NoError(t, err)
-	logReport(t, rep)
-	return rep
 }
 
 // TestNodeLabelSubmit: `submit --node-label gpu --gpus 1` runs every rank on the labelled node

@@ -61,20 +61,29 @@ func installGPUPluginJar(t *testing.T, dir string) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "flink-external-resource-gpu-1.20.0.jar"), jar, 0o644))
 }
 
-// preflightInput loads examples/<flinkFile> (2 GPUs and 1 FPGA per TaskManager) and the cluster's
-// client configuration, with a client for its RM.
-func preflightInput(t *testing.T, ep *Endpoints, flinkFile string) preflight.Input {
+// preflightInput loads examples/<flinkFile> (2 GPUs and 1 FPGA per TaskManager) with the dynamic
+// properties ("key=value") and the cluster's client configuration, with a client for its RM.
+func preflightInput(t *testing.T, ep *Endpoints, flinkFile string, dynamic ...string) preflight.Input {
 	t.Helper()
 	root, err := RepoRoot()
 	require.NoError(t, err)
 	env := func(string) string { return "" }
-	fc, err := conf.LoadFlink(conf.FlinkOptions{Path: filepath.Join(root, "examples", flinkFile), Getenv: env})
+	fc, err := conf.LoadFlink(conf.FlinkOptions{Path: filepath.Join(root, "examples", flinkFile), Getenv: env, Dynamic: dynamic})
 	require.NoError(t, err)
 	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: ep.HadoopConfDir, Getenv: env})
 	require.NoError(t, err)
 	c, err := yarn.NewClient(yarn.Options{Addresses: []string{ep.RMWebAddress}, User: ep.User, Getenv: env})
 	require.NoError(t, err)
 	return preflight.Input{Flink: fc, Hadoop: hc, Client: c, FlinkHome: preflightFlinkHome(t)}
+}
+
+// runPreflight runs preflight on in and logs its report.
+func runPreflight(t *testing.T, in preflight.Input) *preflight.Report {
+	t.Helper()
+	rep, err := preflight.Run(context.Background(), in)
+	require.NoError(t, err)
+	logReport(t, rep)
+	return rep
 }
 
 func logReport(t *testing.T, rep *preflight.Report) {
@@ -93,9 +102,7 @@ func TestPreflightGoodClusterPassesEveryCheck(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			in := preflightInput(t, ep, file)
 			in.Strict = true
-			rep, err := preflight.Run(context.Background(), in)
-			require.NoError(t, err)
-			logReport(t, rep)
+			rep := runPreflight(t, in)
 			var seen []string
 			for _, c := range rep.Checks {
 				assert.Equal(t, preflight.StatusPass, c.Status, "%s: %s", c.ID, c.Message)
@@ -119,9 +126,7 @@ func TestPreflightGoodClusterPassesEveryCheck(t *testing.T) {
 // and cluster.type-unknown, for gpu and fpga alike.
 func TestPreflightMisconfiguredCluster(t *testing.T) {
 	ep := misconfiguredCluster(t)
-	rep, err := preflight.Run(context.Background(), preflightInput(t, ep, "flink-conf.yaml"))
-	require.NoError(t, err)
-	logReport(t, rep)
+	rep := runPreflight(t, preflightInput(t, ep, "flink-conf.yaml"))
 	failing := map[string][]string{}
 	for _, c := range rep.Checks {
 		if c.Status == preflight.StatusFail {
@@ -203,9 +208,7 @@ func TestPreflightQueueTooSmall(t *testing.T) {
 	ep := cluster(t)
 	in := preflightInput(t, ep, "flink-conf.yaml")
 	in.Containers = 5
-	rep, err := preflight.Run(context.Background(), in)
-	require.NoError(t, err)
-	logReport(t, rep)
+	rep := runPreflight(t, in)
 	var found bool
 	for _, c := range rep.Checks {
 		if c.ID == preflight.IDQueueCapacity {

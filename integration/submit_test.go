@@ -10,12 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +26,7 @@ import (
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
 	"github.com/yarn-er/yarn-er/internal/syncbuf"
 	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -221,8 +222,7 @@ func TestSubmitKill(t *testing.T) {
 	ep := cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"--containers", "2", "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, t.TempDir())...)
-	appID, _, stderr, done := startSubmit(t, ctx, ep, 3, append(args, "--", "sleep", "300")...)
+	appID, _, stderr, done := startSleeper(t, ctx, ep, 2)
 
 	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
 	require.Equal(t, 0, st.code, st.stderr)
@@ -252,14 +252,7 @@ func TestSubmitKill(t *testing.T) {
 	k := runCLI(t, ctx, ep, "app", "kill", appID)
 	assert.Equal(t, 0, k.code, k.stderr)
 	assert.Contains(t, k.stdout, appID+" KILLED/KILLED")
-	select {
-	case err := <-done:
-		var exitErr *exec.ExitError
-		require.True(t, errors.As(err, &exitErr), "submit: %v; stderr: %s", err, stderr.String())
-		assert.Equal(t, 7, exitErr.ExitCode(), stderr.String())
-	case <-ctx.Done():
-		t.Fatal("submit did not end after the kill")
-	}
+	assert.Equal(t, 7, awaitExit(t, ctx, done, "submit did not end after the kill"), stderr.String())
 	assert.NotContains(t, stagingEntries(t, ep), appID, "staging removed")
 }
 
@@ -296,6 +289,27 @@ func awaitSubmitted(t *testing.T, ctx context.Context, ep *Endpoints, stdout fmt
 	}, 3*time.Minute, 500*time.Millisecond, "the application runs its containers; %s: %s", label, diag)
 	t.Cleanup(func() { _, _, _ = yc.KillApplication(context.Background(), appID) })
 	return appID
+}
+
+// startSleeper starts a submit of `sleep 300` on containers ranks of 1 (fake) GPU and 128 MB each,
+// and waits until they and the AM run (see startSubmit).
+func startSleeper(t *testing.T, ctx context.Context, ep *Endpoints, containers int) (string, *exec.Cmd, *syncbuf.Buffer, chan error) {
+	t.Helper()
+	args := append([]string{"--containers", strconv.Itoa(containers), "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, t.TempDir())...)
+	return startSubmit(t, ctx, ep, int64(containers)+1, append(args, "--", "sleep", "300")...)
+}
+
+// awaitExit waits for the end of a process whose Wait reports to done, and returns its exit
+// code; the test fails with msg when ctx ends first.
+func awaitExit(t *testing.T, ctx context.Context, done <-chan error, msg string) int {
+	t.Helper()
+	select {
+	case err := <-done:
+		return exitCode(t, err)
+	case <-ctx.Done():
+		t.Fatal(msg)
+		return 0
+	}
 }
 
 func exitCode(t *testing.T, err error) int {
@@ -363,12 +377,7 @@ func TestSubmitFlinkConf(t *testing.T) {
 		assert.Equal(t, 3, strings.Count(lg.stdout, "(not available: "), lg.stdout)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(share, "go"), nil, 0o644))
-	select {
-	case err := <-done:
-		assert.Equal(t, 0, exitCode(t, err), stderr.String())
-	case <-ctx.Done():
-		t.Fatal("submit did not end")
-	}
+	assert.Equal(t, 0, awaitExit(t, ctx, done, "submit did not end"), stderr.String())
 }
 
 // TestSubmitRankFails: a command that fails on rank 2 only is restarted --restarts times, then the
@@ -391,15 +400,9 @@ func TestSubmitInterruptDetaches(t *testing.T) {
 	ep := cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"--containers", "1", "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, t.TempDir())...)
-	appID, cmd, stderr, done := startSubmit(t, ctx, ep, 2, append(args, "--", "sleep", "300")...)
+	appID, cmd, stderr, done := startSleeper(t, ctx, ep, 1)
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
-	select {
-	case err := <-done:
-		assert.Equal(t, 130, exitCode(t, err), stderr.String())
-	case <-ctx.Done():
-		t.Fatal("submit did not end on SIGINT")
-	}
+	assert.Equal(t, 130, awaitExit(t, ctx, done, "submit did not end on SIGINT"), stderr.String())
 	assert.Contains(t, stderr.String(), "yarn-er app kill "+appID)
 	a, err := yarnClient(t, ep).App(ctx, appID)
 	require.NoError(t, err)

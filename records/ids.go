@@ -100,25 +100,22 @@ func (c ContainerID) Compare(d ContainerID) int {
 func (c ContainerID) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 // UnmarshalText parses the string form (see ParseContainerID).
-func (c *ContainerID) UnmarshalText(b []byte) error {
-	id, err := ParseContainerID(string(b))
-	if err != nil {
-		return err
-	}
-	*c = id
-	return nil
-}
+func (c *ContainerID) UnmarshalText(b []byte) error { return parseText(c, b, ParseContainerID) }
 
 // MarshalText writes the id's string form.
 func (a ApplicationID) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
 
 // UnmarshalText parses the string form (see ParseApplicationID).
-func (a *ApplicationID) UnmarshalText(b []byte) error {
-	id, err := ParseApplicationID(string(b))
+func (a *ApplicationID) UnmarshalText(b []byte) error { return parseText(a, b, ParseApplicationID) }
+
+// parseText is the UnmarshalText of a type read by parse: it stores the value parse reads from b
+// in dst, which an error leaves as it was.
+func parseText[T any](dst *T, b []byte, parse func(string) (T, error)) error {
+	v, err := parse(string(b))
 	if err != nil {
 		return err
 	}
-	*a = id
+	*dst = v
 	return nil
 }
 

@@ -97,11 +97,4 @@ func ParseFinalStatus(s string) (FinalStatus, error) {
 func (s FinalStatus) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText reads a status name (see ParseFinalStatus).
-func (s *FinalStatus) UnmarshalText(b []byte) error {
-	v, err := ParseFinalStatus(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
+func (s *FinalStatus) UnmarshalText(b []byte) error { return parseText(s, b, ParseFinalStatus) }

@@ -61,9 +61,7 @@ func TestRMIDsNameTheAddresses(t *testing.T) {
 }
 
 func TestRequestURLKeepsEscapes(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/nodes/host:1", "node.json")
-	c := testClient(t, Options{}, rm.URL())
+	rm, c := replayRM(t, "GET /ws/v1/cluster/nodes/host:1", "node.json")
 	_, err := c.Node(context.Background(), "host:1")
 	require.NoError(t, err)
 	_, err = c.Node(context.Background(), "a/b")

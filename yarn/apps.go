@@ -253,12 +253,7 @@ type appAttemptList []appAttemptJSON
 
 // UnmarshalJSON implements json.Unmarshaler for {"appAttempt": [...]} and its variants.
 func (l *appAttemptList) UnmarshalJSON(b []byte) error {
-	items, err := unwrapList[appAttemptJSON](b, "appAttempt")
-	if err != nil {
-		return fmt.Errorf("appAttempts: %w", err)
-	}
-	*l = items
-	return nil
+	return unmarshalWrapped((*[]appAttemptJSON)(l), b, "appAttempt", "appAttempts")
 }
 
 func decodeAppAttempts(r io.Reader) ([]AppAttempt, error) {

@@ -61,9 +61,7 @@ func TestDoAsAndStaticUserWarning(t *testing.T) {
 }
 
 func TestUnauthorizedIsTyped(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/info", "error-401-anonymous.txt")
-	c := testClient(t, Options{}, rm.URL())
+	rm, c := replayRM(t, "GET /ws/v1/cluster/info", "error-401-anonymous.txt")
 	_, err := c.ClusterInfo(context.Background())
 	require.ErrorIs(t, err, ErrUnauthorized)
 	assert.Equal(t, 1, len(rm.Requests()), "401 is not retried")

@@ -41,31 +41,26 @@ type ClusterInfo struct {
 	RMAddress string
 }
 
+// clusterInfoJSON is the clusterInfo object of /ws/v1/cluster/info.
 type clusterInfoJSON struct {
-	ClusterInfo *struct {
-		ID                            jsonInt64  `json:"id"`
-		StartedOn                     jsonInt64  `json:"startedOn"`
-		State                         jsonString `json:"state"`
-		HAState                       jsonString `json:"haState"`
-		RMStateStoreName              jsonString `json:"rmStateStoreName"`
-		ResourceManagerVersion        jsonString `json:"resourceManagerVersion"`
-		ResourceManagerBuildVersion   jsonString `json:"resourceManagerBuildVersion"`
-		ResourceManagerVersionBuiltOn jsonString `json:"resourceManagerVersionBuiltOn"`
-		HadoopVersion                 jsonString `json:"hadoopVersion"`
-		HadoopBuildVersion            jsonString `json:"hadoopBuildVersion"`
-		HadoopVersionBuiltOn          jsonString `json:"hadoopVersionBuiltOn"`
-		HAZooKeeperConnectionState    jsonString `json:"haZooKeeperConnectionState"`
-	} `json:"clusterInfo"`
+	ID                            jsonInt64  `json:"id"`
+	StartedOn                     jsonInt64  `json:"startedOn"`
+	State                         jsonString `json:"state"`
+	HAState                       jsonString `json:"haState"`
+	RMStateStoreName              jsonString `json:"rmStateStoreName"`
+	ResourceManagerVersion        jsonString `json:"resourceManagerVersion"`
+	ResourceManagerBuildVersion   jsonString `json:"resourceManagerBuildVersion"`
+	ResourceManagerVersionBuiltOn jsonString `json:"resourceManagerVersionBuiltOn"`
+	HadoopVersion                 jsonString `json:"hadoopVersion"`
+	HadoopBuildVersion            jsonString `json:"hadoopBuildVersion"`
+	HadoopVersionBuiltOn          jsonString `json:"hadoopVersionBuiltOn"`
+	HAZooKeeperConnectionState    jsonString `json:"haZooKeeperConnectionState"`
 }
 
 func decodeClusterInfo(r io.Reader) (*ClusterInfo, error) {
-	var v clusterInfoJSON
-	if err := decodeJSON(r, &v); err != nil {
-		return nil, fmt.Errorf("cluster info: %w", err)
-	}
-	ci := v.ClusterInfo
-	if ci == nil {
-		return nil, fmt.Errorf("cluster info: %w: no clusterInfo object", ErrUnexpectedResponse)
+	ci, err := decodeObject[clusterInfoJSON](r, "clusterInfo", "cluster info")
+	if err != nil {
+		return nil, err
 	}
 	return &ClusterInfo{
 		ID:                            int64(ci.ID),
@@ -115,48 +110,43 @@ type ClusterMetrics struct {
 	TotalReservedResourcesAcrossPartition records.Resources
 }
 
+// clusterMetricsJSON is the clusterMetrics object of /ws/v1/cluster/metrics.
 type clusterMetricsJSON struct {
-	ClusterMetrics *struct {
-		AppsSubmitted         jsonInt64 `json:"appsSubmitted"`
-		AppsCompleted         jsonInt64 `json:"appsCompleted"`
-		AppsPending           jsonInt64 `json:"appsPending"`
-		AppsRunning           jsonInt64 `json:"appsRunning"`
-		AppsFailed            jsonInt64 `json:"appsFailed"`
-		AppsKilled            jsonInt64 `json:"appsKilled"`
-		ReservedMB            jsonInt64 `json:"reservedMB"`
-		AvailableMB           jsonInt64 `json:"availableMB"`
-		AllocatedMB           jsonInt64 `json:"allocatedMB"`
-		TotalMB               jsonInt64 `json:"totalMB"`
-		ReservedVirtualCores  jsonInt64 `json:"reservedVirtualCores"`
-		AvailableVirtualCores jsonInt64 `json:"availableVirtualCores"`
-		AllocatedVirtualCores jsonInt64 `json:"allocatedVirtualCores"`
-		TotalVirtualCores     jsonInt64 `json:"totalVirtualCores"`
-		ContainersAllocated   jsonInt64 `json:"containersAllocated"`
-		ContainersReserved    jsonInt64 `json:"containersReserved"`
-		ContainersPending     jsonInt64 `json:"containersPending"`
-		TotalNodes            jsonInt64 `json:"totalNodes"`
-		ActiveNodes           jsonInt64 `json:"activeNodes"`
-		LostNodes             jsonInt64 `json:"lostNodes"`
-		UnhealthyNodes        jsonInt64 `json:"unhealthyNodes"`
-		DecommissioningNodes  jsonInt64 `json:"decommissioningNodes"`
-		DecommissionedNodes   jsonInt64 `json:"decommissionedNodes"`
-		RebootedNodes         jsonInt64 `json:"rebootedNodes"`
-		ShutdownNodes         jsonInt64 `json:"shutdownNodes"`
+	AppsSubmitted         jsonInt64 `json:"appsSubmitted"`
+	AppsCompleted         jsonInt64 `json:"appsCompleted"`
+	AppsPending           jsonInt64 `json:"appsPending"`
+	AppsRunning           jsonInt64 `json:"appsRunning"`
+	AppsFailed            jsonInt64 `json:"appsFailed"`
+	AppsKilled            jsonInt64 `json:"appsKilled"`
+	ReservedMB            jsonInt64 `json:"reservedMB"`
+	AvailableMB           jsonInt64 `json:"availableMB"`
+	AllocatedMB           jsonInt64 `json:"allocatedMB"`
+	TotalMB               jsonInt64 `json:"totalMB"`
+	ReservedVirtualCores  jsonInt64 `json:"reservedVirtualCores"`
+	AvailableVirtualCores jsonInt64 `json:"availableVirtualCores"`
+	AllocatedVirtualCores jsonInt64 `json:"allocatedVirtualCores"`
+	TotalVirtualCores     jsonInt64 `json:"totalVirtualCores"`
+	ContainersAllocated   jsonInt64 `json:"containersAllocated"`
+	ContainersReserved    jsonInt64 `json:"containersReserved"`
+	ContainersPending     jsonInt64 `json:"containersPending"`
+	TotalNodes            jsonInt64 `json:"totalNodes"`
+	ActiveNodes           jsonInt64 `json:"activeNodes"`
+	LostNodes             jsonInt64 `json:"lostNodes"`
+	UnhealthyNodes        jsonInt64 `json:"unhealthyNodes"`
+	DecommissioningNodes  jsonInt64 `json:"decommissioningNodes"`
+	DecommissionedNodes   jsonInt64 `json:"decommissionedNodes"`
+	RebootedNodes         jsonInt64 `json:"rebootedNodes"`
+	ShutdownNodes         jsonInt64 `json:"shutdownNodes"`
 
-		TotalUsed     *resourceInfoJSON `json:"totalUsedResourcesAcrossPartition"`
-		TotalCluster  *resourceInfoJSON `json:"totalClusterResourcesAcrossPartition"`
-		TotalReserved *resourceInfoJSON `json:"totalReservedResourcesAcrossPartition"`
-	} `json:"clusterMetrics"`
+	TotalUsed     *resourceInfoJSON `json:"totalUsedResourcesAcrossPartition"`
+	TotalCluster  *resourceInfoJSON `json:"totalClusterResourcesAcrossPartition"`
+	TotalReserved *resourceInfoJSON `json:"totalReservedResourcesAcrossPartition"`
 }
 
 func decodeClusterMetrics(r io.Reader) (*ClusterMetrics, error) {
-	var v clusterMetricsJSON
-	if err := decodeJSON(r, &v); err != nil {
-		return nil, fmt.Errorf("cluster metrics: %w", err)
-	}
-	m := v.ClusterMetrics
-	if m == nil {
-		return nil, fmt.Errorf("cluster metrics: %w: no clusterMetrics object", ErrUnexpectedResponse)
+	m, err := decodeObject[clusterMetricsJSON](r, "clusterMetrics", "cluster metrics")
+	if err != nil {
+		return nil, err
 	}
 	out := &ClusterMetrics{
 		AppsSubmitted: int64(m.AppsSubmitted), AppsCompleted: int64(m.AppsCompleted), AppsPending: int64(m.AppsPending),
@@ -170,7 +160,6 @@ func decodeClusterMetrics(r io.Reader) (*ClusterMetrics, error) {
 		UnhealthyNodes: int64(m.UnhealthyNodes), DecommissioningNodes: int64(m.DecommissioningNodes),
 		DecommissionedNodes: int64(m.DecommissionedNodes), RebootedNodes: int64(m.RebootedNodes), ShutdownNodes: int64(m.ShutdownNodes),
 	}
-	var err error
 	if out.TotalUsedResourcesAcrossPartition, err = m.TotalUsed.resources(); err != nil {
 		return nil, fmt.Errorf("cluster metrics: totalUsedResourcesAcrossPartition: %w", err)
 	}

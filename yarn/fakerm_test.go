@@ -80,3 +80,12 @@ func mustURL(t testing.TB, s string) *url.URL {
 func newDebugLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
+
+// replayRM is a fake RM answering route with the capture called name (a test may route more with
+// replyCapture) and a test client for it.
+func replayRM(t testing.TB, route, name string) (*yarnfake.RM, *Client) {
+	t.Helper()
+	rm := newFakeRM(t)
+	replyCapture(t, rm, route, name)
+	return rm, testClient(t, Options{}, rm.URL())
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -31,6 +32,21 @@ func encodeResource(r records.Resources) []byte {
 	}
 	b.WriteString(`]}}`)
 	return b.Bytes()
+}
+
+// fuzzDecode fuzzes decode with f's corpus: it fails only with an ErrUnexpectedResponse, and what it
+// decodes from data passes check.
+func fuzzDecode[T any](f *testing.F, decode func(io.Reader) (T, error), check func(t *testing.T, data []byte, v T)) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := decode(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrUnexpectedResponse) {
+				t.Fatalf("decode error is not ErrUnexpectedResponse: %v", err)
+			}
+			return
+		}
+		check(t, data, v)
+	})
 }
 
 func FuzzDecodeResource(f *testing.F) {
@@ -91,14 +107,7 @@ func FuzzDecodeRemoteError(f *testing.F) {
 
 func FuzzDecodeNodes(f *testing.F) {
 	f.Add([]byte(`{"nodes":{"node":{"id":"h:1","usedResource":{"memory":1},"availableResource":{"memory":9223372036854775807}}}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		nodes, err := decodeNodes(bytes.NewReader(data))
-		if err != nil {
-			if !errors.Is(err, ErrUnexpectedResponse) {
-				t.Fatalf("decode error is not ErrUnexpectedResponse: %v", err)
-			}
-			return
-		}
+	fuzzDecode(f, decodeNodes, func(t *testing.T, data []byte, nodes []Node) {
 		for _, n := range nodes {
 			if n.TotalDerived && n.Total.Len() == 0 {
 				t.Fatalf("derived total missing on %+v", n)
@@ -110,14 +119,7 @@ func FuzzDecodeNodes(f *testing.F) {
 func FuzzDecodeScheduler(f *testing.F) {
 	f.Add([]byte(`{"scheduler":{"schedulerInfo":{"type":"fairScheduler","rootQueue":{"queueName":"root","childQueues":{"queue":{"queueName":"root.a","schedulingPolicy":"DRF"}}}}}}`))
 	f.Add([]byte(`{"scheduler":{"schedulerInfo":{"type":"capacityScheduler","queues":{"queue":[{"queueName":"a","queues":null}]}}}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := decodeScheduler(bytes.NewReader(data))
-		if err != nil {
-			if !errors.Is(err, ErrUnexpectedResponse) {
-				t.Fatalf("decode error is not ErrUnexpectedResponse: %v", err)
-			}
-			return
-		}
+	fuzzDecode(f, decodeScheduler, func(t *testing.T, data []byte, s *Scheduler) {
 		n := 0
 		var count func(q *Queue)
 		count = func(q *Queue) {
@@ -146,14 +148,7 @@ func FuzzDecodeScheduler(f *testing.F) {
 func FuzzDecodeSchedulerOverview(f *testing.F) {
 	f.Add([]byte(`{"scheduler":{"schedulerType":"Fifo Scheduler","schedulingResourceType":"memory-mb (unit=Mi),vcores","maximumAllocation":{"memory":8192,"vCores":4}}}`))
 	f.Add([]byte(`{"schedulerType":"x","schedulingResourceType":",, a (,b"}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := decodeSchedulerOverview(bytes.NewReader(data))
-		if err != nil {
-			if !errors.Is(err, ErrUnexpectedResponse) {
-				t.Fatalf("decode error is not ErrUnexpectedResponse: %v", err)
-			}
-			return
-		}
+	fuzzDecode(f, decodeSchedulerOverview, func(t *testing.T, data []byte, o *SchedulerOverview) {
 		for _, n := range o.ResourceTypes {
 			if n == "" || strings.ContainsAny(n, ", ") {
 				t.Fatalf("bad type name %q from %q", n, o.SchedulingResourceType)
@@ -165,14 +160,7 @@ func FuzzDecodeSchedulerOverview(f *testing.F) {
 func FuzzDecodeAppContainers(f *testing.F) {
 	f.Add([]byte(`{"container":[{"containerId":"c","allocatedMB":1,"allocatedResources":{"entry":[{"key":"yarn.io/gpu","value":1}]}}]}`))
 	f.Add([]byte(`{"containers":{"container":{"containerId":"c"}}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		cs, err := decodeAppContainers(bytes.NewReader(data))
-		if err != nil {
-			if !errors.Is(err, ErrUnexpectedResponse) {
-				t.Fatalf("decode error is not ErrUnexpectedResponse: %v", err)
-			}
-			return
-		}
+	fuzzDecode(f, decodeAppContainers, func(t *testing.T, data []byte, cs []AppContainer) {
 		for _, c := range cs {
 			if c.Resource.Len() < 2 {
 				t.Fatalf("container %q without memory-mb and vcores", c.ID)

@@ -335,6 +335,17 @@ func unwrapList[T any](b []byte, key string) ([]T, error) {
 	}
 }
 
+// unmarshalWrapped is the UnmarshalJSON of a list type holding the elements of a Jersey list
+// wrapper under key (see unwrapList); what names the list in errors.
+func unmarshalWrapped[T any](dst *[]T, b []byte, key, what string) error {
+	items, err := unwrapList[T](b, key)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	*dst = items
+	return nil
+}
+
 // entryList decodes Hadoop's JAXB rendering of a Map, {"entry":[{"key":k,"value":v},...]}, and
 // also a plain JSON object {k: v}, into ordered key/value pairs. Values are kept raw.
 type entryList []entry
@@ -417,22 +428,12 @@ func streamList[T any](r io.Reader, outer, inner string, each func(*T) error) er
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
+	return eachMember(dec, outer, func() error {
+		if err := streamWrapper(dec, inner, each); err != nil {
+			return fmt.Errorf("%s: %w", outer, err)
 		}
-		if key, _ := tok.(string); key == outer {
-			if err := streamWrapper(dec, inner, each); err != nil {
-				return fmt.Errorf("%s: %w", outer, err)
-			}
-			continue
-		}
-		if err := skipValue(dec); err != nil {
-			return err
-		}
-	}
-	return expectDelim(dec, '}')
+		return nil
+	})
 }
 
 func streamWrapper[T any](dec *json.Decoder, inner string, each func(*T) error) error {
@@ -446,22 +447,7 @@ func streamWrapper[T any](dec *json.Decoder, inner string, each func(*T) error) 
 		if _, err := dec.Token(); err != nil {
 			return err
 		}
-		for dec.More() {
-			tok, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			if key, _ := tok.(string); key == inner {
-				if err := streamElements(dec, each); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := skipValue(dec); err != nil {
-				return err
-			}
-		}
-		return expectDelim(dec, '}')
+		return eachMember(dec, inner, func() error { return streamElements(dec, each) })
 	}
 	// Not in the buffer, or something else: decode the value whole.
 	var raw json.RawMessage
@@ -551,6 +537,28 @@ func expectDelim(dec *json.Decoder, d json.Delim) error {
 	return nil
 }
 
+// eachMember reads the members of an object whose '{' dec has already read, through its '}':
+// for a member called key it calls value, which must read the member's value from dec; the values
+// of other members are skipped.
+func eachMember(dec *json.Decoder, key string, value func() error) error {
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if name, _ := tok.(string); name == key {
+			if err := value(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := skipValue(dec); err != nil {
+			return err
+		}
+	}
+	return expectDelim(dec, '}')
+}
+
 // skipValue reads and discards the next value.
 func skipValue(dec *json.Decoder) error {
 	var skip json.RawMessage
@@ -578,21 +586,31 @@ func decodeList[J, T any](r io.Reader, outer, inner string, convert func(*J) (T,
 // decodeSingle decodes an answer holding one object under key, {"app": {...}}, converting its JSON
 // form J into the record T. id names the object in errors.
 func decodeSingle[J, T any](r io.Reader, key, id string, convert func(*J) (T, error)) (*T, error) {
-	var v map[string]json.RawMessage
-	if err := decodeJSON(r, &v); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", key, id, err)
+	j, err := decodeObject[J](r, key, key+" "+id)
+	if err != nil {
+		return nil, err
 	}
-	raw := v[key]
-	if isNull(raw) {
-		return nil, fmt.Errorf("%s %s: %w: no %s object", key, id, ErrUnexpectedResponse, key)
-	}
-	var j J
-	if err := json.Unmarshal(raw, &j); err != nil {
-		return nil, fmt.Errorf("%s %s: %w: %w", key, id, ErrUnexpectedResponse, err)
-	}
-	t, err := convert(&j)
+	t, err := convert(j)
 	if err != nil {
 		return nil, err
 	}
 	return &t, nil
+}
+
+// decodeObject decodes an answer holding one object under key, {"clusterInfo": {...}}, into its
+// JSON form J. what names the answer in errors.
+func decodeObject[J any](r io.Reader, key, what string) (*J, error) {
+	var v map[string]json.RawMessage
+	if err := decodeJSON(r, &v); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	raw := v[key]
+	if isNull(raw) {
+		return nil, fmt.Errorf("%s: %w: no %s object", what, ErrUnexpectedResponse, key)
+	}
+	var j J
+	if err := json.Unmarshal(raw, &j); err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", what, ErrUnexpectedResponse, err)
+	}
+	return &j, nil
 }

@@ -18,9 +18,7 @@ import (
 // yarnfake/captures/README.md) through a fake RM and check every decoded field that matters.
 
 func TestReplayClusterInfo(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/info", "info.json")
-	c := testClient(t, Options{}, rm.URL())
+	rm, c := replayRM(t, "GET /ws/v1/cluster/info", "info.json")
 
 	info, err := c.ClusterInfo(context.Background())
 	require.NoError(t, err)
@@ -40,9 +38,7 @@ func TestReplayClusterInfo(t *testing.T) {
 }
 
 func TestReplayMetrics(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/metrics", "metrics-busy.json")
-	c := testClient(t, Options{}, rm.URL())
+	_, c := replayRM(t, "GET /ws/v1/cluster/metrics", "metrics-busy.json")
 
 	m, err := c.Metrics(context.Background())
 	require.NoError(t, err)
@@ -59,9 +55,7 @@ func TestReplayMetrics(t *testing.T) {
 }
 
 func TestReplayNodes(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/nodes", "nodes-busy.json")
-	c := testClient(t, Options{}, rm.URL())
+	rm, c := replayRM(t, "GET /ws/v1/cluster/nodes", "nodes-busy.json")
 
 	nodes, err := c.Nodes(context.Background(), NodesQuery{States: []string{"running"}})
 	require.NoError(t, err)
@@ -86,19 +80,15 @@ func TestReplayNodes(t *testing.T) {
 }
 
 func TestReplayEmptyNodes(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/nodes", "nodes-decommissioned.json") // {"nodes":{}}
-	c := testClient(t, Options{}, rm.URL())
+	_, c := replayRM(t, "GET /ws/v1/cluster/nodes", "nodes-decommissioned.json") // {"nodes":{}}
 	nodes, err := c.Nodes(context.Background(), NodesQuery{States: []string{"DECOMMISSIONED"}})
 	require.NoError(t, err)
 	assert.Empty(t, nodes)
 }
 
 func TestReplayNode(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/nodes/localhost:43009", "node.json")
+	rm, c := replayRM(t, "GET /ws/v1/cluster/nodes/localhost:43009", "node.json")
 	replyCapture(t, rm, "GET /ws/v1/cluster/nodes/nope:1", "error-404-node.json")
-	c := testClient(t, Options{}, rm.URL())
 
 	n, err := c.Node(context.Background(), "localhost:43009")
 	require.NoError(t, err)
@@ -116,9 +106,7 @@ func TestReplayNode(t *testing.T) {
 }
 
 func TestReplayScheduler(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/scheduler", "scheduler.json")
-	c := testClient(t, Options{}, rm.URL())
+	_, c := replayRM(t, "GET /ws/v1/cluster/scheduler", "scheduler.json")
 
 	s, err := c.Scheduler(context.Background())
 	require.NoError(t, err)
@@ -151,9 +139,7 @@ func TestReplayScheduler(t *testing.T) {
 }
 
 func TestReplayApps(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/apps", "apps.json")
-	c := testClient(t, Options{}, rm.URL())
+	rm, c := replayRM(t, "GET /ws/v1/cluster/apps", "apps.json")
 
 	apps, err := c.Apps(context.Background(), AppsQuery{States: []string{"accepted", "RUNNING"}, Limit: 5})
 	require.NoError(t, err)
@@ -181,9 +167,7 @@ func TestReplayApps(t *testing.T) {
 }
 
 func TestReplayEmptyApps(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/apps", "apps-empty.json") // {"apps":{}} on 3.5
-	c := testClient(t, Options{}, rm.URL())
+	_, c := replayRM(t, "GET /ws/v1/cluster/apps", "apps-empty.json") // {"apps":{}} on 3.5
 	apps, err := c.Apps(context.Background(), AppsQuery{})
 	require.NoError(t, err)
 	assert.Empty(t, apps)
@@ -226,9 +210,7 @@ func TestReplayAppAttemptsAndState(t *testing.T) {
 }
 
 func TestReplayNewApplication(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "POST /ws/v1/cluster/apps/new-application", "new-application.json")
-	c := testClient(t, Options{}, rm.URL())
+	_, c := replayRM(t, "POST /ws/v1/cluster/apps/new-application", "new-application.json")
 
 	na, err := c.NewApplication(context.Background())
 	require.NoError(t, err)
@@ -306,9 +288,7 @@ func TestReplayErrors(t *testing.T) {
 			[]error{ErrBadRequest}, "BadRequestException", "Invalid ApplicationId prefix: bogus. The valid ApplicationId should start with prefix application"},
 	} {
 		t.Run(tc.capture, func(t *testing.T) {
-			rm := newFakeRM(t)
-			replyCapture(t, rm, tc.route, tc.capture)
-			c := testClient(t, Options{}, rm.URL())
+			rm, c := replayRM(t, tc.route, tc.capture)
 			var err error
 			if tc.route == "POST /ws/v1/cluster/apps/new-application" {
 				_, err = c.NewApplication(context.Background())
@@ -336,9 +316,7 @@ func TestReplayErrors(t *testing.T) {
 }
 
 func TestReplayConf(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /conf", "conf.json")
-	c := testClient(t, Options{}, rm.URL())
+	rm, c := replayRM(t, "GET /conf", "conf.json")
 
 	rc, err := c.Conf(context.Background())
 	require.NoError(t, err)

@@ -218,12 +218,7 @@ type userList []userJSON
 
 // UnmarshalJSON implements json.Unmarshaler for {"user": [...]}, {"user": {...}}, {} and null.
 func (l *userList) UnmarshalJSON(b []byte) error {
-	items, err := unwrapList[userJSON](b, "user")
-	if err != nil {
-		return fmt.Errorf("users: %w", err)
-	}
-	*l = items
-	return nil
+	return unmarshalWrapped((*[]userJSON)(l), b, "user", "users")
 }
 
 // partitionJSON is one PartitionQueueCapacitiesInfo.
@@ -240,12 +235,7 @@ type partitionJSON struct {
 // UnmarshalJSON implements json.Unmarshaler for {"queue": [...]}, {"queue": {...}}, null and a
 // bare array.
 func (l *queueList) UnmarshalJSON(b []byte) error {
-	items, err := unwrapList[queueJSON](b, "queue")
-	if err != nil {
-		return fmt.Errorf("queues: %w", err)
-	}
-	*l = items
-	return nil
+	return unmarshalWrapped((*[]queueJSON)(l), b, "queue", "queues")
 }
 
 const maxQueueDepth = 64

@@ -146,9 +146,7 @@ func TestParseSchedulingResourceType(t *testing.T) {
 }
 
 func TestReplaySchedulerOverview(t *testing.T) {
-	rm := newFakeRM(t)
-	replyCapture(t, rm, "GET /ws/v1/cluster/scheduler-overview", "scheduler-overview.json")
-	c := testClient(t, Options{}, rm.URL())
+	rm, c := replayRM(t, "GET /ws/v1/cluster/scheduler-overview", "scheduler-overview.json")
 	o, err := c.SchedulerOverview(context.Background())
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), o.MaximumAllocation.Value(records.GPU))

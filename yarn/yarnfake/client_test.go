@@ -28,6 +28,14 @@ func fastClient(t *testing.T, opts yarn.Options, rms ...*yarnfake.RM) *yarn.Clie
 	return c
 }
 
+// faultyRM is a fake RM with fault on route, and a fast client for it.
+func faultyRM(t *testing.T, opts yarn.Options, route string, fault yarnfake.Fault) (*yarnfake.RM, *yarn.Client) {
+	t.Helper()
+	rm := yarnfake.New(t)
+	rm.Fault(route, fault)
+	return rm, fastClient(t, opts, rm)
+}
+
 func TestClientFindsTheActiveRMPastAStandby(t *testing.T) {
 	standby, active := yarnfake.New(t), yarnfake.New(t)
 	standby.Standby(active.URL())
@@ -41,9 +49,7 @@ func TestClientFindsTheActiveRMPastAStandby(t *testing.T) {
 }
 
 func TestClientRetriesA5xxGET(t *testing.T) {
-	rm := yarnfake.New(t)
-	rm.Fault("GET /ws/v1/cluster/metrics", yarnfake.Fault{Status: 503, Times: 2})
-	c := fastClient(t, yarn.Options{}, rm)
+	rm, c := faultyRM(t, yarn.Options{}, "GET /ws/v1/cluster/metrics", yarnfake.Fault{Status: 503, Times: 2})
 
 	m, err := c.Metrics(context.Background())
 	require.NoError(t, err)
@@ -52,9 +58,7 @@ func TestClientRetriesA5xxGET(t *testing.T) {
 }
 
 func TestClientDoesNotRetryAPOSTAfter5xx(t *testing.T) {
-	rm := yarnfake.New(t)
-	rm.Fault("POST /ws/v1/cluster/apps/new-application", yarnfake.Fault{Status: 500, Times: 1})
-	c := fastClient(t, yarn.Options{}, rm)
+	rm, c := faultyRM(t, yarn.Options{}, "POST /ws/v1/cluster/apps/new-application", yarnfake.Fault{Status: 500, Times: 1})
 
 	_, err := c.NewApplication(context.Background())
 	require.Error(t, err)
@@ -62,9 +66,7 @@ func TestClientDoesNotRetryAPOSTAfter5xx(t *testing.T) {
 }
 
 func TestClientGivesUpOnAHungRM(t *testing.T) {
-	rm := yarnfake.New(t)
-	rm.Fault("GET /ws/v1/cluster/nodes", yarnfake.Fault{Hang: true})
-	c := fastClient(t, yarn.Options{Timeout: 50 * time.Millisecond, Retry: yarn.RetryPolicy{MaxAttempts: 2}}, rm)
+	rm, c := faultyRM(t, yarn.Options{Timeout: 50 * time.Millisecond, Retry: yarn.RetryPolicy{MaxAttempts: 2}}, "GET /ws/v1/cluster/nodes", yarnfake.Fault{Hang: true})
 
 	_, err := c.Nodes(context.Background(), yarn.NodesQuery{})
 	require.Error(t, err)
@@ -72,9 +74,7 @@ func TestClientGivesUpOnAHungRM(t *testing.T) {
 }
 
 func TestClientRejectsAMalformedBody(t *testing.T) {
-	rm := yarnfake.New(t)
-	rm.Fault("GET /ws/v1/cluster/info", yarnfake.Fault{Malformed: true})
-	c := fastClient(t, yarn.Options{Retry: yarn.RetryPolicy{MaxAttempts: 1}}, rm)
+	_, c := faultyRM(t, yarn.Options{Retry: yarn.RetryPolicy{MaxAttempts: 1}}, "GET /ws/v1/cluster/info", yarnfake.Fault{Malformed: true})
 
 	_, err := c.ClusterInfo(context.Background())
 	require.ErrorIs(t, err, yarn.ErrUnexpectedResponse)
