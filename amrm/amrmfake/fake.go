@@ -236,47 +236,31 @@ func (c *Cluster) Registration() (host string, rpcPort int32, trackingURL string
 	return r.GetHost(), r.GetRpcPort(), r.GetTrackingUrl()
 }
 
-// Launches returns every container start, in order.
-func (c *Cluster) Launches() []Launch {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Launch(nil), c.launches...)
+// copyLocked returns a copy of *s taken with mu held (nil when *s is empty), for the accessors of
+// what the fake recorded.
+func copyLocked[T any](mu *sync.Mutex, s *[]T) []T {
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]T(nil), *s...)
 }
+
+// Launches returns every container start, in order.
+func (c *Cluster) Launches() []Launch { return copyLocked(&c.mu, &c.launches) }
 
 // FailedStarts returns the starts refused through Options.FailStart.
-func (c *Cluster) FailedStarts() []Launch {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Launch(nil), c.failedStarts...)
-}
+func (c *Cluster) FailedStarts() []Launch { return copyLocked(&c.mu, &c.failedStarts) }
 
 // Stops returns the containers the AM stopped through a NodeManager.
-func (c *Cluster) Stops() []records.ContainerID {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]records.ContainerID(nil), c.stops...)
-}
+func (c *Cluster) Stops() []records.ContainerID { return copyLocked(&c.mu, &c.stops) }
 
 // Releases returns the containers the AM released through the scheduler.
-func (c *Cluster) Releases() []records.ContainerID {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]records.ContainerID(nil), c.releases...)
-}
+func (c *Cluster) Releases() []records.ContainerID { return copyLocked(&c.mu, &c.releases) }
 
 // Finishes returns the finishApplicationMaster calls.
-func (c *Cluster) Finishes() []Finish {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Finish(nil), c.finishes...)
-}
+func (c *Cluster) Finishes() []Finish { return copyLocked(&c.mu, &c.finishes) }
 
 // Progress returns the progress values of every allocate call.
-func (c *Cluster) Progress() []float32 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]float32(nil), c.progress...)
-}
+func (c *Cluster) Progress() []float32 { return copyLocked(&c.mu, &c.progress) }
 
 // Allocates is the number of allocate calls answered.
 func (c *Cluster) Allocates() int {
