@@ -509,10 +509,10 @@ func (s *session) holderString(d Device, h heldEntry) string {
 	return fmt.Sprintf("%s: pid %d (%s)", d.ID, h.Owner.PID, h.liveness)
 }
 
-// choose offers candidates, in order, to take until it has accepted n of them. A device held
-// records for a live owner is skipped without asking take; take refuses (false) a device whose lock
-// an exec-mode workload holds. It returns a description of every device skipped, or take's first
-// error.
+// choose offers candidates, in order, to take until it has accepted n of them. A device that held
+// (the ledger entries of live owners, by key) records is skipped without asking take; take refuses
+// (false) a device whose lock an exec-mode workload holds. It returns a description of every
+// device skipped, or take's first error.
 func (s *session) choose(candidates []Device, held map[string]heldEntry, n int, take func(Device) (bool, error)) ([]string, error) {
 	var busy []string
 	taken := 0
