@@ -190,16 +190,23 @@ func TestLaunchContextContents(t *testing.T) {
 	}
 }
 
-func TestRankExhaustsRestarts(t *testing.T) {
-	// Rank 2 fails twice with one restart allowed; the others run until stopped.
-	f := newFixture(t, 4, rankFails("2", amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exception from container-launch.\nExit code: 3", Heartbeats: 2}))
+// runExhaustingRank2 runs n ranks of which rank 2 ends with failure every time, one restart
+// allowed, and checks that the run ended with a *RankError for rank 2.
+func runExhaustingRank2(t *testing.T, n int, failure amrmfake.Outcome) (*fixture, *Result, *RankError, error) {
+	t.Helper()
+	f := newFixture(t, n, rankFails("2", failure))
 	f.spec.Restarts = 1
 	res, err := f.run(t, f.options(t))
-
 	var rerr *RankError
 	require.ErrorAs(t, err, &rerr)
-	assert.ErrorIs(t, err, ErrApplicationFailed)
 	assert.Equal(t, 2, rerr.Rank)
+	return f, res, rerr, err
+}
+
+func TestRankExhaustsRestarts(t *testing.T) {
+	// Rank 2 fails twice with one restart allowed; the others run until stopped.
+	f, res, rerr, err := runExhaustingRank2(t, 4, amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exception from container-launch.\nExit code: 3", Heartbeats: 2})
+	assert.ErrorIs(t, err, ErrApplicationFailed)
 	assert.Equal(t, 2, rerr.Failures)
 	assert.Equal(t, int32(3), rerr.ExitStatus)
 
@@ -438,12 +445,7 @@ func TestExhaustedRankIsNeverStartedAgain(t *testing.T) {
 	// 9 ranks on 8 GPUs: rank 8 waits for a GPU while rank 2 fails twice with one restart
 	// allowed. The GPU rank 2 frees the second time comes back as an allocation for the ask still
 	// outstanding; a failing application must give it back, not start rank 2 (or any rank) in it.
-	f := newFixture(t, 9, rankFails("2", amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exit code: 3", Heartbeats: 1}))
-	f.spec.Restarts = 1
-	_, err := f.run(t, f.options(t))
-	var rerr *RankError
-	require.ErrorAs(t, err, &rerr)
-	assert.Equal(t, 2, rerr.Rank)
+	f, _, _, _ := runExhaustingRank2(t, 9, amrmfake.Outcome{ExitStatus: 3, Diagnostics: "Exit code: 3", Heartbeats: 1})
 	perRank := map[int]int{}
 	for _, l := range f.cluster.Launches() {
 		perRank[rankOf(t, l)]++

@@ -46,7 +46,11 @@ var amrmTok = records.Token{Identifier: []byte("amrm-id-1"), Password: []byte("a
 
 func newFakeRM(t *testing.T) *fakeRM {
 	rm := &fakeRM{t: t, types: []string{records.MemoryMB, records.VCores, records.GPU}, maxGPU: 4, unregisterAfter: 1, nextContainer: 2}
-	rm.srv = ipctest.NewServer(t, rm.handle)
+	rm.srv = ipctest.NewServer(t, ipctest.NewProtocol(amProtocol, &rm.mu,
+		ipctest.Answer("registerApplicationMaster", rm.register),
+		ipctest.Answer("allocate", rm.allocate),
+		ipctest.Answer("finishApplicationMaster", rm.finish),
+	).Handle)
 	rm.srv.AddToken(amrmTok.Identifier, amrmTok.Password)
 	return rm
 }
@@ -81,83 +85,73 @@ func (rm *fakeRM) allocRequests() []*yarnpb.AllocateRequestProto {
 	return append([]*yarnpb.AllocateRequestProto(nil), rm.requests...)
 }
 
-func (rm *fakeRM) handle(c *ipctest.Call) (proto.Message, error) {
-	rm.mu.Lock()
-	defer rm.mu.Unlock()
-	if c.Protocol != amProtocol {
-		return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchProtocolException", Message: "Unknown protocol: " + c.Protocol}
+// register answers registerApplicationMaster.
+func (rm *fakeRM) register(_ *yarnpb.RegisterApplicationMasterRequestProto) (proto.Message, error) {
+	if rm.registered {
+		return nil, &ipctest.Exception{Class: exInvalidAMRequest, Message: "Application Master is already registered : application_1700000000000_0001"}
 	}
-	switch c.Method {
-	case "registerApplicationMaster":
-		if rm.registered {
-			return nil, &ipctest.Exception{Class: exInvalidAMRequest, Message: "Application Master is already registered : application_1700000000000_0001"}
-		}
-		rm.registered = true
-		rm.registers++
-		rm.lastID = 0
-		rm.lastResp = nil
-		resp := &yarnpb.RegisterApplicationMasterResponseProto{
-			MaximumCapability: &yarnpb.ResourceProto{
-				Memory: proto.Int64(8192), VirtualCores: proto.Int32(8),
-				ResourceValueMap: []*yarnpb.ResourceInformationProto{
-					{Key: proto.String(records.MemoryMB), Value: proto.Int64(8192), Units: proto.String("Mi")},
-					{Key: proto.String(records.VCores), Value: proto.Int64(8), Units: proto.String("")},
-				},
+	rm.registered = true
+	rm.registers++
+	rm.lastID = 0
+	rm.lastResp = nil
+	resp := &yarnpb.RegisterApplicationMasterResponseProto{
+		MaximumCapability: &yarnpb.ResourceProto{
+			Memory: proto.Int64(8192), VirtualCores: proto.Int32(8),
+			ResourceValueMap: []*yarnpb.ResourceInformationProto{
+				{Key: proto.String(records.MemoryMB), Value: proto.Int64(8192), Units: proto.String("Mi")},
+				{Key: proto.String(records.VCores), Value: proto.Int64(8), Units: proto.String("")},
 			},
-			Queue: proto.String("default"),
-			NmTokensFromPreviousAttempts: []*yarnpb.NMTokenProto{
-				{NodeId: &yarnpb.NodeIdProto{Host: proto.String("old-nm"), Port: proto.Int32(1)}, Token: tokenProto(records.Token{Identifier: []byte("old"), Password: []byte("p"), Kind: records.KindNMToken})},
-			},
+		},
+		Queue: proto.String("default"),
+		NmTokensFromPreviousAttempts: []*yarnpb.NMTokenProto{
+			{NodeId: &yarnpb.NodeIdProto{Host: proto.String("old-nm"), Port: proto.Int32(1)}, Token: tokenProto(records.Token{Identifier: []byte("old"), Password: []byte("p"), Kind: records.KindNMToken})},
+		},
+	}
+	for _, n := range rm.types {
+		resp.ResourceTypes = append(resp.ResourceTypes, &yarnpb.ResourceTypeInfoProto{Name: proto.String(n), Units: proto.String(map[string]string{records.MemoryMB: "Mi"}[n]), Type: yarnpb.ResourceTypesProto_COUNTABLE.Enum()})
+		if n == records.GPU {
+			resp.MaximumCapability.ResourceValueMap = append(resp.MaximumCapability.ResourceValueMap,
+				&yarnpb.ResourceInformationProto{Key: proto.String(records.GPU), Value: proto.Int64(rm.maxGPU), Units: proto.String("")})
 		}
-		for _, n := range rm.types {
-			resp.ResourceTypes = append(resp.ResourceTypes, &yarnpb.ResourceTypeInfoProto{Name: proto.String(n), Units: proto.String(map[string]string{records.MemoryMB: "Mi"}[n]), Type: yarnpb.ResourceTypesProto_COUNTABLE.Enum()})
-			if n == records.GPU {
-				resp.MaximumCapability.ResourceValueMap = append(resp.MaximumCapability.ResourceValueMap,
-					&yarnpb.ResourceInformationProto{Key: proto.String(records.GPU), Value: proto.Int64(rm.maxGPU), Units: proto.String("")})
-			}
-		}
-		return resp, nil
-	case "allocate":
-		req := &yarnpb.AllocateRequestProto{}
-		if err := c.Decode(req); err != nil {
+	}
+	return resp, nil
+}
+
+// allocate answers allocate with the 3.x responseId rule, then the script.
+func (rm *fakeRM) allocate(req *yarnpb.AllocateRequestProto) (proto.Message, error) {
+	if !rm.registered {
+		return nil, &ipctest.Exception{Class: exNotRegistered, Message: "AM is not registered for known application attempt: " + testAttempt + " or RM had restarted after AM registered. AM should re-register."}
+	}
+	if req.GetResponseId()+1 == rm.lastID && rm.lastResp != nil {
+		return rm.lastResp, nil // a resent heartbeat gets the last response again
+	}
+	if req.GetResponseId() != rm.lastID {
+		return nil, &ipctest.Exception{Class: exInvalidAMRequest, Message: fmt.Sprintf(
+			"Invalid responseId in AllocateRequest from application attempt: %s expect responseId to be %d but get %d",
+			testAttempt, rm.lastID, req.GetResponseId())}
+	}
+	n := len(rm.requests)
+	rm.requests = append(rm.requests, req)
+	resp := &yarnpb.AllocateResponseProto{NumClusterNodes: proto.Int32(2)}
+	if rm.script != nil {
+		if err := rm.script(n, req, resp); err != nil {
 			return nil, err
 		}
-		if !rm.registered {
-			return nil, &ipctest.Exception{Class: exNotRegistered, Message: "AM is not registered for known application attempt: " + testAttempt + " or RM had restarted after AM registered. AM should re-register."}
-		}
-		if req.GetResponseId()+1 == rm.lastID && rm.lastResp != nil {
-			return rm.lastResp, nil // a resent heartbeat gets the last response again
-		}
-		if req.GetResponseId() != rm.lastID {
-			return nil, &ipctest.Exception{Class: exInvalidAMRequest, Message: fmt.Sprintf(
-				"Invalid responseId in AllocateRequest from application attempt: %s expect responseId to be %d but get %d",
-				testAttempt, rm.lastID, req.GetResponseId())}
-		}
-		n := len(rm.requests)
-		rm.requests = append(rm.requests, req)
-		resp := &yarnpb.AllocateResponseProto{NumClusterNodes: proto.Int32(2)}
-		if rm.script != nil {
-			if err := rm.script(n, req, resp); err != nil {
-				return nil, err
-			}
-		}
-		rm.lastID++
-		resp.ResponseId = proto.Int32(rm.lastID)
-		rm.lastResp = resp
-		return resp, nil
-	case "finishApplicationMaster":
-		req := &yarnpb.FinishApplicationMasterRequestProto{}
-		if err := c.Decode(req); err != nil {
-			return nil, err
-		}
-		if !rm.registered {
-			return nil, &ipctest.Exception{Class: exNotRegistered, Message: "Application Master is trying to unregister before registering for: " + testAttempt}
-		}
-		rm.finishCalls++
-		rm.finishRequests = append(rm.finishRequests, req)
-		return &yarnpb.FinishApplicationMasterResponseProto{IsUnregistered: proto.Bool(rm.finishCalls >= rm.unregisterAfter)}, nil
 	}
-	return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: "Unknown method " + c.Method}
+	rm.lastID++
+	resp.ResponseId = proto.Int32(rm.lastID)
+	rm.lastResp = resp
+	return resp, nil
+}
+
+// finish answers finishApplicationMaster; it unregisters from call unregisterAfter on.
+func (rm *fakeRM) finish(req *yarnpb.FinishApplicationMasterRequestProto) (proto.Message, error) {
+	if !rm.registered {
+		return nil, &ipctest.Exception{Class: exNotRegistered, Message: "Application Master is trying to unregister before registering for: " + testAttempt}
+	}
+	rm.finishCalls++
+	rm.finishRequests = append(rm.finishRequests, req)
+	return &yarnpb.FinishApplicationMasterResponseProto{IsUnregistered: proto.Bool(rm.finishCalls >= rm.unregisterAfter)}, nil
 }
 
 // container returns an allocated container with the given GPUs (mutex held by the caller's script).

@@ -30,71 +30,61 @@ var nmTok = records.Token{Identifier: []byte("nm-id"), Password: []byte("nm-pw")
 
 func newFakeNM(t *testing.T) *fakeNM {
 	nm := &fakeNM{}
-	nm.srv = ipctest.NewServer(t, nm.handle)
+	nm.srv = ipctest.NewServer(t, ipctest.NewProtocol(cmProtocol, &nm.mu,
+		ipctest.Answer("startContainers", nm.start),
+		ipctest.Answer("stopContainers", nm.stop),
+		ipctest.Answer("getContainerStatuses", nm.statuses),
+	).Handle)
 	nm.srv.AddToken(nmTok.Identifier, nmTok.Password)
 	return nm
 }
 
-func (nm *fakeNM) handle(c *ipctest.Call) (proto.Message, error) {
-	nm.mu.Lock()
-	defer nm.mu.Unlock()
-	if c.Protocol != cmProtocol {
-		return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchProtocolException", Message: c.Protocol}
+// start answers startContainers: every container starts, or fails with nm.fail.
+func (nm *fakeNM) start(req *yarnpb.StartContainersRequestProto) (proto.Message, error) {
+	nm.starts = append(nm.starts, req)
+	if nm.drop {
+		nm.srv.DropConnections()
+		return nil, &ipctest.Exception{Class: "x", Message: "never delivered"}
 	}
-	switch c.Method {
-	case "startContainers":
-		req := &yarnpb.StartContainersRequestProto{}
-		if err := c.Decode(req); err != nil {
+	resp := &yarnpb.StartContainersResponseProto{}
+	for _, r := range req.GetStartContainerRequest() {
+		var id yarnpb.ContainerIdProto
+		// The container id travels inside the container token's identifier in Hadoop; the fake
+		// encodes it as text in the token's service for simplicity.
+		cid, err := records.ParseContainerID(r.GetContainerToken().GetService())
+		if err != nil {
 			return nil, err
 		}
-		nm.starts = append(nm.starts, req)
-		if nm.drop {
-			nm.srv.DropConnections()
-			return nil, &ipctest.Exception{Class: "x", Message: "never delivered"}
-		}
-		resp := &yarnpb.StartContainersResponseProto{}
-		for _, r := range req.GetStartContainerRequest() {
-			var id yarnpb.ContainerIdProto
-			// The container id travels inside the container token's identifier in Hadoop; the fake
-			// encodes it as text in the token's service for simplicity.
-			cid, err := records.ParseContainerID(r.GetContainerToken().GetService())
-			if err != nil {
-				return nil, err
-			}
-			p, err := containerIDProto(cid)
-			if err != nil {
-				return nil, err
-			}
-			proto.Merge(&id, p)
-			if nm.fail != "" {
-				resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
-					ContainerId: &id,
-					Exception: &yarnpb.SerializedExceptionProto{ClassName: proto.String(nm.fail),
-						Message: proto.String("Container " + r.GetContainerToken().GetService() + " has already been started")},
-				})
-				continue
-			}
-			resp.SucceededRequests = append(resp.SucceededRequests, &id)
-		}
-		return resp, nil
-	case "stopContainers":
-		req := &yarnpb.StopContainersRequestProto{}
-		if err := c.Decode(req); err != nil {
+		p, err := containerIDProto(cid)
+		if err != nil {
 			return nil, err
 		}
-		return &yarnpb.StopContainersResponseProto{SucceededRequests: req.GetContainerId()}, nil
-	case "getContainerStatuses":
-		req := &yarnpb.GetContainerStatusesRequestProto{}
-		if err := c.Decode(req); err != nil {
-			return nil, err
+		proto.Merge(&id, p)
+		if nm.fail != "" {
+			resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
+				ContainerId: &id,
+				Exception: &yarnpb.SerializedExceptionProto{ClassName: proto.String(nm.fail),
+					Message: proto.String("Container " + r.GetContainerToken().GetService() + " has already been started")},
+			})
+			continue
 		}
-		resp := &yarnpb.GetContainerStatusesResponseProto{}
-		for _, id := range req.GetContainerId() {
-			resp.Status = append(resp.Status, &yarnpb.ContainerStatusProto{ContainerId: id, State: yarnpb.ContainerStateProto_C_RUNNING.Enum()})
-		}
-		return resp, nil
+		resp.SucceededRequests = append(resp.SucceededRequests, &id)
 	}
-	return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: c.Method}
+	return resp, nil
+}
+
+// stop answers stopContainers: every container stops.
+func (nm *fakeNM) stop(req *yarnpb.StopContainersRequestProto) (proto.Message, error) {
+	return &yarnpb.StopContainersResponseProto{SucceededRequests: req.GetContainerId()}, nil
+}
+
+// statuses answers getContainerStatuses: every container runs.
+func (nm *fakeNM) statuses(req *yarnpb.GetContainerStatusesRequestProto) (proto.Message, error) {
+	resp := &yarnpb.GetContainerStatusesResponseProto{}
+	for _, id := range req.GetContainerId() {
+		resp.Status = append(resp.Status, &yarnpb.ContainerStatusProto{ContainerId: id, State: yarnpb.ContainerStateProto_C_RUNNING.Enum()})
+	}
+	return resp, nil
 }
 
 func (nm *fakeNM) startRequests() []*yarnpb.StartContainersRequestProto {

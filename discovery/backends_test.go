@@ -20,38 +20,63 @@ func env(kv map[string]string) func(string) string {
 	return func(k string) string { return kv[k] }
 }
 
-// nvidiaSMI writes a fake nvidia-smi replaying the given CSV and -L files and returns its PATH.
-func nvidiaSMI(t *testing.T, csv, list string) string {
+// replaying writes a fake tool replaying a file of testdata/tools per argument line and returns the
+// PATH holding it.
+func replaying(t *testing.T, tool string, replies map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	discoverytest.ToolReplaying(t, dir, "nvidia-smi", map[string]string{
-		"--query-gpu=index,uuid,pci.bus_id,memory.total,name --format=csv,noheader,nounits": csv,
-		"-L": list,
-	})
+	discoverytest.ToolReplaying(t, dir, tool, replies)
 	return dir
 }
 
-func ids(devs []discovery.Device) []string {
-	out := make([]string, len(devs))
-	for i, d := range devs {
-		out[i] = d.ID
-	}
-	return out
+// nvidiaSMI writes a fake nvidia-smi replaying the given CSV and -L files and returns its PATH.
+func nvidiaSMI(t *testing.T, csv, list string) string {
+	t.Helper()
+	return replaying(t, "nvidia-smi", map[string]string{
+		"--query-gpu=index,uuid,pci.bus_id,memory.total,name --format=csv,noheader,nounits": csv,
+		"-L": list,
+	})
 }
 
+// discoverTree runs Discover for vendor on the host tree of testdata/trees/<tree>.txtar, with no
+// tools, and checks that backend answered.
+func discoverTree(t *testing.T, tree string, vendor discovery.Vendor, backend string) *discovery.Result {
+	t.Helper()
+	res, err := discoverOn(vendor, discoverytest.Load(t, tree).Root, "")
+	require.NoError(t, err)
+	assert.Equal(t, backend, res.Backend)
+	return res
+}
+
+// discoverOn runs Discover for vendor on the host tree at root with path as the only PATH ("": no
+// tools).
+func discoverOn(vendor discovery.Vendor, root, path string) (*discovery.Result, error) {
+	return discovery.Discover(context.Background(), vendor, discovery.Options{
+		Root: discovery.NewRoot(root), Getenv: env(map[string]string{"PATH": path}),
+	})
+}
+
+// ids returns the devices' ids, in order.
+func ids(devs []discovery.Device) []string {
+	return each(devs, func(d discovery.Device) string { return d.ID })
+}
+
+// addresses returns the devices' addresses, in order.
 func addresses(devs []discovery.Device) []string {
+	return each(devs, func(d discovery.Device) string { return d.Address })
+}
+
+// each returns f of every device, in order.
+func each(devs []discovery.Device, f func(discovery.Device) string) []string {
 	out := make([]string, len(devs))
 	for i, d := range devs {
-		out[i] = d.Address
+		out[i] = f(d)
 	}
 	return out
 }
 
 func TestNVIDIAProcfs(t *testing.T) {
-	tree := discoverytest.Load(t, "nvidia-procfs")
-	res, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{Root: discovery.NewRoot(tree.Root)})
-	require.NoError(t, err)
-	assert.Equal(t, "procfs", res.Backend)
+	res := discoverTree(t, "nvidia-procfs", discovery.VendorNVIDIA, "procfs")
 	// PCI bus order, the excluded GPU (0000:8a:00.0) left out.
 	assert.Equal(t, []string{
 		"GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f",
@@ -77,9 +102,7 @@ func TestNVIDIAProcfs(t *testing.T) {
 func TestNVIDIAProcfsWithMIGFallsBackToNvidiaSMI(t *testing.T) {
 	tree := discoverytest.Load(t, "nvidia-mig")
 	path := nvidiaSMI(t, "nvidia-smi-mig-query.csv", "nvidia-smi-mig-L.txt")
-	res, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{
-		Root: discovery.NewRoot(tree.Root), Getenv: env(map[string]string{"PATH": path}),
-	})
+	res, err := discoverOn(discovery.VendorNVIDIA, tree.Root, path)
 	require.NoError(t, err)
 	assert.Equal(t, "nvidia-smi", res.Backend)
 	require.Len(t, res.Probes, 3)
@@ -100,9 +123,7 @@ func TestNVIDIAProcfsWithMIGFallsBackToNvidiaSMI(t *testing.T) {
 
 func TestNvidiaSMI(t *testing.T) {
 	path := nvidiaSMI(t, "nvidia-smi-query.csv", "nvidia-smi-L.txt")
-	res, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{
-		Root: discovery.NewRoot(t.TempDir()), Getenv: env(map[string]string{"PATH": path}),
-	})
+	res, err := discoverOn(discovery.VendorNVIDIA, t.TempDir(), path)
 	require.NoError(t, err)
 	assert.Equal(t, "nvidia-smi", res.Backend)
 	require.Len(t, res.Devices, 4)
@@ -164,10 +185,7 @@ func TestNvidiaSMIFailures(t *testing.T) {
 }
 
 func TestAMDKFD(t *testing.T) {
-	tree := discoverytest.Load(t, "amd-kfd")
-	res, err := discovery.Discover(context.Background(), discovery.VendorAMD, discovery.Options{Root: discovery.NewRoot(tree.Root)})
-	require.NoError(t, err)
-	assert.Equal(t, "kfd", res.Backend)
+	res := discoverTree(t, "amd-kfd", discovery.VendorAMD, "kfd")
 	require.Len(t, res.Devices, 2, "the CPU node is not a GPU")
 	d := res.Devices[0]
 	assert.Equal(t, "GPU-b6dcce52ef0f3d11", d.ID)
@@ -184,11 +202,7 @@ func TestAMDKFD(t *testing.T) {
 func TestAMDSMI(t *testing.T) {
 	tree := discoverytest.Load(t, "amd-kfd")
 	require.NoError(t, os.RemoveAll(tree.Path("/sys/class/kfd")))
-	dir := t.TempDir()
-	discoverytest.ToolReplaying(t, dir, "amd-smi", map[string]string{"list --json": "amd-smi-list.json"})
-	res, err := discovery.Discover(context.Background(), discovery.VendorAMD, discovery.Options{
-		Root: discovery.NewRoot(tree.Root), Getenv: env(map[string]string{"PATH": dir}),
-	})
+	res, err := discoverOn(discovery.VendorAMD, tree.Root, replaying(t, "amd-smi", map[string]string{"list --json": "amd-smi-list.json"}))
 	require.NoError(t, err)
 	assert.Equal(t, "amd-smi", res.Backend)
 	require.Len(t, res.Devices, 2)
@@ -200,10 +214,7 @@ func TestAMDSMI(t *testing.T) {
 }
 
 func TestIntelDFL(t *testing.T) {
-	tree := discoverytest.Load(t, "intel-dfl")
-	res, err := discovery.Discover(context.Background(), discovery.VendorIntelFPGA, discovery.Options{Root: discovery.NewRoot(tree.Root)})
-	require.NoError(t, err)
-	assert.Equal(t, "dfl", res.Backend)
+	res := discoverTree(t, "intel-dfl", discovery.VendorIntelFPGA, "dfl")
 	require.Len(t, res.Devices, 2, "the port with an all-f AFU id is unusable")
 	assert.Equal(t, []string{"dfl-port.0", "dfl-port.2"}, ids(res.Devices))
 	assert.Equal(t, "0000:5e:00.0", res.Devices[0].PCIBusID)
@@ -215,10 +226,7 @@ func TestIntelDFL(t *testing.T) {
 }
 
 func TestIntelOPAE(t *testing.T) {
-	tree := discoverytest.Load(t, "intel-opae")
-	res, err := discovery.Discover(context.Background(), discovery.VendorIntelFPGA, discovery.Options{Root: discovery.NewRoot(tree.Root)})
-	require.NoError(t, err)
-	assert.Equal(t, "opae", res.Backend)
+	res := discoverTree(t, "intel-opae", discovery.VendorIntelFPGA, "opae")
 	require.Len(t, res.Devices, 1)
 	d := res.Devices[0]
 	assert.Equal(t, "intel-fpga-port.0", d.ID)
@@ -231,11 +239,7 @@ func TestAOCL(t *testing.T) {
 	tree := discoverytest.New(t)
 	tree.File("/dev/aclnalla_pcie0", "")
 	tree.File("/dev/aclnalla_pcie2", "")
-	dir := t.TempDir()
-	discoverytest.ToolReplaying(t, dir, "aocl", map[string]string{"diagnose": "aocl-diagnose.txt"})
-	res, err := discovery.Discover(context.Background(), discovery.VendorIntelFPGA, discovery.Options{
-		Root: discovery.NewRoot(tree.Root), Getenv: env(map[string]string{"PATH": dir}),
-	})
+	res, err := discoverOn(discovery.VendorIntelFPGA, tree.Root, replaying(t, "aocl", map[string]string{"diagnose": "aocl-diagnose.txt"}))
 	require.NoError(t, err)
 	assert.Equal(t, "aocl", res.Backend)
 	assert.Equal(t, []string{"aclnalla_pcie0", "aclnalla_pcie2"}, ids(res.Devices), "acl1 failed its diagnostic")
@@ -247,7 +251,7 @@ func TestAOCL(t *testing.T) {
 
 func TestXilinx(t *testing.T) {
 	tree := discoverytest.Load(t, "xilinx")
-	res, err := discovery.Discover(context.Background(), discovery.VendorXilinx, discovery.Options{Root: discovery.NewRoot(tree.Root)})
+	res, err := discoverOn(discovery.VendorXilinx, tree.Root, "")
 	require.NoError(t, err)
 	require.Len(t, res.Devices, 1, "the management function is not a device")
 	d := res.Devices[0]
@@ -260,7 +264,7 @@ func TestXilinx(t *testing.T) {
 func TestAutoVendor(t *testing.T) {
 	t.Run("AMD only", func(t *testing.T) {
 		tree := discoverytest.Load(t, "amd-kfd")
-		res, err := discovery.Discover(context.Background(), "", discovery.Options{Root: discovery.NewRoot(tree.Root)})
+		res, err := discoverOn("", tree.Root, "")
 		require.NoError(t, err)
 		assert.Equal(t, discovery.VendorAMD, res.Vendor)
 		assert.Len(t, res.Devices, 2)
@@ -268,12 +272,12 @@ func TestAutoVendor(t *testing.T) {
 	t.Run("NVIDIA before FPGA", func(t *testing.T) {
 		tree := discoverytest.Load(t, "nvidia-procfs")
 		tree.Apply(filepath.Join(discoverytest.TestdataDir(), "trees", "xilinx.txtar"))
-		res, err := discovery.Discover(context.Background(), "", discovery.Options{Root: discovery.NewRoot(tree.Root)})
+		res, err := discoverOn("", tree.Root, "")
 		require.NoError(t, err)
 		assert.Equal(t, discovery.VendorNVIDIA, res.Vendor)
 	})
 	t.Run("nothing", func(t *testing.T) {
-		res, err := discovery.Discover(context.Background(), "", discovery.Options{Root: discovery.NewRoot(t.TempDir())})
+		res, err := discoverOn("", t.TempDir(), "")
 		var nd *discovery.NoDevicesError
 		require.ErrorAs(t, err, &nd)
 		assert.Equal(t, "no devices found for any vendor", strings.SplitN(err.Error(), " (", 2)[0])
@@ -319,7 +323,7 @@ func TestUnopenableNodesAreSkipped(t *testing.T) {
 
 	// A missing node makes the device unusable too (default open check).
 	require.NoError(t, os.Remove(tree.Path("/dev/nvidia0")))
-	res, err = discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{Root: discovery.NewRoot(tree.Root)})
+	res, err = discoverOn(discovery.VendorNVIDIA, tree.Root, "")
 	require.NoError(t, err)
 	assert.Len(t, res.Devices, 2)
 	assert.Contains(t, res.Skipped[0].Reason, "no such file")
@@ -361,7 +365,7 @@ func TestPartitionsOfOneCardGetTheirOwnKeys(t *testing.T) {
 	second := strings.Replace(strings.Replace(string(props), "unique_id 13176633465372622097", "unique_id 42", 1), "drm_render_minor 128", "drm_render_minor 129", 1)
 	tree.File("/sys/class/kfd/kfd/topology/nodes/3/properties", second)
 	tree.File("/dev/dri/renderD129", "")
-	res, err := discovery.Discover(context.Background(), discovery.VendorAMD, discovery.Options{Root: discovery.NewRoot(tree.Root)})
+	res, err := discoverOn(discovery.VendorAMD, tree.Root, "")
 	require.NoError(t, err)
 	require.Len(t, res.Devices, 3)
 	assert.Equal(t, "amd-0000:03:00.0.GPU-b6dcce52ef0f3d11", res.Devices[0].Key)

@@ -509,6 +509,34 @@ func (s *session) holderString(d Device, h heldEntry) string {
 	return fmt.Sprintf("%s: pid %d (%s)", d.ID, h.Owner.PID, h.liveness)
 }
 
+// choose offers candidates, in order, to take until it has accepted n of them. A device that held
+// (the ledger entries of live owners, by key) records is skipped without asking take; take refuses
+// (false) a device whose lock an exec-mode workload holds. It returns a description of every
+// device skipped, or take's first error.
+func (s *session) choose(candidates []Device, held map[string]heldEntry, n int, take func(Device) (bool, error)) ([]string, error) {
+	var busy []string
+	taken := 0
+	for _, d := range candidates {
+		if taken == n {
+			break
+		}
+		if h, ok := held[d.Key]; ok {
+			busy = append(busy, s.holderString(d, h))
+			continue
+		}
+		ok, err := take(d)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			busy = append(busy, d.ID+": a running workload (exec)")
+			continue
+		}
+		taken++
+	}
+	return busy, nil
+}
+
 // Acquire hands n of candidates (taken in order) to owner and records them in this user's ledger, so
 // that they stay taken until owner ends (or releases them). Devices recorded for a live owner, or held
 // by an exec-mode workload, are skipped. Fewer than n free devices is an *InsufficientDevicesError and
@@ -522,26 +550,17 @@ func (c *Coordinator) Acquire(ctx context.Context, owner Owner, candidates []Dev
 		return nil, err
 	}
 	defer s.close()
-	held := c.holders(entries)
 	var picks []Device
-	var busy []string
-	for _, d := range candidates {
-		if len(picks) == n {
-			break
-		}
-		if h, ok := held[d.Key]; ok {
-			busy = append(busy, s.holderString(d, h))
-			continue
-		}
+	busy, err := s.choose(candidates, c.holders(entries), n, func(d Device) (bool, error) {
 		locked, err := s.deviceLockBusy(d.Key)
-		if err != nil {
-			return nil, err
-		}
-		if locked {
-			busy = append(busy, d.ID+": a running workload (exec)")
-			continue
+		if err != nil || locked {
+			return false, err
 		}
 		picks = append(picks, d)
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(picks) < n {
 		return nil, &InsufficientDevicesError{Wanted: n, Visible: len(candidates), Free: len(picks), Holders: busy}
@@ -677,27 +696,18 @@ func (c *Coordinator) Hold(ctx context.Context, candidates []Device, n int) (*Ho
 		return nil, err
 	}
 	defer s.close()
-	held := c.holders(entries)
-	var busy []string
-	for _, d := range candidates {
-		if len(h.Devices) == n {
-			break
-		}
-		if e, ok := held[d.Key]; ok {
-			busy = append(busy, s.holderString(d, e))
-			continue
-		}
+	busy, err := s.choose(candidates, c.holders(entries), n, func(d Device) (bool, error) {
 		f, err := s.tryDeviceLock(d.Key)
-		if err != nil {
-			_ = h.Close()
-			return nil, err
-		}
-		if f == nil {
-			busy = append(busy, d.ID+": a running workload (exec)")
-			continue
+		if err != nil || f == nil {
+			return false, err
 		}
 		h.Devices = append(h.Devices, d)
 		h.Files = append(h.Files, f)
+		return true, nil
+	})
+	if err != nil {
+		_ = h.Close()
+		return nil, err
 	}
 	if len(h.Devices) < n {
 		free := len(h.Devices)

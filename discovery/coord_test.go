@@ -78,6 +78,13 @@ func gpus(t *testing.T, n int) []discovery.Device {
 	return res.Devices
 }
 
+// newCoordTest is a fixture, its coordinator with the default options, and n fake GPUs.
+func newCoordTest(t *testing.T, n int) (*coordFixture, *discovery.Coordinator, []discovery.Device) {
+	t.Helper()
+	f := newCoordFixture(t)
+	return f, f.coordinator(), gpus(t, n)
+}
+
 func keys(devs []discovery.Device) []string {
 	out := make([]string, len(devs))
 	for i, d := range devs {
@@ -94,9 +101,7 @@ func inode(t *testing.T, p string) uint64 {
 }
 
 func TestAcquireRelease(t *testing.T) {
-	f := newCoordFixture(t)
-	c := f.coordinator()
-	devs := gpus(t, 4)
+	f, c, devs := newCoordTest(t, 4)
 	ctx := context.Background()
 	a, b, x := f.owner(100), f.owner(200), f.owner(300)
 
@@ -148,9 +153,7 @@ func TestAcquireRelease(t *testing.T) {
 func TestSameOwnerAsksTwiceGetsMoreDevices(t *testing.T) {
 	// Flink's semantics: every call hands out new devices, also to the same process (several
 	// TaskManagers of a MiniCluster share one JVM).
-	f := newCoordFixture(t)
-	c := f.coordinator()
-	devs := gpus(t, 3)
+	f, c, devs := newCoordTest(t, 3)
 	a := f.owner(100)
 	first, err := c.Acquire(context.Background(), a, devs, 1)
 	require.NoError(t, err)
@@ -163,9 +166,7 @@ func TestSameOwnerAsksTwiceGetsMoreDevices(t *testing.T) {
 }
 
 func TestDeadOwnersAreReclaimed(t *testing.T) {
-	f := newCoordFixture(t)
-	c := f.coordinator()
-	devs := gpus(t, 4)
+	f, c, devs := newCoordTest(t, 4)
 	ctx := context.Background()
 	_, err := c.Acquire(ctx, f.owner(100), devs, 2)
 	require.NoError(t, err)
@@ -190,9 +191,7 @@ func TestDeadOwnersAreReclaimed(t *testing.T) {
 func TestOneAndElevenAreNeverConfused(t *testing.T) {
 	// Flink measured defect (a): with 12 GPUs, reclaiming GPU 1 from a dead owner also deleted the entry
 	// of GPU 11, held by a live process, and GPU 11 was handed out a second time.
-	f := newCoordFixture(t)
-	c := f.coordinator()
-	devs := gpus(t, 12)
+	f, c, devs := newCoordTest(t, 12)
 	require.Equal(t, strings.TrimSuffix(devs[1].Key, "01"), strings.TrimSuffix(devs[11].Key, "11"), "the keys of 1 and 11 differ in one digit")
 	ctx := context.Background()
 	dead, live, others := f.owner(101), f.owner(111), f.owner(150)
@@ -245,9 +244,7 @@ func TestForeignNamespaceOwnersAreNeverRobbed(t *testing.T) {
 }
 
 func TestRebootFreesEverything(t *testing.T) {
-	f := newCoordFixture(t)
-	c := f.coordinator()
-	devs := gpus(t, 2)
+	f, c, devs := newCoordTest(t, 2)
 	_, err := c.Acquire(context.Background(), f.owner(100), devs, 2)
 	require.NoError(t, err)
 	f.proc.Boot("a-new-boot", testNS)
@@ -257,9 +254,7 @@ func TestRebootFreesEverything(t *testing.T) {
 }
 
 func TestDamagedLedgerLines(t *testing.T) {
-	f := newCoordFixture(t)
-	c := f.coordinator()
-	devs := gpus(t, 4)
+	f, c, devs := newCoordTest(t, 4)
 	live := f.owner(100)
 	good := discovery.FormatLedgerEntry(discovery.LedgerEntry{Key: devs[0].Key, Owner: live, Acquired: time.Unix(1764500000, 0)})
 	damaged := strings.Replace(discovery.FormatLedgerEntry(discovery.LedgerEntry{Key: devs[1].Key, Owner: live, Acquired: time.Unix(1764500000, 0)}),
@@ -452,9 +447,7 @@ func TestLockTimeout(t *testing.T) {
 }
 
 func TestHoldAndAcquireExcludeEachOther(t *testing.T) {
-	f := newCoordFixture(t)
-	c := f.coordinator()
-	devs := gpus(t, 4)
+	f, c, devs := newCoordTest(t, 4)
 	ctx := context.Background()
 
 	h, err := c.Hold(ctx, devs, 2)
@@ -480,9 +473,7 @@ func TestHoldAndAcquireExcludeEachOther(t *testing.T) {
 }
 
 func TestAtomicWritesLeaveNoDebris(t *testing.T) {
-	f := newCoordFixture(t)
-	c := f.coordinator()
-	devs := gpus(t, 2)
+	f, c, devs := newCoordTest(t, 2)
 	// A writer that crashed between creating its temporary file and renaming it.
 	crashed := c.LedgerPath(os.Getuid()) + ".tmp.deadbeef0000"
 	require.NoError(t, os.WriteFile(crashed, []byte("v1 half"), 0o644))

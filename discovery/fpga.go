@@ -86,11 +86,7 @@ func (b intelDFL) Probe(context.Context) (bool, string) {
 }
 
 func (b intelDFL) Devices(context.Context) ([]Device, error) {
-	regions, err := sortedMatches(b.root, dflClassDir, dflRegionRE)
-	if err != nil {
-		return nil, dirUnavailable(b.root, dflClassDir, err)
-	}
-	return intelPorts(b.root, dflClassDir, regions, "dfl-fme.*/dfl-fme-region.*/fpga_region/region*/compat_id", dflPortRE, "DFL", b.Name())
+	return intelPorts(b.root, dflClassDir, dflRegionRE, "dfl-fme.*/dfl-fme-region.*/fpga_region/region*/compat_id", dflPortRE, "DFL", b.Name())
 }
 
 // intelOPAE reads the out-of-tree OPAE intel-fpga driver: every intel-fpga-port is a device.
@@ -112,17 +108,17 @@ func (b intelOPAE) Probe(context.Context) (bool, string) {
 }
 
 func (b intelOPAE) Devices(context.Context) ([]Device, error) {
-	fpgas, err := sortedMatches(b.root, opaeClassDir, opaeDevRE)
-	if err != nil {
-		return nil, dirUnavailable(b.root, opaeClassDir, err)
-	}
-	return intelPorts(b.root, opaeClassDir, fpgas, "intel-fpga-fme.*/pr/interface_id", opaePortRE, "OPAE", b.Name())
+	return intelPorts(b.root, opaeClassDir, opaeDevRE, "intel-fpga-fme.*/pr/interface_id", opaePortRE, "OPAE", b.Name())
 }
 
-// intelPorts lists the ports (entries matching portRE) of each FPGA directory below classDir as
-// devices, the interface id read from the one file matching ifaceGlob. Ports of an FPGA whose firmware
-// crashed are skipped.
-func intelPorts(root Root, classDir string, fpgas []string, ifaceGlob string, portRE *regexp.Regexp, driver, source string) ([]Device, error) {
+// intelPorts lists the ports (entries matching portRE) of each FPGA directory (entries of classDir
+// matching fpgaRE) as devices, the interface id read from the one file matching ifaceGlob. Ports of
+// an FPGA whose firmware crashed are skipped; a missing classDir makes the backend unavailable.
+func intelPorts(root Root, classDir string, fpgaRE *regexp.Regexp, ifaceGlob string, portRE *regexp.Regexp, driver, source string) ([]Device, error) {
+	fpgas, err := sortedMatches(root, classDir, fpgaRE)
+	if err != nil {
+		return nil, dirUnavailable(root, classDir, err)
+	}
 	var devs []Device
 	for _, fpga := range fpgas {
 		dir := path.Join(classDir, fpga)

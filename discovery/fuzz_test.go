@@ -10,6 +10,32 @@ import (
 // Seed corpora live in testdata/fuzz/<FuzzName>/ (real-format samples); run a target with
 // go test -run '^$' -fuzz '^FuzzParseLedger$' -fuzztime 60s ./discovery/
 
+// lineNumbered fails the run when a parser's error does not name the line at fault (a scanner's
+// "token too long" names none, since the line never ended).
+func lineNumbered(t *testing.T, err error) {
+	t.Helper()
+	if !strings.Contains(err.Error(), "line ") && !strings.Contains(err.Error(), "token too long") {
+		t.Fatalf("error without a line number: %v", err)
+	}
+}
+
+// fuzzList fuzzes a parser of a list of items: every item of an input it accepts must pass
+// check; the error of an input it refuses goes to onErr (nil: any error will do).
+func fuzzList[T any](f *testing.F, parse func([]byte) ([]T, error), onErr func(*testing.T, error), check func(*testing.T, T)) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		items, err := parse(data)
+		if err != nil {
+			if onErr != nil {
+				onErr(t, err)
+			}
+			return
+		}
+		for _, it := range items {
+			check(t, it)
+		}
+	})
+}
+
 func FuzzParseLedger(f *testing.F) {
 	f.Add([]byte(discovery.FormatLedgerEntry(entry("GPU-00000000-0000-0000-0000-000000000011", 4242)) + "\n1 4242\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -60,21 +86,12 @@ func FuzzParseNVIDIAInformation(f *testing.F) {
 func FuzzParseNVIDIASMICSV(f *testing.F) {
 	f.Add([]byte("0, GPU-5c89852c-d268-c3f3-1b07-005d5ae1dc3f, 00000000:07:00.0, 40960, NVIDIA A100-SXM4-40GB\n"))
 	f.Add([]byte("1, GPU-x, 00000000:0F:00.0, [N/A], NVIDIA A100, with a comma\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		gpus, err := discovery.ParseNVIDIASMICSV(data)
-		if err != nil {
-			if !strings.Contains(err.Error(), "line ") && !strings.Contains(err.Error(), "token too long") {
-				t.Fatalf("error without a line number: %v", err)
-			}
-			return
+	fuzzList(f, discovery.ParseNVIDIASMICSV, lineNumbered, func(t *testing.T, g discovery.NVIDIASMIGPU) {
+		if !strings.HasPrefix(g.UUID, "GPU-") || g.Index < 0 {
+			t.Fatalf("implausible GPU accepted: %+v", g)
 		}
-		for _, g := range gpus {
-			if !strings.HasPrefix(g.UUID, "GPU-") || g.Index < 0 {
-				t.Fatalf("implausible GPU accepted: %+v", g)
-			}
-			if _, ok := discovery.NormalizePCIBusID(g.PCIBusID); !ok {
-				t.Fatalf("bus id %q not normalised", g.PCIBusID)
-			}
+		if _, ok := discovery.NormalizePCIBusID(g.PCIBusID); !ok {
+			t.Fatalf("bus id %q not normalised", g.PCIBusID)
 		}
 	})
 }
@@ -84,9 +101,7 @@ func FuzzParseKFDProperties(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		props, err := discovery.ParseKFDProperties(data)
 		if err != nil {
-			if !strings.Contains(err.Error(), "line ") && !strings.Contains(err.Error(), "token too long") {
-				t.Fatalf("error without a line number: %v", err)
-			}
+			lineNumbered(t, err)
 			return
 		}
 		for k := range props {
@@ -132,45 +147,27 @@ func FuzzParseProcStat(f *testing.F) {
 
 func FuzzParseNVIDIASMIList(f *testing.F) {
 	f.Add([]byte("GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-5c89852c)\n  MIG 3g.20gb     Device  0: (UUID: MIG-c6d4f1ef)\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		migs, err := discovery.ParseNVIDIASMIList(data)
-		if err != nil {
-			return
-		}
-		for _, m := range migs {
-			if !strings.HasPrefix(m.UUID, "MIG-") || !strings.HasPrefix(m.ParentUUID, "GPU-") {
-				t.Fatalf("implausible MIG device: %+v", m)
-			}
+	fuzzList(f, discovery.ParseNVIDIASMIList, nil, func(t *testing.T, m discovery.NVIDIASMIMIG) {
+		if !strings.HasPrefix(m.UUID, "MIG-") || !strings.HasPrefix(m.ParentUUID, "GPU-") {
+			t.Fatalf("implausible MIG device: %+v", m)
 		}
 	})
 }
 
 func FuzzParseAMDSMIList(f *testing.F) {
 	f.Add([]byte(`[{"gpu": 0, "bdf": "0000:c4:00.0", "uuid": "00ff740f-0000-1000-8040-b2e1a9c0d3f4", "kfd_id": 42905, "node_id": 2, "partition_id": 0}]`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		gpus, err := discovery.ParseAMDSMIList(data)
-		if err != nil {
-			return
-		}
-		for _, g := range gpus {
-			if g.GPU < 0 || (g.BDF == "" && g.UUID == "") {
-				t.Fatalf("implausible GPU: %+v", g)
-			}
+	fuzzList(f, discovery.ParseAMDSMIList, nil, func(t *testing.T, g discovery.AMDSMIGPU) {
+		if g.GPU < 0 || (g.BDF == "" && g.UUID == "") {
+			t.Fatalf("implausible GPU: %+v", g)
 		}
 	})
 }
 
 func FuzzParseAOCLDiagnose(f *testing.F) {
 	f.Add([]byte("----- acl0 -----\naclnalla_pcie0Passed   nalla_pcie (aclnalla_pcie0)\n  PCIe dev_id = 2494, bus:slot.func = 02:00.00, Gen3 x8\nDIAGNOSTIC_PASSED\n-----\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		boards, err := discovery.ParseAOCLDiagnose(data)
-		if err != nil {
-			return
-		}
-		for _, b := range boards {
-			if b.Name == "" || strings.ContainsAny(b.Name, "/ ") {
-				t.Fatalf("implausible device name %q", b.Name)
-			}
+	fuzzList(f, discovery.ParseAOCLDiagnose, nil, func(t *testing.T, b discovery.AOCLDevice) {
+		if b.Name == "" || strings.ContainsAny(b.Name, "/ ") {
+			t.Fatalf("implausible device name %q", b.Name)
 		}
 	})
 }

@@ -41,6 +41,18 @@ type stressConfig struct {
 	Barrier string `json:"barrier"`
 }
 
+// sharedStressConfig is the configuration of helpers that share one coordination file over a fake
+// host with nGPUs GPUs: rounds rounds each, holding a GPU up to holdMicros.
+func sharedStressConfig(t *testing.T, nGPUs, rounds, holdMicros int) stressConfig {
+	tree := discoverytest.New(t)
+	tree.NVIDIAHost(nGPUs)
+	dir := t.TempDir()
+	require.NoError(t, os.Chmod(dir, 0o755))
+	cfg := stressConfig{Root: tree.Root, Coord: filepath.Join(dir, "gpus"), Markers: filepath.Join(dir, "markers"), Rounds: rounds, HoldMicros: holdMicros}
+	require.NoError(t, os.Mkdir(cfg.Markers, 0o755))
+	return cfg
+}
+
 const stressEnv = "YARN_ER_DISCOVERY_STRESS_HELPER"
 
 // TestStress runs 64 processes against 8 fake GPUs, 200 rounds each: in a round a process asks for one
@@ -57,12 +69,7 @@ func TestStress(t *testing.T) {
 	if testing.Short() {
 		procs, rounds, kills = 8, 20, 2
 	}
-	tree := discoverytest.New(t)
-	tree.NVIDIAHost(nGPUs)
-	dir := t.TempDir()
-	require.NoError(t, os.Chmod(dir, 0o755))
-	cfg := stressConfig{Root: tree.Root, Coord: filepath.Join(dir, "gpus"), Markers: filepath.Join(dir, "markers"), Rounds: rounds, HoldMicros: 1000}
-	require.NoError(t, os.Mkdir(cfg.Markers, 0o755))
+	cfg := sharedStressConfig(t, nGPUs, rounds, 1000)
 	start := func() (*exec.Cmd, *bytes.Buffer) { return startStressHelper(t, cfg) }
 	type helper struct {
 		cmd *exec.Cmd
@@ -258,12 +265,7 @@ func claimMarker(t *testing.T, dir, key string, impatient bool) string {
 // ever held by two processes (the marker check in every helper).
 func TestStressWithLockFilesRemoved(t *testing.T) {
 	const procs, nGPUs, rounds = 16, 4, 60
-	tree := discoverytest.New(t)
-	tree.NVIDIAHost(nGPUs)
-	dir := t.TempDir()
-	require.NoError(t, os.Chmod(dir, 0o755))
-	cfg := stressConfig{Root: tree.Root, Coord: filepath.Join(dir, "gpus"), Markers: filepath.Join(dir, "markers"), Rounds: rounds, HoldMicros: 2000}
-	require.NoError(t, os.Mkdir(cfg.Markers, 0o755))
+	cfg := sharedStressConfig(t, nGPUs, rounds, 2000)
 	stop := make(chan struct{})
 	removed := make(chan int)
 	go func() {

@@ -183,12 +183,16 @@ func New(t testing.TB, opts Options) *Cluster {
 		outstanding: map[int32]int{}, capability: map[int32]*yarnpb.ResourceProto{}, maxAsked: map[int32]int{},
 		nextID: 2, containers: map[records.ContainerID]*container{}, nmTokenSent: map[string]bool{},
 	}
-	c.rm = ipctest.NewServer(t, c.handleRM)
+	c.rm = ipctest.NewServer(t, ipctest.NewProtocol(amProtocol, &c.mu,
+		ipctest.Answer("registerApplicationMaster", c.registerAM),
+		ipctest.Answer("allocate", c.allocateCall),
+		ipctest.Answer("finishApplicationMaster", c.finishAM),
+	).Handle)
 	c.rm.AddToken(c.AMRMToken.Identifier, c.AMRMToken.Password)
 	c.SchedulerAddr = c.rm.Addr
 	for i := 0; i < opts.Nodes; i++ {
 		n := &node{gpus: opts.GPUsPerNode, slots: opts.SlotsPerNode}
-		n.srv = ipctest.NewServer(t, func(call *ipctest.Call) (proto.Message, error) { return c.handleNM(n, call) })
+		n.srv = ipctest.NewServer(t, c.nmProtocol(n).Handle)
 		host, port, err := net.SplitHostPort(n.srv.Addr)
 		if err != nil {
 			t.Fatalf("amrmfake: %v", err)
@@ -236,47 +240,31 @@ func (c *Cluster) Registration() (host string, rpcPort int32, trackingURL string
 	return r.GetHost(), r.GetRpcPort(), r.GetTrackingUrl()
 }
 
-// Launches returns every container start, in order.
-func (c *Cluster) Launches() []Launch {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Launch(nil), c.launches...)
+// copyLocked returns a copy of *s taken with mu held (nil when *s is empty), for the accessors of
+// what the fake recorded.
+func copyLocked[T any](mu *sync.Mutex, s *[]T) []T {
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]T(nil), *s...)
 }
+
+// Launches returns every container start, in order.
+func (c *Cluster) Launches() []Launch { return copyLocked(&c.mu, &c.launches) }
 
 // FailedStarts returns the starts refused through Options.FailStart.
-func (c *Cluster) FailedStarts() []Launch {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Launch(nil), c.failedStarts...)
-}
+func (c *Cluster) FailedStarts() []Launch { return copyLocked(&c.mu, &c.failedStarts) }
 
 // Stops returns the containers the AM stopped through a NodeManager.
-func (c *Cluster) Stops() []records.ContainerID {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]records.ContainerID(nil), c.stops...)
-}
+func (c *Cluster) Stops() []records.ContainerID { return copyLocked(&c.mu, &c.stops) }
 
 // Releases returns the containers the AM released through the scheduler.
-func (c *Cluster) Releases() []records.ContainerID {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]records.ContainerID(nil), c.releases...)
-}
+func (c *Cluster) Releases() []records.ContainerID { return copyLocked(&c.mu, &c.releases) }
 
 // Finishes returns the finishApplicationMaster calls.
-func (c *Cluster) Finishes() []Finish {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Finish(nil), c.finishes...)
-}
+func (c *Cluster) Finishes() []Finish { return copyLocked(&c.mu, &c.finishes) }
 
 // Progress returns the progress values of every allocate call.
-func (c *Cluster) Progress() []float32 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]float32(nil), c.progress...)
-}
+func (c *Cluster) Progress() []float32 { return copyLocked(&c.mu, &c.progress) }
 
 // Allocates is the number of allocate calls answered.
 func (c *Cluster) Allocates() int {
@@ -312,60 +300,46 @@ func (c *Cluster) Running() []records.ContainerID {
 	return out
 }
 
-func (c *Cluster) handleRM(call *ipctest.Call) (proto.Message, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if call.Protocol != amProtocol {
-		return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchProtocolException", Message: "Unknown protocol: " + call.Protocol}
+// registerAM answers registerApplicationMaster.
+func (c *Cluster) registerAM(req *yarnpb.RegisterApplicationMasterRequestProto) (proto.Message, error) {
+	if c.registered {
+		return nil, &ipctest.Exception{Class: exInvalid, Message: "Application Master is already registered : " + AppID}
 	}
-	switch call.Method {
-	case "registerApplicationMaster":
-		req := &yarnpb.RegisterApplicationMasterRequestProto{}
-		if err := call.Decode(req); err != nil {
-			return nil, err
-		}
-		if c.registered {
-			return nil, &ipctest.Exception{Class: exInvalid, Message: "Application Master is already registered : " + AppID}
-		}
-		c.registered, c.register = true, req
-		c.registers++
-		c.lastID, c.lastResp = 0, nil
-		return c.registrationResponse(), nil
-	case "allocate":
-		req := &yarnpb.AllocateRequestProto{}
-		if err := call.Decode(req); err != nil {
-			return nil, err
-		}
-		if !c.registered {
-			return nil, &ipctest.Exception{Class: exNotRegistered, Message: "AM is not registered for known application attempt. AM should re-register."}
-		}
-		if req.GetResponseId()+1 == c.lastID && c.lastResp != nil {
-			return c.lastResp, nil
-		}
-		if req.GetResponseId() != c.lastID {
-			return nil, &ipctest.Exception{Class: exInvalid, Message: fmt.Sprintf("Invalid responseId in AllocateRequest: expect responseId to be %d, but get %d", c.lastID, req.GetResponseId())}
-		}
-		resp := c.allocate(req)
-		c.lastID++
-		resp.ResponseId = proto.Int32(c.lastID)
-		c.lastResp = resp
-		return resp, nil
-	case "finishApplicationMaster":
-		req := &yarnpb.FinishApplicationMasterRequestProto{}
-		if err := call.Decode(req); err != nil {
-			return nil, err
-		}
-		if !c.registered {
-			return nil, &ipctest.Exception{Class: exNotRegistered, Message: "Application Master is trying to unregister before registering"}
-		}
-		st := req.GetFinalApplicationStatus().String()
-		if len(st) > 4 && st[:4] == "APP_" {
-			st = st[4:]
-		}
-		c.finishes = append(c.finishes, Finish{Status: st, Diagnostics: req.GetDiagnostics(), TrackingURL: req.GetTrackingUrl()})
-		return &yarnpb.FinishApplicationMasterResponseProto{IsUnregistered: proto.Bool(true)}, nil
+	c.registered, c.register = true, req
+	c.registers++
+	c.lastID, c.lastResp = 0, nil
+	return c.registrationResponse(), nil
+}
+
+// allocateCall answers allocate with the 3.x responseId rule: the last id again gets the last answer.
+func (c *Cluster) allocateCall(req *yarnpb.AllocateRequestProto) (proto.Message, error) {
+	if !c.registered {
+		return nil, &ipctest.Exception{Class: exNotRegistered, Message: "AM is not registered for known application attempt. AM should re-register."}
 	}
-	return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: "Unknown method " + call.Method}
+	if req.GetResponseId()+1 == c.lastID && c.lastResp != nil {
+		return c.lastResp, nil
+	}
+	if req.GetResponseId() != c.lastID {
+		return nil, &ipctest.Exception{Class: exInvalid, Message: fmt.Sprintf("Invalid responseId in AllocateRequest: expect responseId to be %d, but get %d", c.lastID, req.GetResponseId())}
+	}
+	resp := c.allocate(req)
+	c.lastID++
+	resp.ResponseId = proto.Int32(c.lastID)
+	c.lastResp = resp
+	return resp, nil
+}
+
+// finishAM answers finishApplicationMaster.
+func (c *Cluster) finishAM(req *yarnpb.FinishApplicationMasterRequestProto) (proto.Message, error) {
+	if !c.registered {
+		return nil, &ipctest.Exception{Class: exNotRegistered, Message: "Application Master is trying to unregister before registering"}
+	}
+	st := req.GetFinalApplicationStatus().String()
+	if len(st) > 4 && st[:4] == "APP_" {
+		st = st[4:]
+	}
+	c.finishes = append(c.finishes, Finish{Status: st, Diagnostics: req.GetDiagnostics(), TrackingURL: req.GetTrackingUrl()})
+	return &yarnpb.FinishApplicationMasterResponseProto{IsUnregistered: proto.Bool(true)}, nil
 }
 
 func (c *Cluster) registrationResponse() *yarnpb.RegisterApplicationMasterResponseProto {
@@ -518,102 +492,102 @@ func containerID(p *yarnpb.ContainerIdProto) records.ContainerID {
 	return records.ContainerIDFromNumber(att, p.GetId())
 }
 
-func (c *Cluster) handleNM(nd *node, call *ipctest.Call) (proto.Message, error) {
-	if call.Protocol != cmProtocol {
-		return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchProtocolException", Message: call.Protocol}
-	}
-	switch call.Method {
-	case "startContainers":
-		req := &yarnpb.StartContainersRequestProto{}
-		if err := call.Decode(req); err != nil {
-			return nil, err
+// nmProtocol is the ContainerManagementProtocol of node nd.
+func (c *Cluster) nmProtocol(nd *node) *ipctest.Protocol {
+	// No lock: the methods take the cluster's lock themselves, and not for the test's callbacks.
+	return ipctest.NewProtocol(cmProtocol, nil,
+		ipctest.Answer("startContainers", func(req *yarnpb.StartContainersRequestProto) (proto.Message, error) {
+			return c.startContainers(nd, req)
+		}),
+		ipctest.Answer("stopContainers", c.stopContainers),
+		ipctest.Answer("getContainerStatuses", c.containerStatuses),
+	)
+}
+
+// startContainers answers startContainers on node nd.
+func (c *Cluster) startContainers(nd *node, req *yarnpb.StartContainersRequestProto) (proto.Message, error) {
+	resp := &yarnpb.StartContainersResponseProto{}
+	for _, r := range req.GetStartContainerRequest() {
+		id, _ := records.ParseContainerID(string(r.GetContainerToken().GetIdentifier()))
+		c.mu.Lock()
+		ct := c.containers[id]
+		var fail string
+		switch {
+		case ct == nil || ct.node != nd:
+			fail = "No container " + id.String() + " allocated on this node"
+		case ct.started:
+			fail = "Container " + id.String() + " has already been started"
+		case ct.done:
+			fail = "Container " + id.String() + " was released"
 		}
-		resp := &yarnpb.StartContainersResponseProto{}
-		for _, r := range req.GetStartContainerRequest() {
-			id, _ := records.ParseContainerID(string(r.GetContainerToken().GetIdentifier()))
-			c.mu.Lock()
-			ct := c.containers[id]
-			var fail string
-			switch {
-			case ct == nil || ct.node != nd:
-				fail = "No container " + id.String() + " allocated on this node"
-			case ct.started:
-				fail = "Container " + id.String() + " has already been started"
-			case ct.done:
-				fail = "Container " + id.String() + " was released"
-			}
-			if fail != "" {
+		if fail != "" {
+			c.mu.Unlock()
+			resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
+				ContainerId: &yarnpb.ContainerIdProto{Id: proto.Int64(0)},
+				Exception:   &yarnpb.SerializedExceptionProto{ClassName: proto.String("org.apache.hadoop.yarn.exceptions.YarnException"), Message: proto.String(fail)},
+			})
+			continue
+		}
+		l := decodeLaunch(id, nd.srv.Addr, r.GetContainerLaunchContext())
+		l.Resource = records.NewResources(ct.pb.GetResource().GetMemory(), int64(ct.pb.GetResource().GetVirtualCores()))
+		if ct.gpus > 0 {
+			l.Resource.Set(records.GPU, records.Quantity{Value: ct.gpus})
+		}
+		if c.opts.FailStart != nil {
+			if msg := c.opts.FailStart(l); msg != "" {
+				c.failedStarts = append(c.failedStarts, l)
 				c.mu.Unlock()
 				resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
-					ContainerId: &yarnpb.ContainerIdProto{Id: proto.Int64(0)},
-					Exception:   &yarnpb.SerializedExceptionProto{ClassName: proto.String("org.apache.hadoop.yarn.exceptions.YarnException"), Message: proto.String(fail)},
+					ContainerId: ct.pb.GetId(),
+					Exception:   &yarnpb.SerializedExceptionProto{ClassName: proto.String("org.apache.hadoop.yarn.exceptions.YarnException"), Message: proto.String(msg)},
 				})
 				continue
 			}
-			l := decodeLaunch(id, nd.srv.Addr, r.GetContainerLaunchContext())
-			l.Resource = records.NewResources(ct.pb.GetResource().GetMemory(), int64(ct.pb.GetResource().GetVirtualCores()))
-			if ct.gpus > 0 {
-				l.Resource.Set(records.GPU, records.Quantity{Value: ct.gpus})
-			}
-			if c.opts.FailStart != nil {
-				if msg := c.opts.FailStart(l); msg != "" {
-					c.failedStarts = append(c.failedStarts, l)
-					c.mu.Unlock()
-					resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
-						ContainerId: ct.pb.GetId(),
-						Exception:   &yarnpb.SerializedExceptionProto{ClassName: proto.String("org.apache.hadoop.yarn.exceptions.YarnException"), Message: proto.String(msg)},
-					})
-					continue
-				}
-			}
-			ct.started = true
-			c.launches = append(c.launches, l)
-			exit := c.opts.Exit
-			c.mu.Unlock()
-			out := Outcome{}
-			if exit != nil {
-				out = exit(l) // outside the lock: a test may inspect the cluster
-			}
-			c.mu.Lock()
-			ct.outcome = out
-			ct.due = c.allocates + max(out.Heartbeats, 1)
-			c.mu.Unlock()
-			resp.SucceededRequests = append(resp.SucceededRequests, ct.pb.GetId())
 		}
-		return resp, nil
-	case "stopContainers":
-		req := &yarnpb.StopContainersRequestProto{}
-		if err := call.Decode(req); err != nil {
-			return nil, err
+		ct.started = true
+		c.launches = append(c.launches, l)
+		exit := c.opts.Exit
+		c.mu.Unlock()
+		out := Outcome{}
+		if exit != nil {
+			out = exit(l) // outside the lock: a test may inspect the cluster
 		}
 		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, pid := range req.GetContainerId() {
-			id := containerID(pid)
-			c.stops = append(c.stops, id)
-			if ct := c.containers[id]; ct != nil && !ct.done {
-				c.complete(ct, ExitKilledByAppMaster, "Container killed by the ApplicationMaster.")
-			}
-		}
-		return &yarnpb.StopContainersResponseProto{SucceededRequests: req.GetContainerId()}, nil
-	case "getContainerStatuses":
-		req := &yarnpb.GetContainerStatusesRequestProto{}
-		if err := call.Decode(req); err != nil {
-			return nil, err
-		}
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		resp := &yarnpb.GetContainerStatusesResponseProto{}
-		for _, pid := range req.GetContainerId() {
-			st := yarnpb.ContainerStateProto_C_RUNNING
-			if ct := c.containers[containerID(pid)]; ct != nil && ct.done {
-				st = yarnpb.ContainerStateProto_C_COMPLETE
-			}
-			resp.Status = append(resp.Status, &yarnpb.ContainerStatusProto{ContainerId: pid, State: st.Enum()})
-		}
-		return resp, nil
+		ct.outcome = out
+		ct.due = c.allocates + max(out.Heartbeats, 1)
+		c.mu.Unlock()
+		resp.SucceededRequests = append(resp.SucceededRequests, ct.pb.GetId())
 	}
-	return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: call.Method}
+	return resp, nil
+}
+
+// stopContainers answers stopContainers.
+func (c *Cluster) stopContainers(req *yarnpb.StopContainersRequestProto) (proto.Message, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pid := range req.GetContainerId() {
+		id := containerID(pid)
+		c.stops = append(c.stops, id)
+		if ct := c.containers[id]; ct != nil && !ct.done {
+			c.complete(ct, ExitKilledByAppMaster, "Container killed by the ApplicationMaster.")
+		}
+	}
+	return &yarnpb.StopContainersResponseProto{SucceededRequests: req.GetContainerId()}, nil
+}
+
+// containerStatuses answers getContainerStatuses.
+func (c *Cluster) containerStatuses(req *yarnpb.GetContainerStatusesRequestProto) (proto.Message, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	resp := &yarnpb.GetContainerStatusesResponseProto{}
+	for _, pid := range req.GetContainerId() {
+		st := yarnpb.ContainerStateProto_C_RUNNING
+		if ct := c.containers[containerID(pid)]; ct != nil && ct.done {
+			st = yarnpb.ContainerStateProto_C_COMPLETE
+		}
+		resp.Status = append(resp.Status, &yarnpb.ContainerStatusProto{ContainerId: pid, State: st.Enum()})
+	}
+	return resp, nil
 }
 
 func decodeLaunch(id records.ContainerID, node string, p *yarnpb.ContainerLaunchContextProto) Launch {

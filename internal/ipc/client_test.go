@@ -272,37 +272,41 @@ func TestContextCancelledBeforeConnect(t *testing.T) {
 }
 
 func TestAuthenticationFailures(t *testing.T) {
+	// call makes one call to s with a client of the default configuration changed by mod.
+	call := func(t *testing.T, s *ipctest.Server, mod func(*ipc.Config)) error {
+		_, err := allocate(context.Background(), newClient(t, s, mod), 0, 0, ipc.CallOptions{})
+		return err
+	}
 	t.Run("unknown token", func(t *testing.T) {
 		s := ipctest.NewServer(t, echo)
-		c := newClient(t, s, nil)
-		_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
+		err := call(t, s, nil)
 		require.ErrorIs(t, err, ipc.ErrAuthentication)
 		var re *records.RemoteError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, "org.apache.hadoop.security.token.SecretManager$InvalidToken", re.Class)
 	})
-	t.Run("server without the secret", func(t *testing.T) {
-		s := ipctest.NewServer(t, echo)
-		s.AddToken(tok1.Identifier, tok1.Password)
-		s.BadRspauth = true
-		c := newClient(t, s, nil)
-		_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
-		require.ErrorIs(t, err, ipc.ErrAuthentication)
-		assert.ErrorContains(t, err, "rspauth does not match")
-	})
-	t.Run("integrity required", func(t *testing.T) {
-		s := ipctest.NewServer(t, echo)
-		s.AddToken(tok1.Identifier, tok1.Password)
-		s.QOP = "auth-int"
-		c := newClient(t, s, nil)
-		_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
-		require.ErrorIs(t, err, ipc.ErrUnsupportedQOP)
-		assert.ErrorContains(t, err, "hadoop.rpc.protection")
-	})
+	// Refusals of a server that knows the client's token.
+	for _, tc := range []struct {
+		name string
+		mod  func(*ipctest.Server)
+		is   error
+		msg  string
+	}{
+		{"server without the secret", func(s *ipctest.Server) { s.BadRspauth = true }, ipc.ErrAuthentication, "rspauth does not match"},
+		{"integrity required", func(s *ipctest.Server) { s.QOP = "auth-int" }, ipc.ErrUnsupportedQOP, "hadoop.rpc.protection"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ipctest.NewServer(t, echo)
+			s.AddToken(tok1.Identifier, tok1.Password)
+			tc.mod(s)
+			err := call(t, s, nil)
+			require.ErrorIs(t, err, tc.is)
+			assert.ErrorContains(t, err, tc.msg)
+		})
+	}
 	t.Run("no token for a TOKEN-only server", func(t *testing.T) {
 		s := ipctest.NewServer(t, echo)
-		c := newClient(t, s, func(cfg *ipc.Config) { cfg.Token = nil })
-		_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
+		err := call(t, s, func(cfg *ipc.Config) { cfg.Token = nil })
 		var re *records.RemoteError
 		require.ErrorAs(t, err, &re)
 		assert.Equal(t, "org.apache.hadoop.security.AccessControlException", re.Class)

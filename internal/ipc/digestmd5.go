@@ -37,6 +37,9 @@ func ParseDigestChallenge(b []byte) (*DigestChallenge, error) {
 		return nil, err
 	}
 	c := &DigestChallenge{}
+	// The directives that fill a field with their value as sent, or split as a list.
+	text := map[string]*string{"nonce": &c.Nonce, "charset": &c.Charset, "algorithm": &c.Algorithm, "maxbuf": &c.MaxBuf}
+	lists := map[string]*[]string{"qop": &c.QOP, "cipher": &c.Ciphers}
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		k := strings.ToLower(d.Key)
@@ -44,23 +47,15 @@ func ParseDigestChallenge(b []byte) (*DigestChallenge, error) {
 			return nil, fmt.Errorf("DIGEST-MD5 challenge repeats %q", d.Key)
 		}
 		seen[k] = true
-		switch k {
-		case "realm":
+		switch {
+		case k == "realm":
 			c.Realms = append(c.Realms, d.Value)
-		case "nonce":
-			c.Nonce = d.Value
-		case "qop":
-			c.QOP = splitList(d.Value)
-		case "charset":
-			c.Charset = d.Value
-		case "algorithm":
-			c.Algorithm = d.Value
-		case "cipher":
-			c.Ciphers = splitList(d.Value)
-		case "maxbuf":
-			c.MaxBuf = d.Value
-		case "stale":
+		case k == "stale":
 			c.Stale = strings.EqualFold(d.Value, "true")
+		case text[k] != nil:
+			*text[k] = d.Value
+		case lists[k] != nil:
+			*lists[k] = splitList(d.Value)
 		}
 	}
 	if c.Nonce == "" {

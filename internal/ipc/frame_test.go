@@ -93,9 +93,8 @@ func TestParseResponse(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h, body, err := ParseResponse(unhex(t, tt.packet))
 			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.ErrorIs(t, err, ErrProtocol)
-				assert.Contains(t, err.Error(), tt.wantErr)
+				require.ErrorIs(t, err, ErrProtocol)
+				assert.ErrorContains(t, err, tt.wantErr)
 				return
 			}
 			require.NoError(t, err)

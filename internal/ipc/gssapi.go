@@ -204,12 +204,15 @@ func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
 	return b, nil
 }
 
-// securityLayers are the RFC 4752 layers with their description and hadoop.rpc.protection value.
-var securityLayers = []struct {
+// securityLayer is an RFC 4752 layer: its bit, its description and its hadoop.rpc.protection value.
+type securityLayer struct {
 	bit         byte
 	description string
 	protection  string
-}{
+}
+
+// securityLayers are the RFC 4752 layers.
+var securityLayers = []securityLayer{
 	{saslLayerNone, "no security layer", "authentication"},
 	{saslLayerIntegrity, "integrity protection", "integrity"},
 	{saslLayerPrivacy, "privacy protection", "privacy"},
@@ -217,12 +220,7 @@ var securityLayers = []struct {
 
 // describeLayers names the security layers of an RFC 4752 bit mask.
 func describeLayers(mask byte) string {
-	var s []string
-	for _, l := range securityLayers {
-		if mask&l.bit != 0 {
-			s = append(s, l.description)
-		}
-	}
+	s := layerNames(mask, func(l securityLayer) string { return l.description })
 	if len(s) == 0 {
 		return fmt.Sprintf("unknown security layers (%#x)", mask)
 	}
@@ -231,14 +229,20 @@ func describeLayers(mask byte) string {
 
 // rpcProtection names the hadoop.rpc.protection values behind an RFC 4752 bit mask.
 func rpcProtection(mask byte) string {
-	var s []string
-	for _, l := range securityLayers {
-		if mask&l.bit != 0 {
-			s = append(s, l.protection)
-		}
-	}
+	s := layerNames(mask, func(l securityLayer) string { return l.protection })
 	if len(s) == 0 {
 		return "?"
 	}
 	return strings.Join(s, ",")
+}
+
+// layerNames returns the name of each layer set in an RFC 4752 bit mask, in securityLayers' order.
+func layerNames(mask byte, name func(securityLayer) string) []string {
+	var s []string
+	for _, l := range securityLayers {
+		if mask&l.bit != 0 {
+			s = append(s, name(l))
+		}
+	}
+	return s
 }

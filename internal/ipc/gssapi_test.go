@@ -34,6 +34,15 @@ func kerberosAuth(t *testing.T, creds *krb5test.Creds, spn string) *ipc.Kerberos
 	return &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: spn, LookupAddr: krb5test.LookupLocalhost}
 }
 
+// kerberosClient is a client of s that authenticates with Kerberos only (no token), as the login
+// of creds asking for a ticket to spn.
+func kerberosClient(t *testing.T, s *ipctest.Server, creds *krb5test.Creds, spn string) *ipc.Client {
+	return newClient(t, s, func(cfg *ipc.Config) {
+		cfg.Token = nil
+		cfg.Kerberos = kerberosAuth(t, creds, spn)
+	})
+}
+
 func TestCallWithKerberos(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -48,10 +57,7 @@ func TestCallWithKerberos(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, creds := kerberized(t, func(k *ipctest.Kerberos) { k.Layers = tc.layers })
-			c := newClient(t, s, func(cfg *ipc.Config) {
-				cfg.Token = nil
-				cfg.Kerberos = kerberosAuth(t, creds, tc.spn)
-			})
+			c := kerberosClient(t, s, creds, tc.spn)
 			got, err := allocate(context.Background(), c, 6, 0, ipc.CallOptions{})
 			require.NoError(t, err)
 			assert.Equal(t, int32(7), got)
@@ -107,11 +113,7 @@ func TestCallWithKerberosRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, creds := kerberized(t, tc.mod)
-			c := newClient(t, s, func(cfg *ipc.Config) {
-				cfg.Token = nil
-				cfg.Kerberos = kerberosAuth(t, creds, tc.spn)
-			})
-			_, err := allocate(context.Background(), c, 1, 0, ipc.CallOptions{})
+			_, err := allocate(context.Background(), kerberosClient(t, s, creds, tc.spn), 1, 0, ipc.CallOptions{})
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tc.is)
 			assert.Contains(t, err.Error(), tc.message)
@@ -124,11 +126,7 @@ func TestKerberosServerWithoutKerberos(t *testing.T) {
 	// A TOKEN-only server (the RM's scheduler port): Kerberos cannot be used there.
 	creds := krb5test.New(t, "nn/localhost")
 	s := ipctest.NewServer(t, echo)
-	c := newClient(t, s, func(cfg *ipc.Config) {
-		cfg.Token = nil
-		cfg.Kerberos = kerberosAuth(t, creds, "nn/_HOST")
-	})
-	_, err := allocate(context.Background(), c, 1, 0, ipc.CallOptions{})
+	_, err := allocate(context.Background(), kerberosClient(t, s, creds, "nn/_HOST"), 1, 0, ipc.CallOptions{})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ipc.ErrAuthentication)
 	assert.Contains(t, err.Error(), "offers TOKEN/DIGEST-MD5, not KERBEROS/GSSAPI")
@@ -139,11 +137,7 @@ func TestKerberosNoTicketNoKDC(t *testing.T) {
 	// says what to check, and the connection is not used.
 	creds := krb5test.New(t, "other/127.0.0.1")
 	s, _ := kerberized(t, nil)
-	c := newClient(t, s, func(cfg *ipc.Config) {
-		cfg.Token = nil
-		cfg.Kerberos = kerberosAuth(t, creds, "nn/_HOST")
-	})
-	_, err := allocate(context.Background(), c, 1, 0, ipc.CallOptions{})
+	_, err := allocate(context.Background(), kerberosClient(t, s, creds, "nn/_HOST"), 1, 0, ipc.CallOptions{})
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ipc.ErrAuthentication)
 	assert.Contains(t, err.Error(), "Kerberos service ticket for nn/localhost")

@@ -156,19 +156,19 @@ func (s *Server) OpenConnections() int {
 	return s.open
 }
 
-// Logins returns the token identifiers connections authenticated with, in order.
-func (s *Server) Logins() [][]byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([][]byte(nil), s.logins...)
+// copyLocked returns a copy of *s taken with mu held (nil when *s is empty), for the accessors of
+// what the server recorded.
+func copyLocked[T any](mu *sync.Mutex, s *[]T) []T {
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]T(nil), *s...)
 }
 
+// Logins returns the token identifiers connections authenticated with, in order.
+func (s *Server) Logins() [][]byte { return copyLocked(&s.mu, &s.logins) }
+
 // Principals returns the Kerberos principals connections authenticated as, in order.
-func (s *Server) Principals() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.princs...)
-}
+func (s *Server) Principals() []string { return copyLocked(&s.mu, &s.princs) }
 
 // IntegrityConnections returns how many connections negotiated the SASL integrity layer.
 func (s *Server) IntegrityConnections() int {
@@ -179,17 +179,11 @@ func (s *Server) IntegrityConnections() int {
 
 // Contexts returns the connection contexts received, in order.
 func (s *Server) Contexts() []*commonpb.IpcConnectionContextProto {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*commonpb.IpcConnectionContextProto(nil), s.contexts...)
+	return copyLocked(&s.mu, &s.contexts)
 }
 
 // Calls returns the calls received, in order.
-func (s *Server) Calls() []*Call {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Call(nil), s.calls...)
-}
+func (s *Server) Calls() []*Call { return copyLocked(&s.mu, &s.calls) }
 
 // MethodCalls returns the calls of one method.
 func (s *Server) MethodCalls(method string) []*Call {

@@ -207,20 +207,21 @@ public final class SecureHdfsHarness {
       LOG.warn("could not remove endpoints: {}", e.toString());
     }
     if (dfs != null) {
-      try {
-        dfs.shutdown();
-      } catch (Throwable t) {
-        LOG.warn("MiniDFSCluster shutdown: {}", t.toString());
-      }
+      quietly("MiniDFSCluster shutdown", dfs::shutdown);
       dfs = null;
     }
     if (kdc != null) {
-      try {
-        kdc.stop();
-      } catch (Throwable t) {
-        LOG.warn("MiniKdc stop: {}", t.toString());
-      }
+      quietly("MiniKdc stop", kdc::stop);
       kdc = null;
+    }
+  }
+
+  /** Runs one step of the shutdown, logging what it throws, so that the steps after it still run. */
+  private static void quietly(String what, Runnable step) {
+    try {
+      step.run();
+    } catch (Throwable t) {
+      LOG.warn("{}: {}", what, t.toString());
     }
   }
 }
