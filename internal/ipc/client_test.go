@@ -271,6 +271,46 @@ func TestContextCancelledBeforeConnect(t *testing.T) {
 	require.ErrorIs(t, err, context.Canceled)
 }
 
+// TestCallWithTokenIntegrity: a server that requires integrity (hadoop.rpc.protection=integrity:
+// qop auth-int) gets every request wrapped and wraps every answer; pipelined calls and one larger
+// than a wrapped message go through; with auth offered too, no layer is used.
+func TestCallWithTokenIntegrity(t *testing.T) {
+	for _, tc := range []struct {
+		qop     string
+		wrapped int
+	}{{"auth-int", 1}, {"auth,auth-int", 0}} {
+		t.Run(tc.qop, func(t *testing.T) {
+			s := ipctest.NewServer(t, echo)
+			s.AddToken(tok1.Identifier, tok1.Password)
+			s.QOP = tc.qop
+			c := newClient(t, s, nil)
+			got, err := allocate(context.Background(), c, 6, 0, ipc.CallOptions{})
+			require.NoError(t, err)
+			assert.Equal(t, int32(7), got)
+			var wg sync.WaitGroup
+			for i := int32(0); i < 8; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					got, err := allocate(context.Background(), c, 100+i, 0, ipc.CallOptions{})
+					assert.NoError(t, err)
+					assert.Equal(t, 101+i, got)
+				}()
+			}
+			wg.Wait()
+			big := &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(1)}
+			for i := 0; i < 30000; i++ { // about 200 KB: several wrapped messages
+				big.Release = append(big.Release, &yarnpb.ContainerIdProto{Id: proto.Int64(int64(i))})
+			}
+			resp := &yarnpb.AllocateResponseProto{}
+			require.NoError(t, c.Call(context.Background(), "allocate", big, resp, ipc.CallOptions{}))
+			assert.Equal(t, int32(2), resp.GetResponseId())
+			assert.Equal(t, tc.wrapped, s.IntegrityConnections())
+			assert.Equal(t, [][]byte{tok1.Identifier}, s.Logins())
+		})
+	}
+}
+
 func TestAuthenticationFailures(t *testing.T) {
 	// call makes one call to s with a client of the default configuration changed by mod.
 	call := func(t *testing.T, s *ipctest.Server, mod func(*ipc.Config)) error {
@@ -293,7 +333,7 @@ func TestAuthenticationFailures(t *testing.T) {
 		msg  string
 	}{
 		{"server without the secret", func(s *ipctest.Server) { s.BadRspauth = true }, ipc.ErrAuthentication, "rspauth does not match"},
-		{"integrity required", func(s *ipctest.Server) { s.QOP = "auth-int" }, ipc.ErrUnsupportedQOP, "hadoop.rpc.protection"},
+		{"privacy required", func(s *ipctest.Server) { s.QOP = "auth-conf" }, ipc.ErrUnsupportedQOP, "hadoop.rpc.protection"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := ipctest.NewServer(t, echo)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -69,6 +70,11 @@ func ParseDigestChallenge(b []byte) (*DigestChallenge, error) {
 	}
 	if len(c.QOP) == 0 {
 		c.QOP = []string{"auth"}
+	}
+	if c.MaxBuf != "" {
+		if n, err := strconv.Atoi(c.MaxBuf); err != nil || n <= digestOverhead || n > 1<<24 {
+			return nil, fmt.Errorf("DIGEST-MD5 challenge has maxbuf %q, want a number of bytes from %d to %d", c.MaxBuf, digestOverhead+1, 1<<24)
+		}
 	}
 	return c, nil
 }
@@ -158,6 +164,14 @@ func ParseDigestDirectives(s string) ([]DigestDirective, error) {
 	}
 }
 
+// The DIGEST-MD5 qop values: authentication only, and with integrity protection (the security
+// layers of hadoop.rpc.protection = authentication and integrity). Confidentiality (auth-conf,
+// privacy) is not supported.
+const (
+	qopAuth    = "auth"
+	qopAuthInt = "auth-int"
+)
+
 // digestMD5 is the client side of one DIGEST-MD5 authentication with a Hadoop token.
 type digestMD5 struct {
 	username  string // base64(identifier)
@@ -167,6 +181,7 @@ type digestMD5 struct {
 	// from the last response
 	realm, nonce, qop string
 	response          string
+	maxBuf            int // the server's maxbuf (0: RFC 2831's default)
 }
 
 func newDigestMD5(tok *Token, protocol, serverID string) *digestMD5 {
@@ -177,16 +192,25 @@ func newDigestMD5(tok *Token, protocol, serverID string) *digestMD5 {
 	}
 }
 
-// respond computes the digest-response to a challenge, with qop=auth.
+// respond computes the digest-response to a challenge: qop auth when the server offers it, else
+// auth-int (an integrity layer follows), else an ErrUnsupportedQOP.
 func (d *digestMD5) respond(challenge []byte) ([]byte, error) {
 	ch, err := ParseDigestChallenge(challenge)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(ch.QOP, "auth") {
-		return nil, fmt.Errorf("%w: the server offers qop %s (hadoop.rpc.protection=integrity or privacy); "+
-			"yarn-er supports only qop auth (hadoop.rpc.protection=authentication)",
+	switch {
+	case slices.Contains(ch.QOP, qopAuth):
+		d.qop = qopAuth
+	case slices.Contains(ch.QOP, qopAuthInt):
+		d.qop = qopAuthInt
+	default:
+		return nil, fmt.Errorf("%w: the server offers qop %s (hadoop.rpc.protection=privacy); "+
+			"yarn-er supports qop auth and auth-int (hadoop.rpc.protection=authentication or integrity)",
 			ErrUnsupportedQOP, strings.Join(ch.QOP, ","))
+	}
+	if ch.MaxBuf != "" {
+		d.maxBuf, _ = strconv.Atoi(ch.MaxBuf) // checked by ParseDigestChallenge
 	}
 	if d.cnonce == "" {
 		var rb [16]byte
@@ -198,9 +222,9 @@ func (d *digestMD5) respond(challenge []byte) ([]byte, error) {
 	if len(ch.Realms) > 0 {
 		d.realm = ch.Realms[0]
 	}
-	d.nonce, d.qop = ch.Nonce, "auth"
+	d.nonce = ch.Nonce
 	d.response = digestResponseValue(d.username, d.realm, d.password, d.nonce, d.cnonce, "00000001", d.qop,
-		"AUTHENTICATE:"+d.digestURI)
+		"AUTHENTICATE:"+d.digestURI+d.a2Suffix())
 	var b strings.Builder
 	if ch.Charset != "" {
 		b.WriteString("charset=utf-8,")
@@ -209,9 +233,17 @@ func (d *digestMD5) respond(challenge []byte) ([]byte, error) {
 	if len(ch.Realms) > 0 {
 		fmt.Fprintf(&b, "realm=%s,", quoteDigest(d.realm))
 	}
-	fmt.Fprintf(&b, "nonce=%s,nc=00000001,cnonce=%s,digest-uri=%s,maxbuf=65536,response=%s,qop=auth",
-		quoteDigest(d.nonce), quoteDigest(d.cnonce), quoteDigest(d.digestURI), d.response)
+	fmt.Fprintf(&b, "nonce=%s,nc=00000001,cnonce=%s,digest-uri=%s,maxbuf=%d,response=%s,qop=%s",
+		quoteDigest(d.nonce), quoteDigest(d.cnonce), quoteDigest(d.digestURI), clientMaxBuf, d.response, d.qop)
 	return []byte(b.String()), nil
+}
+
+// a2Suffix is what RFC 2831 appends to A2 with a security layer (qop auth-int or auth-conf).
+func (d *digestMD5) a2Suffix() string {
+	if d.qop == qopAuth {
+		return ""
+	}
+	return ":00000000000000000000000000000000"
 }
 
 // verify checks the server's "rspauth=<hex>" final message.
@@ -226,7 +258,7 @@ func (d *digestMD5) verify(token []byte) error {
 	for _, dir := range dirs {
 		if strings.EqualFold(dir.Key, "rspauth") {
 			want := digestResponseValue(d.username, d.realm, d.password, d.nonce, d.cnonce, "00000001", d.qop,
-				":"+d.digestURI)
+				":"+d.digestURI+d.a2Suffix())
 			if subtle.ConstantTimeCompare([]byte(strings.ToLower(dir.Value)), []byte(want)) != 1 {
 				return errors.New("DIGEST-MD5: the server's rspauth does not match: it does not know the token's secret")
 			}
@@ -237,16 +269,20 @@ func (d *digestMD5) verify(token []byte) error {
 }
 
 // digestResponseValue computes RFC 2831's response-value for md5-sess without authzid:
-// HEX(MD5(HEX(MD5(A1)) ":" nonce ":" nc ":" cnonce ":" qop ":" HEX(MD5(A2)))), where
-// A1 = MD5(username ":" realm ":" password) ":" nonce ":" cnonce.
+// HEX(MD5(HEX(H(A1)) ":" nonce ":" nc ":" cnonce ":" qop ":" HEX(MD5(A2)))) (see digestHA1).
 func digestResponseValue(username, realm, password, nonce, cnonce, nc, qop, a2 string) string {
-	urp := md5.Sum([]byte(username + ":" + realm + ":" + password))
-	a1 := append(urp[:], []byte(":"+nonce+":"+cnonce)...)
-	ha1 := md5.Sum(a1)
+	ha1 := digestHA1(username, realm, password, nonce, cnonce)
 	ha2 := md5.Sum([]byte(a2))
 	kd := md5.Sum([]byte(hex.EncodeToString(ha1[:]) + ":" + nonce + ":" + nc + ":" + cnonce + ":" + qop + ":" +
 		hex.EncodeToString(ha2[:])))
 	return hex.EncodeToString(kd[:])
+}
+
+// digestHA1 is H(A1) for md5-sess without authzid: MD5(A1), where
+// A1 = MD5(username ":" realm ":" password) ":" nonce ":" cnonce.
+func digestHA1(username, realm, password, nonce, cnonce string) [md5.Size]byte {
+	urp := md5.Sum([]byte(username + ":" + realm + ":" + password))
+	return md5.Sum(append(urp[:], []byte(":"+nonce+":"+cnonce)...))
 }
 
 func quoteDigest(s string) string {

@@ -1,6 +1,8 @@
 package ipc
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,17 +39,85 @@ func TestDigestRespondAndVerify(t *testing.T) {
 
 func TestDigestRespondQOP(t *testing.T) {
 	tok := &Token{Identifier: []byte{1}, Password: []byte{2}}
-	for _, qop := range []string{"auth-int", "auth-conf", "auth-int,auth-conf"} {
-		t.Run(qop, func(t *testing.T) {
-			_, err := newDigestMD5(tok, "", "default").respond([]byte(`nonce="n",qop="` + qop + `",algorithm=md5-sess`))
-			require.ErrorIs(t, err, ErrUnsupportedQOP)
-			assert.Contains(t, err.Error(), "hadoop.rpc.protection")
-			assert.Contains(t, err.Error(), qop)
+	for _, tc := range []struct {
+		offered, chosen string // chosen "": refused
+	}{
+		{"auth-conf", ""},
+		{"auth-conf,auth-int,auth", "auth"},
+		{"auth-int", "auth-int"},
+		{"auth-int,auth-conf", "auth-int"},
+	} {
+		t.Run(tc.offered, func(t *testing.T) {
+			d := newDigestMD5(tok, "", "default")
+			d.cnonce = "fixedcnonce"
+			resp, err := d.respond([]byte(`nonce="n",qop="` + tc.offered + `",algorithm=md5-sess`))
+			if tc.chosen == "" {
+				require.ErrorIs(t, err, ErrUnsupportedQOP)
+				assert.Contains(t, err.Error(), "hadoop.rpc.protection")
+				assert.Contains(t, err.Error(), tc.offered)
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, strings.HasSuffix(string(resp), ",qop="+tc.chosen), "%s", resp)
+			// With a security layer, RFC 2831 adds 32 zeros to A2, in the response and in rspauth.
+			suffix := ""
+			if tc.chosen == "auth-int" {
+				suffix = ":00000000000000000000000000000000"
+			}
+			want := digestResponseValue("AQ==", "", "Ag==", "n", "fixedcnonce", "00000001", tc.chosen, "AUTHENTICATE:/default"+suffix)
+			assert.Contains(t, string(resp), "response="+want+",")
+			assert.NoError(t, d.verify([]byte("rspauth="+digestResponseValue("AQ==", "", "Ag==", "n", "fixedcnonce", "00000001", tc.chosen, ":/default"+suffix))))
 		})
 	}
-	// auth among others is fine.
-	_, err := newDigestMD5(tok, "", "default").respond([]byte(`nonce="n",qop="auth-conf,auth-int,auth",algorithm=md5-sess`))
-	assert.NoError(t, err)
+	_, err := newDigestMD5(tok, "", "default").respond([]byte(`nonce="n",qop="auth-int",algorithm=md5-sess,maxbuf=abc`))
+	assert.ErrorContains(t, err, `maxbuf "abc"`)
+}
+
+// TestDigestIntegrity wraps and unwraps with the keys of one authentication: what the client
+// sends the server checks under the client-to-server key, and the other way round; a changed
+// byte, a replayed or reordered message and a short one are refused.
+func TestDigestIntegrity(t *testing.T) {
+	d := newDigestMD5(&Token{Identifier: []byte("id"), Password: []byte("pw")}, "", "default")
+	d.cnonce = "c"
+	_, err := d.respond([]byte(`realm="default",nonce="n",qop="auth-int",algorithm=md5-sess,maxbuf=1024`))
+	require.NoError(t, err)
+	client, chunk, err := d.integrity("nn:8020")
+	require.NoError(t, err)
+	assert.Equal(t, 1024-16, chunk, "a wrapped message fits the server's maxbuf")
+	// The server's view: the same keys, swapped.
+	server := &digestIntegrity{sendKey: client.recvKey, recvKey: client.sendKey}
+
+	for i, msg := range []string{"first", "", "third"} {
+		tok, err := client.wrap([]byte(msg))
+		require.NoError(t, err)
+		require.Len(t, tok, len(msg)+16)
+		assert.Equal(t, []byte{0, 1, 0, 0, 0, byte(i)}, tok[len(tok)-6:], "type 1, sequence number %d", i)
+		got, err := server.unwrap(tok)
+		require.NoError(t, err)
+		assert.Equal(t, msg, string(got))
+	}
+	reply, err := server.wrap([]byte("answer"))
+	require.NoError(t, err)
+	got, err := client.unwrap(reply)
+	require.NoError(t, err)
+	assert.Equal(t, "answer", string(got))
+
+	next, err := server.wrap([]byte("next"))
+	require.NoError(t, err)
+	tampered := bytes.Clone(next)
+	tampered[0] ^= 1
+	_, err = client.unwrap(tampered)
+	assert.ErrorIs(t, err, ErrAuthentication)
+	_, err = client.unwrap(reply) // replayed
+	assert.ErrorIs(t, err, ErrAuthentication)
+	_, err = client.unwrap([]byte("short"))
+	assert.ErrorIs(t, err, ErrProtocol)
+	got, err = client.unwrap(next)
+	require.NoError(t, err, "the refused ones did not move the sequence on")
+	assert.Equal(t, "next", string(got))
+
+	_, _, err = newDigestMD5(&Token{}, "", "default").integrity("x")
+	assert.Error(t, err, "no layer before an auth-int authentication")
 }
 
 func TestParseDigestChallenge(t *testing.T) {

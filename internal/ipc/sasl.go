@@ -21,29 +21,42 @@ const maxSASLRounds = 8
 // i.e. it accepts SIMPLE authentication. With a GSSAPI integrity layer negotiated, the returned
 // connection wraps and unwraps everything that follows; else it is nc.
 func saslConnect(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool, out net.Conn, err error) {
-	simple, gss, err := saslNegotiate(ctx, nc, cfg)
-	if err != nil || gss == nil || gss.layer != saslLayerIntegrity {
+	simple, gss, dm, err := saslNegotiate(ctx, nc, cfg)
+	if err != nil {
 		return simple, nc, err
 	}
-	ic, err := newIntegrityConn(nc, gss.key, gss.maxBuf, cfg.maxResponseSize, cfg.addr)
+	var (
+		layer saslLayer
+		chunk int
+	)
+	switch {
+	case gss != nil && gss.layer == saslLayerIntegrity:
+		layer, chunk, err = newGSSIntegrity(gss.key, gss.maxBuf, cfg.addr)
+	case dm != nil && dm.qop == qopAuthInt:
+		layer, chunk, err = dm.integrity(cfg.addr)
+	default:
+		return simple, nc, nil
+	}
 	if err != nil {
 		return false, nil, &SASLError{Addr: cfg.addr, Err: err}
 	}
 	cfg.logger.Debug("hadoop ipc: SASL integrity layer", "addr", cfg.addr)
-	return false, ic, nil
+	return false, newIntegrityConn(nc, layer, chunk, cfg.maxResponseSize, cfg.addr), nil
 }
 
-// saslNegotiate runs the negotiation for saslConnect; gss is the GSSAPI state after KERBEROS.
-func saslNegotiate(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool, gss *gssapiClient, err error) {
-	fail := func(err error) (bool, *gssapiClient, error) { return false, nil, &SASLError{Addr: cfg.addr, Err: err} }
-	if err := writeSASL(nc, &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum()}); err != nil {
-		return false, nil, &ConnError{Addr: cfg.addr, Err: err}
+// saslNegotiate runs the negotiation for saslConnect; gss is the GSSAPI state after KERBEROS,
+// dm the DIGEST-MD5 state after TOKEN.
+func saslNegotiate(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool, gss *gssapiClient, dm *digestMD5, err error) {
+	fail := func(err error) (bool, *gssapiClient, *digestMD5, error) {
+		return false, nil, nil, &SASLError{Addr: cfg.addr, Err: err}
 	}
-	var dm *digestMD5
+	if err := writeSASL(nc, &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum()}); err != nil {
+		return false, nil, nil, &ConnError{Addr: cfg.addr, Err: err}
+	}
 	for round := 0; round < maxSASLRounds; round++ {
 		msg, err := readSASL(nc, cfg)
 		if err != nil {
-			return false, nil, err
+			return false, nil, nil, err
 		}
 		var reply *commonpb.RpcSaslProto
 		switch msg.GetState() {
@@ -112,22 +125,22 @@ func saslNegotiate(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bo
 					return fail(errors.New("the server declared success before the GSSAPI security layer was negotiated"))
 				}
 				cfg.logger.Debug("hadoop ipc: authenticated", "addr", cfg.addr, "method", "KERBEROS", "principal", gss.spn)
-				return false, gss, nil
+				return false, gss, nil, nil
 			}
 			if dm == nil {
 				// The server skipped authentication: it accepts SIMPLE.
-				return true, nil, nil
+				return true, nil, nil, nil
 			}
 			if err := dm.verify(msg.GetToken()); err != nil {
 				return fail(err)
 			}
-			cfg.logger.Debug("hadoop ipc: authenticated", "addr", cfg.addr, "method", "TOKEN", "tokenKind", cfg.token.Kind)
-			return false, nil, nil
+			cfg.logger.Debug("hadoop ipc: authenticated", "addr", cfg.addr, "method", "TOKEN", "tokenKind", cfg.token.Kind, "qop", dm.qop)
+			return false, nil, dm, nil
 		default:
 			return fail(fmt.Errorf("unexpected SASL state %v", msg.GetState()))
 		}
 		if err := writeSASL(nc, reply); err != nil {
-			return false, nil, &ConnError{Addr: cfg.addr, Err: err}
+			return false, nil, nil, &ConnError{Addr: cfg.addr, Err: err}
 		}
 	}
 	return fail(errors.New("too many SASL rounds"))

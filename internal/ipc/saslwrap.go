@@ -17,36 +17,83 @@ import (
 // default javax.security.sasl.maxbuffer.
 const clientMaxBuf = 65536
 
-// integrityConn carries Hadoop RPC over a SASL GSSAPI integrity layer (hadoop.rpc.protection =
-// integrity): every write goes out as RpcSaslProto{state: WRAP, token: GSS wrap token} under call
+// saslLayer is a negotiated SASL integrity layer: it turns a payload into the token of one WRAP
+// message and back.
+type saslLayer interface {
+	wrap(payload []byte) ([]byte, error)
+	unwrap(token []byte) ([]byte, error)
+}
+
+// integrityConn carries Hadoop RPC over a SASL integrity layer (hadoop.rpc.protection =
+// integrity): every write goes out as RpcSaslProto{state: WRAP, token: wrapped bytes} under call
 // id -33, and every read unwraps such packets, as Hadoop's SaslRpcClient wrapped streams do. The
-// tokens are RFC 4121 wrap tokens without confidentiality, checksummed with the session key.
+// layer is GSSAPI's (RFC 4121 wrap tokens without confidentiality, checksummed with the session
+// key) or DIGEST-MD5's (RFC 2831 auth-int: HMAC-MD5 with the session's integrity keys).
 type integrityConn struct {
 	net.Conn
+	layer   saslLayer
+	addr    string
+	maxResp int
+	chunk   int    // largest payload of one WRAP message
+	pending []byte // unwrapped bytes not read yet
+}
+
+func newIntegrityConn(nc net.Conn, layer saslLayer, chunk, maxResp int, addr string) *integrityConn {
+	return &integrityConn{Conn: nc, layer: layer, chunk: chunk, maxResp: maxResp, addr: addr}
+}
+
+// gssIntegrity is GSSAPI's integrity layer: RFC 4121 wrap tokens, checksummed, not sealed.
+type gssIntegrity struct {
 	key      types.EncryptionKey
 	addr     string
-	maxResp  int
-	chunk    int    // largest payload of one wrap token
 	sendSeq  uint64 // sequence number of the next token sent
-	pending  []byte // unwrapped bytes not read yet
 	checkLen int
 }
 
-func newIntegrityConn(nc net.Conn, key types.EncryptionKey, serverMaxBuf, maxResp int, addr string) (*integrityConn, error) {
+// newGSSIntegrity returns the GSSAPI layer of key and the largest payload of one wrap token
+// within the server's maximum buffer.
+func newGSSIntegrity(key types.EncryptionKey, serverMaxBuf int, addr string) (*gssIntegrity, int, error) {
 	et, err := crypto.GetEtype(key.KeyType)
+	if err != nil {
+		return nil, 0, err
+	}
+	g := &gssIntegrity{key: key, addr: addr, checkLen: et.GetHMACBitLength() / 8}
+	// The server's maxbuf bounds a whole wrap token: header, payload and checksum.
+	chunk := serverMaxBuf - 16 - g.checkLen
+	if serverMaxBuf == 0 || chunk > clientMaxBuf {
+		chunk = clientMaxBuf
+	}
+	if chunk <= 0 {
+		return nil, 0, fmt.Errorf("GSSAPI: the server's maximum buffer of %d bytes cannot hold a wrap token", serverMaxBuf)
+	}
+	return g, chunk, nil
+}
+
+func (g *gssIntegrity) wrap(payload []byte) ([]byte, error) {
+	wt := gssapi.WrapToken{Flags: 0, EC: uint16(g.checkLen), SndSeqNum: g.sendSeq, Payload: payload}
+	if err := wt.SetCheckSum(g.key, keyusage.GSSAPI_INITIATOR_SEAL); err != nil {
+		return nil, err
+	}
+	tok, err := wt.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	c := &integrityConn{Conn: nc, key: key, addr: addr, maxResp: maxResp, checkLen: et.GetHMACBitLength() / 8}
-	// The server's maxbuf bounds a whole wrap token: header, payload and checksum.
-	c.chunk = serverMaxBuf - 16 - c.checkLen
-	if serverMaxBuf == 0 || c.chunk > clientMaxBuf {
-		c.chunk = clientMaxBuf
+	g.sendSeq++
+	return tok, nil
+}
+
+func (g *gssIntegrity) unwrap(token []byte) ([]byte, error) {
+	var wt gssapi.WrapToken
+	if err := wt.Unmarshal(token, true); err != nil {
+		return nil, fmt.Errorf("%w: GSSAPI wrap token: %v", ErrProtocol, err)
 	}
-	if c.chunk <= 0 {
-		return nil, fmt.Errorf("GSSAPI: the server's maximum buffer of %d bytes cannot hold a wrap token", serverMaxBuf)
+	if wt.Flags&(wrapFlagSealed|wrapFlagAcceptorSubkey) != 0 || wt.RRC != 0 {
+		return nil, fmt.Errorf("%w: GSSAPI wrap token with flags %#x, rotation %d: not negotiated", ErrProtocol, wt.Flags, wt.RRC)
 	}
-	return c, nil
+	if ok, _ := wt.Verify(g.key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok {
+		return nil, fmt.Errorf("%w: a response from %s fails its GSSAPI integrity check", ErrAuthentication, g.addr)
+	}
+	return wt.Payload, nil
 }
 
 // Write wraps p into one or more WRAP packets.
@@ -54,15 +101,10 @@ func (c *integrityConn) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
 		n := min(c.chunk, len(p)-written)
-		wt := gssapi.WrapToken{Flags: 0, EC: uint16(c.checkLen), SndSeqNum: c.sendSeq, Payload: p[written : written+n]}
-		if err := wt.SetCheckSum(c.key, keyusage.GSSAPI_INITIATOR_SEAL); err != nil {
-			return written, err
-		}
-		tok, err := wt.Marshal()
+		tok, err := c.layer.wrap(p[written : written+n])
 		if err != nil {
 			return written, err
 		}
-		c.sendSeq++
 		pkt, err := EncodePacket(RequestHeader(SASLCallID, []byte{}, InvalidRetryCount),
 			&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_WRAP.Enum(), Token: tok})
 		if err != nil {
@@ -96,17 +138,11 @@ func (c *integrityConn) Read(p []byte) (int, error) {
 		if err := proto.Unmarshal(body, m); err != nil || m.GetState() != commonpb.RpcSaslProto_WRAP {
 			return 0, fmt.Errorf("%w: SASL message on a connection with SASL integrity is not WRAP (%v)", ErrProtocol, err)
 		}
-		var wt gssapi.WrapToken
-		if err := wt.Unmarshal(m.GetToken(), true); err != nil {
-			return 0, fmt.Errorf("%w: GSSAPI wrap token: %v", ErrProtocol, err)
+		payload, err := c.layer.unwrap(m.GetToken())
+		if err != nil {
+			return 0, err
 		}
-		if wt.Flags&(wrapFlagSealed|wrapFlagAcceptorSubkey) != 0 || wt.RRC != 0 {
-			return 0, fmt.Errorf("%w: GSSAPI wrap token with flags %#x, rotation %d: not negotiated", ErrProtocol, wt.Flags, wt.RRC)
-		}
-		if ok, _ := wt.Verify(c.key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok {
-			return 0, fmt.Errorf("%w: a response from %s fails its GSSAPI integrity check", ErrAuthentication, c.addr)
-		}
-		c.pending = wt.Payload
+		c.pending = payload
 	}
 	n := copy(p, c.pending)
 	c.pending = c.pending[n:]

@@ -5,14 +5,17 @@ package ipctest
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/md5"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -446,12 +449,16 @@ func (c *serverConn) sasl() bool {
 		return false
 	}
 	password := base64.StdEncoding.EncodeToString(pw)
-	if d["nonce"] != nonce || d["digest-uri"] != "/default" || d["qop"] != "auth" || d["realm"] != "default" ||
-		d["response"] != kd(d["username"], d["realm"], password, nonce, d["cnonce"], d["nc"], "AUTHENTICATE:/default") {
+	qop, suffix := d["qop"], ""
+	if qop == "auth-int" {
+		suffix = ":00000000000000000000000000000000"
+	}
+	if d["nonce"] != nonce || d["digest-uri"] != "/default" || !slices.Contains(strings.Split(s.QOP, ","), qop) || d["realm"] != "default" ||
+		d["response"] != kd(d["username"], d["realm"], password, nonce, d["cnonce"], d["nc"], qop, "AUTHENTICATE:/default"+suffix) {
 		c.fatal(ipc.SASLCallID, "javax.security.sasl.SaslException", "DIGEST-MD5: digest response format violation. Mismatched response.")
 		return false
 	}
-	rsp := kd(d["username"], d["realm"], password, nonce, d["cnonce"], d["nc"], ":/default")
+	rsp := kd(d["username"], d["realm"], password, nonce, d["cnonce"], d["nc"], qop, ":/default"+suffix)
 	if s.BadRspauth {
 		rsp = strings.Repeat("0", 32)
 	}
@@ -461,6 +468,16 @@ func (c *serverConn) sasl() bool {
 	s.logins = append(s.logins, id)
 	s.mu.Unlock()
 	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_SUCCESS.Enum(), Token: []byte("rspauth=" + rsp)})
+	if qop == "auth-int" {
+		s.mu.Lock()
+		s.wrapped++
+		s.mu.Unlock()
+		ha1 := digestHA1(d["username"], d["realm"], password, nonce, d["cnonce"])
+		c.nc = &integrityConn{Conn: c.nc, layer: &digestLayer{
+			recvKey: md5.Sum(append(ha1[:], "Digest session key to client-to-server signing key magic constant"...)),
+			sendKey: md5.Sum(append(ha1[:], "Digest session key to server-to-client signing key magic constant"...)),
+		}}
+	}
 	return true
 }
 
@@ -525,17 +542,19 @@ func (c *serverConn) gssapi(m *commonpb.RpcSaslProto, readSASL func() (*commonpb
 	c.s.mu.Unlock()
 	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_SUCCESS.Enum()})
 	if answer.Payload[0] == 2 {
-		c.nc = &integrityConn{Conn: c.nc, key: key}
+		c.nc = &integrityConn{Conn: c.nc, layer: &gssLayer{key: key}}
 	}
 	return true
 }
 
-// integrityConn is the server side of the SASL GSSAPI integrity layer: it unwraps the client's
-// WRAP packets and wraps every response into one.
+// integrityConn is the server side of a SASL integrity layer (GSSAPI's or DIGEST-MD5's): it
+// unwraps the client's WRAP packets and wraps every response into one.
 type integrityConn struct {
 	net.Conn
-	key     types.EncryptionKey
-	seq     uint64
+	layer interface {
+		unwrap(tok []byte) ([]byte, error)
+		wrap(p []byte) ([]byte, error)
+	}
 	pending []byte
 }
 
@@ -554,14 +573,9 @@ func (w *integrityConn) Read(p []byte) (int, error) {
 		if proto.Unmarshal(parts[0], h) != nil || h.GetCallId() != ipc.SASLCallID || proto.Unmarshal(parts[1], m) != nil || m.GetState() != commonpb.RpcSaslProto_WRAP {
 			return 0, errors.New("ipctest: not a WRAP packet")
 		}
-		var wt gssapi.WrapToken
-		if err := wt.Unmarshal(m.GetToken(), false); err != nil {
+		if w.pending, err = w.layer.unwrap(m.GetToken()); err != nil {
 			return 0, err
 		}
-		if ok, err := wt.Verify(w.key, keyusage.GSSAPI_INITIATOR_SEAL); !ok {
-			return 0, fmt.Errorf("ipctest: integrity check failed: %v", err)
-		}
-		w.pending = wt.Payload
 	}
 	n := copy(p, w.pending)
 	w.pending = w.pending[n:]
@@ -569,12 +583,7 @@ func (w *integrityConn) Read(p []byte) (int, error) {
 }
 
 func (w *integrityConn) Write(p []byte) (int, error) {
-	wt := gssapi.WrapToken{Flags: 0x01, EC: 12, SndSeqNum: w.seq, Payload: p}
-	w.seq++
-	if err := wt.SetCheckSum(w.key, keyusage.GSSAPI_ACCEPTOR_SEAL); err != nil {
-		return 0, err
-	}
-	tok, err := wt.Marshal()
+	tok, err := w.layer.wrap(p)
 	if err != nil {
 		return 0, err
 	}
@@ -591,6 +600,68 @@ func (w *integrityConn) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// gssLayer is the acceptor's side of GSSAPI integrity (RFC 4121 wrap tokens, not sealed).
+type gssLayer struct {
+	key types.EncryptionKey
+	seq uint64
+}
+
+func (g *gssLayer) unwrap(tok []byte) ([]byte, error) {
+	var wt gssapi.WrapToken
+	if err := wt.Unmarshal(tok, false); err != nil {
+		return nil, err
+	}
+	if ok, err := wt.Verify(g.key, keyusage.GSSAPI_INITIATOR_SEAL); !ok {
+		return nil, fmt.Errorf("ipctest: integrity check failed: %v", err)
+	}
+	return wt.Payload, nil
+}
+
+func (g *gssLayer) wrap(p []byte) ([]byte, error) {
+	wt := gssapi.WrapToken{Flags: 0x01, EC: 12, SndSeqNum: g.seq, Payload: p}
+	g.seq++
+	if err := wt.SetCheckSum(g.key, keyusage.GSSAPI_ACCEPTOR_SEAL); err != nil {
+		return nil, err
+	}
+	return wt.Marshal()
+}
+
+// digestLayer is the server's side of DIGEST-MD5 integrity (RFC 2831 auth-int), written apart
+// from package ipc's: message, HMAC-MD5(key, seq || message)[:10], type 1, seq.
+type digestLayer struct {
+	sendKey, recvKey [md5.Size]byte
+	sendSeq, recvSeq uint32
+}
+
+func digestLayerMAC(key [md5.Size]byte, seq uint32, msg []byte) []byte {
+	m := hmac.New(md5.New, key[:])
+	_ = binary.Write(m, binary.BigEndian, seq)
+	m.Write(msg)
+	return m.Sum(nil)[:10]
+}
+
+func (l *digestLayer) unwrap(tok []byte) ([]byte, error) {
+	if len(tok) < 16 {
+		return nil, errors.New("ipctest: DIGEST-MD5 wrapped message too short")
+	}
+	n := len(tok) - 16
+	msg := tok[:n]
+	if binary.BigEndian.Uint16(tok[n+10:]) != 1 || binary.BigEndian.Uint32(tok[n+12:]) != l.recvSeq ||
+		!hmac.Equal(tok[n:n+10], digestLayerMAC(l.recvKey, l.recvSeq, msg)) {
+		return nil, errors.New("ipctest: DIGEST-MD5 integrity check failed")
+	}
+	l.recvSeq++
+	return msg, nil
+}
+
+func (l *digestLayer) wrap(p []byte) ([]byte, error) {
+	out := append(append([]byte(nil), p...), digestLayerMAC(l.sendKey, l.sendSeq, p)...)
+	out = append(out, 0, 1)
+	out = binary.BigEndian.AppendUint32(out, l.sendSeq)
+	l.sendSeq++
+	return out, nil
+}
+
 func bits(b byte) int {
 	n := 0
 	for ; b != 0; b &= b - 1 {
@@ -599,10 +670,15 @@ func bits(b byte) int {
 	return n
 }
 
-// kd computes an RFC 2831 md5-sess response value (qop auth), independently of package ipc.
-func kd(user, realm, pass, nonce, cnonce, nc, a2 string) string {
-	h := func(b []byte) []byte { s := md5.Sum(b); return s[:] }
-	hx := func(b []byte) string { return hex.EncodeToString(h(b)) }
-	a1 := append(h([]byte(user+":"+realm+":"+pass)), ":"+nonce+":"+cnonce...)
-	return hx([]byte(hx(a1) + ":" + nonce + ":" + nc + ":" + cnonce + ":auth:" + hx([]byte(a2))))
+// kd computes an RFC 2831 md5-sess response value, independently of package ipc.
+func kd(user, realm, pass, nonce, cnonce, nc, qop, a2 string) string {
+	hx := func(b []byte) string { s := md5.Sum(b); return hex.EncodeToString(s[:]) }
+	ha1 := digestHA1(user, realm, pass, nonce, cnonce)
+	return hx([]byte(hex.EncodeToString(ha1[:]) + ":" + nonce + ":" + nc + ":" + cnonce + ":" + qop + ":" + hx([]byte(a2))))
+}
+
+// digestHA1 is MD5(A1) of md5-sess, A1 = MD5(user ":" realm ":" pass) ":" nonce ":" cnonce.
+func digestHA1(user, realm, pass, nonce, cnonce string) [md5.Size]byte {
+	urp := md5.Sum([]byte(user + ":" + realm + ":" + pass))
+	return md5.Sum(append(urp[:], ":"+nonce+":"+cnonce...))
 }
