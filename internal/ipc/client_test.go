@@ -283,32 +283,38 @@ func TestCallWithTokenIntegrity(t *testing.T) {
 			s := ipctest.NewServer(t, echo)
 			s.AddToken(tok1.Identifier, tok1.Password)
 			s.QOP = tc.qop
-			c := newClient(t, s, nil)
-			got, err := allocate(context.Background(), c, 6, 0, ipc.CallOptions{})
-			require.NoError(t, err)
-			assert.Equal(t, int32(7), got)
-			var wg sync.WaitGroup
-			for i := int32(0); i < 8; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					got, err := allocate(context.Background(), c, 100+i, 0, ipc.CallOptions{})
-					assert.NoError(t, err)
-					assert.Equal(t, 101+i, got)
-				}()
-			}
-			wg.Wait()
-			big := &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(1)}
-			for i := 0; i < 30000; i++ { // about 200 KB: several wrapped messages
-				big.Release = append(big.Release, &yarnpb.ContainerIdProto{Id: proto.Int64(int64(i))})
-			}
-			resp := &yarnpb.AllocateResponseProto{}
-			require.NoError(t, c.Call(context.Background(), "allocate", big, resp, ipc.CallOptions{}))
-			assert.Equal(t, int32(2), resp.GetResponseId())
+			callThroughLayer(t, newClient(t, s, nil), 30000) // about 200 KB: several wrapped messages
 			assert.Equal(t, tc.wrapped, s.IntegrityConnections())
 			assert.Equal(t, [][]byte{tok1.Identifier}, s.Logins())
 		})
 	}
+}
+
+// callThroughLayer makes one call, 8 pipelined ones and one large one (releases container ids,
+// several wrapped messages on a connection with a SASL security layer) and checks the answers.
+func callThroughLayer(t *testing.T, c *ipc.Client, releases int) {
+	t.Helper()
+	got, err := allocate(context.Background(), c, 6, 0, ipc.CallOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, int32(7), got)
+	var wg sync.WaitGroup
+	for i := int32(0); i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got, err := allocate(context.Background(), c, 100+i, 0, ipc.CallOptions{})
+			assert.NoError(t, err)
+			assert.Equal(t, 101+i, got)
+		}()
+	}
+	wg.Wait()
+	big := &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(1)}
+	for i := 0; i < releases; i++ {
+		big.Release = append(big.Release, &yarnpb.ContainerIdProto{Id: proto.Int64(int64(i))})
+	}
+	resp := &yarnpb.AllocateResponseProto{}
+	require.NoError(t, c.Call(context.Background(), "allocate", big, resp, ipc.CallOptions{}))
+	assert.Equal(t, int32(2), resp.GetResponseId())
 }
 
 func TestAuthenticationFailures(t *testing.T) {

@@ -3,14 +3,11 @@ package ipc_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/protobuf/proto"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/internal/krb5test"
@@ -58,28 +55,7 @@ func TestCallWithKerberos(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, creds := kerberized(t, func(k *ipctest.Kerberos) { k.Layers = tc.layers })
 			c := kerberosClient(t, s, creds, tc.spn)
-			got, err := allocate(context.Background(), c, 6, 0, ipc.CallOptions{})
-			require.NoError(t, err)
-			assert.Equal(t, int32(7), got)
-			// Pipelined calls and a large one (several wrap tokens) through the layer.
-			var wg sync.WaitGroup
-			for i := int32(0); i < 8; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					got, err := allocate(context.Background(), c, 100+i, 0, ipc.CallOptions{})
-					assert.NoError(t, err)
-					assert.Equal(t, 101+i, got)
-				}()
-			}
-			wg.Wait()
-			big := &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(1)}
-			for i := 0; i < 3000; i++ {
-				big.Release = append(big.Release, &yarnpb.ContainerIdProto{Id: proto.Int64(int64(i))})
-			}
-			resp := &yarnpb.AllocateResponseProto{}
-			require.NoError(t, c.Call(context.Background(), "allocate", big, resp, ipc.CallOptions{}))
-			assert.Equal(t, int32(2), resp.GetResponseId())
+			callThroughLayer(t, c, 3000)
 			wantWrapped := 0
 			if tc.layers&1 == 0 && tc.layers&2 != 0 {
 				wantWrapped = 1
