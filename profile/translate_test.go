@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -39,18 +41,8 @@ func vectorJSON(t testing.TB, v records.Resources) string {
 
 // issueExample is the request's own example: unlike flinktest.TwoGPUsOneFPGA it names a custom FPGA
 // driver factory (com.example) and no JobManager size, and TestTranslateIssueExample, the fuzz seed
-// and the benchmark keep it word for word.
-const issueExample = `taskmanager.memory.process.size: 4096m
-taskmanager.numberOfTaskSlots: 4
-external-resources: gpu;fpga
-external-resource.gpu.amount: 2
-external-resource.gpu.yarn.config-key: yarn.io/gpu
-external-resource.gpu.driver-factory.class: org.apache.flink.externalresource.gpu.GPUDriverFactory
-external-resource.gpu.param.discovery-script.args: --enable-coordination-mode
-external-resource.fpga.amount: 1
-external-resource.fpga.yarn.config-key: yarn.io/fpga
-external-resource.fpga.driver-factory.class: com.example.FPGADriverFactory
-`
+// and the benchmark keep it word for word (TestIssueExampleText).
+const issueExample = flinktest.GPUsAndFPGA + "external-resource.fpga.driver-factory.class: com.example.FPGADriverFactory\n"
 
 const issueVector = `{"memory-mb":4096,"vcores":4,"yarn.io/gpu":2,"yarn.io/fpga":1}`
 
@@ -389,4 +381,11 @@ func TestTranslateReportsAllErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), line)
 	}
 	assert.Len(t, Errors(tr.Problems), 3)
+}
+
+// TestIssueExampleText: the request's example stays word for word as it was written (built from
+// flinktest.GPUsAndFPGA, so a change there would change it).
+func TestIssueExampleText(t *testing.T) {
+	sum := sha256.Sum256([]byte(issueExample))
+	assert.Equal(t, "f3615c8bf745167355bfb346042e40014d783424bcdbce56a1e3f24018ba3dc7", hex.EncodeToString(sum[:]))
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/yarn-er/yarn-er/conf"
 )
 
-// TwoGPUsOneFPGA is a legacy flink-conf.yaml asking for 2 GPUs (Flink's GPU driver, coordination
-// mode) and 1 FPGA per TaskManager, with a JobManager memory size: examples/flink-conf.yaml without
-// its comments and discovery-script path.
-const TwoGPUsOneFPGA = `taskmanager.memory.process.size: 4096m
+// GPUsAndFPGA is the TaskManager part of a legacy flink-conf.yaml asking for 2 GPUs (Flink's GPU
+// driver, coordination mode) and 1 FPGA, up to the FPGA's driver factory, which the fixtures built
+// on it name differently.
+const GPUsAndFPGA = `taskmanager.memory.process.size: 4096m
 taskmanager.numberOfTaskSlots: 4
 external-resources: gpu;fpga
 external-resource.gpu.amount: 2
@@ -23,7 +23,12 @@ external-resource.gpu.driver-factory.class: org.apache.flink.externalresource.gp
 external-resource.gpu.param.discovery-script.args: --enable-coordination-mode
 external-resource.fpga.amount: 1
 external-resource.fpga.yarn.config-key: yarn.io/fpga
-external-resource.fpga.driver-factory.class: org.apache.flink.externalresource.fpga.FPGADriverFactory
+`
+
+// TwoGPUsOneFPGA is a legacy flink-conf.yaml asking for 2 GPUs (Flink's GPU driver, coordination
+// mode) and 1 FPGA per TaskManager, with a JobManager memory size: examples/flink-conf.yaml without
+// its comments and discovery-script path.
+const TwoGPUsOneFPGA = GPUsAndFPGA + `external-resource.fpga.driver-factory.class: org.apache.flink.externalresource.fpga.FPGADriverFactory
 jobmanager.memory.process.size: 1600m
 `
 
