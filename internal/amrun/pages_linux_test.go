@@ -39,6 +39,6 @@ func TestReleaseBinaryPages(t *testing.T) {
 	_, err := readSpec("/nonexistent/yarn-er-job.json")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "yarn-er submit stages it as")
-	// A second call finds less to drop than the first.
-	assert.LessOrEqual(t, releaseBinaryPages(), released)
+	// The code that ran since came back from the page cache, and a second call drops it again.
+	assert.Positive(t, releaseBinaryPages())
 }
