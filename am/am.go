@@ -23,6 +23,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/yarn-er/yarn-er/amrm"
+	"github.com/yarn-er/yarn-er/internal/defaults"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
 )
@@ -259,15 +260,9 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 	if opts.IdleHeartbeat <= 0 {
 		opts.IdleHeartbeat = max(DefaultIdleHeartbeat, opts.Heartbeat)
 	}
-	if opts.RetryTimeout <= 0 {
-		opts.RetryTimeout = DefaultRetryTimeout
-	}
-	if opts.StopTimeout <= 0 {
-		opts.StopTimeout = DefaultStopTimeout
-	}
-	if opts.CleanupTimeout <= 0 {
-		opts.CleanupTimeout = DefaultCleanupTimeout
-	}
+	opts.RetryTimeout = defaults.Positive(opts.RetryTimeout, DefaultRetryTimeout)
+	opts.StopTimeout = defaults.Positive(opts.StopTimeout, DefaultStopTimeout)
+	opts.CleanupTimeout = defaults.Positive(opts.CleanupTimeout, DefaultCleanupTimeout)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 
 	"github.com/yarn-er/yarn-er/internal/boundedfile"
+	"github.com/yarn-er/yarn-er/internal/defaults"
 )
 
 // Default limits of one load (LoadHadoop or LoadFlink). Real configurations are far smaller: a
@@ -51,21 +52,13 @@ type Limits struct {
 }
 
 func (l Limits) withDefaults() Limits {
-	l.MaxFileBytes = orDefault(l.MaxFileBytes, DefaultMaxFileBytes)
-	l.MaxTotalBytes = orDefault(l.MaxTotalBytes, DefaultMaxTotalBytes)
-	l.MaxIncludes = orDefault(l.MaxIncludes, DefaultMaxIncludes)
-	l.MaxProperties = orDefault(l.MaxProperties, DefaultMaxProperties)
-	l.MaxValueBytes = orDefault(l.MaxValueBytes, DefaultMaxValueBytes)
-	l.MaxWarnings = orDefault(l.MaxWarnings, DefaultMaxWarnings)
+	l.MaxFileBytes = defaults.Positive(l.MaxFileBytes, DefaultMaxFileBytes)
+	l.MaxTotalBytes = defaults.Positive(l.MaxTotalBytes, DefaultMaxTotalBytes)
+	l.MaxIncludes = defaults.Positive(l.MaxIncludes, DefaultMaxIncludes)
+	l.MaxProperties = defaults.Positive(l.MaxProperties, DefaultMaxProperties)
+	l.MaxValueBytes = defaults.Positive(l.MaxValueBytes, DefaultMaxValueBytes)
+	l.MaxWarnings = defaults.Positive(l.MaxWarnings, DefaultMaxWarnings)
 	return l
-}
-
-// orDefault returns v, or def when v is zero or negative (a limit that is not set).
-func orDefault[T int | int64](v, def T) T {
-	if v <= 0 {
-		return def
-	}
-	return v
 }
 
 // ErrLimit is wrapped by every error about a configuration limit (test with errors.Is).
@@ -150,7 +143,7 @@ func (b *budget) readFile(path string) ([]byte, error) {
 // before opening it, never blocks on a FIFO swapped in meanwhile, and never reads more than maxBytes+1
 // bytes. Errors are *Error values naming the file; a missing file wraps fs.ErrNotExist.
 func ReadConfigFile(path string, maxBytes int64) ([]byte, error) {
-	return readRegular(path, orDefault(maxBytes, DefaultMaxFileBytes), "")
+	return readRegular(path, defaults.Positive(maxBytes, DefaultMaxFileBytes), "")
 }
 
 func readRegular(path string, maxBytes int64, raise string) ([]byte, error) {

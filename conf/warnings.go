@@ -1,6 +1,10 @@
 package conf
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/yarn-er/yarn-er/internal/defaults"
+)
 
 // warnList collects warnings of one load, bounded: the first perKind warnings of a kind in one file are
 // kept, later ones are counted (the last kept one says how often the kind recurred), and past max
@@ -31,7 +35,7 @@ type repeat struct {
 }
 
 func newWarnList(max int) *warnList {
-	return &warnList{max: orDefault(max, DefaultMaxWarnings)}
+	return &warnList{max: defaults.Positive(max, DefaultMaxWarnings)}
 }
 
 // fold counts a warning of kind at src and reports true when it is not to be kept (its kind was seen

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
+
+	"github.com/yarn-er/yarn-er/internal/defaults"
 )
 
 // Options configure a Client. The zero value of every field means its documented default.
@@ -144,15 +146,9 @@ const (
 )
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
-	if p.MaxAttempts <= 0 {
-		p.MaxAttempts = defaultMaxAttempts
-	}
-	if p.InitialBackoff <= 0 {
-		p.InitialBackoff = defaultInitialBackoff
-	}
-	if p.MaxBackoff <= 0 {
-		p.MaxBackoff = defaultMaxBackoff
-	}
+	p.MaxAttempts = defaults.Positive(p.MaxAttempts, defaultMaxAttempts)
+	p.InitialBackoff = defaults.Positive(p.InitialBackoff, defaultInitialBackoff)
+	p.MaxBackoff = defaults.Positive(p.MaxBackoff, defaultMaxBackoff)
 	if p.MaxBackoff < p.InitialBackoff {
 		p.MaxBackoff = p.InitialBackoff
 	}
