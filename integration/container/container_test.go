@@ -45,10 +45,12 @@ type env struct {
 	flink   string   // a FLINK_HOME whose GPU discovery script is yarn-er
 }
 
-// hostState is what the host holds of the machine's containers, networks and firewall.
+// hostState is what the host holds of the engine's containers, networks and volumes and of the
+// firewall.
 type hostState struct {
 	Containers []string
 	Networks   []string
+	Volumes    []string
 	Firewall   []string
 }
 
@@ -103,14 +105,15 @@ func lines(s string) []string {
 
 var counters = regexp.MustCompile(`\[\d+:\d+\]|packets \d+ bytes \d+`)
 
-// snapshot records the engine's containers and networks and the firewall's rules (iptables in
-// every table, and nft's ruleset where nft is installed).
+// snapshot records the engine's containers, networks and volumes and the firewall's rules
+// (iptables in every table, and nft's ruleset where nft is installed).
 func (e *env) snapshot(t *testing.T) hostState {
 	t.Helper()
 	ctx := context.Background()
 	var s hostState
 	s.Containers = lines(must(t, ctx, nil, "", e.engine, "ps", "-a", "--format", "{{.Names}}"))
 	s.Networks = lines(must(t, ctx, nil, "", e.engine, "network", "ls", "--format", "{{.Name}}"))
+	s.Volumes = lines(must(t, ctx, nil, "", e.engine, "volume", "ls", "--format", "{{.Name}}"))
 	if _, err := exec.LookPath("iptables-save"); err == nil {
 		out, _, _, err := run(ctx, nil, "", "iptables-save")
 		require.NoError(t, err)
@@ -145,6 +148,8 @@ func setup(t *testing.T) *env {
 	} else {
 		e.compose = []string{"docker", "compose"}
 	}
+	version := must(t, context.Background(), nil, e.root, e.compose[0], append(slices.Clone(e.compose[1:]), "version")...)
+	t.Logf("engine %s, compose %q: %s", e.engine, strings.Join(e.compose, " "), strings.TrimSpace(version))
 	pom, err := os.ReadFile(filepath.Join(e.root, "docker", "harness", "pom.xml"))
 	require.NoError(t, err)
 	m := regexp.MustCompile(`<hadoop.version>([^<]+)</hadoop.version>`).FindSubmatch(pom)
@@ -406,6 +411,7 @@ func TestContainers(t *testing.T) {
 		after := e.snapshot(t)
 		assert.Equal(t, before.Containers, after.Containers, "containers before and after")
 		assert.Equal(t, before.Networks, after.Networks, "networks before and after")
+		assert.Equal(t, before.Volumes, after.Volumes, "volumes before and after")
 		assert.Equal(t, before.Firewall, after.Firewall, "firewall rules before and after")
 	})
 
