@@ -115,7 +115,7 @@ container-test: ## the container test: images, compose (good, misconfigured, mul
 # private dockerd (Debian's docker.io: apt-get install docker.io) that docker/dockerd-private
 # starts below a temporary directory and stops afterwards, undoing its firewall chains and its
 # bridge; docker compose v2 built from the Go module proxy into .tools/ (cached). The images are
-# copied from podman's store (DOCKER_IMAGE_FLAGS=--copy-from podman, after make image with podman);
+# built with podman and copied from its store (DOCKER_IMAGE_FLAGS=--copy-from podman);
 # DOCKER_IMAGE_FLAGS= builds them with Docker's classic builder instead.
 COMPOSE_V2_VERSION ?= v2.40.3
 COMPOSE_V2 := .tools/docker-compose-$(COMPOSE_V2_VERSION)/docker-compose
@@ -126,8 +126,6 @@ $(COMPOSE_V2):
 	COMPOSE_V2_VERSION='$(COMPOSE_V2_VERSION)' GO='$(GO)' docker/compose-v2 '$@'
 
 container-test-docker: $(COMPOSE_V2) ## the container test under a private dockerd (docker.io) with docker compose v2
-	@if [[ " $(DOCKER_IMAGE_FLAGS) " == *" --copy-from podman "* ]]; then \
-	  CONTAINER_ENGINE=podman docker/image $(IMAGE_FLAGS); fi
 	@dir=$$(mktemp -d "$${TMPDIR:-/tmp}/yarn-er-dockerd.XXXXXX"); rc=0; \
 	stop() { docker/dockerd-private stop --dir "$$dir"; }; \
 	trap 'stop; exit 130' INT; trap 'stop; exit 143' TERM; \
