@@ -3,14 +3,18 @@
 // Package container tests the container images and docker/compose.yaml end to end: it builds the
 // images with docker/image, starts each profile with compose, waits for the health checks, runs
 // yarn-er from the host against the clusters (cluster nodes, preflight --strict, submit), stops them
-// and checks that no container, network or firewall rule is left behind.
+// and checks that no container, network, volume or firewall rule is left behind. The same checks
+// run under either engine and its compose:
 //
-//	make container-test
+//	make container-test          # podman and podman-compose 1.x (CI)
+//	make container-test-docker   # a private dockerd (docker/dockerd-private) and docker compose v2
 //	go test -tags container -count=1 -v ./integration/container/
 //
-// Environment: CONTAINER_ENGINE (podman, the default, or docker), YARN_ER_COMPOSE (the compose
-// command; default podman-compose for podman, "docker compose" for docker), YARN_ER_IMAGE_FLAGS
-// (extra docker/image flags, e.g. "--ca-bundle /path/ca.pem"), CONTAINERS_CONF (podman).
+// Environment: CONTAINER_ENGINE (podman, the default, or docker; for docker, DOCKER_HOST names the
+// daemon), YARN_ER_COMPOSE (the compose command; default podman-compose for podman, "docker
+// compose" for docker), YARN_ER_IMAGE_FLAGS (extra docker/image flags, e.g. "--ca-bundle
+// /path/ca.pem", or "--copy-from podman" to build with podman and copy the images to docker),
+// CONTAINERS_CONF (podman).
 package container
 
 import (
