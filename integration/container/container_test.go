@@ -240,11 +240,16 @@ func (e *env) down(t *testing.T, environ []string) {
 	}
 }
 
-// health is a container's health: "healthy", "starting", "unhealthy", or "exited" when it stopped.
+// health is a container's health: "healthy", "starting", "unhealthy", "exited" when it stopped, or
+// "never started" when it is still only created (compose up has returned by then: its start
+// failed, which podman-compose does not always report in its exit status).
 func (e *env) health(ctx context.Context, name string) string {
 	out, _, _, _ := run(ctx, nil, "", e.engine, "inspect", "--format", "{{.State.Status}}", name)
-	if s := strings.TrimSpace(out); s == "exited" || s == "stopped" || s == "dead" {
+	switch s := strings.TrimSpace(out); s {
+	case "exited", "stopped", "dead":
 		return "exited"
+	case "created", "configured":
+		return "never started"
 	}
 	if e.engine == "podman" {
 		// podman runs health checks from systemd timers; without systemd (a container, CI) run the
@@ -278,7 +283,7 @@ func (e *env) waitHealthy(t *testing.T, names []string, timeout time.Duration) {
 			if h == "healthy" {
 				continue
 			}
-			if h == "exited" || strings.HasPrefix(h, "no health check") || strings.HasPrefix(h, "error") {
+			if h == "exited" || h == "never started" || strings.HasPrefix(h, "no health check") || strings.HasPrefix(h, "error") {
 				e.dumpLogs(t, names)
 				t.Fatalf("container %s: %s", n, h)
 			}
