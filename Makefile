@@ -112,6 +112,31 @@ container-test: ## the container test: images, compose (good, misconfigured, mul
 	CONTAINER_ENGINE='$(CONTAINER_ENGINE)' YARN_ER_IMAGE_FLAGS='$(IMAGE_FLAGS)' \
 	  $(GO) test -tags container -count=1 -timeout 40m -v ./integration/container/
 
+# The same container test under Docker and docker compose v2 (docker/README.md, "Containers"): a
+# private dockerd (Debian's docker.io: apt-get install docker.io) that docker/dockerd-private
+# starts below a temporary directory and stops afterwards, undoing its firewall chains and its
+# bridge; docker compose v2 built from the Go module proxy into .tools/ (cached). The images are
+# built with podman and copied from its store (DOCKER_IMAGE_FLAGS=--copy-from podman);
+# DOCKER_IMAGE_FLAGS= builds them with Docker's classic builder instead.
+COMPOSE_V2_VERSION ?= v2.40.3
+COMPOSE_V2 := .tools/docker-compose-$(COMPOSE_V2_VERSION)/docker-compose
+DOCKER_IMAGE_FLAGS ?= --copy-from podman
+.PHONY: compose-v2 container-test-docker
+compose-v2: $(COMPOSE_V2) ## build docker compose v2 ($(COMPOSE_V2_VERSION)) from the Go module proxy into .tools/
+$(COMPOSE_V2):
+	COMPOSE_V2_VERSION='$(COMPOSE_V2_VERSION)' GO='$(GO)' docker/compose-v2 '$@'
+
+container-test-docker: $(COMPOSE_V2) ## the container test under a private dockerd (docker.io) with docker compose v2
+	@dir=$$(mktemp -d "$${TMPDIR:-/tmp}/yarn-er-dockerd.XXXXXX"); rc=0; \
+	stop() { docker/dockerd-private stop --dir "$$dir"; }; \
+	trap 'stop; exit 130' INT; trap 'stop; exit 143' TERM; \
+	eval "$$(docker/dockerd-private start --dir "$$dir" --compose '$(COMPOSE_V2)')" || { stop; exit 1; }; \
+	CONTAINER_ENGINE=docker YARN_ER_COMPOSE='docker compose' YARN_ER_IMAGE_FLAGS='$(DOCKER_IMAGE_FLAGS) $(IMAGE_FLAGS)' \
+	  $(GO) test -tags container -count=1 -timeout 40m -v ./integration/container/ || rc=$$?; \
+	stop || rc=1; \
+	if ((rc == 0)); then rm -rf "$$dir"; else echo "make container-test-docker: dockerd's log is $$dir/dockerd.log"; fi; \
+	exit $$rc
+
 .PHONY: release release-check
 # dist/: static (CGO_ENABLED=0) and NVML (cgo, glibc 2.17+) builds for linux/amd64 and linux/arm64,
 # and SHA256SUMS (docs/install.md). The C compiler is zig from PyPI, installed below .tools/.

@@ -3,14 +3,18 @@
 // Package container tests the container images and docker/compose.yaml end to end: it builds the
 // images with docker/image, starts each profile with compose, waits for the health checks, runs
 // yarn-er from the host against the clusters (cluster nodes, preflight --strict, submit), stops them
-// and checks that no container, network or firewall rule is left behind.
+// and checks that no container, network, volume or firewall rule is left behind. The same checks
+// run under either engine and its compose:
 //
-//	make container-test
+//	make container-test          # podman and podman-compose 1.x (CI)
+//	make container-test-docker   # a private dockerd (docker/dockerd-private) and docker compose v2
 //	go test -tags container -count=1 -v ./integration/container/
 //
-// Environment: CONTAINER_ENGINE (podman, the default, or docker), YARN_ER_COMPOSE (the compose
-// command; default podman-compose for podman, "docker compose" for docker), YARN_ER_IMAGE_FLAGS
-// (extra docker/image flags, e.g. "--ca-bundle /path/ca.pem"), CONTAINERS_CONF (podman).
+// Environment: CONTAINER_ENGINE (podman, the default, or docker; for docker, DOCKER_HOST names the
+// daemon), YARN_ER_COMPOSE (the compose command; default podman-compose for podman, "docker
+// compose" for docker), YARN_ER_IMAGE_FLAGS (extra docker/image flags, e.g. "--ca-bundle
+// /path/ca.pem", or "--copy-from podman" to build with podman and copy the images to docker),
+// CONTAINERS_CONF (podman).
 package container
 
 import (
@@ -45,10 +49,12 @@ type env struct {
 	flink   string   // a FLINK_HOME whose GPU discovery script is yarn-er
 }
 
-// hostState is what the host holds of the machine's containers, networks and firewall.
+// hostState is what the host holds of the engine's containers, networks and volumes and of the
+// firewall.
 type hostState struct {
 	Containers []string
 	Networks   []string
+	Volumes    []string
 	Firewall   []string
 }
 
@@ -103,14 +109,15 @@ func lines(s string) []string {
 
 var counters = regexp.MustCompile(`\[\d+:\d+\]|packets \d+ bytes \d+`)
 
-// snapshot records the engine's containers and networks and the firewall's rules (iptables in
-// every table, and nft's ruleset where nft is installed).
+// snapshot records the engine's containers, networks and volumes and the firewall's rules
+// (iptables in every table, and nft's ruleset where nft is installed).
 func (e *env) snapshot(t *testing.T) hostState {
 	t.Helper()
 	ctx := context.Background()
 	var s hostState
 	s.Containers = lines(must(t, ctx, nil, "", e.engine, "ps", "-a", "--format", "{{.Names}}"))
 	s.Networks = lines(must(t, ctx, nil, "", e.engine, "network", "ls", "--format", "{{.Name}}"))
+	s.Volumes = lines(must(t, ctx, nil, "", e.engine, "volume", "ls", "--format", "{{.Name}}"))
 	if _, err := exec.LookPath("iptables-save"); err == nil {
 		out, _, _, err := run(ctx, nil, "", "iptables-save")
 		require.NoError(t, err)
@@ -127,6 +134,9 @@ func (e *env) snapshot(t *testing.T) hostState {
 			s.Firewall = append(s.Firewall, "nft "+counters.ReplaceAllString(l, ""))
 		}
 	}
+	// Sorted once the counters are gone: lines sorted with their counters in them change places
+	// when only a counter changed.
+	sort.Strings(s.Firewall)
 	return s
 }
 
@@ -145,6 +155,8 @@ func setup(t *testing.T) *env {
 	} else {
 		e.compose = []string{"docker", "compose"}
 	}
+	version := must(t, context.Background(), nil, e.root, e.compose[0], append(slices.Clone(e.compose[1:]), "version")...)
+	t.Logf("engine %s, compose %q: %s", e.engine, strings.Join(e.compose, " "), strings.TrimSpace(version))
 	pom, err := os.ReadFile(filepath.Join(e.root, "docker", "harness", "pom.xml"))
 	require.NoError(t, err)
 	m := regexp.MustCompile(`<hadoop.version>([^<]+)</hadoop.version>`).FindSubmatch(pom)
@@ -228,11 +240,16 @@ func (e *env) down(t *testing.T, environ []string) {
 	}
 }
 
-// health is a container's health: "healthy", "starting", "unhealthy", or "exited" when it stopped.
+// health is a container's health: "healthy", "starting", "unhealthy", "exited" when it stopped, or
+// "never started" when it is still only created (compose up has returned by then: its start
+// failed, which podman-compose does not always report in its exit status).
 func (e *env) health(ctx context.Context, name string) string {
 	out, _, _, _ := run(ctx, nil, "", e.engine, "inspect", "--format", "{{.State.Status}}", name)
-	if s := strings.TrimSpace(out); s == "exited" || s == "stopped" || s == "dead" {
+	switch s := strings.TrimSpace(out); s {
+	case "exited", "stopped", "dead":
 		return "exited"
+	case "created", "configured":
+		return "never started"
 	}
 	if e.engine == "podman" {
 		// podman runs health checks from systemd timers; without systemd (a container, CI) run the
@@ -266,7 +283,7 @@ func (e *env) waitHealthy(t *testing.T, names []string, timeout time.Duration) {
 			if h == "healthy" {
 				continue
 			}
-			if h == "exited" || strings.HasPrefix(h, "no health check") || strings.HasPrefix(h, "error") {
+			if h == "exited" || h == "never started" || strings.HasPrefix(h, "no health check") || strings.HasPrefix(h, "error") {
 				e.dumpLogs(t, names)
 				t.Fatalf("container %s: %s", n, h)
 			}
@@ -406,6 +423,7 @@ func TestContainers(t *testing.T) {
 		after := e.snapshot(t)
 		assert.Equal(t, before.Containers, after.Containers, "containers before and after")
 		assert.Equal(t, before.Networks, after.Networks, "networks before and after")
+		assert.Equal(t, before.Volumes, after.Volumes, "volumes before and after")
 		assert.Equal(t, before.Firewall, after.Firewall, "firewall rules before and after")
 	})
 
