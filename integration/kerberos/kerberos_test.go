@@ -140,6 +140,13 @@ func TestKerberizedHDFSIntegrity(t *testing.T) {
 	testKerberizedHDFS(t, "integrity")
 }
 
+// TestKerberizedHDFSPrivacy is TestKerberizedHDFS with hadoop.rpc.protection=privacy: the
+// Kerberos connections use sealed GSS-API wrap tokens, the token connections DIGEST-MD5 with
+// rc4.
+func TestKerberizedHDFSPrivacy(t *testing.T) {
+	testKerberizedHDFS(t, "privacy")
+}
+
 func testKerberizedHDFS(t *testing.T, protection string) {
 	e := startSecureHDFS(t, protection)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -272,13 +272,14 @@ func TestContextCancelledBeforeConnect(t *testing.T) {
 }
 
 // TestCallWithTokenIntegrity: a server that requires integrity (hadoop.rpc.protection=integrity:
-// qop auth-int) gets every request wrapped and wraps every answer; pipelined calls and one larger
-// than a wrapped message go through; with auth offered too, no layer is used.
+// qop auth-int) or privacy (auth-conf, rc4) gets every request wrapped and wraps every answer;
+// pipelined calls and one larger than a wrapped message go through; with auth offered too, no
+// layer is used.
 func TestCallWithTokenIntegrity(t *testing.T) {
 	for _, tc := range []struct {
 		qop     string
 		wrapped int
-	}{{"auth-int", 1}, {"auth,auth-int", 0}} {
+	}{{"auth-int", 1}, {"auth,auth-int", 0}, {"auth-conf", 1}} {
 		t.Run(tc.qop, func(t *testing.T) {
 			s := ipctest.NewServer(t, echo)
 			s.AddToken(tok1.Identifier, tok1.Password)
@@ -339,7 +340,7 @@ func TestAuthenticationFailures(t *testing.T) {
 		msg  string
 	}{
 		{"server without the secret", func(s *ipctest.Server) { s.BadRspauth = true }, ipc.ErrAuthentication, "rspauth does not match"},
-		{"privacy required", func(s *ipctest.Server) { s.QOP = "auth-conf" }, ipc.ErrUnsupportedQOP, "hadoop.rpc.protection"},
+		{"privacy with block ciphers only", func(s *ipctest.Server) { s.QOP, s.Ciphers = "auth-conf", "3des,des" }, ipc.ErrUnsupportedQOP, "with cipher rc4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := ipctest.NewServer(t, echo)

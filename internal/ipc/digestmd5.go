@@ -164,13 +164,26 @@ func ParseDigestDirectives(s string) ([]DigestDirective, error) {
 	}
 }
 
-// The DIGEST-MD5 qop values: authentication only, and with integrity protection (the security
-// layers of hadoop.rpc.protection = authentication and integrity). Confidentiality (auth-conf,
-// privacy) is not supported.
+// The DIGEST-MD5 qop values: authentication only, with integrity protection, and with
+// confidentiality (the security layers of hadoop.rpc.protection = authentication, integrity and
+// privacy).
 const (
-	qopAuth    = "auth"
-	qopAuthInt = "auth-int"
+	qopAuth     = "auth"
+	qopAuthInt  = "auth-int"
+	qopAuthConf = "auth-conf"
 )
+
+// digestCipherRC4 is the auth-conf cipher yarn-er speaks (RFC 2831's "rc4", 128-bit keys), one that
+// every Java DIGEST-MD5 server offers; the block ciphers (3des, des) and the shortened RC4 keys are
+// not.
+const digestCipherRC4 = "rc4"
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "(none)"
+	}
+	return strings.Join(list, ",")
+}
 
 // digestMD5 is the client side of one DIGEST-MD5 authentication with a Hadoop token.
 type digestMD5 struct {
@@ -193,7 +206,8 @@ func newDigestMD5(tok *Token, protocol, serverID string) *digestMD5 {
 }
 
 // respond computes the digest-response to a challenge: qop auth when the server offers it, else
-// auth-int (an integrity layer follows), else an ErrUnsupportedQOP.
+// auth-int (an integrity layer follows), else auth-conf with cipher rc4 (a confidentiality layer
+// follows), else an ErrUnsupportedQOP.
 func (d *digestMD5) respond(challenge []byte) ([]byte, error) {
 	ch, err := ParseDigestChallenge(challenge)
 	if err != nil {
@@ -204,10 +218,12 @@ func (d *digestMD5) respond(challenge []byte) ([]byte, error) {
 		d.qop = qopAuth
 	case slices.Contains(ch.QOP, qopAuthInt):
 		d.qop = qopAuthInt
+	case slices.Contains(ch.QOP, qopAuthConf) && slices.ContainsFunc(ch.Ciphers, func(c string) bool { return strings.EqualFold(c, digestCipherRC4) }):
+		d.qop = qopAuthConf
 	default:
-		return nil, fmt.Errorf("%w: the server offers qop %s (hadoop.rpc.protection=privacy); "+
-			"yarn-er supports qop auth and auth-int (hadoop.rpc.protection=authentication or integrity)",
-			ErrUnsupportedQOP, strings.Join(ch.QOP, ","))
+		return nil, fmt.Errorf("%w: the server offers qop %s with ciphers %s; "+
+			"yarn-er supports qop auth, auth-int and auth-conf with cipher rc4 (hadoop.rpc.protection=authentication, integrity or privacy)",
+			ErrUnsupportedQOP, strings.Join(ch.QOP, ","), orNone(ch.Ciphers))
 	}
 	if ch.MaxBuf != "" {
 		d.maxBuf, _ = strconv.Atoi(ch.MaxBuf) // checked by ParseDigestChallenge
@@ -235,6 +251,9 @@ func (d *digestMD5) respond(challenge []byte) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "nonce=%s,nc=00000001,cnonce=%s,digest-uri=%s,maxbuf=%d,response=%s,qop=%s",
 		quoteDigest(d.nonce), quoteDigest(d.cnonce), quoteDigest(d.digestURI), clientMaxBuf, d.response, d.qop)
+	if d.qop == qopAuthConf {
+		b.WriteString(",cipher=" + digestCipherRC4)
+	}
 	return []byte(b.String()), nil
 }
 

@@ -2,6 +2,7 @@ package ipc
 
 import (
 	"bytes"
+	"crypto/rc4"
 	"strings"
 	"testing"
 
@@ -42,10 +43,11 @@ func TestDigestRespondQOP(t *testing.T) {
 	for _, tc := range []struct {
 		offered, chosen string // chosen "": refused
 	}{
-		{"auth-conf", ""},
+		{"auth-conf", ""}, // no cipher offered (below: rc4 is)
 		{"auth-conf,auth-int,auth", "auth"},
 		{"auth-int", "auth-int"},
 		{"auth-int,auth-conf", "auth-int"},
+		{"auth-conf,auth-int", "auth-int"},
 	} {
 		t.Run(tc.offered, func(t *testing.T) {
 			d := newDigestMD5(tok, "", "default")
@@ -81,8 +83,9 @@ func TestDigestIntegrity(t *testing.T) {
 	d.cnonce = "c"
 	_, err := d.respond([]byte(`realm="default",nonce="n",qop="auth-int",algorithm=md5-sess,maxbuf=1024`))
 	require.NoError(t, err)
-	client, chunk, err := d.integrity("nn:8020")
+	layer, chunk, err := d.integrity("nn:8020")
 	require.NoError(t, err)
+	client := layer.(*digestIntegrity)
 	assert.Equal(t, 1024-16, chunk, "a wrapped message fits the server's maxbuf")
 	// The server's view: the same keys, swapped.
 	server := &digestIntegrity{sendKey: client.recvKey, recvKey: client.sendKey}
@@ -162,4 +165,48 @@ func TestParseDigestChallenge(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// TestDigestPrivacy: with qop auth-conf and cipher rc4 the messages travel encrypted both ways
+// (nothing of them in clear), under keys of their own per direction; tampering and replay are
+// refused.
+func TestDigestPrivacy(t *testing.T) {
+	d := newDigestMD5(&Token{Identifier: []byte("id"), Password: []byte("pw")}, "", "default")
+	d.cnonce = "c"
+	resp, err := d.respond([]byte(`realm="default",nonce="n",qop="auth-conf",cipher="3des,rc4,des,rc4-56,rc4-40",algorithm=md5-sess`))
+	require.NoError(t, err)
+	assert.True(t, strings.HasSuffix(string(resp), ",qop=auth-conf,cipher=rc4"), "%s", resp)
+	client, _, err := d.integrity("nn:8020")
+	require.NoError(t, err)
+	// The server's side, built from the same session: the client's keys swapped.
+	ha1 := digestHA1(d.username, d.realm, d.password, d.nonce, d.cnonce)
+	sendC, err := rc4.NewCipher(md5Sum(ha1[:], digestServerSealMagic))
+	require.NoError(t, err)
+	recvC, err := rc4.NewCipher(md5Sum(ha1[:], digestClientSealMagic))
+	require.NoError(t, err)
+	cm := client.(*digestPrivacy).mac
+	server := &digestPrivacy{mac: &digestIntegrity{sendKey: cm.recvKey, recvKey: cm.sendKey}, send: sendC, recv: recvC}
+
+	secret := "getDelegationToken for alice"
+	for i := 0; i < 3; i++ {
+		tok, err := client.wrap([]byte(secret))
+		require.NoError(t, err)
+		assert.NotContains(t, string(tok), "alice", "encrypted")
+		assert.Equal(t, []byte{0, 1, 0, 0, 0, byte(i)}, tok[len(tok)-6:])
+		got, err := server.unwrap(tok)
+		require.NoError(t, err)
+		assert.Equal(t, secret, string(got))
+	}
+	reply, err := server.wrap([]byte("token"))
+	require.NoError(t, err)
+	got, err := client.unwrap(reply)
+	require.NoError(t, err)
+	assert.Equal(t, "token", string(got))
+	_, err = client.unwrap(reply)
+	assert.ErrorIs(t, err, ErrAuthentication, "replayed")
+	next, err := server.wrap([]byte("next"))
+	require.NoError(t, err)
+	next[0] ^= 1
+	_, err = client.unwrap(next)
+	assert.ErrorIs(t, err, ErrAuthentication, "tampered")
 }

@@ -3,15 +3,19 @@ package ipc
 import (
 	"crypto/hmac"
 	"crypto/md5"
+	"crypto/rc4"
 	"encoding/binary"
 	"errors"
 	"fmt"
 )
 
-// The magic constants of RFC 2831 section 2.3 that derive the integrity keys from H(A1).
+// The magic constants of RFC 2831 sections 2.3 and 2.4 that derive the integrity and the
+// confidentiality keys from H(A1).
 const (
 	digestClientSignMagic = "Digest session key to client-to-server signing key magic constant"
 	digestServerSignMagic = "Digest session key to server-to-client signing key magic constant"
+	digestClientSealMagic = "Digest H(A1) to client-to-server sealing key magic constant"
+	digestServerSealMagic = "Digest H(A1) to server-to-client sealing key magic constant"
 )
 
 // digestMACLen is the length of the HMAC-MD5 prefix in a wrapped message; a wrapped message is
@@ -30,11 +34,12 @@ type digestIntegrity struct {
 	addr             string
 }
 
-// integrity returns the integrity layer of a completed auth-int authentication, and the largest
-// payload of one message within the server's maxbuf.
-func (d *digestMD5) integrity(addr string) (*digestIntegrity, int, error) {
-	if d.qop != qopAuthInt || d.response == "" {
-		return nil, 0, errors.New("DIGEST-MD5: no integrity layer was negotiated")
+// integrity returns the security layer of a completed auth-int or auth-conf authentication
+// (digestIntegrity or digestPrivacy), and the largest payload of one message within the server's
+// maxbuf.
+func (d *digestMD5) integrity(addr string) (saslLayer, int, error) {
+	if (d.qop != qopAuthInt && d.qop != qopAuthConf) || d.response == "" {
+		return nil, 0, errors.New("DIGEST-MD5: no security layer was negotiated")
 	}
 	ha1 := digestHA1(d.username, d.realm, d.password, d.nonce, d.cnonce)
 	l := &digestIntegrity{
@@ -46,7 +51,25 @@ func (d *digestMD5) integrity(addr string) (*digestIntegrity, int, error) {
 	if maxBuf == 0 {
 		maxBuf = clientMaxBuf // RFC 2831: 65536 when the server names none
 	}
-	return l, min(maxBuf, clientMaxBuf) - digestOverhead, nil
+	chunk := min(maxBuf, clientMaxBuf) - digestOverhead
+	if d.qop == qopAuthInt {
+		return l, chunk, nil
+	}
+	// rc4: the sealing keys are MD5 of all 16 octets of H(A1) and the magic constant.
+	sendC, err := rc4.NewCipher(md5Sum(ha1[:], digestClientSealMagic))
+	if err != nil {
+		return nil, 0, err
+	}
+	recvC, err := rc4.NewCipher(md5Sum(ha1[:], digestServerSealMagic))
+	if err != nil {
+		return nil, 0, err
+	}
+	return &digestPrivacy{mac: l, send: sendC, recv: recvC}, chunk, nil
+}
+
+func md5Sum(key []byte, magic string) []byte {
+	s := md5.Sum(append(append([]byte(nil), key...), magic...))
+	return s[:]
 }
 
 func digestMAC(key [md5.Size]byte, seq uint32, msg []byte) []byte {
@@ -86,5 +109,48 @@ func (l *digestIntegrity) unwrap(token []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: a response from %s fails its DIGEST-MD5 integrity check", ErrAuthentication, l.addr)
 	}
 	l.recvSeq++
+	return msg, nil
+}
+
+// digestPrivacy is DIGEST-MD5's confidentiality layer with cipher rc4 (qop auth-conf, RFC 2831
+// section 2.4): every message is RC4(message || MAC) under the sender's sealing key, whose key
+// stream runs on across messages, followed by message type 1 and the sequence number in clear;
+// the MAC is the integrity layer's.
+type digestPrivacy struct {
+	mac        *digestIntegrity
+	send, recv *rc4.Cipher
+}
+
+func (l *digestPrivacy) wrap(payload []byte) ([]byte, error) {
+	seq := l.mac.sendSeq
+	l.mac.sendSeq++
+	out := make([]byte, 0, len(payload)+digestOverhead)
+	out = append(out, payload...)
+	out = append(out, digestMAC(l.mac.sendKey, seq, payload)...)
+	l.send.XORKeyStream(out, out)
+	out = binary.BigEndian.AppendUint16(out, 1)
+	return binary.BigEndian.AppendUint32(out, seq), nil
+}
+
+func (l *digestPrivacy) unwrap(token []byte) ([]byte, error) {
+	if len(token) < digestOverhead {
+		return nil, fmt.Errorf("%w: DIGEST-MD5 sealed message of %d bytes is shorter than its trailer", ErrProtocol, len(token))
+	}
+	n := len(token) - 6
+	typ := binary.BigEndian.Uint16(token[n:])
+	seq := binary.BigEndian.Uint32(token[n+2:])
+	if typ != 1 {
+		return nil, fmt.Errorf("%w: DIGEST-MD5 sealed message of type %d, want 1", ErrProtocol, typ)
+	}
+	if seq != l.mac.recvSeq {
+		return nil, fmt.Errorf("%w: DIGEST-MD5 sealed message %d from %s, want %d (replayed or lost)", ErrAuthentication, seq, l.mac.addr, l.mac.recvSeq)
+	}
+	plain := make([]byte, n)
+	l.recv.XORKeyStream(plain, token[:n])
+	msg, mac := plain[:n-digestMACLen], plain[n-digestMACLen:]
+	if !hmac.Equal(mac, digestMAC(l.mac.recvKey, seq, msg)) {
+		return nil, fmt.Errorf("%w: a response from %s fails its DIGEST-MD5 integrity check", ErrAuthentication, l.mac.addr)
+	}
+	l.mac.recvSeq++
 	return msg, nil
 }

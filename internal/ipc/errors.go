@@ -49,7 +49,8 @@ func (e *ConnError) Error() string {
 // Unwrap returns the wrapped errors.
 func (e *ConnError) Unwrap() []error { return []error{ErrConnection, e.Err} }
 
-// ErrUnsupportedQOP reports a server that requires SASL integrity or privacy protection.
+// ErrUnsupportedQOP reports a server that requires a SASL security layer yarn-er does not speak
+// (DIGEST-MD5 privacy with block ciphers only, an unknown GSSAPI layer).
 var ErrUnsupportedQOP = errors.New("hadoop ipc: SASL quality of protection not supported")
 
 // ErrAuthentication reports a SASL negotiation that failed on the client side.

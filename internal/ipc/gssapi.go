@@ -78,7 +78,7 @@ type gssapiClient struct {
 	spn      string // principal asked a ticket for: service/host
 	key      types.EncryptionKey
 	complete bool
-	layer    byte // the security layer chosen (saslLayerNone or saslLayerIntegrity)
+	layer    byte // the security layer chosen (saslLayerNone, saslLayerIntegrity or saslLayerPrivacy)
 	maxBuf   int  // the server's maximum wrapped message, with a layer
 }
 
@@ -159,7 +159,7 @@ func (g *gssapiClient) serviceTicket() (tkt messages.Ticket, key types.Encryptio
 // respond answers the acceptor's security-layer message (RFC 4752 section 3.1): a wrap token
 // whose 4-byte payload holds the layers it offers and its maximum buffer size. The answer picks
 // no security layer when offered (hadoop.rpc.protection=authentication), else integrity
-// (integrity); a server that insists on privacy is refused with ErrUnsupportedQOP.
+// (integrity), else privacy (privacy: sealed wrap tokens).
 func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
 	if g.complete {
 		return nil, errors.New("GSSAPI: unexpected challenge after the security layer was chosen")
@@ -183,11 +183,15 @@ func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
 	answer := []byte{saslLayerNone, 0, 0, 0} // RFC 4752: maxbuf may be 0 without a layer
 	switch {
 	case layers&saslLayerNone != 0:
-	case layers&saslLayerIntegrity != 0:
-		answer = []byte{saslLayerIntegrity, clientMaxBuf >> 16 & 0xff, clientMaxBuf >> 8 & 0xff, clientMaxBuf & 0xff}
+	case layers&(saslLayerIntegrity|saslLayerPrivacy) != 0:
+		chosen := byte(saslLayerIntegrity)
+		if layers&saslLayerIntegrity == 0 {
+			chosen = saslLayerPrivacy
+		}
+		answer = []byte{chosen, clientMaxBuf >> 16 & 0xff, clientMaxBuf >> 8 & 0xff, clientMaxBuf & 0xff}
 		g.maxBuf = int(wt.Payload[1])<<16 | int(wt.Payload[2])<<8 | int(wt.Payload[3])
 	default:
-		return nil, fmt.Errorf("%w: the server requires %s (hadoop.rpc.protection=%s); yarn-er speaks Hadoop RPC with authentication or integrity, not privacy (fix: hadoop.rpc.protection=integrity or authentication on the cluster, or add one of them to its list, e.g. integrity,privacy)",
+		return nil, fmt.Errorf("%w: the server offers %s (hadoop.rpc.protection=%s); yarn-er speaks Hadoop RPC with authentication, integrity or privacy",
 			ErrUnsupportedQOP, describeLayers(layers), rpcProtection(layers))
 	}
 	g.layer = answer[0]

@@ -40,8 +40,8 @@ func FuzzGSSAPIRespond(f *testing.F) {
 		if uerr := wt.Unmarshal(challenge, true); uerr != nil {
 			t.Fatalf("answered a challenge that does not parse: %v", uerr)
 		}
-		if ok, _ := wt.Verify(key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok || wt.Payload[0]&(saslLayerNone|saslLayerIntegrity) == 0 {
-			t.Fatalf("answered a challenge that does not verify or offers neither no layer nor integrity")
+		if ok, _ := wt.Verify(key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok || wt.Payload[0]&(saslLayerNone|saslLayerIntegrity|saslLayerPrivacy) == 0 {
+			t.Fatalf("answered a challenge that does not verify or offers no layer yarn-er knows")
 		}
 		if !g.complete {
 			t.Fatalf("answered without completing")

@@ -51,16 +51,17 @@ func TestCallWithKerberos(t *testing.T) {
 		{"authentication among others", "nn/_HOST@" + krb5test.Realm, 1 | 4},
 		{"integrity (hadoop.rpc.protection=integrity)", "nn/_HOST", 2},
 		{"integrity among others", "nn/_HOST", 2 | 4},
+		{"privacy (hadoop.rpc.protection=privacy)", "nn/_HOST", 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, creds := kerberized(t, func(k *ipctest.Kerberos) { k.Layers = tc.layers })
 			c := kerberosClient(t, s, creds, tc.spn)
 			callThroughLayer(t, c, 3000)
 			wantWrapped := 0
-			if tc.layers&1 == 0 && tc.layers&2 != 0 {
+			if tc.layers&1 == 0 && tc.layers&(2|4) != 0 {
 				wantWrapped = 1
 			}
-			assert.Equal(t, wantWrapped, s.IntegrityConnections(), "integrity only when the server offers no plain layer")
+			assert.Equal(t, wantWrapped, s.IntegrityConnections(), "a security layer only when the server offers no plain one")
 			assert.Equal(t, []string{krb5test.User + "@" + krb5test.Realm}, s.Principals())
 			assert.Empty(t, s.Logins(), "no token login")
 			ctxs := s.Contexts()
@@ -82,8 +83,8 @@ func TestCallWithKerberosRefusals(t *testing.T) {
 			`the server announces Kerberos principal "nn/localhost", the configuration expects "nn/other.example.com"`},
 		{"server announces another host than _HOST resolves to", "nn/_HOST", func(k *ipctest.Kerberos) { k.Principal = "nn/127.0.0.2" }, ipc.ErrAuthentication,
 			`the server announces Kerberos principal "nn/127.0.0.2", the configuration expects "nn/localhost"`},
-		{"privacy required", "nn/_HOST", func(k *ipctest.Kerberos) { k.Layers = 4 }, ipc.ErrUnsupportedQOP,
-			"hadoop.rpc.protection=privacy"},
+		{"no layer the client knows", "nn/_HOST", func(k *ipctest.Kerberos) { k.Layers = 8 }, ipc.ErrUnsupportedQOP,
+			"unknown security layers"},
 		{"server without the session key", "nn/_HOST", func(k *ipctest.Kerberos) { k.BadKey = true }, ipc.ErrAuthentication,
 			"does not verify under the session key"},
 	} {

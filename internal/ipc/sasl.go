@@ -32,7 +32,9 @@ func saslConnect(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool
 	switch {
 	case gss != nil && gss.layer == saslLayerIntegrity:
 		layer, chunk, err = newGSSIntegrity(gss.key, gss.maxBuf, cfg.addr)
-	case dm != nil && dm.qop == qopAuthInt:
+	case gss != nil && gss.layer == saslLayerPrivacy:
+		layer, chunk, err = newGSSPrivacy(gss.key, gss.maxBuf, cfg.addr)
+	case dm != nil && (dm.qop == qopAuthInt || dm.qop == qopAuthConf):
 		layer, chunk, err = dm.integrity(cfg.addr)
 	default:
 		return simple, nc, nil
@@ -40,7 +42,7 @@ func saslConnect(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool
 	if err != nil {
 		return false, nil, &SASLError{Addr: cfg.addr, Err: err}
 	}
-	cfg.logger.Debug("hadoop ipc: SASL integrity layer", "addr", cfg.addr)
+	cfg.logger.Debug("hadoop ipc: SASL security layer", "addr", cfg.addr)
 	return false, newIntegrityConn(nc, layer, chunk, cfg.maxResponseSize, cfg.addr), nil
 }
 

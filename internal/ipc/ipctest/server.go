@@ -8,6 +8,7 @@ import (
 	"crypto/hmac"
 	"crypto/md5"
 	"crypto/rand"
+	"crypto/rc4"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -20,6 +21,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jcmturner/gokrb5/v8/crypto"
+	"github.com/jcmturner/gokrb5/v8/crypto/etype"
 	"github.com/jcmturner/gokrb5/v8/gssapi"
 	"github.com/jcmturner/gokrb5/v8/iana/keyusage"
 	"github.com/jcmturner/gokrb5/v8/keytab"
@@ -84,6 +87,9 @@ type Server struct {
 	Addr string
 	// QOP is the qop list offered in the DIGEST-MD5 challenge (default "auth").
 	QOP string
+	// Ciphers is the cipher list offered with qop auth-conf (default Java's:
+	// 3des,rc4,des,rc4-56,rc4-40); the server seals with rc4 only.
+	Ciphers string
 	// BadRspauth makes the server answer with a wrong rspauth (a server not knowing the secret).
 	BadRspauth bool
 	// Simple makes the server accept the preamble's SIMPLE auth byte and answer NEGOTIATE with SUCCESS.
@@ -398,6 +404,13 @@ func (c *serverConn) sasl() bool {
 	_, _ = rand.Read(nb)
 	nonce := base64.StdEncoding.EncodeToString(nb)
 	challenge := []byte(fmt.Sprintf(`realm="default",nonce="%s",qop="%s",charset=utf-8,algorithm=md5-sess`, nonce, s.QOP))
+	if strings.Contains(s.QOP, "auth-conf") {
+		ciphers := s.Ciphers
+		if ciphers == "" {
+			ciphers = "3des,rc4,des,rc4-56,rc4-40" // what a Java DIGEST-MD5 server offers
+		}
+		challenge = append(challenge, fmt.Sprintf(`,cipher="%s"`, ciphers)...)
+	}
 	auth := &commonpb.RpcSaslProto_SaslAuth{
 		Method: proto.String("TOKEN"), Mechanism: proto.String("DIGEST-MD5"),
 		Protocol: proto.String(""), ServerId: proto.String("default"),
@@ -450,8 +463,12 @@ func (c *serverConn) sasl() bool {
 	}
 	password := base64.StdEncoding.EncodeToString(pw)
 	qop, suffix := d["qop"], ""
-	if qop == "auth-int" {
+	if qop == "auth-int" || qop == "auth-conf" {
 		suffix = ":00000000000000000000000000000000"
+	}
+	if qop == "auth-conf" && d["cipher"] != "rc4" {
+		c.fatal(ipc.SASLCallID, "javax.security.sasl.SaslException", "DIGEST-MD5: this fake server seals with rc4 only")
+		return false
 	}
 	if d["nonce"] != nonce || d["digest-uri"] != "/default" || !slices.Contains(strings.Split(s.QOP, ","), qop) || d["realm"] != "default" ||
 		d["response"] != kd(d["username"], d["realm"], password, nonce, d["cnonce"], d["nc"], qop, "AUTHENTICATE:/default"+suffix) {
@@ -468,15 +485,22 @@ func (c *serverConn) sasl() bool {
 	s.logins = append(s.logins, id)
 	s.mu.Unlock()
 	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_SUCCESS.Enum(), Token: []byte("rspauth=" + rsp)})
-	if qop == "auth-int" {
+	if qop == "auth-int" || qop == "auth-conf" {
 		s.mu.Lock()
 		s.wrapped++
 		s.mu.Unlock()
 		ha1 := digestHA1(d["username"], d["realm"], password, nonce, d["cnonce"])
-		c.nc = &integrityConn{Conn: c.nc, layer: &digestLayer{
+		dl := &digestLayer{
 			recvKey: md5.Sum(append(ha1[:], "Digest session key to client-to-server signing key magic constant"...)),
 			sendKey: md5.Sum(append(ha1[:], "Digest session key to server-to-client signing key magic constant"...)),
-		}}
+		}
+		if qop == "auth-conf" {
+			kcc := md5.Sum(append(ha1[:], "Digest H(A1) to client-to-server sealing key magic constant"...))
+			kcs := md5.Sum(append(ha1[:], "Digest H(A1) to server-to-client sealing key magic constant"...))
+			dl.recvRC4, _ = rc4.NewCipher(kcc[:])
+			dl.sendRC4, _ = rc4.NewCipher(kcs[:])
+		}
+		c.nc = &integrityConn{Conn: c.nc, layer: dl}
 	}
 	return true
 }
@@ -536,13 +560,16 @@ func (c *serverConn) gssapi(m *commonpb.RpcSaslProto, readSASL func() (*commonpb
 	}
 	c.s.mu.Lock()
 	c.s.princs = append(c.s.princs, creds.UserName()+"@"+creds.Domain())
-	if answer.Payload[0] == 2 {
+	if answer.Payload[0] != 1 {
 		c.s.wrapped++
 	}
 	c.s.mu.Unlock()
 	reply(&commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_SUCCESS.Enum()})
-	if answer.Payload[0] == 2 {
+	switch answer.Payload[0] {
+	case 2:
 		c.nc = &integrityConn{Conn: c.nc, layer: &gssLayer{key: key}}
+	case 4:
+		c.nc = &integrityConn{Conn: c.nc, layer: &gssSealLayer{key: key}}
 	}
 	return true
 }
@@ -626,11 +653,67 @@ func (g *gssLayer) wrap(p []byte) ([]byte, error) {
 	return wt.Marshal()
 }
 
+// gssSealLayer is the acceptor's side of GSSAPI privacy (RFC 4121 sealed wrap tokens), written
+// apart from package ipc's: it sends with RRC 28 (as MIT's library does), so the client's
+// rotation handling is exercised.
+type gssSealLayer struct {
+	key types.EncryptionKey
+	seq uint64
+}
+
+func (g *gssSealLayer) etype() (etype.EType, error) { return crypto.GetEtype(g.key.KeyType) }
+
+func (g *gssSealLayer) unwrap(tok []byte) ([]byte, error) {
+	et, err := g.etype()
+	if err != nil {
+		return nil, err
+	}
+	if len(tok) < 16 || tok[2] != 0x02 {
+		return nil, errors.New("ipctest: not a sealed initiator wrap token")
+	}
+	rrc := int(binary.BigEndian.Uint16(tok[6:]))
+	data := tok[16:]
+	if r := rrc % len(data); r != 0 {
+		data = append(append([]byte(nil), data[r:]...), data[:r]...)
+	}
+	plain, err := et.DecryptMessage(g.key.KeyValue, data, keyusage.GSSAPI_INITIATOR_SEAL)
+	if err != nil {
+		return nil, fmt.Errorf("ipctest: unseal: %v", err)
+	}
+	ec := int(binary.BigEndian.Uint16(tok[4:]))
+	if len(plain) < 16+ec || !bytes.Equal(plain[len(plain)-16:len(plain)-10], tok[:6]) {
+		return nil, errors.New("ipctest: sealed token's inner header differs")
+	}
+	return plain[:len(plain)-16-ec], nil
+}
+
+func (g *gssSealLayer) wrap(p []byte) ([]byte, error) {
+	et, err := g.etype()
+	if err != nil {
+		return nil, err
+	}
+	h := make([]byte, 16)
+	h[0], h[1], h[2], h[3] = 0x05, 0x04, 0x01|0x02, 0xff
+	binary.BigEndian.PutUint64(h[8:], g.seq)
+	g.seq++
+	_, ct, err := et.EncryptMessage(g.key.KeyValue, append(append([]byte(nil), p...), h...), keyusage.GSSAPI_ACCEPTOR_SEAL)
+	if err != nil {
+		return nil, err
+	}
+	const rrc = 28
+	binary.BigEndian.PutUint16(h[6:], rrc)
+	r := rrc % len(ct)
+	rotated := append(append([]byte(nil), ct[len(ct)-r:]...), ct[:len(ct)-r]...)
+	return append(h, rotated...), nil
+}
+
 // digestLayer is the server's side of DIGEST-MD5 integrity (RFC 2831 auth-int), written apart
 // from package ipc's: message, HMAC-MD5(key, seq || message)[:10], type 1, seq.
 type digestLayer struct {
 	sendKey, recvKey [md5.Size]byte
 	sendSeq, recvSeq uint32
+	// sendRC4 and recvRC4, with qop auth-conf, encrypt message and MAC (RFC 2831 section 2.4).
+	sendRC4, recvRC4 *rc4.Cipher
 }
 
 func digestLayerMAC(key [md5.Size]byte, seq uint32, msg []byte) []byte {
@@ -645,6 +728,10 @@ func (l *digestLayer) unwrap(tok []byte) ([]byte, error) {
 		return nil, errors.New("ipctest: DIGEST-MD5 wrapped message too short")
 	}
 	n := len(tok) - 16
+	if l.recvRC4 != nil {
+		tok = bytes.Clone(tok)
+		l.recvRC4.XORKeyStream(tok[:n+10], tok[:n+10])
+	}
 	msg := tok[:n]
 	if binary.BigEndian.Uint16(tok[n+10:]) != 1 || binary.BigEndian.Uint32(tok[n+12:]) != l.recvSeq ||
 		!hmac.Equal(tok[n:n+10], digestLayerMAC(l.recvKey, l.recvSeq, msg)) {
@@ -656,6 +743,9 @@ func (l *digestLayer) unwrap(tok []byte) ([]byte, error) {
 
 func (l *digestLayer) wrap(p []byte) ([]byte, error) {
 	out := append(append([]byte(nil), p...), digestLayerMAC(l.sendKey, l.sendSeq, p)...)
+	if l.sendRC4 != nil {
+		l.sendRC4.XORKeyStream(out, out)
+	}
 	out = append(out, 0, 1)
 	out = binary.BigEndian.AppendUint32(out, l.sendSeq)
 	l.sendSeq++
