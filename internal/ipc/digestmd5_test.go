@@ -83,7 +83,7 @@ func TestDigestIntegrity(t *testing.T) {
 	d.cnonce = "c"
 	_, err := d.respond([]byte(`realm="default",nonce="n",qop="auth-int",algorithm=md5-sess,maxbuf=1024`))
 	require.NoError(t, err)
-	layer, chunk, err := d.integrity("nn:8020")
+	layer, chunk, err := d.securityLayer("nn:8020")
 	require.NoError(t, err)
 	client := layer.(*digestIntegrity)
 	assert.Equal(t, 1024-16, chunk, "a wrapped message fits the server's maxbuf")
@@ -119,7 +119,7 @@ func TestDigestIntegrity(t *testing.T) {
 	require.NoError(t, err, "the refused ones did not move the sequence on")
 	assert.Equal(t, "next", string(got))
 
-	_, _, err = newDigestMD5(&Token{}, "", "default").integrity("x")
+	_, _, err = newDigestMD5(&Token{}, "", "default").securityLayer("x")
 	assert.Error(t, err, "no layer before an auth-int authentication")
 }
 
@@ -176,7 +176,7 @@ func TestDigestPrivacy(t *testing.T) {
 	resp, err := d.respond([]byte(`realm="default",nonce="n",qop="auth-conf",cipher="3des,rc4,des,rc4-56,rc4-40",algorithm=md5-sess`))
 	require.NoError(t, err)
 	assert.True(t, strings.HasSuffix(string(resp), ",qop=auth-conf,cipher=rc4"), "%s", resp)
-	client, _, err := d.integrity("nn:8020")
+	client, _, err := d.securityLayer("nn:8020")
 	require.NoError(t, err)
 	// The server's side, built from the same session: the client's keys swapped.
 	ha1 := digestHA1(d.username, d.realm, d.password, d.nonce, d.cnonce)

@@ -34,10 +34,10 @@ type digestIntegrity struct {
 	addr             string
 }
 
-// integrity returns the security layer of a completed auth-int or auth-conf authentication
+// securityLayer returns the security layer of a completed auth-int or auth-conf authentication
 // (digestIntegrity or digestPrivacy), and the largest payload of one message within the server's
 // maxbuf.
-func (d *digestMD5) integrity(addr string) (saslLayer, int, error) {
+func (d *digestMD5) securityLayer(addr string) (saslLayer, int, error) {
 	if (d.qop != qopAuthInt && d.qop != qopAuthConf) || d.response == "" {
 		return nil, 0, errors.New("DIGEST-MD5: no security layer was negotiated")
 	}

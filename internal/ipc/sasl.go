@@ -35,7 +35,7 @@ func saslConnect(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool
 	case gss != nil && gss.layer == saslLayerPrivacy:
 		layer, chunk, err = newGSSPrivacy(gss.key, gss.maxBuf, cfg.addr)
 	case dm != nil && (dm.qop == qopAuthInt || dm.qop == qopAuthConf):
-		layer, chunk, err = dm.integrity(cfg.addr)
+		layer, chunk, err = dm.securityLayer(cfg.addr)
 	default:
 		return simple, nc, nil
 	}

@@ -17,18 +17,19 @@ import (
 // default javax.security.sasl.maxbuffer.
 const clientMaxBuf = 65536
 
-// saslLayer is a negotiated SASL integrity layer: it turns a payload into the token of one WRAP
-// message and back.
+// saslLayer is a negotiated SASL security layer (integrity or privacy): it turns a payload into
+// the token of one WRAP message and back.
 type saslLayer interface {
 	wrap(payload []byte) ([]byte, error)
 	unwrap(token []byte) ([]byte, error)
 }
 
-// integrityConn carries Hadoop RPC over a SASL integrity layer (hadoop.rpc.protection =
-// integrity): every write goes out as RpcSaslProto{state: WRAP, token: wrapped bytes} under call
+// integrityConn carries Hadoop RPC over a SASL security layer (hadoop.rpc.protection = integrity
+// or privacy): every write goes out as RpcSaslProto{state: WRAP, token: wrapped bytes} under call
 // id -33, and every read unwraps such packets, as Hadoop's SaslRpcClient wrapped streams do. The
-// layer is GSSAPI's (RFC 4121 wrap tokens without confidentiality, checksummed with the session
-// key) or DIGEST-MD5's (RFC 2831 auth-int: HMAC-MD5 with the session's integrity keys).
+// layer is GSSAPI's (RFC 4121 wrap tokens, checksummed or sealed with the session key) or
+// DIGEST-MD5's (RFC 2831 auth-int: HMAC-MD5 under the session's signing keys; auth-conf: RC4
+// under its sealing keys).
 type integrityConn struct {
 	net.Conn
 	layer   saslLayer

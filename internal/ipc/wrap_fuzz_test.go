@@ -19,13 +19,13 @@ func FuzzUnwrap(f *testing.F) {
 	}
 	key := types.EncryptionKey{KeyType: etypeID.AES256_CTS_HMAC_SHA1_96, KeyValue: bytes.Repeat([]byte{7}, 32)}
 	layers := func(t testing.TB) []saslLayer {
-		mac, _, err := d.integrity("x")
+		mac, _, err := d.securityLayer("x")
 		if err != nil {
 			t.Fatal(err)
 		}
 		conf := *d
 		conf.qop = qopAuthConf
-		priv, _, err := conf.integrity("x")
+		priv, _, err := conf.securityLayer("x")
 		if err != nil {
 			t.Fatal(err)
 		}
