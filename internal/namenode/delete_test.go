@@ -35,6 +35,17 @@ func deletingNameNode(t *testing.T, existing map[string]bool, got *[]*hdfspb.Del
 	})
 }
 
+// remove dials cfg and deletes path recursively, as the ApplicationMaster does.
+func remove(t *testing.T, cfg namenode.Config, path string, recursive bool) (bool, error) {
+	t.Helper()
+	c, err := namenode.Dial(context.Background(), cfg)
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	return c.Delete(context.Background(), path, recursive)
+}
+
 func TestDelete(t *testing.T) {
 	ctx := context.Background()
 	tok := records.Token{Identifier: []byte("hdfs-dt"), Password: []byte("secret"), Kind: namenode.KindDelegationToken, Service: "127.0.0.1:8020"}
@@ -59,11 +70,14 @@ func TestDelete(t *testing.T) {
 			nn.AddToken(tok.Identifier, tok.Password)
 			cfg := tc.cfg(nn.Addr)
 
-			removed, err := namenode.Delete(ctx, cfg, "/user/alice/.yarn-er/app_1", true)
+			c, err := namenode.Dial(ctx, cfg)
+			require.NoError(t, err)
+			defer c.Close()
+			removed, err := c.Delete(ctx, "/user/alice/.yarn-er/app_1", true)
 			require.NoError(t, err)
 			assert.True(t, removed)
 			// Gone already: no error, nothing removed.
-			removed, err = namenode.Delete(ctx, cfg, "/user/alice/.yarn-er/app_1", true)
+			removed, err = c.Delete(ctx, "/user/alice/.yarn-er/app_1", true)
 			require.NoError(t, err)
 			assert.False(t, removed)
 
@@ -72,7 +86,7 @@ func TestDelete(t *testing.T) {
 			assert.True(t, got[0].GetRecursive())
 			assert.Equal(t, namenode.Protocol, nn.Calls()[0].Protocol)
 			if tc.login != nil {
-				assert.Equal(t, [][]byte{tc.login, tc.login}, nn.Logins())
+				assert.Equal(t, [][]byte{tc.login}, nn.Logins(), "one connection for both calls")
 			} else {
 				assert.Empty(t, nn.Logins())
 				require.NotEmpty(t, nn.Contexts())
@@ -83,7 +97,6 @@ func TestDelete(t *testing.T) {
 }
 
 func TestDeleteErrors(t *testing.T) {
-	ctx := context.Background()
 	var got []*hdfspb.DeleteRequestProto
 	nn := deletingNameNode(t, map[string]bool{}, &got)
 	nn.Simple = true
@@ -99,14 +112,14 @@ func TestDeleteErrors(t *testing.T) {
 		{"permission denied", namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "/denied", "Permission denied: user=bob"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			removed, err := namenode.Delete(ctx, tc.cfg, tc.path, true)
+			removed, err := remove(t, tc.cfg, tc.path, true)
 			require.Error(t, err)
 			assert.False(t, removed)
 			assert.Contains(t, err.Error(), tc.msg)
 		})
 	}
 	var re *records.RemoteError
-	_, err := namenode.Delete(ctx, namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "/denied", false)
+	_, err := remove(t, namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "/denied", false)
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "org.apache.hadoop.security.AccessControlException", re.Class)
 }

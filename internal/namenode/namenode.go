@@ -1,6 +1,6 @@
 // Package namenode calls the few ClientNamenodeProtocol methods yarn-er needs over its own Hadoop
 // IPC (internal/ipc): HDFS delegation tokens for the applications yarn-er submits to a Kerberized
-// cluster (which github.com/colinmarc/hdfs does not expose), and Delete, with which the
+// cluster (which github.com/colinmarc/hdfs does not expose), and delete (Conn.Delete), with which the
 // ApplicationMaster removes its staging directory authenticated by such a token (a YARN
 // container has no Kerberos login) or, on a cluster without security, as the application's user.
 package namenode
@@ -118,21 +118,6 @@ func CancelDelegationToken(ctx context.Context, cfg Config, tok records.Token) e
 	}}, &commonpb.CancelDelegationTokenResponseProto{})
 }
 
-// Delete removes path on HDFS (a directory with everything under it when recursive is set),
-// trying each NameNode as call does. It reports whether anything was removed: false, without an
-// error, when path did not exist.
-func Delete(ctx context.Context, cfg Config, path string, recursive bool) (bool, error) {
-	req, err := deleteRequest(path, recursive)
-	if err != nil {
-		return false, err
-	}
-	resp := &hdfspb.DeleteResponseProto{}
-	if err := call(ctx, cfg, "delete", req, resp); err != nil {
-		return false, err
-	}
-	return resp.GetResult(), nil
-}
-
 func deleteRequest(path string, recursive bool) (*hdfspb.DeleteRequestProto, error) {
 	if !strings.HasPrefix(path, "/") {
 		return nil, fmt.Errorf("namenode: delete %q: not an absolute path", path)
@@ -164,7 +149,9 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	return &Conn{cl: cl}, nil
 }
 
-// Delete is the package's Delete over this connection (reconnecting if the NameNode closed it).
+// Delete removes path on HDFS (a directory with everything under it when recursive is set) over
+// this connection, reconnecting if the NameNode closed it. It reports whether anything was
+// removed: false, without an error, when path did not exist.
 func (c *Conn) Delete(ctx context.Context, path string, recursive bool) (bool, error) {
 	req, err := deleteRequest(path, recursive)
 	if err != nil {
