@@ -184,8 +184,9 @@ func TestDigestPrivacy(t *testing.T) {
 	require.NoError(t, err)
 	recvC, err := rc4.NewCipher(md5Sum(ha1[:], digestClientSealMagic))
 	require.NoError(t, err)
-	cm := client.(*digestPrivacy).mac
-	server := &digestPrivacy{mac: &digestIntegrity{sendKey: cm.recvKey, recvKey: cm.sendKey}, send: sendC, recv: recvC}
+	cm := client.(*digestIntegrity)
+	require.NotNil(t, cm.sendRC4, "auth-conf encrypts")
+	server := &digestIntegrity{sendKey: cm.recvKey, recvKey: cm.sendKey, sendRC4: sendC, recvRC4: recvC}
 
 	secret := "getDelegationToken for alice"
 	for i := 0; i < 3; i++ {

@@ -25,17 +25,21 @@ const (
 	digestOverhead = digestMACLen + 2 + 4
 )
 
-// digestIntegrity is DIGEST-MD5's integrity layer (qop auth-int, RFC 2831 section 2.3): every
-// message carries the first 10 bytes of HMAC-MD5(Ki, seqnum || message) under the sender's key,
-// message type 1 and its sequence number, counted per direction from 0.
+// digestIntegrity is DIGEST-MD5's security layer (RFC 2831 sections 2.3 and 2.4): every message
+// carries the first 10 bytes of HMAC-MD5(Ki, seqnum || message) under the sender's signing key,
+// then message type 1 and its sequence number, counted per direction from 0. With qop auth-conf
+// (cipher rc4), message and MAC are encrypted under the sender's sealing key, whose key stream
+// runs on across messages; type and sequence number stay in clear.
 type digestIntegrity struct {
 	sendKey, recvKey [md5.Size]byte
 	sendSeq, recvSeq uint32
 	addr             string
+	// sendRC4 and recvRC4 are set with qop auth-conf.
+	sendRC4, recvRC4 *rc4.Cipher
 }
 
-// securityLayer returns the security layer of a completed auth-int or auth-conf authentication
-// (digestIntegrity or digestPrivacy), and the largest payload of one message within the server's
+// securityLayer returns the security layer of a completed auth-int or auth-conf authentication,
+// and the largest payload of one message within the server's
 // maxbuf.
 func (d *digestMD5) securityLayer(addr string) (saslLayer, int, error) {
 	if (d.qop != qopAuthInt && d.qop != qopAuthConf) || d.response == "" {
@@ -56,15 +60,14 @@ func (d *digestMD5) securityLayer(addr string) (saslLayer, int, error) {
 		return l, chunk, nil
 	}
 	// rc4: the sealing keys are MD5 of all 16 octets of H(A1) and the magic constant.
-	sendC, err := rc4.NewCipher(md5Sum(ha1[:], digestClientSealMagic))
-	if err != nil {
+	var err error
+	if l.sendRC4, err = rc4.NewCipher(md5Sum(ha1[:], digestClientSealMagic)); err != nil {
 		return nil, 0, err
 	}
-	recvC, err := rc4.NewCipher(md5Sum(ha1[:], digestServerSealMagic))
-	if err != nil {
+	if l.recvRC4, err = rc4.NewCipher(md5Sum(ha1[:], digestServerSealMagic)); err != nil {
 		return nil, 0, err
 	}
-	return &digestPrivacy{mac: l, send: sendC, recv: recvC}, chunk, nil
+	return l, chunk, nil
 }
 
 func md5Sum(key []byte, magic string) []byte {
@@ -85,6 +88,9 @@ func (l *digestIntegrity) wrap(payload []byte) ([]byte, error) {
 	out := make([]byte, 0, len(payload)+digestOverhead)
 	out = append(out, payload...)
 	out = append(out, digestMAC(l.sendKey, l.sendSeq, payload)...)
+	if l.sendRC4 != nil {
+		l.sendRC4.XORKeyStream(out, out)
+	}
 	out = binary.BigEndian.AppendUint16(out, 1)
 	out = binary.BigEndian.AppendUint32(out, l.sendSeq)
 	l.sendSeq++
@@ -95,62 +101,24 @@ func (l *digestIntegrity) unwrap(token []byte) ([]byte, error) {
 	if len(token) < digestOverhead {
 		return nil, fmt.Errorf("%w: DIGEST-MD5 wrapped message of %d bytes is shorter than its trailer", ErrProtocol, len(token))
 	}
-	n := len(token) - digestOverhead
-	msg, mac := token[:n], token[n:n+digestMACLen]
-	typ := binary.BigEndian.Uint16(token[n+digestMACLen:])
-	seq := binary.BigEndian.Uint32(token[n+digestMACLen+2:])
+	n := len(token) - 6 // message and MAC, then type and sequence number in clear
+	typ := binary.BigEndian.Uint16(token[n:])
+	seq := binary.BigEndian.Uint32(token[n+2:])
 	if typ != 1 {
 		return nil, fmt.Errorf("%w: DIGEST-MD5 wrapped message of type %d, want 1", ErrProtocol, typ)
 	}
 	if seq != l.recvSeq {
 		return nil, fmt.Errorf("%w: DIGEST-MD5 wrapped message %d from %s, want %d (replayed or lost)", ErrAuthentication, seq, l.addr, l.recvSeq)
 	}
+	body := token[:n]
+	if l.recvRC4 != nil {
+		body = make([]byte, n)
+		l.recvRC4.XORKeyStream(body, token[:n])
+	}
+	msg, mac := body[:n-digestMACLen], body[n-digestMACLen:]
 	if !hmac.Equal(mac, digestMAC(l.recvKey, seq, msg)) {
 		return nil, fmt.Errorf("%w: a response from %s fails its DIGEST-MD5 integrity check", ErrAuthentication, l.addr)
 	}
 	l.recvSeq++
-	return msg, nil
-}
-
-// digestPrivacy is DIGEST-MD5's confidentiality layer with cipher rc4 (qop auth-conf, RFC 2831
-// section 2.4): every message is RC4(message || MAC) under the sender's sealing key, whose key
-// stream runs on across messages, followed by message type 1 and the sequence number in clear;
-// the MAC is the integrity layer's.
-type digestPrivacy struct {
-	mac        *digestIntegrity
-	send, recv *rc4.Cipher
-}
-
-func (l *digestPrivacy) wrap(payload []byte) ([]byte, error) {
-	seq := l.mac.sendSeq
-	l.mac.sendSeq++
-	out := make([]byte, 0, len(payload)+digestOverhead)
-	out = append(out, payload...)
-	out = append(out, digestMAC(l.mac.sendKey, seq, payload)...)
-	l.send.XORKeyStream(out, out)
-	out = binary.BigEndian.AppendUint16(out, 1)
-	return binary.BigEndian.AppendUint32(out, seq), nil
-}
-
-func (l *digestPrivacy) unwrap(token []byte) ([]byte, error) {
-	if len(token) < digestOverhead {
-		return nil, fmt.Errorf("%w: DIGEST-MD5 sealed message of %d bytes is shorter than its trailer", ErrProtocol, len(token))
-	}
-	n := len(token) - 6
-	typ := binary.BigEndian.Uint16(token[n:])
-	seq := binary.BigEndian.Uint32(token[n+2:])
-	if typ != 1 {
-		return nil, fmt.Errorf("%w: DIGEST-MD5 sealed message of type %d, want 1", ErrProtocol, typ)
-	}
-	if seq != l.mac.recvSeq {
-		return nil, fmt.Errorf("%w: DIGEST-MD5 sealed message %d from %s, want %d (replayed or lost)", ErrAuthentication, seq, l.mac.addr, l.mac.recvSeq)
-	}
-	plain := make([]byte, n)
-	l.recv.XORKeyStream(plain, token[:n])
-	msg, mac := plain[:n-digestMACLen], plain[n-digestMACLen:]
-	if !hmac.Equal(mac, digestMAC(l.mac.recvKey, seq, msg)) {
-		return nil, fmt.Errorf("%w: a response from %s fails its DIGEST-MD5 integrity check", ErrAuthentication, l.mac.addr)
-	}
-	l.mac.recvSeq++
 	return msg, nil
 }
