@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,11 +24,12 @@ import (
 var version = ""
 
 func main() {
-	ctx, sigCode, stop := watchSignals()
+	ctx, stop := watchSignals()
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	if code == amrun.ExitKilled && sigCode() != 0 {
-		code = sigCode()
+	var sig signalled
+	if code == amrun.ExitKilled && errors.As(context.Cause(ctx), &sig) {
+		code = sig.code
 	}
 	os.Exit(code)
 }
@@ -73,34 +75,26 @@ func versionString() string {
 	return "devel"
 }
 
-// watchSignals returns a context that SIGINT or SIGTERM cancels (the AM then removes the staging
-// directory on its last attempt and stops), and the exit code of the signal that did (128 + its
-// number; 0 if none).
-func watchSignals() (ctx context.Context, code func() int, stop func()) {
+// signalled is the cause of a context that a signal ended; code is 128 + its number.
+type signalled struct{ code int }
+
+func (s signalled) Error() string { return fmt.Sprintf("signal (exit %d)", s.code) }
+
+// watchSignals returns a context that SIGINT or SIGTERM cancels with a signalled cause (the AM
+// then removes the staging directory on its last attempt and stops); stop ends the watch.
+func watchSignals() (ctx context.Context, stop func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(context.Background())
-	got := make(chan int, 1)
+	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() {
-		s, ok := <-sigs
-		if !ok {
-			return
+		if s, ok := <-sigs; ok {
+			n, _ := s.(syscall.Signal)
+			cancel(signalled{code: 128 + int(n)})
 		}
-		n, _ := s.(syscall.Signal)
-		got <- 128 + int(n)
-		cancel()
 	}()
-	return ctx, func() int {
-			select {
-			case c := <-got:
-				got <- c
-				return c
-			default:
-				return 0
-			}
-		}, func() {
-			signal.Stop(sigs)
-			close(sigs)
-			cancel()
-		}
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(sigs)
+		cancel(nil)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -110,4 +111,15 @@ func TestMain(m *testing.M) {
 		_ = os.RemoveAll(filepath.Dir(built))
 	}
 	os.Exit(code)
+}
+
+// TestWatchSignals: SIGTERM ends the context with the exit code 143 as its cause.
+func TestWatchSignals(t *testing.T) {
+	ctx, stop := watchSignals()
+	defer stop()
+	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	<-ctx.Done()
+	var sig signalled
+	require.ErrorAs(t, context.Cause(ctx), &sig)
+	assert.Equal(t, 143, sig.code)
 }
