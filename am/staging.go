@@ -48,19 +48,19 @@ func OpenStaging(dirURL, appID, user string, creds *records.Credentials) (Stagin
 		if u.Host == "" {
 			return nil, fmt.Errorf("%w %q: no NameNode address in the URL (want hdfs://namenode:port/path)", ErrStaging, dirURL)
 		}
+		// Connect now, so that removal after SIGTERM (the NodeManager's SIGKILL follows soon)
+		// is a single call; the token's lookup of the NameNode's addresses counts too.
+		ctx, cancel := context.WithTimeout(context.Background(), stagingConnectTimeout)
+		defer cancel()
 		cfg := namenode.Config{Addrs: []string{u.Host}, User: user}
 		if creds != nil {
-			if tok, ok := namenode.SelectToken(context.Background(), creds.Tokens, u.Host); ok {
+			if tok, ok := namenode.SelectToken(ctx, creds.Tokens, u.Host); ok {
 				cfg.Token = &tok
 			}
 		}
 		if cfg.Token == nil && user == "" {
 			return nil, fmt.Errorf("%w %q: no user to act as", ErrStaging, dirURL)
 		}
-		// Connect now, so that removal after SIGTERM (the NodeManager's SIGKILL follows soon)
-		// is a single call.
-		ctx, cancel := context.WithTimeout(context.Background(), stagingConnectTimeout)
-		defer cancel()
 		c, err := namenode.Dial(ctx, cfg)
 		if err != nil {
 			return nil, fmt.Errorf("%w %q: connect to the NameNode: %w", ErrStaging, dirURL, err)
