@@ -295,8 +295,30 @@ func awaitSubmitted(t *testing.T, ctx context.Context, ep *Endpoints, stdout fmt
 // and waits until they and the AM run (see startSubmit).
 func startSleeper(t *testing.T, ctx context.Context, ep *Endpoints, containers int) (string, *exec.Cmd, *syncbuf.Buffer, chan error) {
 	t.Helper()
-	args := append([]string{"--containers", strconv.Itoa(containers), "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, t.TempDir())...)
+	args := append([]string{"--containers", strconv.Itoa(containers), "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, rankShare(t))...)
 	return startSubmit(t, ctx, ep, int64(containers)+1, append(args, "--", "sleep", "300")...)
+}
+
+// rankShare is a directory for the coordination ledger of ranks that the test kills: a killed
+// rank's yarn-er exec may still release its device there after the application is KILLED, so
+// the clean-up waits (up to a minute) for the directory to stay removed instead of failing on a
+// file written meanwhile, as t.TempDir's would.
+func rankShare(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(tmpRoot, "share-")
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			err := os.RemoveAll(dir)
+			if err == nil || time.Now().After(deadline) {
+				assert.NoError(t, err, "a killed rank still writes into %s", dir)
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+	return dir
 }
 
 // awaitExit waits for the end of a process whose Wait reports to done, and returns its exit
