@@ -361,7 +361,7 @@ func (r *runner) run(ctx context.Context) error {
 	r.nm = nm
 
 	lctx, lcancel := context.WithCancel(ctx)
-	defer func() { lcancel(); r.waitLaunches() }()
+	defer func() { lcancel(); r.waitLaunches(lctx) }()
 
 	lastOK := r.opts.Now()
 	timer := time.NewTimer(0)
@@ -371,7 +371,7 @@ func (r *runner) run(ctx context.Context) error {
 		case <-ctx.Done():
 			return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
 		case lr := <-r.launch:
-			r.launched(lr)
+			r.launched(lctx, lr)
 			continue
 		case <-timer.C:
 		}
@@ -394,13 +394,16 @@ func (r *runner) run(ctx context.Context) error {
 		for drained := false; !drained; {
 			select {
 			case lr := <-r.launch:
-				r.launched(lr)
+				r.launched(lctx, lr)
 			default:
 				drained = true
 			}
 		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
+		}
 		if r.fail != nil {
-			r.waitLaunches() // then every started container is known, and stopped
+			r.waitLaunches(lctx) // then every started container is known, and stopped
 			r.stopAll(ctx)
 			return r.finish(ctx, records.FinalFailed, r.fail.Error(), r.fail)
 		}
@@ -535,19 +538,19 @@ func (r *runner) nextWaiting() *slot {
 	return nil
 }
 
-// waitLaunches waits for the container starts in flight, applying their outcomes.
-func (r *runner) waitLaunches() {
+// waitLaunches waits for the container starts in flight (run under ctx), applying their outcomes.
+func (r *runner) waitLaunches(ctx context.Context) {
 	done := make(chan struct{})
 	go func() { r.wg.Wait(); close(done) }()
 	for {
 		select {
 		case lr := <-r.launch:
-			r.launched(lr)
+			r.launched(ctx, lr)
 		case <-done:
 			for {
 				select {
 				case lr := <-r.launch:
-					r.launched(lr)
+					r.launched(ctx, lr)
 				default:
 					return
 				}
@@ -556,11 +559,17 @@ func (r *runner) waitLaunches() {
 	}
 }
 
-// launched applies a container start's outcome.
-func (r *runner) launched(lr launchResult) {
+// launched applies a container start's outcome. ctx is the context the starts ran under: a start
+// that failed after it ended failed because the AM is stopping (SIGTERM, or the application
+// ending), which is no failure of the rank's.
+func (r *runner) launched(ctx context.Context, lr launchResult) {
 	s := lr.s
 	if s.state != starting || s.container.ID != lr.id {
 		return // completed (or replaced) meanwhile
+	}
+	if lr.err != nil && ctx.Err() != nil {
+		r.log.Debug("am: container start abandoned while stopping", "rank", s.rank, "container", lr.id.String(), "err", lr.err)
+		return
 	}
 	if lr.err == nil {
 		s.state = running
@@ -668,6 +677,11 @@ func (r *runner) stopAll(ctx context.Context) {
 
 // finish unregisters with a final status.
 func (r *runner) finish(ctx context.Context, status records.FinalStatus, diag string, cause error) error {
+	if ctx.Err() != nil {
+		// Killed: no unregistering, and whether the staging directory goes is Run's decision
+		// (another attempt may follow).
+		return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
+	}
 	// The staging directory goes first: once the ResourceManager reports the application
 	// finished, nothing of it is left on the file system.
 	r.removeStaging(ctx)

@@ -332,6 +332,27 @@ func TestStagingKept(t *testing.T) {
 			assert.DirExists(t, f.staging)
 		})
 	}
+	t.Run("killed while a container start is in flight", func(t *testing.T) {
+		// The NodeManager has started the container but its answer is not back when SIGTERM
+		// comes: the start's error is the AM's own cancellation, not the rank's failure, so the
+		// AM neither counts a failure nor removes the staging directory the next attempt needs.
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		f := newFixture(t, 1, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome {
+			cancel()
+			time.Sleep(100 * time.Millisecond) // the answer comes after the AM gave up waiting
+			return amrmfake.Outcome{Heartbeats: -1}
+		}})
+		opts := f.options(t)
+		opts.Identity.MaxAttempts = 2
+		res, err := Run(ctx, f.spec, opts)
+		require.ErrorIs(t, err, ErrKilled)
+		assert.False(t, res.StagingRemoved)
+		assert.DirExists(t, f.staging)
+		assert.Empty(t, f.cluster.Finishes(), "a killed AM cannot unregister")
+		require.Len(t, res.Ranks, 1)
+		assert.Empty(t, res.Ranks[0].Diagnostics, "the AM's own cancellation is not the rank's failure")
+	})
 	t.Run("keepStaging on success", func(t *testing.T) {
 		f := newFixture(t, 1, amrmfake.Options{})
 		f.spec.KeepStaging = true
