@@ -119,7 +119,10 @@ func TestClientReadsEveryShape(t *testing.T) {
 
 func TestClientOnTenThousandSynthesisedNodes(t *testing.T) {
 	rm := yarnfake.New(t, yarnfake.WithNodes(10000, yarnfake.NodeSpec{Racks: 100}))
-	c := fastClient(t, yarn.Options{}, rm)
+	// The answer is several megabytes: on a loaded machine under -race, writing and decoding it
+	// takes longer than the default 30 s per attempt. This test is about the result, not speed
+	// (yarn.BenchmarkClientNodes10k measures that).
+	c := fastClient(t, yarn.Options{Timeout: 10 * time.Minute}, rm)
 	nodes, err := c.Nodes(context.Background(), yarn.NodesQuery{})
 	require.NoError(t, err)
 	require.Len(t, nodes, 10000)
