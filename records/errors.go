@@ -2,7 +2,6 @@ package records
 
 import (
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 )
@@ -89,7 +88,7 @@ func (e *RemoteError) Error() string {
 			b.WriteString(strings.TrimSpace(e.Method + " " + e.URL))
 			b.WriteString(": ")
 		}
-		b.WriteString(strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode))
+		b.WriteString(strconv.Itoa(e.StatusCode) + " " + statusText(e.StatusCode))
 		if e.Exception != "" {
 			b.WriteString(": " + e.Exception)
 		}
@@ -131,19 +130,19 @@ func (e *RemoteError) Is(target error) bool {
 	ex := e.shortName()
 	switch target {
 	case ErrNotFound:
-		return e.StatusCode == http.StatusNotFound || ex == "NotFoundException"
+		return e.StatusCode == statusNotFound || ex == "NotFoundException"
 	case ErrForbidden:
-		return e.StatusCode == http.StatusForbidden || ex == "ForbiddenException"
+		return e.StatusCode == statusForbidden || ex == "ForbiddenException"
 	case ErrRESTSubmissionDisabled:
-		return (e.StatusCode == http.StatusForbidden || ex == "ForbiddenException") &&
+		return (e.StatusCode == statusForbidden || ex == "ForbiddenException") &&
 			strings.Contains(e.Message, "App submission via REST is disabled")
 	case ErrUnauthorized:
-		return e.StatusCode == http.StatusUnauthorized ||
+		return e.StatusCode == statusUnauthorized ||
 			(e.StatusCode != 0 && (ex == "AuthorizationException" || ex == "AuthenticationException"))
 	case ErrBadRequest:
-		return e.StatusCode == http.StatusBadRequest || ex == "BadRequestException"
+		return e.StatusCode == statusBadRequest || ex == "BadRequestException"
 	case ErrMethodNotAllowed:
-		return e.StatusCode == http.StatusMethodNotAllowed
+		return e.StatusCode == statusMethodNotAllowed
 	case ErrServer:
 		return e.StatusCode >= 500
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/colinmarc/hdfs/v2"
 	"github.com/colinmarc/hdfs/v2/hadoopconf"
 
-	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/ipc/gss"
 	"github.com/yarn-er/yarn-er/internal/namenode"
 	"github.com/yarn-er/yarn-er/records"
 )
@@ -36,7 +36,7 @@ func (c *Client) kerberize(ctx context.Context, ho *hdfs.ClientOptions, opts Opt
 		return &Error{Op: "connect", Path: u.String(), Err: fmt.Errorf("%w: %s is kerberos, and %s is not set", ErrUnsupportedAuth, KeyAuthentication, KeyNameNodePrincipal),
 			Fix: "set " + KeyNameNodePrincipal + " in hdfs-site.xml to the NameNode's principal, e.g. nn/_HOST@EXAMPLE.COM"}
 	}
-	krb := &ipc.Kerberos{Client: opts.Kerberos, ServicePrincipal: spn}
+	krb := &gss.Kerberos{Client: opts.Kerberos, ServicePrincipal: spn}
 	ho.KerberosClient = opts.Kerberos
 	ho.KerberosServicePrincipleName, _, _ = strings.Cut(spn, "@")
 	if len(ho.Addresses) == 1 && strings.Contains(spn, "_HOST") {

@@ -163,7 +163,7 @@ type Client struct {
 
 	// Set with Kerberos: what DelegationToken needs.
 	namenodes []string
-	krb       *ipc.Kerberos
+	krb       ipc.Kerberos
 	service   string // the delegation token's service; "" until known
 	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
 }

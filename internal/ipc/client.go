@@ -24,8 +24,9 @@ type Config struct {
 	// Token returns the token to authenticate each new connection with (SASL TOKEN/DIGEST-MD5);
 	// it is called on every (re)connect so a rolled token is picked up. Nil means SIMPLE.
 	Token func() (*Token, error)
-	// Kerberos, when set and Token is nil, authenticates with SASL KERBEROS/GSSAPI.
-	Kerberos *Kerberos
+	// Kerberos, when set and Token is nil, authenticates with SASL KERBEROS/GSSAPI (a *gss.Kerberos
+	// of package internal/ipc/gss).
+	Kerberos Kerberos
 	// User is the effective user sent under SIMPLE authentication.
 	User string
 	// ClientID is the 16-byte client id; random when empty.
@@ -69,10 +70,7 @@ func NewClient(cfg Config) (*Client, error) {
 		return nil, errors.New("hadoop ipc: no protocol name")
 	}
 	if k := cfg.Kerberos; k != nil && cfg.Token == nil {
-		if k.Client == nil {
-			return nil, errors.New("hadoop ipc: Kerberos without credentials")
-		}
-		if _, err := resolveServicePrincipal(k.ServicePrincipal, "host"); err != nil {
+		if err := k.Check(); err != nil {
 			return nil, fmt.Errorf("hadoop ipc: %w", err)
 		}
 	}

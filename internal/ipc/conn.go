@@ -33,8 +33,8 @@ type connConfig struct {
 	addr            string
 	protocol        string
 	clientID        []byte
-	token           *Token    // SASL TOKEN/DIGEST-MD5
-	kerberos        *Kerberos // SASL KERBEROS/GSSAPI, when token is nil; both nil: SIMPLE as user
+	token           *Token   // SASL TOKEN/DIGEST-MD5
+	kerberos        Kerberos // SASL KERBEROS/GSSAPI, when token is nil; both nil: SIMPLE as user
 	user            string
 	maxResponseSize int
 	writeTimeout    time.Duration

@@ -250,7 +250,7 @@ func (d *digestMD5) respond(challenge []byte) ([]byte, error) {
 		fmt.Fprintf(&b, "realm=%s,", quoteDigest(d.realm))
 	}
 	fmt.Fprintf(&b, "nonce=%s,nc=00000001,cnonce=%s,digest-uri=%s,maxbuf=%d,response=%s,qop=%s",
-		quoteDigest(d.nonce), quoteDigest(d.cnonce), quoteDigest(d.digestURI), clientMaxBuf, d.response, d.qop)
+		quoteDigest(d.nonce), quoteDigest(d.cnonce), quoteDigest(d.digestURI), ClientMaxBuffer, d.response, d.qop)
 	if d.qop == qopAuthConf {
 		b.WriteString(",cipher=" + digestCipherRC4)
 	}

@@ -91,31 +91,31 @@ func TestDigestIntegrity(t *testing.T) {
 	server := &digestIntegrity{sendKey: client.recvKey, recvKey: client.sendKey}
 
 	for i, msg := range []string{"first", "", "third"} {
-		tok, err := client.wrap([]byte(msg))
+		tok, err := client.Wrap([]byte(msg))
 		require.NoError(t, err)
 		require.Len(t, tok, len(msg)+16)
 		assert.Equal(t, []byte{0, 1, 0, 0, 0, byte(i)}, tok[len(tok)-6:], "type 1, sequence number %d", i)
-		got, err := server.unwrap(tok)
+		got, err := server.Unwrap(tok)
 		require.NoError(t, err)
 		assert.Equal(t, msg, string(got))
 	}
-	reply, err := server.wrap([]byte("answer"))
+	reply, err := server.Wrap([]byte("answer"))
 	require.NoError(t, err)
-	got, err := client.unwrap(reply)
+	got, err := client.Unwrap(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "answer", string(got))
 
-	next, err := server.wrap([]byte("next"))
+	next, err := server.Wrap([]byte("next"))
 	require.NoError(t, err)
 	tampered := bytes.Clone(next)
 	tampered[0] ^= 1
-	_, err = client.unwrap(tampered)
+	_, err = client.Unwrap(tampered)
 	assert.ErrorIs(t, err, ErrAuthentication)
-	_, err = client.unwrap(reply) // replayed
+	_, err = client.Unwrap(reply) // replayed
 	assert.ErrorIs(t, err, ErrAuthentication)
-	_, err = client.unwrap([]byte("short"))
+	_, err = client.Unwrap([]byte("short"))
 	assert.ErrorIs(t, err, ErrProtocol)
-	got, err = client.unwrap(next)
+	got, err = client.Unwrap(next)
 	require.NoError(t, err, "the refused ones did not move the sequence on")
 	assert.Equal(t, "next", string(got))
 
@@ -190,24 +190,24 @@ func TestDigestPrivacy(t *testing.T) {
 
 	secret := "getDelegationToken for alice"
 	for i := 0; i < 3; i++ {
-		tok, err := client.wrap([]byte(secret))
+		tok, err := client.Wrap([]byte(secret))
 		require.NoError(t, err)
 		assert.NotContains(t, string(tok), "alice", "encrypted")
 		assert.Equal(t, []byte{0, 1, 0, 0, 0, byte(i)}, tok[len(tok)-6:])
-		got, err := server.unwrap(tok)
+		got, err := server.Unwrap(tok)
 		require.NoError(t, err)
 		assert.Equal(t, secret, string(got))
 	}
-	reply, err := server.wrap([]byte("token"))
+	reply, err := server.Wrap([]byte("token"))
 	require.NoError(t, err)
-	got, err := client.unwrap(reply)
+	got, err := client.Unwrap(reply)
 	require.NoError(t, err)
 	assert.Equal(t, "token", string(got))
-	_, err = client.unwrap(reply)
+	_, err = client.Unwrap(reply)
 	assert.ErrorIs(t, err, ErrAuthentication, "replayed")
-	next, err := server.wrap([]byte("next"))
+	next, err := server.Wrap([]byte("next"))
 	require.NoError(t, err)
 	next[0] ^= 1
-	_, err = client.unwrap(next)
+	_, err = client.Unwrap(next)
 	assert.ErrorIs(t, err, ErrAuthentication, "tampered")
 }

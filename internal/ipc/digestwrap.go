@@ -41,7 +41,7 @@ type digestIntegrity struct {
 // securityLayer returns the security layer of a completed auth-int or auth-conf authentication,
 // and the largest payload of one message within the server's
 // maxbuf.
-func (d *digestMD5) securityLayer(addr string) (saslLayer, int, error) {
+func (d *digestMD5) securityLayer(addr string) (SecurityLayer, int, error) {
 	if (d.qop != qopAuthInt && d.qop != qopAuthConf) || d.response == "" {
 		return nil, 0, errors.New("DIGEST-MD5: no security layer was negotiated")
 	}
@@ -53,9 +53,9 @@ func (d *digestMD5) securityLayer(addr string) (saslLayer, int, error) {
 	}
 	maxBuf := d.maxBuf
 	if maxBuf == 0 {
-		maxBuf = clientMaxBuf // RFC 2831: 65536 when the server names none
+		maxBuf = ClientMaxBuffer // RFC 2831: 65536 when the server names none
 	}
-	chunk := min(maxBuf, clientMaxBuf) - digestOverhead
+	chunk := min(maxBuf, ClientMaxBuffer) - digestOverhead
 	if d.qop == qopAuthInt {
 		return l, chunk, nil
 	}
@@ -84,7 +84,8 @@ func digestMAC(key [md5.Size]byte, seq uint32, msg []byte) []byte {
 	return m.Sum(nil)[:digestMACLen]
 }
 
-func (l *digestIntegrity) wrap(payload []byte) ([]byte, error) {
+// Wrap signs (and with auth-conf seals) payload.
+func (l *digestIntegrity) Wrap(payload []byte) ([]byte, error) {
 	out := make([]byte, 0, len(payload)+digestOverhead)
 	out = append(out, payload...)
 	out = append(out, digestMAC(l.sendKey, l.sendSeq, payload)...)
@@ -97,7 +98,8 @@ func (l *digestIntegrity) wrap(payload []byte) ([]byte, error) {
 	return out, nil
 }
 
-func (l *digestIntegrity) unwrap(token []byte) ([]byte, error) {
+// Unwrap checks (and with auth-conf opens) a message from the server.
+func (l *digestIntegrity) Unwrap(token []byte) ([]byte, error) {
 	if len(token) < digestOverhead {
 		return nil, fmt.Errorf("%w: DIGEST-MD5 wrapped message of %d bytes is shorter than its trailer", ErrProtocol, len(token))
 	}

@@ -26,14 +26,15 @@ func saslConnect(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool
 		return simple, nc, err
 	}
 	var (
-		layer saslLayer
+		layer SecurityLayer
 		chunk int
 	)
 	switch {
-	case gss != nil && gss.layer == saslLayerIntegrity:
-		layer, chunk, err = newGSSIntegrity(gss.key, gss.maxBuf, cfg.addr)
-	case gss != nil && gss.layer == saslLayerPrivacy:
-		layer, chunk, err = newGSSPrivacy(gss.key, gss.maxBuf, cfg.addr)
+	case gss != nil:
+		layer, chunk, err = gss.SecurityLayer()
+		if layer == nil && err == nil {
+			return simple, nc, nil
+		}
 	case dm != nil && (dm.qop == qopAuthInt || dm.qop == qopAuthConf):
 		layer, chunk, err = dm.securityLayer(cfg.addr)
 	default:
@@ -48,8 +49,8 @@ func saslConnect(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool
 
 // saslNegotiate runs the negotiation for saslConnect; gss is the GSSAPI state after KERBEROS,
 // dm the DIGEST-MD5 state after TOKEN.
-func saslNegotiate(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool, gss *gssapiClient, dm *digestMD5, err error) {
-	fail := func(err error) (bool, *gssapiClient, *digestMD5, error) {
+func saslNegotiate(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bool, gss GSSExchange, dm *digestMD5, err error) {
+	fail := func(err error) (bool, GSSExchange, *digestMD5, error) {
 		return false, nil, nil, &SASLError{Addr: cfg.addr, Err: err}
 	}
 	if err := writeSASL(nc, &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_NEGOTIATE.Enum()}); err != nil {
@@ -71,7 +72,7 @@ func saslNegotiate(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bo
 				if auth == nil {
 					return fail(fmt.Errorf("the server offers %s, not KERBEROS/GSSAPI (fix: check hadoop.security.authentication)", describeAuths(msg.GetAuths())))
 				}
-				g, tok, err := newGSSAPIClient(ctx, cfg.kerberos, cfg.addr, auth)
+				g, tok, err := cfg.kerberos.Initiate(ctx, cfg.addr, auth.GetProtocol(), auth.GetServerId())
 				if err != nil {
 					return fail(err)
 				}
@@ -106,7 +107,7 @@ func saslNegotiate(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bo
 			}
 		case commonpb.RpcSaslProto_CHALLENGE:
 			if gss != nil {
-				tok, err := gss.respond(msg.GetToken())
+				tok, err := gss.Respond(msg.GetToken())
 				if err != nil {
 					return fail(err)
 				}
@@ -123,10 +124,10 @@ func saslNegotiate(ctx context.Context, nc net.Conn, cfg *connConfig) (simple bo
 			reply = &commonpb.RpcSaslProto{State: commonpb.RpcSaslProto_RESPONSE.Enum(), Token: tok}
 		case commonpb.RpcSaslProto_SUCCESS:
 			if gss != nil {
-				if !gss.complete {
+				if !gss.Established() {
 					return fail(errors.New("the server declared success before the GSSAPI security layer was negotiated"))
 				}
-				cfg.logger.Debug("hadoop ipc: authenticated", "addr", cfg.addr, "method", "KERBEROS", "principal", gss.spn)
+				cfg.logger.Debug("hadoop ipc: authenticated", "addr", cfg.addr, "method", "KERBEROS", "principal", gss.Principal())
 				return false, gss, nil, nil
 			}
 			if dm == nil {

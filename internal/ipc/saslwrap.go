@@ -4,24 +4,21 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/jcmturner/gokrb5/v8/crypto"
-	"github.com/jcmturner/gokrb5/v8/gssapi"
-	"github.com/jcmturner/gokrb5/v8/iana/keyusage"
-	"github.com/jcmturner/gokrb5/v8/types"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 )
 
-// clientMaxBuf is the largest wrapped message yarn-er says it receives (RFC 4752 maxbuf), Java's
-// default javax.security.sasl.maxbuffer.
-const clientMaxBuf = 65536
+// ClientMaxBuffer is the largest wrapped message yarn-er says it receives (the maxbuf of RFC 4752
+// and RFC 2831), Java's default javax.security.sasl.maxbuffer.
+const ClientMaxBuffer = 65536
 
-// saslLayer is a negotiated SASL security layer (integrity or privacy): it turns a payload into
-// the token of one WRAP message and back.
-type saslLayer interface {
-	wrap(payload []byte) ([]byte, error)
-	unwrap(token []byte) ([]byte, error)
+// SecurityLayer is a negotiated SASL security layer (integrity or privacy): it turns a payload
+// into the token of one WRAP message, and the token of a WRAP message from the server back into
+// its payload, checking it.
+type SecurityLayer interface {
+	Wrap(payload []byte) ([]byte, error)
+	Unwrap(token []byte) ([]byte, error)
 }
 
 // integrityConn carries Hadoop RPC over a SASL security layer (hadoop.rpc.protection = integrity
@@ -32,69 +29,15 @@ type saslLayer interface {
 // under its sealing keys).
 type integrityConn struct {
 	net.Conn
-	layer   saslLayer
+	layer   SecurityLayer
 	addr    string
 	maxResp int
 	chunk   int    // largest payload of one WRAP message
 	pending []byte // unwrapped bytes not read yet
 }
 
-func newIntegrityConn(nc net.Conn, layer saslLayer, chunk, maxResp int, addr string) *integrityConn {
+func newIntegrityConn(nc net.Conn, layer SecurityLayer, chunk, maxResp int, addr string) *integrityConn {
 	return &integrityConn{Conn: nc, layer: layer, chunk: chunk, maxResp: maxResp, addr: addr}
-}
-
-// gssIntegrity is GSSAPI's integrity layer: RFC 4121 wrap tokens, checksummed, not sealed.
-type gssIntegrity struct {
-	key      types.EncryptionKey
-	addr     string
-	sendSeq  uint64 // sequence number of the next token sent
-	checkLen int
-}
-
-// newGSSIntegrity returns the GSSAPI layer of key and the largest payload of one wrap token
-// within the server's maximum buffer.
-func newGSSIntegrity(key types.EncryptionKey, serverMaxBuf int, addr string) (*gssIntegrity, int, error) {
-	et, err := crypto.GetEtype(key.KeyType)
-	if err != nil {
-		return nil, 0, err
-	}
-	g := &gssIntegrity{key: key, addr: addr, checkLen: et.GetHMACBitLength() / 8}
-	// The server's maxbuf bounds a whole wrap token: header, payload and checksum.
-	chunk := serverMaxBuf - 16 - g.checkLen
-	if serverMaxBuf == 0 || chunk > clientMaxBuf {
-		chunk = clientMaxBuf
-	}
-	if chunk <= 0 {
-		return nil, 0, fmt.Errorf("GSSAPI: the server's maximum buffer of %d bytes cannot hold a wrap token", serverMaxBuf)
-	}
-	return g, chunk, nil
-}
-
-func (g *gssIntegrity) wrap(payload []byte) ([]byte, error) {
-	wt := gssapi.WrapToken{Flags: 0, EC: uint16(g.checkLen), SndSeqNum: g.sendSeq, Payload: payload}
-	if err := wt.SetCheckSum(g.key, keyusage.GSSAPI_INITIATOR_SEAL); err != nil {
-		return nil, err
-	}
-	tok, err := wt.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	g.sendSeq++
-	return tok, nil
-}
-
-func (g *gssIntegrity) unwrap(token []byte) ([]byte, error) {
-	var wt gssapi.WrapToken
-	if err := wt.Unmarshal(token, true); err != nil {
-		return nil, fmt.Errorf("%w: GSSAPI wrap token: %v", ErrProtocol, err)
-	}
-	if wt.Flags&(wrapFlagSealed|wrapFlagAcceptorSubkey) != 0 || wt.RRC != 0 {
-		return nil, fmt.Errorf("%w: GSSAPI wrap token with flags %#x, rotation %d: not negotiated", ErrProtocol, wt.Flags, wt.RRC)
-	}
-	if ok, _ := wt.Verify(g.key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok {
-		return nil, fmt.Errorf("%w: a response from %s fails its GSSAPI integrity check", ErrAuthentication, g.addr)
-	}
-	return wt.Payload, nil
 }
 
 // Write wraps p into one or more WRAP packets.
@@ -102,7 +45,7 @@ func (c *integrityConn) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
 		n := min(c.chunk, len(p)-written)
-		tok, err := c.layer.wrap(p[written : written+n])
+		tok, err := c.layer.Wrap(p[written : written+n])
 		if err != nil {
 			return written, err
 		}
@@ -139,7 +82,7 @@ func (c *integrityConn) Read(p []byte) (int, error) {
 		if err := proto.Unmarshal(body, m); err != nil || m.GetState() != commonpb.RpcSaslProto_WRAP {
 			return 0, fmt.Errorf("%w: SASL message on a connection with SASL integrity is not WRAP (%v)", ErrProtocol, err)
 		}
-		payload, err := c.layer.unwrap(m.GetToken())
+		payload, err := c.layer.Unwrap(m.GetToken())
 		if err != nil {
 			return 0, err
 		}

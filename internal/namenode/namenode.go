@@ -42,7 +42,7 @@ type Config struct {
 	Addrs []string
 	// Kerberos authenticates the connections (required for delegation tokens: a NameNode only
 	// issues them to Kerberos logins).
-	Kerberos *ipc.Kerberos
+	Kerberos ipc.Kerberos
 	// Token, when Kerberos is nil, authenticates with an HDFS delegation token (SASL
 	// TOKEN/DIGEST-MD5), as a YARN container does (see SelectToken).
 	Token *records.Token

@@ -10,7 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
-	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/ipc/gss"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/internal/krb5test"
 	"github.com/yarn-er/yarn-er/internal/namenode"
@@ -62,7 +62,7 @@ func TestGetDelegationToken(t *testing.T) {
 	require.NoError(t, ln.Close())
 	cfg := namenode.Config{
 		Addrs:    []string{down, standby.Addr, active.Addr},
-		Kerberos: &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST@" + krb5test.Realm, LookupAddr: krb5test.LookupLocalhost},
+		Kerberos: &gss.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST@" + krb5test.Realm, LookupAddr: krb5test.LookupLocalhost},
 		Service:  "ha-hdfs:mycluster",
 	}
 	tok, err := namenode.GetDelegationToken(context.Background(), cfg, "rm/localhost@"+krb5test.Realm)
@@ -91,7 +91,7 @@ func TestGetDelegationTokenErrors(t *testing.T) {
 	creds := krb5test.New(t, "nn/localhost")
 	var issued []string
 	standby := fakeNameNode(t, creds, true, &issued)
-	krb := &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST", LookupAddr: krb5test.LookupLocalhost}
+	krb := &gss.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST", LookupAddr: krb5test.LookupLocalhost}
 	for _, tc := range []struct {
 		name    string
 		cfg     namenode.Config

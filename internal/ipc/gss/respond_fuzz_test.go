@@ -1,10 +1,10 @@
-package ipc
+package gss
 
 import (
 	"bytes"
 	"testing"
 
-	"github.com/jcmturner/gokrb5/v8/gssapi"
+	krbgss "github.com/jcmturner/gokrb5/v8/gssapi"
 	"github.com/jcmturner/gokrb5/v8/iana/etypeID"
 	"github.com/jcmturner/gokrb5/v8/iana/keyusage"
 	"github.com/jcmturner/gokrb5/v8/types"
@@ -16,7 +16,7 @@ import (
 func FuzzGSSAPIRespond(f *testing.F) {
 	key := types.EncryptionKey{KeyType: etypeID.AES256_CTS_HMAC_SHA1_96, KeyValue: bytes.Repeat([]byte{7}, 32)}
 	for _, layers := range []byte{1, 2, 4, 7} {
-		wt := gssapi.WrapToken{Flags: wrapFlagSentByAcceptor, EC: 12, Payload: []byte{layers, 1, 0, 0}}
+		wt := krbgss.WrapToken{Flags: wrapFlagSentByAcceptor, EC: 12, Payload: []byte{layers, 1, 0, 0}}
 		if err := wt.SetCheckSum(key, keyusage.GSSAPI_ACCEPTOR_SEAL); err != nil {
 			f.Fatal(err)
 		}
@@ -28,15 +28,15 @@ func FuzzGSSAPIRespond(f *testing.F) {
 	}
 	f.Add([]byte{0x05, 0x04, 0x01, 0xff, 0x00, 0x0c, 0x00, 0x00})
 	f.Fuzz(func(t *testing.T, challenge []byte) {
-		g := &gssapiClient{spn: "nn/localhost", key: key}
-		out, err := g.respond(challenge)
+		g := &exchange{spn: "nn/localhost", key: key}
+		out, err := g.Respond(challenge)
 		if err != nil {
 			if g.complete || out != nil {
 				t.Fatalf("a refused challenge completed the exchange")
 			}
 			return
 		}
-		var wt gssapi.WrapToken
+		var wt krbgss.WrapToken
 		if uerr := wt.Unmarshal(challenge, true); uerr != nil {
 			t.Fatalf("answered a challenge that does not parse: %v", uerr)
 		}

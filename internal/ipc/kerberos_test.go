@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/ipc/gss"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/internal/krb5test"
 	"github.com/yarn-er/yarn-er/records"
@@ -27,8 +28,8 @@ func kerberized(t *testing.T, mod func(*ipctest.Kerberos)) (*ipctest.Server, *kr
 	return s, creds
 }
 
-func kerberosAuth(t *testing.T, creds *krb5test.Creds, spn string) *ipc.Kerberos {
-	return &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: spn, LookupAddr: krb5test.LookupLocalhost}
+func kerberosAuth(t *testing.T, creds *krb5test.Creds, spn string) *gss.Kerberos {
+	return &gss.Kerberos{Client: creds.Client(t), ServicePrincipal: spn, LookupAddr: krb5test.LookupLocalhost}
 }
 
 // kerberosClient is a client of s that authenticates with Kerberos only (no token), as the login
@@ -126,12 +127,12 @@ func TestKerberosConfigErrors(t *testing.T) {
 	creds := krb5test.New(t)
 	for _, tc := range []struct {
 		name string
-		k    *ipc.Kerberos
+		k    *gss.Kerberos
 		msg  string
 	}{
-		{"no client", &ipc.Kerberos{ServicePrincipal: "nn/_HOST"}, "without credentials"},
-		{"no principal", &ipc.Kerberos{Client: creds.Client(t)}, "no Kerberos service principal"},
-		{"no host part", &ipc.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn@R"}, "is not service/host"},
+		{"no client", &gss.Kerberos{ServicePrincipal: "nn/_HOST"}, "without credentials"},
+		{"no principal", &gss.Kerberos{Client: creds.Client(t)}, "no Kerberos service principal"},
+		{"no host part", &gss.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn@R"}, "is not service/host"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ipc.NewClient(ipc.Config{Addrs: []string{"127.0.0.1:1"}, Protocol: proto1, Kerberos: tc.k})

@@ -1,4 +1,10 @@
-package ipc
+// Package gss is the SASL KERBEROS method with the GSSAPI mechanism (RFC 4752) for Hadoop IPC,
+// as a Hadoop client with a Kerberos login speaks it: the AP-REQ, the check of the principal the
+// server announces, the security-layer negotiation and the integrity and privacy layers of
+// RFC 4121 wrap tokens. It implements ipc.Kerberos with github.com/jcmturner/gokrb5; a program
+// that authenticates with tokens only (yarn-er-am) does not import it and so links no Kerberos
+// library.
+package gss
 
 import (
 	"context"
@@ -9,18 +15,18 @@ import (
 	"time"
 
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
-	"github.com/jcmturner/gokrb5/v8/gssapi"
+	krbgss "github.com/jcmturner/gokrb5/v8/gssapi"
 	"github.com/jcmturner/gokrb5/v8/iana/keyusage"
 	"github.com/jcmturner/gokrb5/v8/messages"
 	"github.com/jcmturner/gokrb5/v8/spnego"
 	"github.com/jcmturner/gokrb5/v8/types"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/internal/redact"
 )
 
 // Kerberos authenticates connections with SASL method KERBEROS, mechanism GSSAPI (RFC 4752), as a
-// Hadoop client with a Kerberos login does.
+// Hadoop client with a Kerberos login does; it is the ipc.Kerberos of a Config.
 type Kerberos struct {
 	// Client is the gokrb5 client holding the user's credentials (a keytab login or a credential
 	// cache). Required.
@@ -71,11 +77,14 @@ const (
 	wrapFlagAcceptorSubkey = 0x04
 )
 
-// gssapiClient is the initiator side of SASL GSSAPI with Kerberos: an AP-REQ in INITIATE, then
-// the security-layer negotiation, answered with "no security layer" (qop auth).
-type gssapiClient struct {
+var _ ipc.Kerberos = (*Kerberos)(nil)
+
+// exchange is the initiator side of SASL GSSAPI with Kerberos on one connection: an AP-REQ in
+// INITIATE, then the security-layer negotiation.
+type exchange struct {
 	cl       *krb5client.Client
 	spn      string // principal asked a ticket for: service/host
+	addr     string // the server dialled
 	key      types.EncryptionKey
 	complete bool
 	layer    byte // the security layer chosen (saslLayerNone, saslLayerIntegrity or saslLayerPrivacy)
@@ -105,9 +114,19 @@ func resolveServicePrincipal(configured, host string) (string, error) {
 	return p, nil
 }
 
-// newGSSAPIClient checks the server's offer against the configured principal and builds the
-// initial token (the Kerberos AP-REQ in a GSS-API initial context token).
-func newGSSAPIClient(ctx context.Context, k *Kerberos, addr string, auth *commonpb.RpcSaslProto_SaslAuth) (*gssapiClient, []byte, error) {
+// Check reports a login without credentials or with a service principal that is not
+// service/host[@REALM], before any connection is made.
+func (k *Kerberos) Check() error {
+	if k == nil || k.Client == nil {
+		return errors.New("Kerberos without credentials")
+	}
+	_, err := resolveServicePrincipal(k.ServicePrincipal, "host")
+	return err
+}
+
+// Initiate checks the server's offer (its principal as protocol/serverId) against the configured
+// principal and builds the initial token (the Kerberos AP-REQ in a GSS-API initial context token).
+func (k *Kerberos) Initiate(ctx context.Context, addr, protocol, serverID string) (ipc.GSSExchange, []byte, error) {
 	if k.Client == nil {
 		return nil, nil, errors.New("no Kerberos credentials")
 	}
@@ -116,12 +135,12 @@ func newGSSAPIClient(ctx context.Context, k *Kerberos, addr string, auth *common
 		return nil, nil, err
 	}
 	// Hadoop's server announces its own principal split at '/' and '@': protocol/serverId.
-	offered := auth.GetProtocol() + "/" + auth.GetServerId()
-	if auth.GetProtocol() == "" || !strings.EqualFold(offered, want) {
+	offered := protocol + "/" + serverID
+	if protocol == "" || !strings.EqualFold(offered, want) {
 		return nil, nil, fmt.Errorf("%w: the server announces Kerberos principal %q, the configuration expects %q (fix: check the service principal setting, e.g. dfs.namenode.kerberos.principal, and that the address names the server's canonical host)",
-			ErrAuthentication, offered, want)
+			ipc.ErrAuthentication, offered, want)
 	}
-	g := &gssapiClient{cl: k.Client, spn: want}
+	g := &exchange{cl: k.Client, spn: want, addr: addr}
 	tkt, key, err := g.serviceTicket()
 	if err != nil {
 		return nil, nil, err
@@ -129,7 +148,7 @@ func newGSSAPIClient(ctx context.Context, k *Kerberos, addr string, auth *common
 	g.key = key
 	// No mutual authentication is requested: the acceptor then goes straight to the security-layer
 	// message, whose checksum under the session key proves that it could read the ticket.
-	tok, err := spnego.NewKRB5TokenAPREQ(k.Client, tkt, key, []int{gssapi.ContextFlagInteg, gssapi.ContextFlagConf}, nil)
+	tok, err := spnego.NewKRB5TokenAPREQ(k.Client, tkt, key, []int{krbgss.ContextFlagInteg, krbgss.ContextFlagConf}, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Kerberos AP-REQ for %s: %s", want, redact.Text(err.Error()))
 	}
@@ -142,29 +161,29 @@ func newGSSAPIClient(ctx context.Context, k *Kerberos, addr string, auth *common
 
 // serviceTicket asks the KDC (or the credential cache) for a ticket to the server; gokrb5's
 // panics on damaged KDC replies become errors.
-func (g *gssapiClient) serviceTicket() (tkt messages.Ticket, key types.EncryptionKey, err error) {
+func (g *exchange) serviceTicket() (tkt messages.Ticket, key types.EncryptionKey, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: Kerberos service ticket for %s: the Kerberos library failed (%v)", ErrAuthentication, g.spn, r)
+			err = fmt.Errorf("%w: Kerberos service ticket for %s: the Kerberos library failed (%v)", ipc.ErrAuthentication, g.spn, r)
 		}
 	}()
 	tkt, key, err = g.cl.GetServiceTicket(g.spn)
 	if err != nil {
 		return tkt, key, fmt.Errorf("%w: Kerberos service ticket for %s: %s (fix: check the ticket with klist, kinit again or use a keytab; check the service principal)",
-			ErrAuthentication, g.spn, redact.Text(err.Error()))
+			ipc.ErrAuthentication, g.spn, redact.Text(err.Error()))
 	}
 	return tkt, key, nil
 }
 
-// respond answers the acceptor's security-layer message (RFC 4752 section 3.1): a wrap token
+// Respond answers the acceptor's security-layer message (RFC 4752 section 3.1): a wrap token
 // whose 4-byte payload holds the layers it offers and its maximum buffer size. The answer picks
 // no security layer when offered (hadoop.rpc.protection=authentication), else integrity
 // (integrity), else privacy (privacy: sealed wrap tokens).
-func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
+func (g *exchange) Respond(challenge []byte) ([]byte, error) {
 	if g.complete {
 		return nil, errors.New("GSSAPI: unexpected challenge after the security layer was chosen")
 	}
-	var wt gssapi.WrapToken
+	var wt krbgss.WrapToken
 	if err := wt.Unmarshal(challenge, true); err != nil {
 		return nil, fmt.Errorf("GSSAPI: the server's security-layer message: %v", err)
 	}
@@ -174,7 +193,7 @@ func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
 	if ok, err := wt.Verify(g.key, keyusage.GSSAPI_ACCEPTOR_SEAL); !ok {
 		// The checksum error quotes both checksums; they are not secret but say nothing useful.
 		_ = err
-		return nil, fmt.Errorf("%w: GSSAPI: the server's security-layer message does not verify under the session key: it is not %s", ErrAuthentication, g.spn)
+		return nil, fmt.Errorf("%w: GSSAPI: the server's security-layer message does not verify under the session key: it is not %s", ipc.ErrAuthentication, g.spn)
 	}
 	if len(wt.Payload) != 4 {
 		return nil, fmt.Errorf("GSSAPI: the server's security-layer message has %d bytes, want 4", len(wt.Payload))
@@ -188,15 +207,15 @@ func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
 		if layers&saslLayerIntegrity == 0 {
 			chosen = saslLayerPrivacy
 		}
-		answer = []byte{chosen, clientMaxBuf >> 16 & 0xff, clientMaxBuf >> 8 & 0xff, clientMaxBuf & 0xff}
+		answer = []byte{chosen, ipc.ClientMaxBuffer >> 16 & 0xff, ipc.ClientMaxBuffer >> 8 & 0xff, ipc.ClientMaxBuffer & 0xff}
 		g.maxBuf = int(wt.Payload[1])<<16 | int(wt.Payload[2])<<8 | int(wt.Payload[3])
 	default:
 		return nil, fmt.Errorf("%w: the server offers %s (hadoop.rpc.protection=%s); yarn-er speaks Hadoop RPC with authentication, integrity or privacy",
-			ErrUnsupportedQOP, describeLayers(layers), rpcProtection(layers))
+			ipc.ErrUnsupportedQOP, describeLayers(layers), rpcProtection(layers))
 	}
 	g.layer = answer[0]
 	// No authorization id: the server takes the authenticated principal, as with Hadoop's client.
-	out, err := gssapi.NewInitiatorWrapToken(answer, g.key)
+	out, err := krbgss.NewInitiatorWrapToken(answer, g.key)
 	if err != nil {
 		return nil, fmt.Errorf("GSSAPI: wrap the security-layer answer: %v", err)
 	}
@@ -206,6 +225,26 @@ func (g *gssapiClient) respond(challenge []byte) ([]byte, error) {
 	}
 	g.complete = true
 	return b, nil
+}
+
+// Established says whether Respond has chosen the security layer.
+func (g *exchange) Established() bool { return g.complete }
+
+// Principal is the service principal (service/host) the exchange authenticates to.
+func (g *exchange) Principal() string { return g.spn }
+
+// SecurityLayer returns the layer Respond chose, nil for none (hadoop.rpc.protection =
+// authentication), and the largest payload of one wrap token within the server's maximum buffer.
+func (g *exchange) SecurityLayer() (ipc.SecurityLayer, int, error) {
+	switch {
+	case !g.complete:
+		return nil, 0, errors.New("GSSAPI: no security layer was negotiated")
+	case g.layer == saslLayerIntegrity:
+		return newIntegrity(g.key, g.maxBuf, g.addr)
+	case g.layer == saslLayerPrivacy:
+		return newPrivacy(g.key, g.maxBuf, g.addr)
+	}
+	return nil, 0, nil
 }
 
 // securityLayer is an RFC 4752 layer: its bit, its description and its hadoop.rpc.protection value.
