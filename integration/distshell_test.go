@@ -271,8 +271,15 @@ func runYarnErSubmit(t testing.TB, ep *Endpoints, bin, hostRoot, share string, n
 		}
 		logs, _ := filepath.Glob(filepath.Join(ep.StateDir, "target", "test", "data", "cluster", "*", "cluster-logDir-nm-*",
 			r.AppID, "container_*_01_000001", "stderr"))
-		if len(logs) == 1 {
+		switch {
+		case len(logs) == 1:
 			amLog = logs[0]
+		default:
+			// A cluster without a deletion delay (docker/mini-yarn start) aggregates the logs of
+			// a finished application and removes them from the NodeManager: read them from HDFS.
+			if a := aggregatedAMLog(t, ep, bin, r.AppID); a != "" {
+				amLog = a
+			}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -283,6 +290,24 @@ func runYarnErSubmit(t testing.TB, ep *Endpoints, bin, hostRoot, share string, n
 	r.Heartbeats = amLogValue(t, amLog, "yarn-er am: done", "heartbeats")
 	rmPhases(t, ep, &r, start)
 	return r
+}
+
+// aggregatedAMLog writes the AM's stderr as `yarn-er app logs` reads it (aggregated on HDFS once
+// the application has finished) to a file and returns its path, or "" while there is none.
+func aggregatedAMLog(t testing.TB, ep *Endpoints, bin, appID string) string {
+	t.Helper()
+	am := strings.Replace(appID, "application_", "container_", 1) + "_01_000001"
+	cmd := exec.Command(bin, "app", "logs", appID, "--container", am, "--file", "stderr")
+	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User, "NO_COLOR=1")
+	out, err := cmd.Output()
+	if err != nil || !bytes.Contains(out, []byte("yarn-er am: done")) {
+		return ""
+	}
+	path := filepath.Join(t.TempDir(), am+".stderr")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // appOfContainer is the application of an AM container id (attempt 1).
