@@ -29,12 +29,9 @@ func newIntegrity(key types.EncryptionKey, serverMaxBuf int, addr string) (*inte
 	}
 	g := &integrity{key: key, addr: addr, checkLen: et.GetHMACBitLength() / 8}
 	// The server's maxbuf bounds a whole wrap token: header, payload and checksum.
-	chunk := serverMaxBuf - gssTokenHeaderLen - g.checkLen
-	if serverMaxBuf == 0 || chunk > ipc.ClientMaxBuffer {
-		chunk = ipc.ClientMaxBuffer
-	}
-	if chunk <= 0 {
-		return nil, 0, fmt.Errorf("GSSAPI: the server's maximum buffer of %d bytes cannot hold a wrap token", serverMaxBuf)
+	chunk, err := payloadWithin(serverMaxBuf, gssTokenHeaderLen+g.checkLen, "a wrap token")
+	if err != nil {
+		return nil, 0, err
 	}
 	return g, chunk, nil
 }

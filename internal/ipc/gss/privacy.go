@@ -35,14 +35,24 @@ func newPrivacy(key types.EncryptionKey, serverMaxBuf int, addr string) (*privac
 		return nil, 0, err
 	}
 	overhead := gssTokenHeaderLen + et.GetConfounderByteSize() + gssTokenHeaderLen + et.GetHMACBitLength()/8
+	chunk, err := payloadWithin(serverMaxBuf, overhead, "a sealed wrap token")
+	if err != nil {
+		return nil, 0, err
+	}
+	return &privacy{key: key, et: et, addr: addr}, chunk, nil
+}
+
+// payloadWithin is the largest payload of one wrap token with overhead bytes around it that the
+// server's maximum buffer (0: none named) takes, at most what yarn-er itself receives.
+func payloadWithin(serverMaxBuf, overhead int, token string) (int, error) {
 	chunk := serverMaxBuf - overhead
 	if serverMaxBuf == 0 || chunk > ipc.ClientMaxBuffer {
 		chunk = ipc.ClientMaxBuffer
 	}
 	if chunk <= 0 {
-		return nil, 0, fmt.Errorf("GSSAPI: the server's maximum buffer of %d bytes cannot hold a sealed wrap token", serverMaxBuf)
+		return 0, fmt.Errorf("GSSAPI: the server's maximum buffer of %d bytes cannot hold %s", serverMaxBuf, token)
 	}
-	return &privacy{key: key, et: et, addr: addr}, chunk, nil
+	return chunk, nil
 }
 
 // sealedHeader is a wrap token header: TOK_ID 05 04, flags, filler FF, EC, RRC, SND_SEQ.
