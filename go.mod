@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/NVIDIA/go-nvml v0.13.4-1
+	github.com/aperturerobotics/protobuf-go-lite v0.14.0
 	github.com/colinmarc/hdfs/v2 v2.4.0
 	github.com/go-resty/resty/v2 v2.17.2
 	github.com/jcmturner/goidentity/v6 v6.0.1

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"google.golang.org/protobuf/proto"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
@@ -48,27 +48,25 @@ func (nm *fakeNM) start(req *yarnpb.StartContainersRequestProto) (proto.Message,
 	}
 	resp := &yarnpb.StartContainersResponseProto{}
 	for _, r := range req.GetStartContainerRequest() {
-		var id yarnpb.ContainerIdProto
 		// The container id travels inside the container token's identifier in Hadoop; the fake
 		// encodes it as text in the token's service for simplicity.
 		cid, err := records.ParseContainerID(r.GetContainerToken().GetService())
 		if err != nil {
 			return nil, err
 		}
-		p, err := containerIDProto(cid)
+		id, err := containerIDProto(cid)
 		if err != nil {
 			return nil, err
 		}
-		proto.Merge(&id, p)
 		if nm.fail != "" {
 			resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
-				ContainerId: &id,
+				ContainerId: id,
 				Exception: &yarnpb.SerializedExceptionProto{ClassName: proto.String(nm.fail),
 					Message: proto.String("Container " + r.GetContainerToken().GetService() + " has already been started")},
 			})
 			continue
 		}
-		resp.SucceededRequests = append(resp.SucceededRequests, &id)
+		resp.SucceededRequests = append(resp.SucceededRequests, id)
 	}
 	return resp, nil
 }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"google.golang.org/protobuf/proto"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/records"

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"google.golang.org/protobuf/proto"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"

@@ -19,10 +19,10 @@ import (
 	"testing"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/records"
-	"google.golang.org/protobuf/proto"
 )
 
 const (
@@ -450,7 +450,7 @@ func (c *Cluster) newContainer(prio int32, capPB *yarnpb.ResourceProto, nd *node
 		Id: proto.Int64(seq),
 	}
 	id := containerID(idPB)
-	r := proto.Clone(capPB).(*yarnpb.ResourceProto)
+	r := proto.CloneOf(capPB)
 	strip := c.opts.StripResources != nil && c.opts.StripResources(c.nAllocated)
 	c.nAllocated++
 	if strip {

@@ -14,8 +14,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 )
@@ -75,7 +75,7 @@ func RequestHeader(callID int32, clientID []byte, retryCount int32) *commonpb.Rp
 func AppendDelimited(b []byte, m proto.Message) ([]byte, error) {
 	body, err := proto.Marshal(m)
 	if err != nil {
-		return b, fmt.Errorf("hadoop ipc: encode %s: %w", m.ProtoReflect().Descriptor().Name(), err)
+		return b, fmt.Errorf("hadoop ipc: encode %s: %w", proto.Name(m), err)
 	}
 	b = protowire.AppendVarint(b, uint64(len(body)))
 	return append(b, body...), nil

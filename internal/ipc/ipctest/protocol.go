@@ -3,7 +3,7 @@ package ipctest
 import (
 	"sync"
 
-	"google.golang.org/protobuf/proto"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 )
 
 // Protocol answers the calls of one Hadoop protocol by method. Its Handle is a Handler: a call
