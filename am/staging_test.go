@@ -6,10 +6,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 
 	"github.com/yarn-er/yarn-er/amrm/amrmfake"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/hdfspb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/internal/namenode"
 	"github.com/yarn-er/yarn-er/records"

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
-
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/records"

@@ -43,10 +43,11 @@ const (
 const GCPercent = 25
 
 // MaxProcs is the AM's GOMAXPROCS unless $GOMAXPROCS says otherwise: the AM waits on the network
-// almost all the time, and every further processor costs memory (its allocation cache and the
-// garbage collector's worker); on a NodeManager with 32 cores the default would add about 1.5 MiB
-// (docs/benchmarks.md).
-const MaxProcs = 2
+// almost all the time (its CPU time is a few milliseconds per container), and every further
+// processor costs memory (its allocation cache and the garbage collector's worker): a second one
+// 0.1–0.3 MiB, and on a NodeManager with 32 cores the default would add about 1.5 MiB; the wall
+// time is the same with one or two (docs/benchmarks.md).
+const MaxProcs = 1
 
 // Config is what Run takes from its process.
 type Config struct {

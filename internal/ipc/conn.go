@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
-
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/records"
 )
 

@@ -14,10 +14,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 )
 
 // Special call ids of Hadoop's RpcConstants and Server.AuthProtocol.

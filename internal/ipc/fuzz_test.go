@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
-
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 )
 
 // FuzzReadResponse feeds a byte stream through the client's response path: length-prefixed packets,

@@ -7,9 +7,8 @@ import (
 	"net"
 	"strings"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
-
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 )
 
 // maxSASLRounds bounds the negotiation; DIGEST-MD5 needs two or three.

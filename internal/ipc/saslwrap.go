@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
-
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 )
 
 // ClientMaxBuffer is the largest wrapped message yarn-er says it receives (the maxbuf of RFC 4752

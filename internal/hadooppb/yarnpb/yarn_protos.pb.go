@@ -458,12 +458,15 @@ func (x SchedulerResourceTypes) String() string {
 }
 
 // SerializedExceptionProto is an exception a NodeManager reports for one container.
+// Hadoop's field 4 (optional SerializedExceptionProto cause) is left out on purpose: the generated
+// decoder recurses once per nested message without a depth limit, so a message that contains
+// itself would let a peer nest it millions deep and overflow the stack. The cause stays an unknown
+// field (skipped, not decoded); yarn-er reports the outer exception, whose trace names the causes.
 type SerializedExceptionProto struct {
 	unknownFields []byte
-	Message       *string                   `protobuf:"bytes,1,opt,name=message" json:"message,omitempty"`
-	Trace         *string                   `protobuf:"bytes,2,opt,name=trace" json:"trace,omitempty"`
-	ClassName     *string                   `protobuf:"bytes,3,opt,name=class_name,json=className" json:"className,omitempty"`
-	Cause         *SerializedExceptionProto `protobuf:"bytes,4,opt,name=cause" json:"cause,omitempty"`
+	Message       *string `protobuf:"bytes,1,opt,name=message" json:"message,omitempty"`
+	Trace         *string `protobuf:"bytes,2,opt,name=trace" json:"trace,omitempty"`
+	ClassName     *string `protobuf:"bytes,3,opt,name=class_name,json=className" json:"className,omitempty"`
 }
 
 func (x *SerializedExceptionProto) Reset() {
@@ -491,13 +494,6 @@ func (x *SerializedExceptionProto) GetClassName() string {
 		return *x.ClassName
 	}
 	return ""
-}
-
-func (x *SerializedExceptionProto) GetCause() *SerializedExceptionProto {
-	if x != nil {
-		return x.Cause
-	}
-	return nil
 }
 
 type ApplicationIdProto struct {
@@ -1692,7 +1688,6 @@ func (m *SerializedExceptionProto) CloneVT() *SerializedExceptionProto {
 		return (*SerializedExceptionProto)(nil)
 	}
 	r := new(SerializedExceptionProto)
-	r.Cause = m.Cause.CloneVT()
 	if rhs := m.Message; rhs != nil {
 		tmpVal := *rhs
 		r.Message = &tmpVal
@@ -2529,9 +2524,6 @@ func (this *SerializedExceptionProto) EqualVT(that *SerializedExceptionProto) bo
 		return false
 	}
 	if p, q := this.ClassName, that.ClassName; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
-		return false
-	}
-	if !this.Cause.EqualVT(that.Cause) {
 		return false
 	}
 	return string(this.unknownFields) == string(that.unknownFields)
@@ -3551,16 +3543,6 @@ func (m *SerializedExceptionProto) MarshalToSizedBufferVT(dAtA []byte) (int, err
 	if m.unknownFields != nil {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
-	}
-	if m.Cause != nil {
-		size, err := m.Cause.MarshalToSizedBufferVT(dAtA[:i])
-		if err != nil {
-			return 0, err
-		}
-		i -= size
-		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
-		i--
-		dAtA[i] = 0x22
 	}
 	if m.ClassName != nil {
 		i -= len(*m.ClassName)
@@ -5391,10 +5373,6 @@ func (m *SerializedExceptionProto) SizeVT() (n int) {
 		l = len(*m.ClassName)
 		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
 	}
-	if m.Cause != nil {
-		l = m.Cause.SizeVT()
-		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
-	}
 	n += len(m.unknownFields)
 	return n
 }
@@ -6199,34 +6177,6 @@ func (m *SerializedExceptionProto) UnmarshalVT(dAtA []byte) error {
 			}
 			s := string(dAtA[iNdEx:postIndex])
 			m.ClassName = &s
-			iNdEx = postIndex
-		case 4:
-			if wireType != 2 {
-				return fmt.Errorf("proto: wrong wireType = %d for field Cause", wireType)
-			}
-			var msglen int
-			var _v uint64
-			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
-			msglen = int(_v)
-			if err != nil {
-				return err
-			}
-			if msglen < 0 {
-				return protobuf_go_lite.ErrInvalidLength
-			}
-			postIndex := iNdEx + msglen
-			if postIndex < 0 {
-				return protobuf_go_lite.ErrInvalidLength
-			}
-			if postIndex > l {
-				return io.ErrUnexpectedEOF
-			}
-			if m.Cause == nil {
-				m.Cause = &SerializedExceptionProto{}
-			}
-			if err := m.Cause.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
-				return err
-			}
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
