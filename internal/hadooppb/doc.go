@@ -5,10 +5,12 @@
 // (RpcHeader.proto, IpcConnectionContext.proto, ProtobufRpcEngine2.proto, Security.proto,
 // ClientNamenodeProtocol.proto, yarn_protos.proto, yarn_service_protos.proto, yarn_security_token.proto). Field numbers, types,
 // labels and defaults match Hadoop's; the proto packages are renamed (yarner.hadoop.common,
-// yarner.hadoop.yarn) and the file paths prefixed with yarner/ so that this binary can link other
-// Hadoop bindings (colinmarc/hdfs registers hadoop.common.* under bare paths) without a protobuf
-// registry conflict. Package names never reach the wire. Messages and fields yarn-er does not use are
-// left out; the generated code keeps them as unknown fields.
+// yarner.hadoop.yarn) and the file paths prefixed with yarner/, which kept them apart from other
+// Hadoop bindings (colinmarc/hdfs registers hadoop.common.* under bare paths) while the code was
+// registered with protobuf-go; package names never reach the wire. Messages and fields yarn-er does
+// not use are left out; the generated code keeps them as unknown fields. No message may contain
+// itself, directly or through others: the generated decoder has no depth limit (so Hadoop's
+// SerializedExceptionProto.cause is left out; TestNoRecursiveMessages in package proto checks).
 //
 // The Go code comes from protoc-gen-go-lite (github.com/aperturerobotics/protobuf-go-lite), not
 // protoc-gen-go: the same structs, pointer fields and getters, with marshal, unmarshal, size, clone
