@@ -11,16 +11,65 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/amrm/internal/fakeyarn"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/records"
 )
 
-var gpu1 = records.NewResources(1024, 1, records.Resource{Name: records.GPU, Value: 1})
+var (
+	gpu1    = records.NewResources(1024, 1, records.Resource{Name: records.GPU, Value: 1})
+	amrmTok = records.Token{Identifier: []byte("amrm-id-1"), Password: []byte("amrm-pw-1"), Kind: records.KindAMRMToken}
+)
 
-func registered(t *testing.T, rm *fakeRM, mod func(*Config)) *Client {
+// newRM starts a fake scheduler whose heartbeats script answers (nil: empty answers). Its
+// registration declares memory-mb, vcores and yarn.io/gpu, with at most 8192 MiB, 8 vcores and
+// 4 GPUs, and hands back an NMToken of a previous attempt for old-nm:1.
+func newRM(t *testing.T, script func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error) *fakeyarn.RM {
+	return fakeyarn.NewRM(t, amrmTok, fakeyarn.RMHooks{
+		Register: func(*yarnpb.RegisterApplicationMasterRequestProto) *yarnpb.RegisterApplicationMasterResponseProto {
+			resp := fakeyarn.Registration(4)
+			resp.NmTokensFromPreviousAttempts = []*yarnpb.NMTokenProto{
+				fakeyarn.NMToken("old-nm", 1, records.Token{Identifier: []byte("old"), Password: []byte("p")}),
+			}
+			return resp
+		},
+		Allocate: script,
+	})
+}
+
+// newContainers returns a maker of the containers a script allocates: at priority 1, numbered
+// from 2 (after the AM's own), with 1024 MiB, 1 vcore and gpus yarn.io/gpu, on node:45454.
+func newContainers() func(gpus int64, node string) *yarnpb.ContainerProto {
+	seq := int64(1)
+	return func(gpus int64, node string) *yarnpb.ContainerProto {
+		seq++
+		r := &yarnpb.ResourceProto{Memory: proto.Int64(1024), VirtualCores: proto.Int32(1)}
+		if gpus > 0 {
+			r.ResourceValueMap = []*yarnpb.ResourceInformationProto{{Key: proto.String(records.GPU), Value: proto.Int64(gpus), Units: proto.String("")}}
+		}
+		return fakeyarn.Container(seq, node, 45454, r, 1)
+	}
+}
+
+// client is a Client of rm's scheduler with its AMRMToken; mod, when not nil, changes the
+// configuration first.
+func client(t *testing.T, rm *fakeyarn.RM, mod func(*Config)) *Client {
 	t.Helper()
-	c := rm.client(t, mod)
+	cfg := Config{SchedulerAddrs: []string{rm.Server.Addr}, Credentials: rm.Credentials()}
+	if mod != nil {
+		mod(&cfg)
+	}
+	c, err := New(cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func registered(t *testing.T, rm *fakeyarn.RM, mod func(*Config)) *Client {
+	t.Helper()
+	c := client(t, rm, mod)
 	_, err := c.Register(context.Background(), RegisterRequest{Host: "am-host", RPCPort: -1, TrackingURL: "http://am"})
 	require.NoError(t, err)
 	return c
@@ -35,8 +84,8 @@ func TestNewNeedsAMRMToken(t *testing.T) {
 }
 
 func TestRegisterKeepsCapabilityAndTypes(t *testing.T) {
-	rm := newFakeRM(t)
-	c := rm.client(t, nil)
+	rm := newRM(t, nil)
+	c := client(t, rm, nil)
 	reg, err := c.Register(context.Background(), RegisterRequest{Host: "am-host", RPCPort: -1, TrackingURL: "http://am"})
 	require.NoError(t, err)
 	assert.Equal(t, records.NewResources(8192, 8, records.Resource{Name: records.GPU, Value: 4}), reg.MaximumCapability)
@@ -51,28 +100,28 @@ func TestRegisterKeepsCapabilityAndTypes(t *testing.T) {
 	_, ok := c.NMToken("old-nm:1")
 	assert.True(t, ok, "NMTokens from previous attempts are cached")
 
-	calls := rm.srv.MethodCalls("registerApplicationMaster")
+	calls := rm.Server.MethodCalls("registerApplicationMaster")
 	require.Len(t, calls, 1)
 	req := &yarnpb.RegisterApplicationMasterRequestProto{}
 	require.NoError(t, calls[0].Decode(req))
 	assert.Equal(t, "am-host", req.GetHost())
 	assert.Equal(t, int32(-1), req.GetRpcPort())
 	assert.Equal(t, "http://am", req.GetTrackingUrl())
-	assert.Equal(t, amrmTok.Identifier, rm.srv.Logins()[0], "authenticated with the AMRMToken")
+	assert.Equal(t, amrmTok.Identifier, rm.Server.Logins()[0], "authenticated with the AMRMToken")
 
 	// Registering twice is the RM's InvalidApplicationMasterRequestException, typed.
 	_, err = c.Register(context.Background(), RegisterRequest{})
 	require.ErrorIs(t, err, ErrInvalidRequest)
 	var re *records.RemoteError
 	require.ErrorAs(t, err, &re)
-	assert.Equal(t, exInvalidAMRequest, re.Class)
+	assert.Equal(t, fakeyarn.ExInvalidRequest, re.Class)
 	assert.Contains(t, re.Message, "already registered")
 	assert.Equal(t, "registerApplicationMaster", re.Method)
 }
 
 func TestAskChecksBeforeSending(t *testing.T) {
-	rm := newFakeRM(t)
-	c := rm.client(t, nil)
+	rm := newRM(t, nil)
+	c := client(t, rm, nil)
 	require.ErrorIs(t, c.Ask(1, gpu1, 1), ErrNotRegistered, "types are unknown before Register")
 	_, err := c.Register(context.Background(), RegisterRequest{RPCPort: -1})
 	require.NoError(t, err)
@@ -95,24 +144,24 @@ func TestAskChecksBeforeSending(t *testing.T) {
 	// Nothing bad reaches the RM.
 	_, err = c.Allocate(context.Background())
 	require.NoError(t, err)
-	reqs := rm.allocRequests()
+	reqs := rm.AllocateRequests()
 	require.Len(t, reqs, 1)
 	assert.Empty(t, reqs[0].GetAsk())
 }
 
 func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
-	rm := newFakeRM(t)
-	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+	mk := newContainers()
+	rm := newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 		switch n {
 		case 0, 1:
-			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1"), rm.container(1, 1, "nm2")}
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{mk(1, "nm1"), mk(1, "nm2")}
 			resp.NmTokens = []*yarnpb.NMTokenProto{{NodeId: &yarnpb.NodeIdProto{Host: proto.String("nm1"), Port: proto.Int32(45454)},
 				Token: tokenProto(records.Token{Identifier: []byte("nmtok-1"), Password: []byte("x"), Kind: records.KindNMToken})}}
 		case 2:
-			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1")} // one too many
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{mk(1, "nm1")} // one too many
 		}
 		return nil
-	}
+	})
 	c := registered(t, rm, nil)
 	require.NoError(t, c.Ask(1, gpu1, 4))
 	assert.Equal(t, 4, c.Outstanding(1))
@@ -136,7 +185,7 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 	assert.Equal(t, "container_1700000000000_0001_01_000002", got[0].ID.String())
 	assert.Equal(t, 0, c.Outstanding(1))
 
-	reqs := rm.allocRequests()
+	reqs := rm.AllocateRequests()
 	require.Len(t, reqs, 4)
 	for i, r := range reqs {
 		assert.Equal(t, int32(i), r.GetResponseId(), "echoes the last response id, starting at 0")
@@ -168,14 +217,14 @@ func TestAbsoluteAsksMatchingAndResponseIDs(t *testing.T) {
 	require.NoError(t, c.Ask(2, records.NewResources(512, 1), 3))
 	_, err := c.Allocate(context.Background())
 	require.NoError(t, err)
-	reqs = rm.allocRequests()
+	reqs = rm.AllocateRequests()
 	require.Len(t, reqs[4].GetAsk(), 2)
 	assert.Equal(t, int32(0), reqs[4].GetAsk()[0].GetNumContainers())
 	assert.Equal(t, int32(3), reqs[4].GetAsk()[1].GetNumContainers())
 }
 
 func TestOnePriorityPerProfile(t *testing.T) {
-	rm := newFakeRM(t)
+	rm := newRM(t, nil)
 	c := registered(t, rm, nil)
 	require.NoError(t, c.Ask(1, gpu1, 2))
 	err := c.Ask(1, records.NewResources(2048, 1), 2)
@@ -184,16 +233,16 @@ func TestOnePriorityPerProfile(t *testing.T) {
 }
 
 func TestContainerMissingAskedResourceIsReleasedAndReasked(t *testing.T) {
-	rm := newFakeRM(t)
-	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+	mk := newContainers()
+	rm := newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 		switch n {
 		case 0:
-			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 0, "nm1")} // GPU dropped
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{mk(0, "nm1")} // GPU dropped
 		case 2:
-			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm2")}
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{mk(1, "nm2")}
 		}
 		return nil
-	}
+	})
 	c := registered(t, rm, nil)
 	require.NoError(t, c.Ask(1, gpu1, 1))
 	a, err := c.Allocate(context.Background())
@@ -205,7 +254,7 @@ func TestContainerMissingAskedResourceIsReleasedAndReasked(t *testing.T) {
 
 	_, err = c.Allocate(context.Background())
 	require.NoError(t, err)
-	reqs := rm.allocRequests()
+	reqs := rm.AllocateRequests()
 	require.Len(t, reqs[1].GetRelease(), 1, "the bad container goes back")
 	require.Len(t, reqs[1].GetAsk(), 1, "and the total is asked again")
 	assert.Equal(t, int32(1), reqs[1].GetAsk()[0].GetNumContainers())
@@ -217,13 +266,13 @@ func TestContainerMissingAskedResourceIsReleasedAndReasked(t *testing.T) {
 }
 
 func TestWrongResponseIDIsTypedError(t *testing.T) {
-	rm := newFakeRM(t)
+	rm := newRM(t, nil)
 	c := registered(t, rm, nil)
 	_, err := c.Allocate(context.Background())
 	require.NoError(t, err)
-	rm.mu.Lock()
-	rm.lastID = 7 // the RM moved on without this client
-	rm.mu.Unlock()
+	rm.Mu.Lock()
+	rm.LastID = 7 // the RM moved on without this client
+	rm.Mu.Unlock()
 	_, err = c.Allocate(context.Background())
 	require.ErrorIs(t, err, ErrInvalidRequest)
 	var re *records.RemoteError
@@ -233,13 +282,13 @@ func TestWrongResponseIDIsTypedError(t *testing.T) {
 }
 
 func TestReregisterAfterRMRestart(t *testing.T) {
-	rm := newFakeRM(t)
-	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+	mk := newContainers()
+	rm := newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 		if n == 0 {
-			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1")}
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{mk(1, "nm1")}
 		}
 		return nil
-	}
+	})
 	c := registered(t, rm, nil)
 	require.NoError(t, c.Ask(1, gpu1, 3))
 	require.NoError(t, c.Ask(2, records.NewResources(512, 1), 0))
@@ -250,44 +299,43 @@ func TestReregisterAfterRMRestart(t *testing.T) {
 	_, err = c.Allocate(context.Background())
 	require.NoError(t, err)
 
-	rm.restart()
+	rm.Forget()
 	_, err = c.Allocate(context.Background())
 	require.NoError(t, err)
 
-	rm.mu.Lock()
-	assert.Equal(t, 2, rm.registers)
-	rm.mu.Unlock()
-	reqs := rm.allocRequests()
+	rm.Mu.Lock()
+	assert.Equal(t, 2, rm.Registers)
+	rm.Mu.Unlock()
+	reqs := rm.AllocateRequests()
 	require.Len(t, reqs, 3)
 	last := reqs[2]
 	assert.Equal(t, int32(0), last.GetResponseId(), "response ids start over after re-registering")
 	require.Len(t, last.GetAsk(), 2, "every ask is sent again")
 	assert.Equal(t, int32(2), last.GetAsk()[0].GetNumContainers(), "with the outstanding total")
 	require.Len(t, last.GetRelease(), 1, "unconfirmed releases are sent again")
-	assert.Equal(t, 2, rm.srv.Connections(), "reconnected with SASL")
+	assert.Equal(t, 2, rm.Server.Connections(), "reconnected with SASL")
 }
 
 func TestAMCommands(t *testing.T) {
 	t.Run("resync", func(t *testing.T) {
-		rm := newFakeRM(t)
-		rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		var rm *fakeyarn.RM
+		rm = newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 			if n == 0 {
 				resp.AMCommand = yarnpb.AMCommandProto_AM_RESYNC.Enum()
-				rm.registered = false
+				rm.Registered = false
 			}
 			return nil
-		}
+		})
 		c := registered(t, rm, nil)
 		_, err := c.Allocate(context.Background())
 		require.NoError(t, err)
-		assert.Equal(t, 2, rm.registers)
+		assert.Equal(t, 2, rm.Registers)
 	})
 	t.Run("shutdown", func(t *testing.T) {
-		rm := newFakeRM(t)
-		rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		rm := newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 			resp.AMCommand = yarnpb.AMCommandProto_AM_SHUTDOWN.Enum()
 			return nil
-		}
+		})
 		c := registered(t, rm, nil)
 		_, err := c.Allocate(context.Background())
 		assert.ErrorIs(t, err, ErrShutdown)
@@ -295,15 +343,14 @@ func TestAMCommands(t *testing.T) {
 }
 
 func TestAMRMTokenRoll(t *testing.T) {
-	rm := newFakeRM(t)
 	newTok := records.Token{Identifier: []byte("amrm-id-2"), Password: []byte("amrm-pw-2"), Kind: records.KindAMRMToken}
-	rm.srv.AddToken(newTok.Identifier, newTok.Password)
-	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+	rm := newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 		if n == 0 {
 			resp.AmRmToken = tokenProto(newTok)
 		}
 		return nil
-	}
+	})
+	rm.Server.AddToken(newTok.Identifier, newTok.Password)
 	c := registered(t, rm, nil)
 	_, err := c.Allocate(context.Background())
 	require.NoError(t, err)
@@ -312,28 +359,28 @@ func TestAMRMTokenRoll(t *testing.T) {
 	assert.Equal(t, newTok.Password, tok.Password)
 
 	// The RM forgets the old key and drops the connection: the client reconnects with the new token.
-	rm.srv.RemoveToken(amrmTok.Identifier)
-	rm.srv.DropConnections()
+	rm.Server.RemoveToken(amrmTok.Identifier)
+	rm.Server.DropConnections()
 	_, err = c.Allocate(context.Background())
 	require.NoError(t, err)
-	logins := rm.srv.Logins()
+	logins := rm.Server.Logins()
 	require.Len(t, logins, 2)
 	assert.Equal(t, newTok.Identifier, logins[1])
 }
 
 func TestCompletedContainerStatuses(t *testing.T) {
-	rm := newFakeRM(t)
-	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
-		ct := rm.container(1, 1, "nm1")
+	mk := newContainers()
+	rm := newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		ct := mk(1, "nm1")
 		resp.CompletedContainerStatuses = []*yarnpb.ContainerStatusProto{
 			{ContainerId: ct.Id, State: yarnpb.ContainerStateProto_C_COMPLETE.Enum(), ExitStatus: proto.Int32(0), Diagnostics: proto.String("")},
-			{ContainerId: rm.container(1, 1, "nm1").Id, State: yarnpb.ContainerStateProto_C_COMPLETE.Enum(), ExitStatus: proto.Int32(-105), Diagnostics: proto.String("Container killed by the ApplicationMaster.")},
+			{ContainerId: mk(1, "nm1").Id, State: yarnpb.ContainerStateProto_C_COMPLETE.Enum(), ExitStatus: proto.Int32(-105), Diagnostics: proto.String("Container killed by the ApplicationMaster.")},
 		}
 		resp.Limit = &yarnpb.ResourceProto{Memory: proto.Int64(4096), VirtualCores: proto.Int32(4)}
 		resp.UpdatedNodes = []*yarnpb.NodeReportProto{{NodeId: &yarnpb.NodeIdProto{Host: proto.String("nm3"), Port: proto.Int32(1)}, NodeState: yarnpb.NodeStateProto_NS_LOST.Enum()}}
 		resp.Preempt = &yarnpb.PreemptionMessageProto{StrictContract: &yarnpb.StrictPreemptionContractProto{Container: []*yarnpb.PreemptionContainerProto{{Id: ct.Id}}}}
 		return nil
-	}
+	})
 	c := registered(t, rm, nil)
 	a, err := c.Allocate(context.Background())
 	require.NoError(t, err)
@@ -350,28 +397,28 @@ func TestCompletedContainerStatuses(t *testing.T) {
 
 func TestUnregister(t *testing.T) {
 	t.Run("loops until the RM confirms", func(t *testing.T) {
-		rm := newFakeRM(t)
-		rm.unregisterAfter = 3
+		rm := newRM(t, nil)
+		rm.UnregisterAfter = 3
 		c := registered(t, rm, nil)
 		require.NoError(t, c.Unregister(context.Background(), records.FinalSucceeded, "all done", "http://history"))
-		rm.mu.Lock()
-		defer rm.mu.Unlock()
-		assert.Equal(t, 3, rm.finishCalls)
-		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_SUCCEEDED, rm.finishRequests[0].GetFinalApplicationStatus())
-		assert.Equal(t, "all done", rm.finishRequests[0].GetDiagnostics())
-		assert.Equal(t, "http://history", rm.finishRequests[0].GetTrackingUrl())
+		rm.Mu.Lock()
+		defer rm.Mu.Unlock()
+		assert.Equal(t, 3, len(rm.Finishes))
+		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_SUCCEEDED, rm.Finishes[0].GetFinalApplicationStatus())
+		assert.Equal(t, "all done", rm.Finishes[0].GetDiagnostics())
+		assert.Equal(t, "http://history", rm.Finishes[0].GetTrackingUrl())
 	})
 	t.Run("registers again after an RM restart", func(t *testing.T) {
-		rm := newFakeRM(t)
+		rm := newRM(t, nil)
 		c := registered(t, rm, nil)
-		rm.restart()
+		rm.Forget()
 		require.NoError(t, c.Unregister(context.Background(), records.FinalFailed, "", ""))
-		assert.Equal(t, 2, rm.registers)
-		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_FAILED, rm.finishRequests[0].GetFinalApplicationStatus())
+		assert.Equal(t, 2, rm.Registers)
+		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_FAILED, rm.Finishes[0].GetFinalApplicationStatus())
 	})
 	t.Run("context ends the loop", func(t *testing.T) {
-		rm := newFakeRM(t)
-		rm.unregisterAfter = 1 << 30
+		rm := newRM(t, nil)
+		rm.UnregisterAfter = 1 << 30
 		c := registered(t, rm, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 		defer cancel()
@@ -380,13 +427,13 @@ func TestUnregister(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
-	rm := newFakeRM(t)
-	rm.script = func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+	mk := newContainers()
+	rm := newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 		if n < 4 {
-			resp.AllocatedContainers = []*yarnpb.ContainerProto{rm.container(1, 1, "nm1")}
+			resp.AllocatedContainers = []*yarnpb.ContainerProto{mk(1, "nm1")}
 		}
 		return nil
-	}
+	})
 	c := registered(t, rm, func(cfg *Config) { cfg.Heartbeat = 5 * time.Millisecond })
 	require.NoError(t, c.Ask(1, gpu1, 4))
 	var got []Container
@@ -407,7 +454,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunRetriesConnectionFailures(t *testing.T) {
-	rm := newFakeRM(t)
+	rm := newRM(t, nil)
 	var failDials atomic.Int32
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if failDials.Add(-1) >= 0 {
@@ -420,7 +467,7 @@ func TestRunRetriesConnectionFailures(t *testing.T) {
 		cfg.Dial = dial
 		cfg.Heartbeat = 5 * time.Millisecond
 	})
-	rm.srv.DropConnections() // an RM restart that keeps the attempt registered (work-preserving)
+	rm.Server.DropConnections() // an RM restart that keeps the attempt registered (work-preserving)
 	failDials.Store(3)
 	n := 0
 	err := c.Run(context.Background(), func(*Allocation) (bool, error) { n++; return n == 2, nil })
@@ -429,13 +476,13 @@ func TestRunRetriesConnectionFailures(t *testing.T) {
 
 	// Past RetryTimeout the error comes back.
 	c.cfg.RetryTimeout = 50 * time.Millisecond
-	rm.srv.DropConnections()
+	rm.Server.DropConnections()
 	failDials.Store(1 << 30)
 	err = c.Run(context.Background(), func(*Allocation) (bool, error) { return false, nil })
 	require.ErrorIs(t, err, ErrConnection)
 	assert.ErrorContains(t, err, "connection refused (test)")
 
-	c3 := rm.client(t, func(cfg *Config) {
+	c3 := client(t, rm, func(cfg *Config) {
 		cfg.Dial = func(context.Context, string, string) (net.Conn, error) { return nil, errors.New("refused") }
 	})
 	_, err = c3.Register(context.Background(), RegisterRequest{})
@@ -443,10 +490,10 @@ func TestRunRetriesConnectionFailures(t *testing.T) {
 }
 
 func TestAttemptNotFoundEndsRun(t *testing.T) {
-	rm := newFakeRM(t)
-	rm.script = func(int, *yarnpb.AllocateRequestProto, *yarnpb.AllocateResponseProto) error {
-		return errNotFound
-	}
+	rm := newRM(t, func(int, *yarnpb.AllocateRequestProto, *yarnpb.AllocateResponseProto) error {
+		return &ipctest.Exception{Class: fakeyarn.ExAttemptNotFound,
+			Message: "Application attempt " + fakeyarn.AttemptID + " doesn't exist in ApplicationMasterService cache."}
+	})
 	c := registered(t, rm, func(cfg *Config) { cfg.Heartbeat = time.Millisecond })
 	err := c.Run(context.Background(), func(*Allocation) (bool, error) { return false, nil })
 	assert.ErrorIs(t, err, ErrAttemptNotFound)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
+	"github.com/yarn-er/yarn-er/amrm/internal/fakeyarn"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/records"
@@ -18,71 +18,38 @@ type tokenMap map[string]records.Token
 
 func (m tokenMap) NMToken(node string) (records.Token, bool) { t, ok := m[node]; return t, ok }
 
+// fakeNM is a NodeManager that records the starts and starts every container, or fails them
+// all with the exception class fail, or drops the connection instead of answering.
 type fakeNM struct {
-	srv    *ipctest.Server
+	*fakeyarn.NM
 	mu     sync.Mutex
 	starts []*yarnpb.StartContainersRequestProto
-	fail   string // exception class to report in failed_requests
-	drop   bool   // drop the connection instead of answering
+	fail   string
+	drop   bool
 }
 
 var nmTok = records.Token{Identifier: []byte("nm-id"), Password: []byte("nm-pw"), Kind: records.KindNMToken}
 
 func newFakeNM(t *testing.T) *fakeNM {
 	nm := &fakeNM{}
-	nm.srv = ipctest.NewServer(t, ipctest.NewProtocol(cmProtocol, &nm.mu,
-		ipctest.Answer("startContainers", nm.start),
-		ipctest.Answer("stopContainers", nm.stop),
-		ipctest.Answer("getContainerStatuses", nm.statuses),
-	).Handle)
-	nm.srv.AddToken(nmTok.Identifier, nmTok.Password)
+	nm.NM = fakeyarn.NewNM(t, nmTok, fakeyarn.NMHooks{Lock: &nm.mu, Start: nm.start})
 	return nm
 }
 
-// start answers startContainers: every container starts, or fails with nm.fail.
-func (nm *fakeNM) start(req *yarnpb.StartContainersRequestProto) (proto.Message, error) {
+func (nm *fakeNM) start(req *yarnpb.StartContainersRequestProto) (*yarnpb.StartContainersResponseProto, error) {
 	nm.starts = append(nm.starts, req)
 	if nm.drop {
-		nm.srv.DropConnections()
+		nm.Server.DropConnections()
 		return nil, &ipctest.Exception{Class: "x", Message: "never delivered"}
 	}
-	resp := &yarnpb.StartContainersResponseProto{}
-	for _, r := range req.GetStartContainerRequest() {
-		// The container id travels inside the container token's identifier in Hadoop; the fake
-		// encodes it as text in the token's service for simplicity.
-		cid, err := records.ParseContainerID(r.GetContainerToken().GetService())
-		if err != nil {
-			return nil, err
+	resp, err := fakeyarn.StartAll(req)
+	if err == nil && nm.fail != "" {
+		for _, id := range resp.SucceededRequests {
+			resp.FailedRequests = append(resp.FailedRequests, fakeyarn.Failed(id, nm.fail, "Container "+fakeyarn.ContainerID(id).String()+" has already been started"))
 		}
-		id, err := containerIDProto(cid)
-		if err != nil {
-			return nil, err
-		}
-		if nm.fail != "" {
-			resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
-				ContainerId: id,
-				Exception: &yarnpb.SerializedExceptionProto{ClassName: proto.String(nm.fail),
-					Message: proto.String("Container " + r.GetContainerToken().GetService() + " has already been started")},
-			})
-			continue
-		}
-		resp.SucceededRequests = append(resp.SucceededRequests, id)
+		resp.SucceededRequests = nil
 	}
-	return resp, nil
-}
-
-// stop answers stopContainers: every container stops.
-func (nm *fakeNM) stop(req *yarnpb.StopContainersRequestProto) (proto.Message, error) {
-	return &yarnpb.StopContainersResponseProto{SucceededRequests: req.GetContainerId()}, nil
-}
-
-// statuses answers getContainerStatuses: every container runs.
-func (nm *fakeNM) statuses(req *yarnpb.GetContainerStatusesRequestProto) (proto.Message, error) {
-	resp := &yarnpb.GetContainerStatusesResponseProto{}
-	for _, id := range req.GetContainerId() {
-		resp.Status = append(resp.Status, &yarnpb.ContainerStatusProto{ContainerId: id, State: yarnpb.ContainerStateProto_C_RUNNING.Enum()})
-	}
-	return resp, nil
+	return resp, err
 }
 
 func (nm *fakeNM) startRequests() []*yarnpb.StartContainersRequestProto {
@@ -96,24 +63,24 @@ func testContainer(t *testing.T, node string) Container {
 	pid, err := containerIDProto(id)
 	require.NoError(t, err)
 	return Container{ID: id, Node: node, Priority: 1, pid: pid,
-		token: records.Token{Identifier: []byte("container-token-identifier"), Password: []byte("ctpw"), Kind: records.KindContainerToken, Service: id.String()}}
+		token: records.Token{Identifier: []byte(id.String()), Password: []byte("ctpw"), Kind: records.KindContainerToken, Service: node}}
 }
 
 func TestStartContainer(t *testing.T) {
 	nm := newFakeNM(t)
-	nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: nmTok}})
+	nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.Server.Addr: nmTok}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = nmc.Close() })
 
 	creds := records.NewCredentials()
 	creds.AddToken("amrm", amrmTok)
 	creds.AddToken("hdfs", records.Token{Identifier: []byte("dt"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN"})
-	ct := testContainer(t, nm.srv.Addr)
+	ct := testContainer(t, nm.Server.Addr)
 	lc := NewLaunchContext("sleep", "1").WithEnv("X", "1").WithCredentials(creds).
 		WithLocalResource("am", records.LocalResource{URL: "file:///bin/am", Size: 10, Timestamp: 1700000000000})
 	require.NoError(t, nmc.StartContainer(context.Background(), ct, lc))
 
-	assert.Equal(t, nmTok.Identifier, nm.srv.Logins()[0], "authenticated with the node's NMToken")
+	assert.Equal(t, nmTok.Identifier, nm.Server.Logins()[0], "authenticated with the node's NMToken")
 	starts := nm.startRequests()
 	require.Len(t, starts, 1)
 	r := starts[0].GetStartContainerRequest()[0]
@@ -126,21 +93,21 @@ func TestStartContainer(t *testing.T) {
 	assert.NotContains(t, got.Tokens, "amrm", "no AMRMToken for containers")
 
 	// Status and stop by node and id.
-	st, err := nmc.ContainerStatus(context.Background(), nm.srv.Addr, ct.ID)
+	st, err := nmc.ContainerStatus(context.Background(), nm.Server.Addr, ct.ID)
 	require.NoError(t, err)
 	assert.Equal(t, records.ContainerRunning, st.State)
 	assert.Equal(t, ct.ID, st.ID)
-	require.NoError(t, nmc.StopContainer(context.Background(), nm.srv.Addr, ct.ID))
-	assert.Equal(t, 1, nm.srv.Connections(), "one connection per NodeManager")
+	require.NoError(t, nmc.StopContainer(context.Background(), nm.Server.Addr, ct.ID))
+	assert.Equal(t, 1, nm.Server.Connections(), "one connection per NodeManager")
 }
 
 func TestStartContainerFailures(t *testing.T) {
 	t.Run("failed request is a ContainerError", func(t *testing.T) {
 		nm := newFakeNM(t)
 		nm.fail = "org.apache.hadoop.yarn.exceptions.YarnException"
-		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: nmTok}})
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.Server.Addr: nmTok}})
 		require.NoError(t, err)
-		ct := testContainer(t, nm.srv.Addr)
+		ct := testContainer(t, nm.Server.Addr)
 		err = nmc.StartContainer(context.Background(), ct, NewLaunchContext("true"))
 		var ce *ContainerError
 		require.ErrorAs(t, err, &ce)
@@ -154,24 +121,24 @@ func TestStartContainerFailures(t *testing.T) {
 		nm := newFakeNM(t)
 		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{}})
 		require.NoError(t, err)
-		err = nmc.StartContainer(context.Background(), testContainer(t, nm.srv.Addr), NewLaunchContext("true"))
+		err = nmc.StartContainer(context.Background(), testContainer(t, nm.Server.Addr), NewLaunchContext("true"))
 		require.ErrorIs(t, err, ErrNoToken)
-		assert.ErrorContains(t, err, nm.srv.Addr)
+		assert.ErrorContains(t, err, nm.Server.Addr)
 	})
 	t.Run("wrong NMToken", func(t *testing.T) {
 		nm := newFakeNM(t)
-		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: {Identifier: []byte("other"), Password: []byte("x"), Kind: records.KindNMToken}}})
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.Server.Addr: {Identifier: []byte("other"), Password: []byte("x"), Kind: records.KindNMToken}}})
 		require.NoError(t, err)
-		err = nmc.StartContainer(context.Background(), testContainer(t, nm.srv.Addr), NewLaunchContext("true"))
+		err = nmc.StartContainer(context.Background(), testContainer(t, nm.Server.Addr), NewLaunchContext("true"))
 		assert.ErrorIs(t, err, ErrInvalidToken)
 		assert.ErrorIs(t, err, ErrAuthentication)
 	})
 	t.Run("never resent after a lost connection", func(t *testing.T) {
 		nm := newFakeNM(t)
 		nm.drop = true
-		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.srv.Addr: nmTok}})
+		nmc, err := NewNMClient(NMConfig{Tokens: tokenMap{nm.Server.Addr: nmTok}})
 		require.NoError(t, err)
-		err = nmc.StartContainer(context.Background(), testContainer(t, nm.srv.Addr), NewLaunchContext("true"))
+		err = nmc.StartContainer(context.Background(), testContainer(t, nm.Server.Addr), NewLaunchContext("true"))
 		require.ErrorIs(t, err, ErrConnection)
 		assert.Len(t, nm.startRequests(), 1)
 	})

@@ -11,36 +11,27 @@
 package amrmfake
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/amrm/internal/fakeyarn"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
-	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/records"
-)
-
-const (
-	amProtocol = "org.apache.hadoop.yarn.api.ApplicationMasterProtocolPB"
-	cmProtocol = "org.apache.hadoop.yarn.api.ContainerManagementProtocolPB"
-
-	exNotRegistered = "org.apache.hadoop.yarn.exceptions.ApplicationMasterNotRegisteredException"
-	exInvalid       = "org.apache.hadoop.yarn.exceptions.InvalidApplicationMasterRequestException"
 )
 
 // ClusterTimestamp and AppNumber make up the fake application's id.
 const (
-	ClusterTimestamp = 1700000000000
-	AppNumber        = 1
+	ClusterTimestamp = fakeyarn.ClusterTimestamp
+	AppNumber        = fakeyarn.AppNumber
 )
 
 // AppID is the fake application's id.
-var AppID = fmt.Sprintf("application_%d_%04d", ClusterTimestamp, AppNumber)
+var AppID = fakeyarn.AppID
 
 // Exit statuses YARN reports for containers an AM released or stopped.
 const (
@@ -114,18 +105,12 @@ type Cluster struct {
 	// AMRMToken is the token the scheduler accepts; put it in the AM's credentials.
 	AMRMToken records.Token
 
-	t    testing.TB
 	opts Options
-	rm   *ipctest.Server
+	rm   *fakeyarn.RM
+	// mu is the scheduler's lock (rm.Mu): it guards the fields below, and the NodeManagers take it.
+	mu *sync.Mutex
 
-	mu           sync.Mutex
 	nodes        []*node
-	registered   bool
-	registers    int
-	register     *yarnpb.RegisterApplicationMasterRequestProto
-	lastID       int32
-	lastResp     *yarnpb.AllocateResponseProto
-	allocates    int
 	outstanding  map[int32]int
 	capability   map[int32]*yarnpb.ResourceProto
 	maxAsked     map[int32]int
@@ -133,22 +118,17 @@ type Cluster struct {
 	nAllocated   int
 	containers   map[records.ContainerID]*container
 	pending      []*yarnpb.ContainerStatusProto
-	progress     []float32
 	launches     []Launch
 	failedStarts []Launch
 	stops        []records.ContainerID
 	releases     []records.ContainerID
-	finishes     []Finish
 	nmTokenSent  map[string]bool
 	usedGPUs     int64
 	maxGPUsInUse int64
 }
 
 type node struct {
-	srv   *ipctest.Server
-	host  string
-	port  int32
-	token records.Token
+	*fakeyarn.NM
 	gpus  int64
 	slots int
 }
@@ -178,65 +158,58 @@ func New(t testing.TB, opts Options) *Cluster {
 		opts.SlotsPerNode = 16
 	}
 	c := &Cluster{
-		t: t, opts: opts,
+		opts:        opts,
 		AMRMToken:   records.Token{Identifier: []byte("fake-amrm-identifier"), Password: []byte("fake-amrm-password"), Kind: records.KindAMRMToken},
 		outstanding: map[int32]int{}, capability: map[int32]*yarnpb.ResourceProto{}, maxAsked: map[int32]int{},
 		nextID: 2, containers: map[records.ContainerID]*container{}, nmTokenSent: map[string]bool{},
 	}
-	c.rm = ipctest.NewServer(t, ipctest.NewProtocol(amProtocol, &c.mu,
-		ipctest.Answer("registerApplicationMaster", c.registerAM),
-		ipctest.Answer("allocate", c.allocateCall),
-		ipctest.Answer("finishApplicationMaster", c.finishAM),
-	).Handle)
-	c.rm.AddToken(c.AMRMToken.Identifier, c.AMRMToken.Password)
-	c.SchedulerAddr = c.rm.Addr
+	c.rm = fakeyarn.NewRM(t, c.AMRMToken, fakeyarn.RMHooks{
+		Register: func(*yarnpb.RegisterApplicationMasterRequestProto) *yarnpb.RegisterApplicationMasterResponseProto {
+			return fakeyarn.Registration(opts.GPUsPerNode)
+		},
+		Allocate: c.allocate,
+	})
+	c.mu = &c.rm.Mu
+	c.SchedulerAddr = c.rm.Server.Addr
 	for i := 0; i < opts.Nodes; i++ {
 		n := &node{gpus: opts.GPUsPerNode, slots: opts.SlotsPerNode}
-		n.srv = ipctest.NewServer(t, c.nmProtocol(n).Handle)
-		host, port, err := net.SplitHostPort(n.srv.Addr)
-		if err != nil {
-			t.Fatalf("amrmfake: %v", err)
-		}
-		p, _ := strconv.Atoi(port)
-		n.host, n.port = host, int32(p)
-		n.token = records.Token{Identifier: []byte("fake-nm-" + n.srv.Addr), Password: []byte(fmt.Sprintf("nm-pw-%d", i)), Kind: records.KindNMToken}
-		n.srv.AddToken(n.token.Identifier, n.token.Password)
+		// No lock: the hooks take the cluster's lock themselves, and not for the test's callbacks.
+		n.NM = fakeyarn.NewNM(t, records.Token{}, fakeyarn.NMHooks{
+			Start: func(req *yarnpb.StartContainersRequestProto) (*yarnpb.StartContainersResponseProto, error) {
+				return c.startContainers(n, req), nil
+			},
+			Stop:     c.stopContainers,
+			Statuses: c.containerStatuses,
+		})
 		c.nodes = append(c.nodes, n)
 	}
 	return c
 }
 
 // Credentials returns credentials holding the scheduler's AMRMToken.
-func (c *Cluster) Credentials() *records.Credentials {
-	cr := records.NewCredentials()
-	cr.AddToken("amrm", c.AMRMToken)
-	return cr
-}
+func (c *Cluster) Credentials() *records.Credentials { return c.rm.Credentials() }
 
 // Forget makes the scheduler forget the AM's registration and drops its connections, as an RM
 // restart or failover does: the AM must register again and resend its asks.
 func (c *Cluster) Forget() {
 	c.mu.Lock()
-	c.registered = false
-	c.lastID = 0
-	c.lastResp = nil
 	c.outstanding = map[int32]int{}
 	c.mu.Unlock()
-	c.rm.DropConnections()
+	c.rm.Forget()
 }
 
 // Registers is the number of successful registrations.
 func (c *Cluster) Registers() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.registers
+	return c.rm.Registers
 }
 
 // Registration is the last registerApplicationMaster request (host, RPC port, tracking URL).
 func (c *Cluster) Registration() (host string, rpcPort int32, trackingURL string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := c.register
+	r := c.rm.Registration
 	return r.GetHost(), r.GetRpcPort(), r.GetTrackingUrl()
 }
 
@@ -249,28 +222,45 @@ func copyLocked[T any](mu *sync.Mutex, s *[]T) []T {
 }
 
 // Launches returns every container start, in order.
-func (c *Cluster) Launches() []Launch { return copyLocked(&c.mu, &c.launches) }
+func (c *Cluster) Launches() []Launch { return copyLocked(c.mu, &c.launches) }
 
 // FailedStarts returns the starts refused through Options.FailStart.
-func (c *Cluster) FailedStarts() []Launch { return copyLocked(&c.mu, &c.failedStarts) }
+func (c *Cluster) FailedStarts() []Launch { return copyLocked(c.mu, &c.failedStarts) }
 
 // Stops returns the containers the AM stopped through a NodeManager.
-func (c *Cluster) Stops() []records.ContainerID { return copyLocked(&c.mu, &c.stops) }
+func (c *Cluster) Stops() []records.ContainerID { return copyLocked(c.mu, &c.stops) }
 
 // Releases returns the containers the AM released through the scheduler.
-func (c *Cluster) Releases() []records.ContainerID { return copyLocked(&c.mu, &c.releases) }
+func (c *Cluster) Releases() []records.ContainerID { return copyLocked(c.mu, &c.releases) }
 
 // Finishes returns the finishApplicationMaster calls.
-func (c *Cluster) Finishes() []Finish { return copyLocked(&c.mu, &c.finishes) }
+func (c *Cluster) Finishes() []Finish {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []Finish
+	for _, req := range c.rm.Finishes {
+		st, _ := strings.CutPrefix(req.GetFinalApplicationStatus().String(), "APP_")
+		out = append(out, Finish{Status: st, Diagnostics: req.GetDiagnostics(), TrackingURL: req.GetTrackingUrl()})
+	}
+	return out
+}
 
 // Progress returns the progress values of every allocate call.
-func (c *Cluster) Progress() []float32 { return copyLocked(&c.mu, &c.progress) }
+func (c *Cluster) Progress() []float32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []float32
+	for _, req := range c.rm.Requests {
+		out = append(out, req.GetProgress())
+	}
+	return out
+}
 
 // Allocates is the number of allocate calls answered.
 func (c *Cluster) Allocates() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.allocates
+	return len(c.rm.Requests)
 }
 
 // MaxAsked is the largest outstanding count the AM asked for at a priority.
@@ -300,68 +290,6 @@ func (c *Cluster) Running() []records.ContainerID {
 	return out
 }
 
-// registerAM answers registerApplicationMaster.
-func (c *Cluster) registerAM(req *yarnpb.RegisterApplicationMasterRequestProto) (proto.Message, error) {
-	if c.registered {
-		return nil, &ipctest.Exception{Class: exInvalid, Message: "Application Master is already registered : " + AppID}
-	}
-	c.registered, c.register = true, req
-	c.registers++
-	c.lastID, c.lastResp = 0, nil
-	return c.registrationResponse(), nil
-}
-
-// allocateCall answers allocate with the 3.x responseId rule: the last id again gets the last answer.
-func (c *Cluster) allocateCall(req *yarnpb.AllocateRequestProto) (proto.Message, error) {
-	if !c.registered {
-		return nil, &ipctest.Exception{Class: exNotRegistered, Message: "AM is not registered for known application attempt. AM should re-register."}
-	}
-	if req.GetResponseId()+1 == c.lastID && c.lastResp != nil {
-		return c.lastResp, nil
-	}
-	if req.GetResponseId() != c.lastID {
-		return nil, &ipctest.Exception{Class: exInvalid, Message: fmt.Sprintf("Invalid responseId in AllocateRequest: expect responseId to be %d, but get %d", c.lastID, req.GetResponseId())}
-	}
-	resp := c.allocate(req)
-	c.lastID++
-	resp.ResponseId = proto.Int32(c.lastID)
-	c.lastResp = resp
-	return resp, nil
-}
-
-// finishAM answers finishApplicationMaster.
-func (c *Cluster) finishAM(req *yarnpb.FinishApplicationMasterRequestProto) (proto.Message, error) {
-	if !c.registered {
-		return nil, &ipctest.Exception{Class: exNotRegistered, Message: "Application Master is trying to unregister before registering"}
-	}
-	st := req.GetFinalApplicationStatus().String()
-	if len(st) > 4 && st[:4] == "APP_" {
-		st = st[4:]
-	}
-	c.finishes = append(c.finishes, Finish{Status: st, Diagnostics: req.GetDiagnostics(), TrackingURL: req.GetTrackingUrl()})
-	return &yarnpb.FinishApplicationMasterResponseProto{IsUnregistered: proto.Bool(true)}, nil
-}
-
-func (c *Cluster) registrationResponse() *yarnpb.RegisterApplicationMasterResponseProto {
-	maxGPU := c.opts.GPUsPerNode
-	ri := func(k string, v int64, u string) *yarnpb.ResourceInformationProto {
-		return &yarnpb.ResourceInformationProto{Key: proto.String(k), Value: proto.Int64(v), Units: proto.String(u)}
-	}
-	rt := func(k, u string) *yarnpb.ResourceTypeInfoProto {
-		return &yarnpb.ResourceTypeInfoProto{Name: proto.String(k), Units: proto.String(u), Type: yarnpb.ResourceTypesProto_COUNTABLE.Enum()}
-	}
-	return &yarnpb.RegisterApplicationMasterResponseProto{
-		MaximumCapability: &yarnpb.ResourceProto{
-			Memory: proto.Int64(8192), VirtualCores: proto.Int32(8),
-			ResourceValueMap: []*yarnpb.ResourceInformationProto{
-				ri(records.MemoryMB, 8192, "Mi"), ri(records.VCores, 8, ""), ri(records.GPU, maxGPU, ""),
-			},
-		},
-		Queue:         proto.String("default"),
-		ResourceTypes: []*yarnpb.ResourceTypeInfoProto{rt(records.MemoryMB, "Mi"), rt(records.VCores, ""), rt(records.GPU, "")},
-	}
-}
-
 func gpusOf(r *yarnpb.ResourceProto) int64 {
 	for _, ri := range r.GetResourceValueMap() {
 		if ri.GetKey() == records.GPU {
@@ -371,12 +299,10 @@ func gpusOf(r *yarnpb.ResourceProto) int64 {
 	return 0
 }
 
-// allocate applies one heartbeat (mutex held).
-func (c *Cluster) allocate(req *yarnpb.AllocateRequestProto) *yarnpb.AllocateResponseProto {
-	c.allocates++
-	n := c.allocates
-	c.progress = append(c.progress, req.GetProgress())
-	resp := &yarnpb.AllocateResponseProto{NumClusterNodes: proto.Int32(int32(len(c.nodes)))}
+// allocate applies heartbeat number n-1 (mutex held).
+func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+	n++ // the number of heartbeats with this one
+	resp.NumClusterNodes = proto.Int32(int32(len(c.nodes)))
 	for _, a := range req.GetAsk() {
 		p := a.GetPriority().GetPriority()
 		c.outstanding[p] = int(a.GetNumContainers())
@@ -384,7 +310,7 @@ func (c *Cluster) allocate(req *yarnpb.AllocateRequestProto) *yarnpb.AllocateRes
 		c.maxAsked[p] = max(c.maxAsked[p], int(a.GetNumContainers()))
 	}
 	for _, pid := range req.GetRelease() {
-		id := containerID(pid)
+		id := fakeyarn.ContainerID(pid)
 		c.releases = append(c.releases, id)
 		if ct := c.containers[id]; ct != nil && !ct.done {
 			c.complete(ct, ExitAborted, "Container released by the application")
@@ -408,18 +334,14 @@ func (c *Cluster) allocate(req *yarnpb.AllocateRequestProto) *yarnpb.AllocateRes
 			}
 			ct := c.newContainer(p, capPB, nd, gpus)
 			resp.AllocatedContainers = append(resp.AllocatedContainers, ct.pb)
-			if !c.nmTokenSent[nd.srv.Addr] {
-				c.nmTokenSent[nd.srv.Addr] = true
-				resp.NmTokens = append(resp.NmTokens, &yarnpb.NMTokenProto{
-					NodeId: &yarnpb.NodeIdProto{Host: proto.String(nd.host), Port: proto.Int32(nd.port)},
-					Token: &commonpb.TokenProto{Identifier: nd.token.Identifier, Password: nd.token.Password,
-						Kind: proto.String(records.KindNMToken), Service: proto.String(nd.srv.Addr)},
-				})
+			if !c.nmTokenSent[nd.Server.Addr] {
+				c.nmTokenSent[nd.Server.Addr] = true
+				resp.NmTokens = append(resp.NmTokens, fakeyarn.NMToken(nd.Host, nd.Port, nd.Token))
 			}
 		}
 		c.outstanding[p] = want
 	}
-	return resp
+	return nil
 }
 
 func (c *Cluster) freeNode(gpus int64) *node {
@@ -441,15 +363,6 @@ func (c *Cluster) freeNode(gpus int64) *node {
 func (c *Cluster) newContainer(prio int32, capPB *yarnpb.ResourceProto, nd *node, gpus int64) *container {
 	seq := c.nextID
 	c.nextID++
-	idPB := &yarnpb.ContainerIdProto{
-		AppId: &yarnpb.ApplicationIdProto{Id: proto.Int32(AppNumber), ClusterTimestamp: proto.Int64(ClusterTimestamp)},
-		AppAttemptId: &yarnpb.ApplicationAttemptIdProto{
-			ApplicationId: &yarnpb.ApplicationIdProto{Id: proto.Int32(AppNumber), ClusterTimestamp: proto.Int64(ClusterTimestamp)},
-			AttemptId:     proto.Int32(1),
-		},
-		Id: proto.Int64(seq),
-	}
-	id := containerID(idPB)
 	r := proto.CloneOf(capPB)
 	strip := c.opts.StripResources != nil && c.opts.StripResources(c.nAllocated)
 	c.nAllocated++
@@ -457,15 +370,8 @@ func (c *Cluster) newContainer(prio int32, capPB *yarnpb.ResourceProto, nd *node
 		r.ResourceValueMap = nil
 		gpus = 0
 	}
-	pb := &yarnpb.ContainerProto{
-		Id:              idPB,
-		NodeId:          &yarnpb.NodeIdProto{Host: proto.String(nd.host), Port: proto.Int32(nd.port)},
-		NodeHttpAddress: proto.String(nd.host + ":8042"),
-		Resource:        r,
-		Priority:        &yarnpb.PriorityProto{Priority: proto.Int32(prio)},
-		ContainerToken: &commonpb.TokenProto{Identifier: []byte(id.String()), Password: []byte("container-token-password"),
-			Kind: proto.String(records.KindContainerToken), Service: proto.String(nd.srv.Addr)},
-	}
+	pb := fakeyarn.Container(seq, nd.Host, nd.Port, r, prio)
+	id := fakeyarn.ContainerID(pb.GetId())
 	ct := &container{id: id, pb: pb, node: nd, gpus: gpus}
 	c.containers[id] = ct
 	c.usedGPUs += gpus
@@ -483,29 +389,8 @@ func (c *Cluster) complete(ct *container, exit int32, diag string) {
 	})
 }
 
-func containerID(p *yarnpb.ContainerIdProto) records.ContainerID {
-	app := p.GetAppAttemptId().GetApplicationId()
-	att := records.ApplicationAttemptID{
-		Application: records.ApplicationID{ClusterTimestamp: app.GetClusterTimestamp(), ID: app.GetId()},
-		Attempt:     p.GetAppAttemptId().GetAttemptId(),
-	}
-	return records.ContainerIDFromNumber(att, p.GetId())
-}
-
-// nmProtocol is the ContainerManagementProtocol of node nd.
-func (c *Cluster) nmProtocol(nd *node) *ipctest.Protocol {
-	// No lock: the methods take the cluster's lock themselves, and not for the test's callbacks.
-	return ipctest.NewProtocol(cmProtocol, nil,
-		ipctest.Answer("startContainers", func(req *yarnpb.StartContainersRequestProto) (proto.Message, error) {
-			return c.startContainers(nd, req)
-		}),
-		ipctest.Answer("stopContainers", c.stopContainers),
-		ipctest.Answer("getContainerStatuses", c.containerStatuses),
-	)
-}
-
 // startContainers answers startContainers on node nd.
-func (c *Cluster) startContainers(nd *node, req *yarnpb.StartContainersRequestProto) (proto.Message, error) {
+func (c *Cluster) startContainers(nd *node, req *yarnpb.StartContainersRequestProto) *yarnpb.StartContainersResponseProto {
 	resp := &yarnpb.StartContainersResponseProto{}
 	for _, r := range req.GetStartContainerRequest() {
 		id, _ := records.ParseContainerID(string(r.GetContainerToken().GetIdentifier()))
@@ -522,13 +407,10 @@ func (c *Cluster) startContainers(nd *node, req *yarnpb.StartContainersRequestPr
 		}
 		if fail != "" {
 			c.mu.Unlock()
-			resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
-				ContainerId: &yarnpb.ContainerIdProto{Id: proto.Int64(0)},
-				Exception:   &yarnpb.SerializedExceptionProto{ClassName: proto.String("org.apache.hadoop.yarn.exceptions.YarnException"), Message: proto.String(fail)},
-			})
+			resp.FailedRequests = append(resp.FailedRequests, fakeyarn.Failed(&yarnpb.ContainerIdProto{Id: proto.Int64(0)}, fakeyarn.ExYarn, fail))
 			continue
 		}
-		l := decodeLaunch(id, nd.srv.Addr, r.GetContainerLaunchContext())
+		l := decodeLaunch(id, nd.Server.Addr, r.GetContainerLaunchContext())
 		l.Resource = records.NewResources(ct.pb.GetResource().GetMemory(), int64(ct.pb.GetResource().GetVirtualCores()))
 		if ct.gpus > 0 {
 			l.Resource.Set(records.GPU, records.Quantity{Value: ct.gpus})
@@ -537,10 +419,7 @@ func (c *Cluster) startContainers(nd *node, req *yarnpb.StartContainersRequestPr
 			if msg := c.opts.FailStart(l); msg != "" {
 				c.failedStarts = append(c.failedStarts, l)
 				c.mu.Unlock()
-				resp.FailedRequests = append(resp.FailedRequests, &yarnpb.ContainerExceptionMapProto{
-					ContainerId: ct.pb.GetId(),
-					Exception:   &yarnpb.SerializedExceptionProto{ClassName: proto.String("org.apache.hadoop.yarn.exceptions.YarnException"), Message: proto.String(msg)},
-				})
+				resp.FailedRequests = append(resp.FailedRequests, fakeyarn.Failed(ct.pb.GetId(), fakeyarn.ExYarn, msg))
 				continue
 			}
 		}
@@ -554,19 +433,19 @@ func (c *Cluster) startContainers(nd *node, req *yarnpb.StartContainersRequestPr
 		}
 		c.mu.Lock()
 		ct.outcome = out
-		ct.due = c.allocates + max(out.Heartbeats, 1)
+		ct.due = len(c.rm.Requests) + max(out.Heartbeats, 1)
 		c.mu.Unlock()
 		resp.SucceededRequests = append(resp.SucceededRequests, ct.pb.GetId())
 	}
-	return resp, nil
+	return resp
 }
 
 // stopContainers answers stopContainers.
-func (c *Cluster) stopContainers(req *yarnpb.StopContainersRequestProto) (proto.Message, error) {
+func (c *Cluster) stopContainers(req *yarnpb.StopContainersRequestProto) (*yarnpb.StopContainersResponseProto, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, pid := range req.GetContainerId() {
-		id := containerID(pid)
+		id := fakeyarn.ContainerID(pid)
 		c.stops = append(c.stops, id)
 		if ct := c.containers[id]; ct != nil && !ct.done {
 			c.complete(ct, ExitKilledByAppMaster, "Container killed by the ApplicationMaster.")
@@ -576,13 +455,13 @@ func (c *Cluster) stopContainers(req *yarnpb.StopContainersRequestProto) (proto.
 }
 
 // containerStatuses answers getContainerStatuses.
-func (c *Cluster) containerStatuses(req *yarnpb.GetContainerStatusesRequestProto) (proto.Message, error) {
+func (c *Cluster) containerStatuses(req *yarnpb.GetContainerStatusesRequestProto) (*yarnpb.GetContainerStatusesResponseProto, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	resp := &yarnpb.GetContainerStatusesResponseProto{}
 	for _, pid := range req.GetContainerId() {
 		st := yarnpb.ContainerStateProto_C_RUNNING
-		if ct := c.containers[containerID(pid)]; ct != nil && ct.done {
+		if ct := c.containers[fakeyarn.ContainerID(pid)]; ct != nil && ct.done {
 			st = yarnpb.ContainerStateProto_C_COMPLETE
 		}
 		resp.Status = append(resp.Status, &yarnpb.ContainerStatusProto{ContainerId: pid, State: st.Enum()})
