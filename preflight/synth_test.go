@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // Synthesised ResourceManager answers in the shapes Hadoop 3.5 sends (see yarn/yarnfake/captures), for
@@ -39,37 +41,24 @@ func writeResource(b *bytes.Buffer, types []rtype, values map[string]int64) {
 	b.WriteString(`]}}`)
 }
 
-// nodesBody renders /ws/v1/cluster/nodes.
+// nodesBody renders /ws/v1/cluster/nodes with yarnfake's writer, every node listing every type.
 func nodesBody(types []rtype, nodes []synthNode) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"nodes":{"node":[`)
-	for i, n := range nodes {
-		if i > 0 {
-			b.WriteByte(',')
+	amounts := func(values map[string]int64) []yarnfake.Resource {
+		out := make([]yarnfake.Resource, len(types))
+		for i, t := range types {
+			out[i] = yarnfake.Resource{Name: t.name, Units: t.units, Value: values[t.name]}
 		}
-		avail := map[string]int64{}
-		for k, v := range n.total {
-			avail[k] = v - n.used[k]
-		}
-		fmt.Fprintf(&b, `{"rack":"/default-rack","state":%q,"id":%q,"nodeHostName":"host%d","nodeHTTPAddress":"host%d:8042","lastHealthUpdate":1796032834144,"version":"3.5.0","healthReport":"","numContainers":0,`,
-			n.state, n.id, i, i)
-		if n.state == "RUNNING" {
-			b.WriteString(`"usedResource":`)
-			writeResource(&b, types, n.used)
-			b.WriteString(`,"availableResource":`)
-			writeResource(&b, types, avail)
-			b.WriteByte(',')
-		}
-		if len(n.labels) > 0 {
-			labels, _ := json.Marshal(n.labels)
-			fmt.Fprintf(&b, `"nodeLabels":%s,`, labels)
-		}
-		b.WriteString(`"totalResource":`)
-		writeResource(&b, types, n.total)
-		b.WriteByte('}')
+		return out
 	}
-	b.WriteString(`]}}`)
-	return b.Bytes()
+	list := make([]yarnfake.Node, len(nodes))
+	for i, n := range nodes {
+		list[i] = yarnfake.Node{ID: n.id, State: n.state, Total: amounts(n.total), Used: amounts(n.used), Labels: n.labels}
+	}
+	body, err := yarnfake.Nodes(list)
+	if err != nil {
+		panic(err) // a test's own cluster: a bad one is the test's bug
+	}
+	return body
 }
 
 // uniformNodes returns n RUNNING nodes with the same total and nothing used.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/yarn"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // dirFS is a LogFS on a local directory standing for HDFS's root.
@@ -76,22 +77,17 @@ func capturedLogs(t *testing.T, dir string) string {
 func finishedRM(t *testing.T, pending int32) *yarn.Client {
 	t.Helper()
 	var asked atomic.Int32
-	rm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/ws/v1/cluster/apps/" + capturedApp:
-			agg := "SUCCEEDED"
-			if asked.Add(1) <= pending {
-				agg = "RUNNING"
-			}
-			_, _ = fmt.Fprintf(w, `{"app":{"id":"%s","user":"root","state":"FINISHED","finalStatus":"SUCCEEDED","logAggregationStatus":"%s"}}`, capturedApp, agg)
-		case "/ws/v1/cluster/apps/" + capturedApp + "/appattempts":
-			_, _ = fmt.Fprint(w, `{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1796126265079_0001_000001","containerId":"container_1796126265079_0001_01_000001","nodeId":"localhost:44201"}]}}`)
-		default:
-			w.WriteHeader(http.StatusNotFound)
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.Handle("GET /ws/v1/cluster/apps/"+capturedApp, func(w http.ResponseWriter, _ *http.Request) {
+		agg := "SUCCEEDED"
+		if asked.Add(1) <= pending {
+			agg = "RUNNING"
 		}
-	}))
-	t.Cleanup(rm.Close)
-	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL}, User: "root", Getenv: func(string) string { return "" }})
+		_, _ = fmt.Fprintf(w, `{"app":{"id":"%s","user":"root","state":"FINISHED","finalStatus":"SUCCEEDED","logAggregationStatus":"%s"}}`, capturedApp, agg)
+	})
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/"+capturedApp+"/appattempts", http.StatusOK,
+		`{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1796126265079_0001_000001","containerId":"container_1796126265079_0001_01_000001","nodeId":"localhost:44201"}]}}`)
+	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "root", Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
 	return yc
 }
@@ -178,24 +174,19 @@ func TestFollowLogs(t *testing.T) {
 	}))
 	defer nm.Close()
 	addr := strings.TrimPrefix(nm.URL, "http://")
-	rm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/ws/v1/cluster/apps/application_1_0001":
-			state := "RUNNING"
-			if polls.Add(1) > 4 {
-				state = "FINISHED"
-			}
-			_, _ = fmt.Fprintf(w, `{"app":{"id":"application_1_0001","state":"%s","finalStatus":"UNDEFINED","logAggregationStatus":"DISABLED"}}`, state)
-		case "/ws/v1/cluster/apps/application_1_0001/appattempts":
-			_, _ = fmt.Fprintf(w, `{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1_0001_000001","containerId":"container_1_0001_01_000001","nodeId":"nm:1","nodeHttpAddress":"%s"}]}}`, addr)
-		case "/ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers":
-			_, _ = fmt.Fprintf(w, `{"container":[{"containerId":"container_1_0001_01_000002","nodeId":"nm:1","nodeHttpAddress":"%s"}]}`, addr)
-		default:
-			w.WriteHeader(http.StatusNotFound)
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.Handle("GET /ws/v1/cluster/apps/application_1_0001", func(w http.ResponseWriter, _ *http.Request) {
+		state := "RUNNING"
+		if polls.Add(1) > 4 {
+			state = "FINISHED"
 		}
-	}))
-	defer rm.Close()
-	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL}, User: "alice", Getenv: func(string) string { return "" }})
+		_, _ = fmt.Fprintf(w, `{"app":{"id":"application_1_0001","state":"%s","finalStatus":"UNDEFINED","logAggregationStatus":"DISABLED"}}`, state)
+	})
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0001/appattempts", http.StatusOK,
+		fmt.Sprintf(`{"appAttempts":{"appAttempt":[{"id":1,"appAttemptId":"appattempt_1_0001_000001","containerId":"container_1_0001_01_000001","nodeId":"nm:1","nodeHttpAddress":"%s"}]}}`, addr))
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0001/appattempts/appattempt_1_0001_000001/containers", http.StatusOK,
+		fmt.Sprintf(`{"container":[{"containerId":"container_1_0001_01_000002","nodeId":"nm:1","nodeHttpAddress":"%s"}]}`, addr))
+	yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "alice", Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
 	c, err := New(Options{YARN: yc, PollPeriod: 5 * time.Millisecond})
 	require.NoError(t, err)

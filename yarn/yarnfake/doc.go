@@ -22,5 +22,12 @@
 // hand-derived set (captures/hadoop-3.1-derived/, Derived true): shapes written from Hadoop's DAO
 // sources, not recorded. Sets, LoadSet and LoadCapture read them.
 //
+// # Synthesised nodes
+//
+// SynthNodes writes N uniform nodes (a spec of totals, a used function, racks), for clusters
+// of any size; Nodes writes a list of nodes each with its own id, state, totals, usage and
+// labels, for uneven, busy or lost ones. Both write Hadoop 3.5's shape; WithNodes serves
+// SynthNodes' answer, and Reply serves any body.
+//
 // Package yarnfake does not import package yarn, so yarn's own tests can use it.
 package yarnfake

@@ -2,9 +2,12 @@ package yarnfake
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Resource is one resource type's amount on a node.
@@ -61,62 +64,150 @@ func SynthNodes(n int, spec NodeSpec) ([]byte, error) {
 	if spec.Total == nil {
 		total = HarnessNode()
 	}
+	if err := checkTotal(total, "Total"); err != nil {
+		return nil, err
+	}
+	w := newNodesWriter(n, spec.NoTotal)
+	for i := range n {
+		nd := Node{State: spec.State, Version: spec.Version, Total: total}
+		if spec.Used != nil {
+			nd.Used = spec.Used(i)
+		}
+		if spec.Racks > 0 {
+			nd.Rack = "/rack-" + strconv.Itoa(i%spec.Racks)
+		}
+		if err := w.node(i, nd); err != nil {
+			return nil, err
+		}
+	}
+	return w.done(), nil
+}
+
+// Node is one node of the answer Nodes writes, for clusters NodeSpec's uniform nodes cannot
+// describe: uneven, busy, lost or labelled ones.
+type Node struct {
+	// ID is the node id, host:port; "" means node<i, 5 digits>.example.com:45454 for node i.
+	ID string
+	// State is the node's state ("" means RUNNING). As in Hadoop, only a node the scheduler holds
+	// (RUNNING or DECOMMISSIONING) reports its containers, usedResource and availableResource.
+	State string
+	// Rack is the node's rack ("" means /default-rack).
+	Rack string
+	// Version is the node's Hadoop version ("" means DefaultVersion).
+	Version string
+	// Total is the node's total resource, in this order; nil means HarnessNode(). Units as in
+	// NodeSpec.Total.
+	Total []Resource
+	// Used is the node's used resources by type (the rest of Total is available).
+	Used []Resource
+	// Labels are the node's labels (nodeLabels), none when empty.
+	Labels []string
+}
+
+// Nodes writes a /ws/v1/cluster/nodes answer of nodes, in the shape of SynthNodes.
+func Nodes(nodes []Node) ([]byte, error) {
+	w := newNodesWriter(len(nodes), false)
+	for i, nd := range nodes {
+		if nd.Total == nil {
+			nd.Total = HarnessNode()
+		} else {
+			nd.Total = append([]Resource(nil), nd.Total...)
+		}
+		if err := checkTotal(nd.Total, fmt.Sprintf("node %d Total", i)); err != nil {
+			return nil, err
+		}
+		if err := w.node(i, nd); err != nil {
+			return nil, err
+		}
+	}
+	return w.done(), nil
+}
+
+// checkTotal refuses a duplicate or unnamed type and a negative value, and fills in memory-mb's
+// default unit.
+func checkTotal(total []Resource, what string) error {
 	seen := map[string]bool{}
 	for i, r := range total {
 		if r.Name == "" || seen[r.Name] || r.Value < 0 {
-			return nil, fmt.Errorf("%w: Total[%d] %q: want a unique name and a value >= 0", ErrBadSpec, i, r.Name)
+			return fmt.Errorf("%w: %s[%d] %q: want a unique name and a value >= 0", ErrBadSpec, what, i, r.Name)
 		}
 		seen[r.Name] = true
 		if r.Units == "" && r.Name == "memory-mb" {
 			total[i].Units = "Mi"
 		}
 	}
-	state, version := spec.State, spec.Version
-	if state == "" {
-		state = "RUNNING"
+	return nil
+}
+
+// nodesWriter writes the nodes of one answer.
+type nodesWriter struct {
+	b       bytes.Buffer
+	noTotal bool
+	used    []int64
+}
+
+func newNodesWriter(n int, noTotal bool) *nodesWriter {
+	w := &nodesWriter{noTotal: noTotal}
+	w.b.Grow(n * 1700)
+	w.b.WriteString(`{"nodes":{"node":[`)
+	return w
+}
+
+// node writes node i (its Total checked).
+func (w *nodesWriter) node(i int, nd Node) error {
+	total := nd.Total
+	w.used = append(w.used[:0], make([]int64, len(total))...)
+	used := w.used
+	for _, u := range nd.Used {
+		k := indexOf(total, u.Name)
+		if k < 0 || u.Value < 0 || u.Value > total[k].Value {
+			return fmt.Errorf("%w: node %d uses %d of %q, which it does not have", ErrBadSpec, i, u.Value, u.Name)
+		}
+		used[k] = u.Value
 	}
-	if version == "" {
-		version = DefaultVersion
+	state, version, rack := cmp.Or(nd.State, "RUNNING"), cmp.Or(nd.Version, DefaultVersion), cmp.Or(nd.Rack, "/default-rack")
+	id := nd.ID
+	if id == "" {
+		id = fmt.Sprintf("node%05d.example.com:45454", i)
 	}
-	var b bytes.Buffer
-	b.Grow(n * 1700)
-	b.WriteString(`{"nodes":{"node":[`)
-	used := make([]int64, len(total))
-	for i := range n {
-		for k := range used {
-			used[k] = 0
-		}
-		if spec.Used != nil {
-			for _, u := range spec.Used(i) {
-				k := indexOf(total, u.Name)
-				if k < 0 || u.Value < 0 || u.Value > total[k].Value {
-					return nil, fmt.Errorf("%w: node %d uses %d of %q, which it does not have", ErrBadSpec, i, u.Value, u.Name)
-				}
-				used[k] = u.Value
-			}
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		rack := "/default-rack"
-		if spec.Racks > 0 {
-			rack = "/rack-" + strconv.Itoa(i%spec.Racks)
-		}
-		host := fmt.Sprintf("node%05d.example.com", i)
-		mem, vc := valueOf(total, used, "memory-mb"), valueOf(total, used, "vcores")
-		fmt.Fprintf(&b, `{"rack":%q,"state":%q,"id":"%s:45454","nodeHostName":"%s","nodeHTTPAddress":"%s:8042","lastHealthUpdate":1796033172368,"version":%q,"healthReport":"","numContainers":%d,"usedMemoryMB":%d,"availMemoryMB":%d,"usedVirtualCores":%d,"availableVirtualCores":%d,"memUtilization":0.0,"cpuUtilization":0.0,"numRunningOpportContainers":0,"usedMemoryOpportGB":0,"usedVirtualCoresOpport":0,"numQueuedContainers":0,"allocationTags":{},"resourceUtilization":{"nodePhysicalMemoryMB":0,"nodeVirtualMemoryMB":0,"nodeCPUUsage":0.0,"aggregatedContainersPhysicalMemoryMB":0,"aggregatedContainersVirtualMemoryMB":0,"containersCPUUsage":0.0},"usedResource":`,
-			rack, state, host, host, host, version, vc[0], mem[0], mem[1], vc[0], vc[1])
-		writeResource(&b, total, func(k int) int64 { return used[k] })
-		b.WriteString(`,"availableResource":`)
-		writeResource(&b, total, func(k int) int64 { return total[k].Value - used[k] })
-		if !spec.NoTotal {
-			b.WriteString(`,"nodeAttributesInfo":{},"totalResource":`)
-			writeResource(&b, total, func(k int) int64 { return total[k].Value })
-		}
-		b.WriteByte('}')
+	host, _, _ := strings.Cut(id, ":")
+	// Hadoop's NodeInfo takes the containers and the used and available resources from the
+	// scheduler's report of the node, which only a node the scheduler holds has.
+	scheduled := state == "RUNNING" || state == "DECOMMISSIONING"
+	mem, vc := valueOf(total, used, "memory-mb"), valueOf(total, used, "vcores")
+	if !scheduled {
+		mem, vc = [2]int64{}, [2]int64{}
 	}
-	b.WriteString(`]}}`)
-	return b.Bytes(), nil
+	if i > 0 {
+		w.b.WriteByte(',')
+	}
+	fmt.Fprintf(&w.b, `{"rack":%q,"state":%q,"id":%q,"nodeHostName":%q,"nodeHTTPAddress":"%s:8042","lastHealthUpdate":1796033172368,"version":%q,"healthReport":"","numContainers":%d,"usedMemoryMB":%d,"availMemoryMB":%d,"usedVirtualCores":%d,"availableVirtualCores":%d,"memUtilization":0.0,"cpuUtilization":0.0,"numRunningOpportContainers":0,"usedMemoryOpportGB":0,"usedVirtualCoresOpport":0,"numQueuedContainers":0,`,
+		rack, state, id, host, host, version, vc[0], mem[0], mem[1], vc[0], vc[1])
+	if len(nd.Labels) > 0 {
+		labels, err := json.Marshal(nd.Labels)
+		if err != nil {
+			return fmt.Errorf("%w: node %d labels: %v", ErrBadSpec, i, err)
+		}
+		fmt.Fprintf(&w.b, `"nodeLabels":%s,`, labels)
+	}
+	w.b.WriteString(`"allocationTags":{},"resourceUtilization":{"nodePhysicalMemoryMB":0,"nodeVirtualMemoryMB":0,"nodeCPUUsage":0.0,"aggregatedContainersPhysicalMemoryMB":0,"aggregatedContainersVirtualMemoryMB":0,"containersCPUUsage":0.0}`)
+	if scheduled {
+		w.b.WriteString(`,"usedResource":`)
+		writeResource(&w.b, total, func(k int) int64 { return used[k] })
+		w.b.WriteString(`,"availableResource":`)
+		writeResource(&w.b, total, func(k int) int64 { return total[k].Value - used[k] })
+	}
+	if !w.noTotal {
+		w.b.WriteString(`,"nodeAttributesInfo":{},"totalResource":`)
+		writeResource(&w.b, total, func(k int) int64 { return total[k].Value })
+	}
+	w.b.WriteByte('}')
+	return nil
+}
+
+func (w *nodesWriter) done() []byte {
+	w.b.WriteString(`]}}`)
+	return w.b.Bytes()
 }
 
 func indexOf(rs []Resource, name string) int {

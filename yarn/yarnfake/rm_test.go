@@ -320,6 +320,65 @@ func TestSynthNodes(t *testing.T) {
 	assert.ErrorIs(t, err, yarnfake.ErrBadSpec)
 }
 
+// TestNodes: uneven, labelled and lost nodes; a node the scheduler does not hold reports no
+// containers and no used or available resource, as Hadoop's NodeInfo.
+func TestNodes(t *testing.T) {
+	gpus := func(n int64) []yarnfake.Resource {
+		return []yarnfake.Resource{{Name: "memory-mb", Value: 8192}, {Name: "vcores", Value: 8}, {Name: "yarn.io/gpu", Value: n}}
+	}
+	body, err := yarnfake.Nodes([]yarnfake.Node{
+		{ID: "gpu1:8041", Total: gpus(8), Used: []yarnfake.Resource{{Name: "yarn.io/gpu", Value: 3}, {Name: "vcores", Value: 2}}, Labels: []string{"gpu"}},
+		{ID: "gone:8041", State: "LOST", Total: gpus(2)},
+		{},
+	})
+	require.NoError(t, err)
+	var doc struct {
+		Nodes struct {
+			Node []struct {
+				ID, State, NodeHostName string
+				Rack                    string
+				UsedVirtualCores        int64     `json:"usedVirtualCores"`
+				NodeLabels              []string  `json:"nodeLabels"`
+				UsedResource            *resource `json:"usedResource"`
+				AvailableResource       *resource `json:"availableResource"`
+				TotalResource           resource  `json:"totalResource"`
+			} `json:"node"`
+		} `json:"nodes"`
+	}
+	require.NoError(t, json.Unmarshal(body, &doc))
+	require.Len(t, doc.Nodes.Node, 3)
+	gpu, gone, dflt := doc.Nodes.Node[0], doc.Nodes.Node[1], doc.Nodes.Node[2]
+
+	assert.Equal(t, "gpu1:8041", gpu.ID)
+	assert.Equal(t, "gpu1", gpu.NodeHostName)
+	assert.Equal(t, "RUNNING", gpu.State)
+	assert.Equal(t, "/default-rack", gpu.Rack)
+	assert.Equal(t, []string{"gpu"}, gpu.NodeLabels)
+	assert.Equal(t, int64(2), gpu.UsedVirtualCores)
+	require.NotNil(t, gpu.UsedResource)
+	assert.Equal(t, int64(3), gpu.UsedResource.value("yarn.io/gpu"))
+	assert.Equal(t, int64(5), gpu.AvailableResource.value("yarn.io/gpu"))
+	assert.Equal(t, int64(8192), gpu.TotalResource.Memory)
+
+	assert.Equal(t, "LOST", gone.State)
+	assert.Nil(t, gone.UsedResource, "a lost node has no scheduler report")
+	assert.Nil(t, gone.AvailableResource)
+	assert.Equal(t, int64(2), gone.TotalResource.value("yarn.io/gpu"))
+	assert.Empty(t, gone.NodeLabels)
+
+	assert.Equal(t, "node00002.example.com:45454", dflt.ID, "an empty Node is a harness node")
+	assert.Equal(t, int64(40), dflt.TotalResource.value("vcores"))
+
+	for name, nodes := range map[string][]yarnfake.Node{
+		"overused":       {{Total: gpus(1), Used: []yarnfake.Resource{{Name: "yarn.io/gpu", Value: 2}}}},
+		"unknown used":   {{Total: gpus(1), Used: []yarnfake.Resource{{Name: "yarn.io/fpga", Value: 1}}}},
+		"duplicate type": {{Total: []yarnfake.Resource{{Name: "vcores", Value: 1}, {Name: "vcores", Value: 1}}}},
+	} {
+		_, err := yarnfake.Nodes(nodes)
+		assert.ErrorIs(t, err, yarnfake.ErrBadSpec, name)
+	}
+}
+
 func TestWithNodesServesTheSynthesisedCluster(t *testing.T) {
 	rm := yarnfake.New(t, yarnfake.WithNodes(250, yarnfake.NodeSpec{}))
 	_, _, body := mustGet(t, "GET", rm.URL()+"/ws/v1/cluster/nodes")

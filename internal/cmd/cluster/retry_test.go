@@ -2,8 +2,6 @@ package cluster
 
 import (
 	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,20 +27,13 @@ func runNodesLogged(t *testing.T, rm string, args ...string) (error, string, str
 // TestRetriesAreLoggedAtWarn: each retry of a failing RM request is a warning on stderr, so that an
 // interactive command is not silent while it retries.
 func TestRetriesAreLoggedAtWarn(t *testing.T) {
-	var requests atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if requests.Add(1) <= 2 {
-			http.Error(w, "busy", http.StatusServiceUnavailable)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{"nodes":null}`))
-	}))
-	t.Cleanup(srv.Close)
-	err, out, stderr := runNodesLogged(t, srv.URL)
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.ReplyJSON("GET /ws/v1/cluster/nodes", http.StatusOK, `{"nodes":null}`)
+	rm.Fault("GET /ws/v1/cluster/nodes", yarnfake.Fault{Status: http.StatusServiceUnavailable, ContentType: "text/plain", Body: "busy", Times: 2})
+	err, out, stderr := runNodesLogged(t, rm.URL())
 	require.NoError(t, err, stderr)
 	assert.Contains(t, out, "(no nodes)")
-	assert.Equal(t, int32(3), requests.Load())
+	assert.Equal(t, 3, rm.Count("GET /ws/v1/cluster/nodes"))
 	assert.Contains(t, stderr, "level=WARN")
 	assert.Contains(t, stderr, "retrying")
 	assert.Contains(t, stderr, "attempt=1")
@@ -52,22 +43,14 @@ func TestRetriesAreLoggedAtWarn(t *testing.T) {
 // TestHungRMStopsAtTheTimeoutAndNamesTheFlag: against an RM that never answers, --rm-timeout bounds
 // the command's requests, retries included (one attempt fills it), and the error names the flag.
 func TestHungRMStopsAtTheTimeoutAndNamesTheFlag(t *testing.T) {
-	var requests atomic.Int32
-	release := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		select {
-		case <-release:
-		case <-r.Context().Done():
-		}
-	}))
-	t.Cleanup(func() { close(release); srv.Close() })
-	err, out, _ := runNodesLogged(t, srv.URL, "--rm-timeout", "300ms")
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.Fault("GET /ws/v1/cluster/nodes", yarnfake.Fault{Hang: true})
+	err, out, _ := runNodesLogged(t, rm.URL(), "--rm-timeout", "300ms")
 	require.Error(t, err)
 	assert.Contains(t, reported(err), "--rm-timeout")
 	assert.Equal(t, cmdutil.ExitError, cmdutil.ExitCode(err))
 	assert.Empty(t, out)
-	assert.Equal(t, int32(1), requests.Load(), "no retry once the --rm-timeout budget is spent")
+	assert.Equal(t, 1, rm.Count("GET /ws/v1/cluster/nodes"), "no retry once the --rm-timeout budget is spent")
 }
 
 // TestRMTimeoutBoundsTheWholeCommand: --rm-timeout is one deadline for the command, retries
