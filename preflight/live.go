@@ -40,6 +40,10 @@ type liveData struct {
 	known     map[string]bool
 	knownFrom string
 	knownErr  error
+
+	// runningNodes are the RUNNING nodes of nodes, once runningDone (see running).
+	runningNodes []yarn.Node
+	runningDone  bool
 }
 
 // gatherLive asks the RM for everything the live checks need: /info first (reachability and the
@@ -147,15 +151,18 @@ func (d *liveData) knownTypes() map[string]bool {
 	return d.known
 }
 
-// running returns the RUNNING nodes.
+// running returns the RUNNING nodes, computed once: several checks ask, and on a large cluster
+// each copy of the list costs megabytes. Callers must not change the slice or its nodes.
 func (d *liveData) running() []yarn.Node {
-	var out []yarn.Node
-	for _, n := range d.nodes {
-		if n.State == "RUNNING" {
-			out = append(out, n)
+	if !d.runningDone {
+		for _, n := range d.nodes {
+			if n.State == "RUNNING" {
+				d.runningNodes = append(d.runningNodes, n)
+			}
 		}
+		d.runningDone = true
 	}
-	return out
+	return d.runningNodes
 }
 
 // nodesOffering counts the RUNNING nodes whose total has more than 0 of t.

@@ -304,3 +304,32 @@ func quantities(r records.Resources) qmap {
 	}
 	return out
 }
+
+// TestNestedListBound: a list inside a record (here a node's resourceInformation) is held to
+// maxListElements too, whether it is small enough to be decoded at once or not; one that fits is
+// decoded whole.
+func TestNestedListBound(t *testing.T) {
+	node := func(n int) string {
+		return `{"nodes":{"node":[{"id":"h:1","totalResource":{"memory":1,"vCores":1,"resourceInformations":{"resourceInformation":[` +
+			strings.TrimSuffix(strings.Repeat(`{"name":"x","value":1},`, n), ",") + `]}}}]}}`
+	}
+	nodes, err := decodeNodes(strings.NewReader(node(3)))
+	require.NoError(t, err)
+	require.Len(t, nodes, 1)
+	assert.Equal(t, int64(1), nodes[0].Total.Value("x"))
+
+	for _, n := range []int{maxListElements, maxListElements + 1} {
+		_, err = decodeNodes(strings.NewReader(node(n)))
+		if n <= maxListElements {
+			assert.NoError(t, err, n)
+			continue
+		}
+		require.ErrorIs(t, err, ErrResponseTooLarge, n)
+		assert.ErrorContains(t, err, "more than 100000 elements")
+	}
+	// The bound is on elements, not bytes: a short array of many tiny elements is refused
+	// as surely as a long one.
+	tiny := `{"nodes":{"node":[{"id":"h:1","nodeLabels":[` + strings.TrimSuffix(strings.Repeat(`"",`, maxListElements+1), ",") + `]}]}}`
+	_, err = decodeNodes(strings.NewReader(tiny))
+	assert.ErrorIs(t, err, ErrResponseTooLarge)
+}

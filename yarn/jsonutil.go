@@ -277,6 +277,16 @@ var errTooManyElements = fmt.Errorf("%w: a list with more than %d elements", Err
 
 // decodeArray decodes a JSON array element by element, at most maxListElements of them.
 func decodeArray[T any](b []byte) ([]T, error) {
+	if len(b) <= 2*maxListElements {
+		// An array of n elements takes at least 2n+1 bytes ("[0,0]"), so this one cannot hold too
+		// many: decode it at once, without a Decoder and its buffer (most lists are a node's or a
+		// queue's handful of resource types).
+		var items []T
+		if err := json.Unmarshal(b, &items); err != nil {
+			return nil, err
+		}
+		return items, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := expectDelim(dec, '['); err != nil {
 		return nil, err
