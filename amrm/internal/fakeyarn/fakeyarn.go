@@ -98,18 +98,13 @@ type RM struct {
 func NewRM(t testing.TB, token records.Token, hooks RMHooks) *RM {
 	t.Helper()
 	rm := &RM{Token: token, hooks: hooks}
-	rm.Server = serve(t, token, ipctest.NewProtocol(SchedulerProtocol, &rm.Mu,
+	rm.Server = ipctest.NewServer(t, ipctest.NewProtocol(SchedulerProtocol, &rm.Mu,
 		ipctest.Answer("registerApplicationMaster", rm.register),
 		ipctest.Answer("allocate", rm.allocate),
 		ipctest.Answer("finishApplicationMaster", rm.finish),
-	))
+	).Handle)
+	rm.Server.AddToken(token.Identifier, token.Password)
 	return rm
-}
-
-func serve(t testing.TB, token records.Token, p *ipctest.Protocol) *ipctest.Server {
-	srv := ipctest.NewServer(t, p.Handle)
-	srv.AddToken(token.Identifier, token.Password)
-	return srv
 }
 
 // Credentials returns credentials holding the RM's AMRMToken under the alias "amrm".

@@ -1,0 +1,112 @@
+package fakeyarn
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
+	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/records"
+)
+
+var testToken = records.Token{Identifier: []byte("id"), Password: []byte("pw"), Kind: records.KindAMRMToken}
+
+func dial(t *testing.T, addr, protocol string, tok records.Token) *ipc.Client {
+	t.Helper()
+	c, err := ipc.NewClient(ipc.Config{Addrs: []string{addr}, Protocol: protocol, Token: func() (*ipc.Token, error) {
+		it := ipc.Token(tok)
+		return &it, nil
+	}})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func remoteClass(t *testing.T, err error) string {
+	t.Helper()
+	var re *records.RemoteError
+	require.True(t, errors.As(err, &re), "%v", err)
+	return re.Class
+}
+
+// TestRMRules: the scheduler's 3.x rules as the fakes' owners rely on them, over real IPC.
+func TestRMRules(t *testing.T) {
+	ctx := context.Background()
+	rm := NewRM(t, testToken, RMHooks{Allocate: func(n int, _ *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+		resp.AllocatedContainers = []*yarnpb.ContainerProto{Container(int64(n+2), "nm", 1, &yarnpb.ResourceProto{}, 1)}
+		return nil
+	}})
+	c := dial(t, rm.Server.Addr, SchedulerProtocol, testToken)
+	allocate := func(id int32) (*yarnpb.AllocateResponseProto, error) {
+		resp := &yarnpb.AllocateResponseProto{}
+		return resp, c.Call(ctx, "allocate", &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(id)}, resp, ipc.CallOptions{})
+	}
+	register := func() error {
+		return c.Call(ctx, "registerApplicationMaster", &yarnpb.RegisterApplicationMasterRequestProto{Host: proto.String("am")},
+			&yarnpb.RegisterApplicationMasterResponseProto{}, ipc.CallOptions{})
+	}
+
+	_, err := allocate(0)
+	assert.Equal(t, ExNotRegistered, remoteClass(t, err), "no heartbeat before registering")
+	require.NoError(t, register())
+	assert.Equal(t, ExInvalidRequest, remoteClass(t, register()), "one registration per attempt")
+
+	first, err := allocate(0)
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), first.GetResponseId())
+	again, err := allocate(0)
+	require.NoError(t, err)
+	assert.True(t, first.EqualVT(again), "the last id again gets the last answer again")
+	_, err = allocate(5)
+	assert.Equal(t, ExInvalidRequest, remoteClass(t, err))
+	next, err := allocate(1)
+	require.NoError(t, err)
+	assert.Equal(t, "container_1700000000000_0001_01_000003", ContainerID(next.GetAllocatedContainers()[0].GetId()).String())
+	assert.Len(t, rm.AllocateRequests(), 2, "a resend is not a new heartbeat")
+
+	rm.UnregisterAfter = 2
+	finish := func() bool {
+		resp := &yarnpb.FinishApplicationMasterResponseProto{}
+		require.NoError(t, c.Call(ctx, "finishApplicationMaster", &yarnpb.FinishApplicationMasterRequestProto{}, resp, ipc.CallOptions{}))
+		return resp.GetIsUnregistered()
+	}
+	assert.False(t, finish())
+	assert.True(t, finish())
+
+	rm.Forget()
+	c.Reset() // the connection was dropped: the next call connects again
+	_, err = allocate(2)
+	assert.Equal(t, ExNotRegistered, remoteClass(t, err), "forgotten: register again")
+	assert.Equal(t, 1, rm.Registers)
+}
+
+// TestNMDefaults: a NodeManager without hooks starts, stops and reports every container of its
+// token's identifier; a token naming none is a failed request.
+func TestNMDefaults(t *testing.T) {
+	ctx := context.Background()
+	nm := NewNM(t, records.Token{}, NMHooks{})
+	assert.Contains(t, string(nm.Token.Identifier), nm.Server.Addr)
+	c := dial(t, nm.Server.Addr, ContainerProtocol, nm.Token)
+
+	ct := Container(7, nm.Host, nm.Port, &yarnpb.ResourceProto{}, 1)
+	resp := &yarnpb.StartContainersResponseProto{}
+	require.NoError(t, c.Call(ctx, "startContainers", &yarnpb.StartContainersRequestProto{StartContainerRequest: []*yarnpb.StartContainerRequestProto{
+		{ContainerToken: ct.GetContainerToken()},
+		{ContainerToken: &commonpb.TokenProto{Identifier: []byte("garbage"), Password: []byte("x"), Kind: proto.String(records.KindContainerToken), Service: proto.String(nm.Server.Addr)}},
+	}}, resp, ipc.CallOptions{}))
+	require.Len(t, resp.GetSucceededRequests(), 1)
+	assert.Equal(t, "container_1700000000000_0001_01_000007", ContainerID(resp.GetSucceededRequests()[0]).String())
+	require.Len(t, resp.GetFailedRequests(), 1)
+	assert.Contains(t, resp.GetFailedRequests()[0].GetException().GetMessage(), "not a container token")
+
+	st := &yarnpb.GetContainerStatusesResponseProto{}
+	require.NoError(t, c.Call(ctx, "getContainerStatuses", &yarnpb.GetContainerStatusesRequestProto{ContainerId: []*yarnpb.ContainerIdProto{ct.GetId()}}, st, ipc.CallOptions{}))
+	require.Len(t, st.GetStatus(), 1)
+	assert.Equal(t, yarnpb.ContainerStateProto_C_RUNNING, st.GetStatus()[0].GetState())
+}
