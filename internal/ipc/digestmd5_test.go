@@ -91,19 +91,11 @@ func TestDigestIntegrity(t *testing.T) {
 	server := &digestIntegrity{sendKey: client.recvKey, recvKey: client.sendKey}
 
 	for i, msg := range []string{"first", "", "third"} {
-		tok, err := client.Wrap([]byte(msg))
-		require.NoError(t, err)
+		tok := relay(t, client, server, msg)
 		require.Len(t, tok, len(msg)+16)
 		assert.Equal(t, []byte{0, 1, 0, 0, 0, byte(i)}, tok[len(tok)-6:], "type 1, sequence number %d", i)
-		got, err := server.Unwrap(tok)
-		require.NoError(t, err)
-		assert.Equal(t, msg, string(got))
 	}
-	reply, err := server.Wrap([]byte("answer"))
-	require.NoError(t, err)
-	got, err := client.Unwrap(reply)
-	require.NoError(t, err)
-	assert.Equal(t, "answer", string(got))
+	reply := relay(t, server, client, "answer")
 
 	next, err := server.Wrap([]byte("next"))
 	require.NoError(t, err)
@@ -115,7 +107,7 @@ func TestDigestIntegrity(t *testing.T) {
 	assert.ErrorIs(t, err, ErrAuthentication)
 	_, err = client.Unwrap([]byte("short"))
 	assert.ErrorIs(t, err, ErrProtocol)
-	got, err = client.Unwrap(next)
+	got, err := client.Unwrap(next)
 	require.NoError(t, err, "the refused ones did not move the sequence on")
 	assert.Equal(t, "next", string(got))
 
@@ -190,19 +182,11 @@ func TestDigestPrivacy(t *testing.T) {
 
 	secret := "getDelegationToken for alice"
 	for i := 0; i < 3; i++ {
-		tok, err := client.Wrap([]byte(secret))
-		require.NoError(t, err)
+		tok := relay(t, client, server, secret)
 		assert.NotContains(t, string(tok), "alice", "encrypted")
 		assert.Equal(t, []byte{0, 1, 0, 0, 0, byte(i)}, tok[len(tok)-6:])
-		got, err := server.Unwrap(tok)
-		require.NoError(t, err)
-		assert.Equal(t, secret, string(got))
 	}
-	reply, err := server.Wrap([]byte("token"))
-	require.NoError(t, err)
-	got, err := client.Unwrap(reply)
-	require.NoError(t, err)
-	assert.Equal(t, "token", string(got))
+	reply := relay(t, server, client, "token")
 	_, err = client.Unwrap(reply)
 	assert.ErrorIs(t, err, ErrAuthentication, "replayed")
 	next, err := server.Wrap([]byte("next"))
@@ -210,4 +194,15 @@ func TestDigestPrivacy(t *testing.T) {
 	next[0] ^= 1
 	_, err = client.Unwrap(next)
 	assert.ErrorIs(t, err, ErrAuthentication, "tampered")
+}
+
+// relay wraps msg on from, checks that to unwraps it unchanged, and returns the wrapped token.
+func relay(t *testing.T, from, to SecurityLayer, msg string) []byte {
+	t.Helper()
+	tok, err := from.Wrap([]byte(msg))
+	require.NoError(t, err)
+	got, err := to.Unwrap(tok)
+	require.NoError(t, err)
+	assert.Equal(t, msg, string(got))
+	return tok
 }
