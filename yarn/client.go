@@ -410,6 +410,7 @@ func (c *Client) classifyTransportError(ctx, actx context.Context, cl call, u *u
 	case errors.Is(err, ErrAuthentication):
 		return outcomeDone, err
 	case notSent(err):
+		rerr.Err = fmt.Errorf("%w: %w", ErrUnreachable, err)
 		return outcomeNotSent, rerr
 	}
 	return outcomeRetryable, rerr

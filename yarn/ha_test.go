@@ -166,6 +166,8 @@ func TestConnectionRefused(t *testing.T) {
 	require.ErrorAs(t, err, &reqErr)
 	assert.Equal(t, http.MethodGet, reqErr.Method)
 	assert.Contains(t, reqErr.URL, dead)
+	assert.ErrorIs(t, err, ErrUnreachable, "one dead RM is as unreachable as several")
+	assert.ErrorContains(t, err, "connection refused")
 }
 
 func TestRetryOnlyIdempotent(t *testing.T) {

@@ -267,6 +267,10 @@ func (f *Factory) ReportError(root *cobra.Command, args []string, err error) int
 	if (errors.Is(err, yarn.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)) && !strings.Contains(msg, "--rm-timeout") {
 		msg += " (the ResourceManager did not answer in time: set the timeout with --rm-timeout)"
 	}
+	if errors.Is(err, yarn.ErrUnreachable) {
+		msg += " (no ResourceManager took the connection: check --rm, or yarn.resourcemanager.webapp.address" +
+			" (with HA, yarn.resourcemanager.ha.rm-ids and webapp.address.<id>) in the Hadoop configuration, and that the ResourceManager runs)"
+	}
 	fmt.Fprintf(f.IO.ErrOut, "yarn-er: %s\n", msg)
 	if code == ExitUsage {
 		cmd, _, findErr := root.Find(args)

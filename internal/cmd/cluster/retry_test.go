@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -75,6 +76,23 @@ func TestRMTimeoutBoundsTheWholeCommand(t *testing.T) {
 	assert.Less(t, elapsed, 4*time.Second)
 
 	assert.Contains(t, reported(err), "--rm-timeout bounds the whole command")
+}
+
+// TestUnreachableRMSaysWhereTheAddressComesFrom: a ResourceManager that refuses the connection
+// is reported as unreachable, with where its address is set.
+func TestUnreachableRMSaysWhereTheAddressComesFrom(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	dead := "http://" + l.Addr().String()
+	require.NoError(t, l.Close())
+	err, out, _ := runNodesLogged(t, dead, "--rm-timeout", "5s")
+	require.Error(t, err)
+	assert.ErrorIs(t, err, yarn.ErrUnreachable)
+	assert.Empty(t, out)
+	msg := reported(err)
+	assert.Contains(t, msg, "connection refused")
+	assert.Contains(t, msg, "check --rm, or yarn.resourcemanager.webapp.address")
+	assert.Equal(t, cmdutil.ExitError, cmdutil.ExitCode(err))
 }
 
 // reported is what yarn-er prints for err.
