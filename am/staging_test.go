@@ -9,10 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/amrm/amrmfake"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/hdfspb"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
-	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/internal/namenode"
+	"github.com/yarn-er/yarn-er/internal/namenode/namenodetest"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -26,18 +24,8 @@ func TestHDFSStaging(t *testing.T) {
 		withToken bool
 	}{{"delegation token", true}, {"simple", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			var deleted []string
-			nn := ipctest.NewServer(t, func(c *ipctest.Call) (proto.Message, error) {
-				req := &hdfspb.DeleteRequestProto{}
-				if err := c.Decode(req); err != nil {
-					return nil, err
-				}
-				if !req.GetRecursive() {
-					return nil, &ipctest.Exception{Class: "org.apache.hadoop.fs.PathIsNotEmptyDirectoryException", Message: req.GetSrc() + " is non empty"}
-				}
-				deleted = append(deleted, req.GetSrc())
-				return &hdfspb.DeleteResponseProto{Result: proto.Bool(len(deleted) == 1)}, nil
-			})
+			dir := "/user/alice/.yarn-er/" + amrmfake.AppID
+			nn := namenodetest.New(t, namenodetest.Options{Paths: []string{dir + "/yarn-er", dir + "/yarn-er-job.json"}})
 			creds := records.NewCredentials()
 			creds.Tokens["amrm"] = records.Token{Identifier: []byte("amrm"), Kind: "YARN_AM_RM_TOKEN", Service: nn.Addr}
 			if tc.withToken {
@@ -48,7 +36,6 @@ func TestHDFSStaging(t *testing.T) {
 			} else {
 				nn.Simple = true
 			}
-			dir := "/user/alice/.yarn-er/" + amrmfake.AppID
 			st, err := OpenStaging("hdfs://"+nn.Addr+dir, amrmfake.AppID, "alice", creds)
 			require.NoError(t, err)
 			defer st.Close()
@@ -59,7 +46,8 @@ func TestHDFSStaging(t *testing.T) {
 
 			require.NoError(t, st.Remove(context.Background()))
 			require.NoError(t, st.Remove(context.Background()), "already gone is fine")
-			assert.Equal(t, []string{dir, dir}, deleted)
+			assert.Equal(t, []namenodetest.Delete{{Path: dir, Recursive: true}, {Path: dir, Recursive: true}}, nn.Deletes())
+			assert.False(t, nn.Exists(dir))
 			assert.Equal(t, 1, nn.Connections(), "removal reuses the connection")
 			if tc.withToken {
 				assert.Equal(t, [][]byte{dt.Identifier}, nn.Logins(), "the HDFS token, never the AMRMToken")
@@ -71,7 +59,7 @@ func TestHDFSStaging(t *testing.T) {
 	}
 
 	t.Run("NameNode down", func(t *testing.T) {
-		nn := ipctest.NewServer(t, func(*ipctest.Call) (proto.Message, error) { return nil, nil })
+		nn := namenodetest.New(t, namenodetest.Options{})
 		addr := nn.Addr
 		nn.Close()
 		_, err := OpenStaging("hdfs://"+addr+"/s/"+amrmfake.AppID, amrmfake.AppID, "alice", nil)

@@ -8,10 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/internal/krb5test"
+	"github.com/yarn-er/yarn-er/internal/namenode/namenodetest"
 	"github.com/yarn-er/yarn-er/internal/tabletest"
 	"github.com/yarn-er/yarn-er/records"
 )
@@ -62,20 +61,7 @@ func TestDialKerberosSettings(t *testing.T) {
 // resolved to the name of 127.0.0.1 as Hadoop does.
 func TestKerberosNameNode(t *testing.T) {
 	creds := krb5test.New(t, "nn/localhost")
-	var renewers []string
-	nn := ipctest.NewServer(t, func(c *ipctest.Call) (proto.Message, error) {
-		if c.Method != "getDelegationToken" {
-			return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: c.Method}
-		}
-		req := &commonpb.GetDelegationTokenRequestProto{}
-		if err := c.Decode(req); err != nil {
-			return nil, err
-		}
-		renewers = append(renewers, req.GetRenewer())
-		return &commonpb.GetDelegationTokenResponseProto{Token: &commonpb.TokenProto{
-			Identifier: []byte("id"), Password: []byte("pw"), Kind: proto.String("HDFS_DELEGATION_TOKEN"), Service: proto.String(""),
-		}}, nil
-	})
+	nn := namenodetest.New(t, namenodetest.Options{})
 	nn.Kerberos = &ipctest.Kerberos{Keytab: creds.Keytab, Principal: "nn/localhost"}
 	c, err := Dial(context.Background(), Options{
 		HadoopConf: kerberosConf("fs.defaultFS", "hdfs://"+nn.Addr, KeyNameNodePrincipal, "nn/_HOST@"+krb5test.Realm),
@@ -88,8 +74,8 @@ func TestKerberosNameNode(t *testing.T) {
 
 	tok, err := c.DelegationToken(context.Background(), "rm/localhost@"+krb5test.Realm)
 	require.NoError(t, err)
-	assert.Equal(t, records.Token{Identifier: []byte("id"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN", Service: nn.Addr}, tok)
-	assert.Equal(t, []string{"rm/localhost@" + krb5test.Realm}, renewers)
+	assert.Equal(t, records.Token{Identifier: []byte("ident"), Password: []byte("pw"), Kind: "HDFS_DELEGATION_TOKEN", Service: nn.Addr}, tok)
+	assert.Equal(t, []string{"rm/localhost@" + krb5test.Realm}, nn.Renewers())
 	who := krb5test.User + "@" + krb5test.Realm
 	assert.Equal(t, []string{who, who}, nn.Principals(), "colinmarc/hdfs's connection and the token call")
 	for _, ctx := range nn.Contexts() {

@@ -7,33 +7,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/hdfspb"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
-	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/internal/namenode"
+	"github.com/yarn-er/yarn-er/internal/namenode/namenodetest"
 	"github.com/yarn-er/yarn-er/records"
 )
-
-// deletingNameNode answers delete with whether the path is in existing, and records the
-// requests.
-func deletingNameNode(t *testing.T, existing map[string]bool, got *[]*hdfspb.DeleteRequestProto) *ipctest.Server {
-	return ipctest.NewServer(t, func(c *ipctest.Call) (proto.Message, error) {
-		if c.Method != "delete" {
-			return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: c.Method}
-		}
-		req := &hdfspb.DeleteRequestProto{}
-		if err := c.Decode(req); err != nil {
-			return nil, err
-		}
-		*got = append(*got, req)
-		if req.GetSrc() == "/denied" {
-			return nil, &ipctest.Exception{Class: "org.apache.hadoop.security.AccessControlException", Message: "Permission denied: user=bob, access=WRITE"}
-		}
-		found := existing[req.GetSrc()]
-		delete(existing, req.GetSrc())
-		return &hdfspb.DeleteResponseProto{Result: proto.Bool(found)}, nil
-	})
-}
 
 // remove dials cfg and deletes path recursively, as the ApplicationMaster does.
 func remove(t *testing.T, cfg namenode.Config, path string, recursive bool) (bool, error) {
@@ -64,8 +41,7 @@ func TestDelete(t *testing.T) {
 		}, nil, "alice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var got []*hdfspb.DeleteRequestProto
-			nn := deletingNameNode(t, map[string]bool{"/user/alice/.yarn-er/app_1": true}, &got)
+			nn := namenodetest.New(t, namenodetest.Options{Paths: []string{"/user/alice/.yarn-er/app_1/yarn-er"}})
 			nn.Simple = tc.simple
 			nn.AddToken(tok.Identifier, tok.Password)
 			cfg := tc.cfg(nn.Addr)
@@ -81,9 +57,8 @@ func TestDelete(t *testing.T) {
 			require.NoError(t, err)
 			assert.False(t, removed)
 
-			require.Len(t, got, 2)
-			assert.Equal(t, "/user/alice/.yarn-er/app_1", got[0].GetSrc())
-			assert.True(t, got[0].GetRecursive())
+			assert.Equal(t, []namenodetest.Delete{{Path: "/user/alice/.yarn-er/app_1", Recursive: true}, {Path: "/user/alice/.yarn-er/app_1", Recursive: true}}, nn.Deletes())
+			assert.False(t, nn.Exists("/user/alice/.yarn-er/app_1/yarn-er"), "with what it held")
 			assert.Equal(t, namenode.Protocol, nn.Calls()[0].Protocol)
 			if tc.login != nil {
 				assert.Equal(t, [][]byte{tc.login}, nn.Logins(), "one connection for both calls")
@@ -97,8 +72,7 @@ func TestDelete(t *testing.T) {
 }
 
 func TestDeleteErrors(t *testing.T) {
-	var got []*hdfspb.DeleteRequestProto
-	nn := deletingNameNode(t, map[string]bool{}, &got)
+	nn := namenodetest.New(t, namenodetest.Options{Paths: []string{"/full/file"}, Denied: []string{"/denied"}})
 	nn.Simple = true
 	for _, tc := range []struct {
 		name string
@@ -109,7 +83,7 @@ func TestDeleteErrors(t *testing.T) {
 		{"relative path", namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "user/bob", "not an absolute path"},
 		{"no credentials", namenode.Config{Addrs: []string{nn.Addr}}, "/x", "no credentials"},
 		{"no address", namenode.Config{User: "bob"}, "/x", "no NameNode address"},
-		{"permission denied", namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "/denied", "Permission denied: user=bob"},
+		{"permission denied", namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "/denied", "Permission denied"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			removed, err := remove(t, tc.cfg, tc.path, true)
@@ -122,6 +96,12 @@ func TestDeleteErrors(t *testing.T) {
 	_, err := remove(t, namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "/denied", false)
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "org.apache.hadoop.security.AccessControlException", re.Class)
+
+	// A directory with something in it goes only with recursive.
+	_, err = remove(t, namenode.Config{Addrs: []string{nn.Addr}, User: "bob"}, "/full", false)
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, namenodetest.ExNotEmpty, re.Class)
+	assert.True(t, nn.Exists("/full/file"))
 }
 
 func TestSelectToken(t *testing.T) {

@@ -8,53 +8,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
-	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/ipc/gss"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/internal/krb5test"
 	"github.com/yarn-er/yarn-er/internal/namenode"
+	"github.com/yarn-er/yarn-er/internal/namenode/namenodetest"
 	"github.com/yarn-er/yarn-er/records"
 )
 
-// fakeNameNode answers getDelegationToken with a token for the renewer, or a standby error.
-func fakeNameNode(t *testing.T, creds *krb5test.Creds, standby bool, issued *[]string) *ipctest.Server {
-	s := ipctest.NewServer(t, func(c *ipctest.Call) (proto.Message, error) {
-		if standby {
-			return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.StandbyException", Message: "Operation category WRITE is not supported in state standby"}
-		}
-		switch c.Method {
-		case "getDelegationToken":
-			req := &commonpb.GetDelegationTokenRequestProto{}
-			if err := c.Decode(req); err != nil {
-				return nil, err
-			}
-			*issued = append(*issued, req.GetRenewer())
-			if req.GetRenewer() == "nobody" {
-				return &commonpb.GetDelegationTokenResponseProto{}, nil
-			}
-			return &commonpb.GetDelegationTokenResponseProto{Token: &commonpb.TokenProto{
-				Identifier: []byte("ident"), Password: []byte("pw"), Kind: proto.String(namenode.KindDelegationToken), Service: proto.String(""),
-			}}, nil
-		case "cancelDelegationToken":
-			req := &commonpb.CancelDelegationTokenRequestProto{}
-			if err := c.Decode(req); err != nil {
-				return nil, err
-			}
-			*issued = append(*issued, "cancel:"+string(req.GetToken().GetIdentifier()))
-			return &commonpb.CancelDelegationTokenResponseProto{}, nil
-		}
-		return nil, &ipctest.Exception{Class: "org.apache.hadoop.ipc.RpcNoSuchMethodException", Message: c.Method}
-	})
-	s.Kerberos = &ipctest.Kerberos{Keytab: creds.Keytab, Principal: "nn/localhost"}
-	return s
+// kerberizedNameNode is a fake NameNode that authenticates clients with Kerberos as nn/localhost.
+func kerberizedNameNode(t *testing.T, creds *krb5test.Creds, opts namenodetest.Options) *namenodetest.NameNode {
+	nn := namenodetest.New(t, opts)
+	nn.Kerberos = &ipctest.Kerberos{Keytab: creds.Keytab, Principal: "nn/localhost"}
+	return nn
 }
 
 func TestGetDelegationToken(t *testing.T) {
 	creds := krb5test.New(t, "nn/localhost")
-	var issued []string
-	standby := fakeNameNode(t, creds, true, &issued)
-	active := fakeNameNode(t, creds, false, &issued)
+	standby := kerberizedNameNode(t, creds, namenodetest.Options{Standby: true})
+	active := kerberizedNameNode(t, creds, namenodetest.Options{})
 	// A NameNode that is down, the standby, then the active one.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -68,7 +40,8 @@ func TestGetDelegationToken(t *testing.T) {
 	tok, err := namenode.GetDelegationToken(context.Background(), cfg, "rm/localhost@"+krb5test.Realm)
 	require.NoError(t, err)
 	assert.Equal(t, records.Token{Identifier: []byte("ident"), Password: []byte("pw"), Kind: namenode.KindDelegationToken, Service: "ha-hdfs:mycluster"}, tok)
-	assert.Equal(t, []string{"rm/localhost@" + krb5test.Realm}, issued)
+	assert.Equal(t, []string{"rm/localhost@" + krb5test.Realm}, active.Renewers())
+	assert.Empty(t, standby.Renewers(), "the standby issued nothing")
 	calls := active.MethodCalls("getDelegationToken")
 	require.Len(t, calls, 1)
 	assert.Equal(t, namenode.Protocol, calls[0].Protocol)
@@ -81,16 +54,17 @@ func TestGetDelegationToken(t *testing.T) {
 	assert.Equal(t, active.Addr, tok.Service)
 
 	require.NoError(t, namenode.CancelDelegationToken(context.Background(), cfg, tok))
-	assert.Equal(t, "cancel:ident", issued[len(issued)-1])
+	assert.Equal(t, [][]byte{[]byte("ident")}, active.Cancelled())
 
-	_, err = namenode.GetDelegationToken(context.Background(), cfg, "nobody")
+	// A NameNode with security off answers without a token.
+	cfg.Addrs = []string{kerberizedNameNode(t, creds, namenodetest.Options{Insecure: true}).Addr}
+	_, err = namenode.GetDelegationToken(context.Background(), cfg, "rm")
 	assert.ErrorIs(t, err, namenode.ErrNoToken)
 }
 
 func TestGetDelegationTokenErrors(t *testing.T) {
 	creds := krb5test.New(t, "nn/localhost")
-	var issued []string
-	standby := fakeNameNode(t, creds, true, &issued)
+	standby := kerberizedNameNode(t, creds, namenodetest.Options{Standby: true})
 	krb := &gss.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST", LookupAddr: krb5test.LookupLocalhost}
 	for _, tc := range []struct {
 		name    string
@@ -110,5 +84,5 @@ func TestGetDelegationTokenErrors(t *testing.T) {
 		})
 	}
 	// None of them got a token issued.
-	assert.Empty(t, issued)
+	assert.Empty(t, standby.Renewers())
 }
