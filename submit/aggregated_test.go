@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,23 +160,20 @@ func TestAggregatedLogsLayouts(t *testing.T) {
 // NodeManager still has).
 func TestFollowLogs(t *testing.T) {
 	var polls atomic.Int32
-	nm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/ws/v1/node/containers/container_1_0001_01_000002/logs/stdout":
-			n := int(polls.Load())
-			for i := 1; i <= min(n, 3); i++ {
-				_, _ = fmt.Fprintf(w, "line %d\n", i)
-			}
-		default:
-			w.WriteHeader(http.StatusNotFound)
-		}
-	}))
-	defer nm.Close()
-	addr := strings.TrimPrefix(nm.URL, "http://")
+	// The rank's log grows by a line with each poll of the application, to three lines.
+	nm := yarnfake.NewNodeManager(t)
+	nm.SetLog("container_1_0001_01_000002", "stdout", "")
+	addr := nm.Addr()
 	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
 	rm.Handle("GET /ws/v1/cluster/apps/application_1_0001", func(w http.ResponseWriter, _ *http.Request) {
+		n := polls.Add(1)
+		var lines strings.Builder
+		for i := int32(1); i <= min(n, 3); i++ {
+			fmt.Fprintf(&lines, "line %d\n", i)
+		}
+		nm.SetLog("container_1_0001_01_000002", "stdout", lines.String())
 		state := "RUNNING"
-		if polls.Add(1) > 4 {
+		if n > 4 {
 			state = "FINISHED"
 		}
 		_, _ = fmt.Fprintf(w, `{"app":{"id":"application_1_0001","state":"%s","finalStatus":"UNDEFINED","logAggregationStatus":"DISABLED"}}`, state)

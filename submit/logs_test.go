@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,19 +15,10 @@ import (
 )
 
 func TestLogs(t *testing.T) {
-	// A NodeManager's log endpoint: not an RM, so not yarnfake's.
-	nm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/ws/v1/node/containers/container_1_0001_01_000002/logs/stdout":
-			_, _ = fmt.Fprint(w, "rank 0 says hi\n")
-		case "/ws/v1/node/containers/container_1_0001_01_000001/logs/stdout":
-			_, _ = fmt.Fprint(w, "am log\n")
-		default:
-			w.WriteHeader(http.StatusNotFound)
-		}
-	}))
-	defer nm.Close()
-	nmAddr := strings.TrimPrefix(nm.URL, "http://")
+	nm := yarnfake.NewNodeManager(t)
+	nm.SetLog("container_1_0001_01_000002", "stdout", "rank 0 says hi\n")
+	nm.SetLog("container_1_0001_01_000001", "stdout", "am log\n")
+	nmAddr := nm.Addr()
 	state := "RUNNING"
 	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
 	rm.Handle("GET /ws/v1/cluster/apps/application_1_0001", func(w http.ResponseWriter, _ *http.Request) {

@@ -3,57 +3,40 @@ package yarn
 import (
 	"bytes"
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 func TestContainerLog(t *testing.T) {
-	var gotQuery string
-	// A NodeManager, not an RM: not yarnfake's.
-	nm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotQuery = r.URL.RawQuery
-		switch r.URL.Path {
-		case "/ws/v1/node/containers/container_1_0001_01_000002/logs/stdout":
-			_, _ = w.Write([]byte("hello from rank 1\n"))
-		case "/ws/v1/node/containers/container_1_0001_01_000003/logs/stdout":
-			// Hadoop 3's wrapping, as a 3.5.0 NodeManager sends it.
-			_, _ = w.Write([]byte("Container: container_1_0001_01_000003 on localhost:39099\nLogAggregationType: LOCAL\n" +
-				"====================================================================\nLogType:stdout\n" +
-				"LogLastModifiedTime:Tue Dec 01 12:15:10 +0000 2026\nLogLength:17\nLogContents:\ntick 1 of rank 0\n" +
-				"End of LogType:stdout.This log file belongs to a running container (container_1_0001_01_000003) and so may not be complete.\n" +
-				"***********************************************************************\n\n"))
-		default:
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = w.Write([]byte(`{"RemoteException":{"exception":"NotFoundException","message":"Cannot find this log on the local disk.","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`))
-		}
-	}))
-	defer nm.Close()
+	nm := yarnfake.NewNodeManager(t)
+	nm.SetLog("container_1_0001_01_000002", "stdout", "hello from rank 1\n")
+	// Hadoop 3's wrapping, as a 3.5.0 NodeManager sends it.
+	nm.SetWrappedLog("container_1_0001_01_000003", "stdout", "tick 1 of rank 0\n", "localhost:39099")
 	c, err := NewClient(Options{Addresses: []string{"http://rm.invalid:8088"}, User: "alice", Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	n, err := c.ContainerLog(context.Background(), strings.TrimPrefix(nm.URL, "http://"), "container_1_0001_01_000002", "stdout", &buf)
+	n, err := c.ContainerLog(context.Background(), nm.Addr(), "container_1_0001_01_000002", "stdout", &buf)
 	require.NoError(t, err)
 	assert.Equal(t, int64(18), n)
 	assert.Equal(t, "hello from rank 1\n", buf.String())
-	assert.Equal(t, "user.name=alice", gotQuery)
+	assert.Equal(t, "alice", nm.Requests()[0].Query.Get("user.name"))
+	assert.Len(t, nm.Requests()[0].Query, 1)
 
 	buf.Reset()
-	n, err = c.ContainerLog(context.Background(), nm.URL, "container_1_0001_01_000003", "stdout", &buf)
+	n, err = c.ContainerLog(context.Background(), nm.URL(), "container_1_0001_01_000003", "stdout", &buf)
 	require.NoError(t, err)
 	assert.Equal(t, "tick 1 of rank 0\n", buf.String(), "the file's bytes, not the NodeManager's wrapping")
 	assert.Equal(t, int64(17), n)
 
-	_, err = c.ContainerLog(context.Background(), nm.URL, "container_1_0001_01_000009", "stderr", &buf)
+	_, err = c.ContainerLog(context.Background(), nm.URL(), "container_1_0001_01_000009", "stderr", &buf)
 	require.ErrorIs(t, err, ErrNotFound)
 	assert.Contains(t, err.Error(), "Cannot find this log")
 
-	_, err = c.ContainerLog(context.Background(), nm.URL, "c", "../etc/passwd", &buf)
+	_, err = c.ContainerLog(context.Background(), nm.URL(), "c", "../etc/passwd", &buf)
 	require.Error(t, err)
 }
 

@@ -29,5 +29,11 @@
 // labels, for uneven, busy or lost ones. Both write Hadoop 3.5's shape; WithNodes serves
 // SynthNodes' answer, and Reply serves any body.
 //
+// # NodeManagers
+//
+// NewNodeManager starts a fake NodeManager web server for the container log endpoint that live
+// logs are read from: SetLog serves a file's bytes, SetWrappedLog the same inside Hadoop 3.5's
+// header and trailer, and any other log gets the NodeManager's 404.
+//
 // Package yarnfake does not import package yarn, so yarn's own tests can use it.
 package yarnfake
