@@ -2,12 +2,14 @@ package main
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // TestNoCanarySecretInAnyOutput feeds canary secrets through the commands that talk to an RM, with
@@ -17,14 +19,10 @@ import (
 func TestNoCanarySecretInAnyOutput(t *testing.T) {
 	const pw, tok, body = "pw-canary-7c1e", "tok-canary-91ab", "body-canary-44f0"
 	// Fault injection: an RM error body that echoes the secrets back (any path, any method).
-	rm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusInternalServerError)
-		_, _ = w.Write([]byte(`{"RemoteException":{"exception":"WebApplicationException","message":"bad request ?delegation=` + body +
-			` password=` + body + `","javaClassName":"javax.ws.rs.WebApplicationException"}}`))
-	}))
-	defer rm.Close()
-	withPW := "http://alice:" + pw + "@" + rm.Listener.Addr().String()
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.Fault("*", yarnfake.Fault{Status: http.StatusInternalServerError, Body: `{"RemoteException":{"exception":"WebApplicationException","message":"bad request ?delegation=` + body +
+		` password=` + body + `","javaClassName":"javax.ws.rs.WebApplicationException"}}`})
+	withPW := "http://alice:" + pw + "@" + strings.TrimPrefix(rm.URL(), "http://")
 	settings := filepath.Join(t.TempDir(), "settings.yaml")
 	if err := os.WriteFile(settings, []byte("rm: "+withPW+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -37,8 +35,8 @@ func TestNoCanarySecretInAnyOutput(t *testing.T) {
 		{"flag", nil, []string{"cluster", "info", "--rm", withPW}},
 		{"env", map[string]string{"YARN_ER_RM": withPW}, []string{"cluster", "nodes"}},
 		{"settings file", nil, []string{"--config", settings, "cluster", "apps"}},
-		{"delegation query", nil, []string{"cluster", "info", "--rm", rm.URL + "/?delegation=" + tok}},
-		{"error body", nil, []string{"cluster", "info", "--rm", rm.URL, "--rm-timeout", "2s"}},
+		{"delegation query", nil, []string{"cluster", "info", "--rm", rm.URL() + "/?delegation=" + tok}},
+		{"error body", nil, []string{"cluster", "info", "--rm", rm.URL(), "--rm-timeout", "2s"}},
 	}
 	for _, c := range cases {
 		for _, format := range []string{"text", "json"} {
@@ -53,4 +51,5 @@ func TestNoCanarySecretInAnyOutput(t *testing.T) {
 			})
 		}
 	}
+	assert.Positive(t, rm.Count("GET /ws/v1/cluster/info"), "the secrets went to the RM and came back")
 }
