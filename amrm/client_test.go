@@ -329,6 +329,8 @@ func TestAMCommands(t *testing.T) {
 		c := registered(t, rm, nil)
 		_, err := c.Allocate(context.Background())
 		require.NoError(t, err)
+		rm.Mu.Lock()
+		defer rm.Mu.Unlock()
 		assert.Equal(t, 2, rm.Registers)
 	})
 	t.Run("shutdown", func(t *testing.T) {
@@ -398,12 +400,14 @@ func TestCompletedContainerStatuses(t *testing.T) {
 func TestUnregister(t *testing.T) {
 	t.Run("loops until the RM confirms", func(t *testing.T) {
 		rm := newRM(t, nil)
+		rm.Mu.Lock()
 		rm.UnregisterAfter = 3
+		rm.Mu.Unlock()
 		c := registered(t, rm, nil)
 		require.NoError(t, c.Unregister(context.Background(), records.FinalSucceeded, "all done", "http://history"))
 		rm.Mu.Lock()
 		defer rm.Mu.Unlock()
-		assert.Equal(t, 3, len(rm.Finishes))
+		assert.Len(t, rm.Finishes, 3)
 		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_SUCCEEDED, rm.Finishes[0].GetFinalApplicationStatus())
 		assert.Equal(t, "all done", rm.Finishes[0].GetDiagnostics())
 		assert.Equal(t, "http://history", rm.Finishes[0].GetTrackingUrl())
@@ -413,12 +417,16 @@ func TestUnregister(t *testing.T) {
 		c := registered(t, rm, nil)
 		rm.Forget()
 		require.NoError(t, c.Unregister(context.Background(), records.FinalFailed, "", ""))
+		rm.Mu.Lock()
+		defer rm.Mu.Unlock()
 		assert.Equal(t, 2, rm.Registers)
 		assert.Equal(t, yarnpb.FinalApplicationStatusProto_APP_FAILED, rm.Finishes[0].GetFinalApplicationStatus())
 	})
 	t.Run("context ends the loop", func(t *testing.T) {
 		rm := newRM(t, nil)
+		rm.Mu.Lock()
 		rm.UnregisterAfter = 1 << 30
+		rm.Mu.Unlock()
 		c := registered(t, rm, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 		defer cancel()

@@ -70,7 +70,9 @@ func TestRMRules(t *testing.T) {
 	assert.Equal(t, "container_1700000000000_0001_01_000003", ContainerID(next.GetAllocatedContainers()[0].GetId()).String())
 	assert.Len(t, rm.AllocateRequests(), 2, "a resend is not a new heartbeat")
 
+	rm.Mu.Lock()
 	rm.UnregisterAfter = 2
+	rm.Mu.Unlock()
 	finish := func() bool {
 		resp := &yarnpb.FinishApplicationMasterResponseProto{}
 		require.NoError(t, c.Call(ctx, "finishApplicationMaster", &yarnpb.FinishApplicationMasterRequestProto{}, resp, ipc.CallOptions{}))
@@ -83,6 +85,8 @@ func TestRMRules(t *testing.T) {
 	c.Reset() // the connection was dropped: the next call connects again
 	_, err = allocate(2)
 	assert.Equal(t, ExNotRegistered, remoteClass(t, err), "forgotten: register again")
+	rm.Mu.Lock()
+	defer rm.Mu.Unlock()
 	assert.Equal(t, 1, rm.Registers)
 }
 
