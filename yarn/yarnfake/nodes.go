@@ -39,7 +39,8 @@ type NodeSpec struct {
 	// Used, if set, gives node i's used resources by type (the rest of Total is available);
 	// nil means idle nodes. A type missing from the result is unused.
 	Used func(i int) []Resource
-	// State is every node's state (default "RUNNING").
+	// State is every node's state (default "RUNNING"); a node the scheduler does not hold reports
+	// no usedResource and availableResource (see Node.State).
 	State string
 	// Version is every node's Hadoop version (default DefaultVersion).
 	Version string
@@ -143,7 +144,7 @@ func checkTotal(total []Resource, what string) error {
 type nodesWriter struct {
 	b       bytes.Buffer
 	noTotal bool
-	used    []int64
+	used    []int64 // node's scratch: the used amount of each type of its Total
 }
 
 func newNodesWriter(n int, noTotal bool) *nodesWriter {
@@ -156,8 +157,11 @@ func newNodesWriter(n int, noTotal bool) *nodesWriter {
 // node writes node i (its Total checked).
 func (w *nodesWriter) node(i int, nd Node) error {
 	total := nd.Total
-	w.used = append(w.used[:0], make([]int64, len(total))...)
-	used := w.used
+	if cap(w.used) < len(total) {
+		w.used = make([]int64, len(total))
+	}
+	used := w.used[:len(total)]
+	clear(used)
 	for _, u := range nd.Used {
 		k := indexOf(total, u.Name)
 		if k < 0 || u.Value < 0 || u.Value > total[k].Value {
