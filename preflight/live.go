@@ -41,9 +41,9 @@ type liveData struct {
 	knownFrom string
 	knownErr  error
 
-	// runningNodes are the RUNNING nodes of nodes, once runningDone (see running).
+	// runningNodes are the RUNNING ones of nodes, listed once: several checks ask, and on a large
+	// cluster each copy of the list would cost megabytes. Nothing may change them.
 	runningNodes []yarn.Node
-	runningDone  bool
 }
 
 // gatherLive asks the RM for everything the live checks need: /info first (reachability and the
@@ -68,6 +68,11 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 	wg.Go(func() { d.overview, d.overviewErr = c.SchedulerOverview(ctx) })
 	wg.Go(func() { d.labels, d.labelsErr = c.NodeLabels(ctx) })
 	wg.Wait()
+	for _, n := range d.nodes {
+		if n.State == "RUNNING" {
+			d.runningNodes = append(d.runningNodes, n)
+		}
+	}
 	log.Debug("cluster read", "nodes", len(d.nodes), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
 		"overview", d.overview != nil, "overviewErr", d.overviewErr)
 	d.learnTypes(ctx, c, allowNewApp)
@@ -151,19 +156,8 @@ func (d *liveData) knownTypes() map[string]bool {
 	return d.known
 }
 
-// running returns the RUNNING nodes, computed once: several checks ask, and on a large cluster
-// each copy of the list costs megabytes. Callers must not change the slice or its nodes.
-func (d *liveData) running() []yarn.Node {
-	if !d.runningDone {
-		for _, n := range d.nodes {
-			if n.State == "RUNNING" {
-				d.runningNodes = append(d.runningNodes, n)
-			}
-		}
-		d.runningDone = true
-	}
-	return d.runningNodes
-}
+// running returns the RUNNING nodes.
+func (d *liveData) running() []yarn.Node { return d.runningNodes }
 
 // nodesOffering counts the RUNNING nodes whose total has more than 0 of t.
 func (d *liveData) nodesOffering(t string) int {
