@@ -195,6 +195,10 @@ func (s *Spec) Marshal() ([]byte, error) {
 	return json.MarshalIndent(s, "", "  ")
 }
 
+// ValidEnvName reports whether name can name an environment variable of the program: not
+// empty, without '=' or NUL (which no process environment can hold).
+func ValidEnvName(name string) bool { return name != "" && !strings.ContainsAny(name, "=\x00") }
+
 // Validate checks everything the AM relies on.
 func (s *Spec) Validate() error {
 	if s.Version != Version {
@@ -232,7 +236,7 @@ func (s *Spec) Validate() error {
 		return invalid("command", "empty: nothing to run")
 	}
 	for k := range s.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
+		if !ValidEnvName(k) {
 			return invalid("env", "bad variable name %q", k)
 		}
 	}

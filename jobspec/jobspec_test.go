@@ -139,3 +139,12 @@ func FuzzParse(f *testing.F) {
 		assert.Equal(t, s, s2)
 	})
 }
+
+func TestValidEnvName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"PATH": true, "lower_and_1": true, "CUDA_VISIBLE_DEVICES": true, "with space": true,
+		"": false, "A=B": false, "=": false, "A\x00": false,
+	} {
+		assert.Equal(t, want, ValidEnvName(name), "%q", name)
+	}
+}

@@ -328,7 +328,7 @@ func (r *Request) validate() error {
 		return badRequest("--am-vcores", "%d: must be 1 or more", r.AMVCores)
 	}
 	for k := range r.Env {
-		if k == "" || strings.ContainsAny(k, "=\x00") {
+		if !jobspec.ValidEnvName(k) {
 			return badRequest("--env", "bad variable name %q (want K=V)", k)
 		}
 	}
