@@ -167,8 +167,8 @@ type FlinkOptions struct {
 // (or comes from FLINK_CONF_DIR / FLINK_HOME) but does not exist is an error; a directory with
 // neither file yields an empty configuration and a warning. Warnings are kept (Warnings) and logged,
 // repeats folded and at most opts.Limits.MaxWarnings distinct ones. Only a regular file of at most
-// opts.Limits.MaxFileBytes is read: a FIFO or a device (/dev/zero) is an error wrapping ErrNotRegular,
-// a larger file one wrapping ErrLimit.
+// opts.Limits.MaxFileBytes is read (a config.yaml of at most 512 KiB, see ParseFlinkYAML): a FIFO or
+// a device (/dev/zero) is an error wrapping ErrNotRegular, a larger file one wrapping ErrLimit.
 func LoadFlink(opts FlinkOptions) (*FlinkConfig, error) {
 	getenv := opts.Getenv
 	if getenv == nil {

@@ -13,8 +13,14 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Limits that keep hostile config.yaml files (alias bombs, deep nesting) cheap to reject.
+// Limits that keep hostile config.yaml files (alias bombs, deep nesting, node-dense text) cheap to reject.
 const (
+	// yamlMaxBytes bounds the text given to the YAML parser. The parser builds the whole node tree
+	// before anything can count its nodes, and that tree costs up to about 250 bytes of memory per
+	// byte of input (a flow list of one-letter items, or of items with comments), so a 16 MiB file
+	// would take gigabytes. A real config.yaml is a few KB (Flink's own, comments included, about
+	// 15 KB).
+	yamlMaxBytes = 512 << 10
 	// yamlMaxNodes bounds the nodes visited while flattening, aliases counted each time they are
 	// followed, so "billion laughs" documents fail fast instead of expanding.
 	yamlMaxNodes = 100_000
@@ -46,7 +52,16 @@ const (
 //     does not support them; expansion is bounded so alias bombs fail with an error.
 //   - Only one YAML document is allowed; the top level must be a mapping (an empty file is an empty
 //     configuration).
+//   - A file over 512 KiB is refused with an error wrapping ErrLimit before it is parsed: the parser's
+//     node tree would take up to about 250 times its size in memory.
 func ParseFlinkYAML(name string, data []byte) (*FlinkConfig, error) {
+	if len(data) > yamlMaxBytes {
+		return nil, &Error{
+			Source: Source{File: name},
+			Err:    &LimitError{What: "YAML size", Limit: yamlMaxBytes, Detail: fmt.Sprintf("the file has %d bytes", len(data))},
+			Fix:    "a Flink config.yaml is a few KB; check that this is the right file",
+		}
+	}
 	cfg := &FlinkConfig{files: fileList(name)}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node

@@ -203,6 +203,12 @@ func TestHostileFlinkConfigs(t *testing.T) {
 			writeFile(t, p, strings.Repeat("a: 1\n", 4<<20))
 			return p
 		}, is: ErrLimit, want: "file size: limit of 16777216 exceeded"},
+		{name: "a 4 MB config.yaml of keys without values", setup: func(t *testing.T, dir string) string {
+			// each "a," is two YAML nodes: the parser's tree alone would take about 1 GB
+			p := filepath.Join(dir, FlinkYAMLFile)
+			writeFile(t, p, "a: {"+strings.Repeat("a,", 2<<20)+"}\n")
+			return p
+		}, is: ErrLimit, want: "config.yaml: YAML size: limit of 524288 exceeded (the file has 4194310 bytes)"},
 		{name: "2 MB of lines that are not key: value", setup: func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, FlinkLegacyFile)
 			writeFile(t, p, "good: 1\n"+strings.Repeat("x\n", 1<<20))
