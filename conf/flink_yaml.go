@@ -24,6 +24,11 @@ const (
 	// yamlMaxNodes bounds the nodes visited while flattening, aliases counted each time they are
 	// followed, so "billion laughs" documents fail fast instead of expanding.
 	yamlMaxNodes = 100_000
+	// yamlMaxText bounds the text of the flattened configuration: every key (with its prefix) and
+	// value, aliases counted each time they are followed, so that a long scalar or key repeated
+	// through aliases, or a long key over many nested entries, fails fast instead of taking
+	// gigabytes.
+	yamlMaxText = 16 << 20
 	// yamlMaxDepth bounds mapping/sequence nesting.
 	yamlMaxDepth = 100
 )
@@ -49,7 +54,9 @@ const (
 //     what Flink's flattening resolves: the one that comes later in the file wins, with a warning
 //     naming both lines.
 //   - Anchors and aliases are resolved; merge keys ("<<") are rejected, since Flink's YAML 1.2 parser
-//     does not support them; expansion is bounded so alias bombs fail with an error.
+//     does not support them; expansion is bounded (100,000 nodes and 16 MiB of flattened keys and
+//     values, aliases counted each time they are used), so alias bombs fail with an error wrapping
+//     ErrLimit.
 //   - Only one YAML document is allowed; the top level must be a mapping (an empty file is an empty
 //     configuration).
 //   - A file over 512 KiB is refused with an error wrapping ErrLimit before it is parsed: the parser's
@@ -176,6 +183,39 @@ type yamlFlattener struct {
 	cfg     *FlinkConfig
 	lines   map[string]yamlKeyPos // flattened key → where it was set
 	visited int
+	text    int // bytes of keys and values flattened so far
+}
+
+func (f *yamlFlattener) limitError(n *yaml.Node, key, what string, limit int, detail, fix string) error {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &Error{Source: Source{File: f.name, Line: line}, Key: key, Err: &LimitError{What: what, Limit: int64(limit), Detail: detail}, Fix: fix}
+}
+
+// shortKey cuts a key for an error message about its size to its first 200 bytes (at a rune
+// boundary).
+func shortKey(k string) string {
+	const max = 200
+	if len(k) <= max {
+		return k
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(k[i]) {
+		i--
+	}
+	return k[:i] + "…"
+}
+
+// charge counts n more bytes of flattened text, at node at (for the error's line).
+func (f *yamlFlattener) charge(at *yaml.Node, key string, n int) error {
+	f.text += n
+	if f.text > yamlMaxText {
+		return f.limitError(at, key, "flattened size", yamlMaxText, "the keys and values so far, aliases counted each time they are used",
+			"write each value once instead of repeating long values or keys through aliases")
+	}
+	return nil
 }
 
 func (f *yamlFlattener) errorf(n *yaml.Node, key, fix, format string, args ...any) error {
@@ -188,6 +228,7 @@ func (f *yamlFlattener) errorf(n *yaml.Node, key, fix, format string, args ...an
 
 // deref follows aliases, counting each visit against the node budget.
 func (f *yamlFlattener) deref(n *yaml.Node) (*yaml.Node, error) {
+	at := n // where the node is used: the alias, not its anchor
 	for hops := 0; n != nil && n.Kind == yaml.AliasNode; hops++ {
 		if hops > yamlMaxDepth || n.Alias == nil {
 			return nil, f.errorf(n, "", "remove the alias or point it at an anchor defined earlier", "alias *%s cannot be resolved", n.Value)
@@ -196,7 +237,8 @@ func (f *yamlFlattener) deref(n *yaml.Node) (*yaml.Node, error) {
 	}
 	f.visited++
 	if f.visited > yamlMaxNodes {
-		return nil, f.errorf(n, "", "write the values out instead of nesting aliases", "document expands to more than %d nodes (alias bomb?)", yamlMaxNodes)
+		return nil, f.limitError(at, "", "YAML nodes", yamlMaxNodes, "aliases counted each time they are used",
+			"a Flink configuration has a few hundred settings: check that this is the right file, and write values out instead of nesting aliases")
 	}
 	return n, nil
 }
@@ -235,7 +277,11 @@ func (f *yamlFlattener) mapping(m *yaml.Node, prefix string, depth int) error {
 		if err := f.checkTag(kn, prefix+kn.Value); err != nil {
 			return err
 		}
-		key := prefix + keyText(kn)
+		kt := keyText(kn)
+		if err := f.charge(m.Content[i], shortKey(prefix+kt), len(prefix)+len(kt)); err != nil {
+			return err
+		}
+		key := prefix + kt
 		if prev, dup := seen[keyText(kn)]; dup {
 			return f.errorf(kn, key, "keep one of the two", "key is set twice in the same mapping, at lines %d and %d (Flink's YAML parser refuses it: \"found duplicate key\")", prev, kn.Line)
 		}
@@ -298,6 +344,9 @@ func (f *yamlFlattener) set(m, kn *yaml.Node, v FlinkValue, flinkString string) 
 			v.Key, prev.line, kn.Line, kn.Line)
 		delete(f.cfg.flinkStrings, v.Key)
 	}
+	if err := f.charge(kn, shortKey(v.Key), len(v.Value)); err != nil {
+		return err
+	}
 	f.lines[v.Key] = yamlKeyPos{line: kn.Line, parent: m}
 	v.Source = Source{File: f.name, Line: kn.Line}
 	f.cfg.put(v)
@@ -324,6 +373,9 @@ func (f *yamlFlattener) sequence(s *yaml.Node, key string, depth int) ([]string,
 			if err := f.checkTag(n, key); err != nil {
 				return nil, err
 			}
+			if err := f.charge(c, shortKey(key), len(n.Value)); err != nil {
+				return nil, err
+			}
 			items = append(items, n.Value)
 		case yaml.MappingNode:
 			pairs := make([]string, 0, len(n.Content)/2)
@@ -338,6 +390,9 @@ func (f *yamlFlattener) sequence(s *yaml.Node, key string, depth int) ([]string,
 				}
 				if kn.Kind != yaml.ScalarNode || vn.Kind != yaml.ScalarNode {
 					return nil, f.errorf(n, key, "use only text keys and values inside a list item", "a mapping in a list may hold only scalars")
+				}
+				if err := f.charge(c, shortKey(key), len(kn.Value)+len(vn.Value)); err != nil {
+					return nil, err
 				}
 				pairs = append(pairs, escapeWithSingleQuote(kn.Value, ",", ":")+":"+escapeWithSingleQuote(vn.Value, ",", ":"))
 			}

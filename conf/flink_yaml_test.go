@@ -167,7 +167,15 @@ func TestParseFlinkYAMLErrors(t *testing.T) {
 		{name: "list in list", in: "a: [[x]]\n", line: 1, key: "a", msg: "a list cannot contain a list"},
 		{name: "custom tag", in: "a: !secret x\n", line: 1, key: "a", msg: "unsupported YAML tag !secret"},
 		{name: "tag that does not fit", in: "a: !!int twelve\n", line: 1, key: "a", msg: `"twelve" is not a valid !!int`},
-		{name: "alias bomb", in: billionLaughs(), line: 1, msg: "alias bomb"},
+		{name: "alias bomb", in: billionLaughs(), line: 1, msg: "YAML nodes: limit of 100000 exceeded (aliases counted each time they are used)"},
+		{name: "a long list without aliases is not called an alias bomb", in: "a: [" + strings.Repeat("x,", yamlMaxNodes) + "x]\n", line: 1,
+			msg: "YAML nodes: limit of 100000 exceeded"},
+		{name: "a long scalar repeated through aliases in a list", in: "a: &a " + strings.Repeat("x", 100<<10) + "\nb: [" + strings.Repeat("*a, ", 200) + "*a]\n",
+			line: 2, key: "b", msg: "flattened size: limit of 16777216 exceeded"},
+		{name: "a long scalar repeated through aliases as values", in: "a: &a " + strings.Repeat("x", 100<<10) + "\n" + aliasLines("", "*a", 200),
+			line: 164, key: "k162", msg: "flattened size: limit of 16777216 exceeded"},
+		{name: "a long key over many nested entries", in: "? " + strings.Repeat("k", 100<<10) + "\n:\n" + aliasLines("  ", "1", 3000),
+			line: 165, key: strings.Repeat("k", 200) + "…", msg: "flattened size: limit of 16777216 exceeded"},
 		{name: "tabs for indentation", in: "a:\n\tb: 1\n", line: 2, msg: "invalid YAML"},
 		{name: "unclosed quote", in: "a: 1\nb: 'x\n", line: 2, msg: "invalid YAML"},
 		{name: "parser error on first line", in: "{a: 1\n", line: 2, msg: "invalid YAML"},
@@ -204,6 +212,15 @@ func runParseErrorCases[T any](t *testing.T, file string, parse func(string, []b
 			assert.NotEmpty(t, ce.Fix, "every error says how to fix it")
 		})
 	}
+}
+
+// aliasLines returns n lines "<indent>k<i>: value".
+func aliasLines(indent, value string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%sk%d: %s\n", indent, i, value)
+	}
+	return b.String()
 }
 
 // billionLaughs builds the classic alias bomb with mappings: 10 levels of 10 aliases each, which

@@ -209,6 +209,22 @@ func TestHostileFlinkConfigs(t *testing.T) {
 			writeFile(t, p, "a: {"+strings.Repeat("a,", 2<<20)+"}\n")
 			return p
 		}, is: ErrLimit, want: "config.yaml: YAML size: limit of 524288 exceeded (the file has 4194310 bytes)"},
+		{name: "a config.yaml just under the YAML size limit, every item with a comment", setup: func(t *testing.T, dir string) string {
+			// the costliest shape per byte found: about 250 bytes of memory per byte of input
+			p := filepath.Join(dir, FlinkYAMLFile)
+			writeFile(t, p, "a: ["+strings.Repeat("x #\n,", (yamlMaxBytes-8)/5)+"x]\n")
+			return p
+		}, is: ErrLimit, want: "YAML nodes: limit of 100000 exceeded"},
+		{name: "a 100 KB scalar repeated 5,000 times through aliases", setup: func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, FlinkYAMLFile)
+			writeFile(t, p, "a: &a "+strings.Repeat("x", 100<<10)+"\nb: ["+strings.Repeat("*a,", 5000)+"*a]\n")
+			return p
+		}, is: ErrLimit, want: "config.yaml:2: b: flattened size: limit of 16777216 exceeded"},
+		{name: "a 100 KB key over 3,000 nested entries", setup: func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, FlinkYAMLFile)
+			writeFile(t, p, "? "+strings.Repeat("k", 100<<10)+"\n:\n"+aliasLines("  ", "1", 3000))
+			return p
+		}, is: ErrLimit, want: "flattened size: limit of 16777216 exceeded"},
 		{name: "2 MB of lines that are not key: value", setup: func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, FlinkLegacyFile)
 			writeFile(t, p, "good: 1\n"+strings.Repeat("x\n", 1<<20))
