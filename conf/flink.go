@@ -152,8 +152,8 @@ type FlinkOptions struct {
 	Getenv func(string) string
 	// Logger receives the load-time warnings; nil discards them.
 	Logger *slog.Logger
-	// Limits bound the file read (MaxFileBytes) and the warnings kept (MaxWarnings); zero fields take
-	// the defaults.
+	// Limits bound the file read (MaxFileBytes), the distinct keys of a flink-conf.yaml
+	// (MaxProperties) and the warnings kept (MaxWarnings); zero fields take the defaults.
 	Limits Limits
 }
 
@@ -288,7 +288,7 @@ func readFlinkFile(path string, lim Limits) (*FlinkConfig, error) {
 	}
 	var cfg *FlinkConfig
 	if filepath.Base(path) == FlinkLegacyFile {
-		cfg, err = parseFlinkLegacy(path, data, lim.MaxWarnings)
+		cfg, err = parseFlinkLegacy(path, data, lim)
 	} else {
 		cfg, err = ParseFlinkYAML(path, data)
 	}

@@ -24,15 +24,18 @@ const utf8BOM = "\uFEFF"
 // Flink decodes the file as UTF-8 and does not strip a byte order mark, so the first key of a file
 // starting with one carries U+FEFF and Flink never finds it; the key is kept as Flink sees it, with
 // a warning. Invalid UTF-8 is replaced by U+FFFD (as Java's decoder does), with a warning.
-// Content never makes it fail: the error is always nil and exists for symmetry with ParseFlinkYAML.
+// Content makes it fail only past DefaultMaxProperties distinct keys (a real configuration has a few
+// hundred), with an error wrapping ErrLimit that names the line, so that a huge file of distinct keys
+// cannot take gigabytes.
 // Warnings of one kind (a duplicate of one key, a skipped line) are kept for the first five lines and
 // counted after that; at most DefaultMaxWarnings warnings are kept.
 func ParseFlinkLegacy(name string, data []byte) (*FlinkConfig, error) {
-	return parseFlinkLegacy(name, data, DefaultMaxWarnings)
+	return parseFlinkLegacy(name, data, Limits{}.withDefaults())
 }
 
-func parseFlinkLegacy(name string, data []byte, maxWarnings int) (*FlinkConfig, error) {
-	cfg := &FlinkConfig{files: fileList(name), maxWarnings: maxWarnings}
+// parseFlinkLegacy parses within lim's MaxProperties and MaxWarnings (lim has its defaults applied).
+func parseFlinkLegacy(name string, data []byte, lim Limits) (*FlinkConfig, error) {
+	cfg := &FlinkConfig{files: fileList(name), maxWarnings: lim.MaxWarnings}
 	warns := cfg.warnings()
 	seen := make(map[string]int)
 	for lineNo, rest := 1, data; len(rest) > 0; lineNo++ {
@@ -66,6 +69,10 @@ func parseFlinkLegacy(name string, data []byte, maxWarnings int) (*FlinkConfig, 
 			warns.put(legacyAgain, key, src, fmt.Sprintf(legacyAgain, key, prev))
 		}
 		seen[key] = lineNo
+		if len(seen) > lim.MaxProperties {
+			return nil, newBudget(lim).limitError(src, "properties", int64(lim.MaxProperties), fmt.Sprintf("%d distinct keys so far", len(seen)),
+				"a Flink configuration has a few hundred settings; check that this is the right file")
+		}
 		cfg.put(FlinkValue{Key: key, Value: value, Source: src})
 	}
 	return cfg, nil

@@ -144,6 +144,8 @@ func TestLoadFlinkBothFilesPrefersLegacyWithWarning(t *testing.T) {
 func TestLoadFlinkErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "config.yaml"), "a: 1\na: 2\n")
+	legacy := filepath.Join(t.TempDir(), FlinkLegacyFile)
+	writeFile(t, legacy, "a: 1\nb: 2\na: 3\nc: 4\n")
 	tests := []struct {
 		name string
 		opts FlinkOptions
@@ -154,6 +156,8 @@ func TestLoadFlinkErrors(t *testing.T) {
 		{name: "FLINK_CONF_DIR missing", opts: FlinkOptions{Getenv: envMap(map[string]string{"FLINK_CONF_DIR": filepath.Join(dir, "gone")})}, src: filepath.Join(dir, "gone"), msg: "from FLINK_CONF_DIR"},
 		{name: "FLINK_HOME without conf", opts: FlinkOptions{Getenv: envMap(map[string]string{"FLINK_HOME": filepath.Join(dir, "home")})}, src: filepath.Join(dir, "home", "conf"), msg: "from FLINK_HOME"},
 		{name: "bad config.yaml", opts: FlinkOptions{Path: dir}, src: filepath.Join(dir, "config.yaml") + ":2", msg: "key is set twice"},
+		{name: "flink-conf.yaml with more distinct keys than the limit (a repeated key counts once)", opts: FlinkOptions{Path: legacy, Limits: Limits{MaxProperties: 2}},
+			src: legacy + ":4", msg: "properties: limit of 2 exceeded (3 distinct keys so far)"},
 		{name: "missing path is reported before -D is applied", opts: FlinkOptions{Path: dir + "/none", Dynamic: []string{"a=1"}}, src: filepath.Join(dir, "none"), msg: "does not exist"},
 	}
 	for _, tt := range tests {

@@ -225,6 +225,15 @@ func TestHostileFlinkConfigs(t *testing.T) {
 			writeFile(t, p, "? "+strings.Repeat("k", 100<<10)+"\n:\n"+aliasLines("  ", "1", 3000))
 			return p
 		}, is: ErrLimit, want: "flattened size: limit of 16777216 exceeded"},
+		{name: "a 15 MB flink-conf.yaml of distinct keys", setup: func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, FlinkLegacyFile)
+			var b strings.Builder
+			for i := range 1_300_000 {
+				fmt.Fprintf(&b, "k%07d: v\n", i)
+			}
+			writeFile(t, p, b.String())
+			return p
+		}, is: ErrLimit, want: "flink-conf.yaml:200001: properties: limit of 200000 exceeded (200001 distinct keys so far)"},
 		{name: "2 MB of lines that are not key: value", setup: func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, FlinkLegacyFile)
 			writeFile(t, p, "good: 1\n"+strings.Repeat("x\n", 1<<20))
