@@ -369,6 +369,12 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 // over the old one, and the directory synced. The lock file is never touched.
 func (s *session) writeLedger(entries []LedgerEntry, damaged []string) error {
 	name := s.c.ledgerName(s.c.uid)
+	data := formatLedger(entries, damaged)
+	if len(data) > MaxLedgerBytes {
+		// Written, it would be refused by every later call (damaged lines are kept at each rewrite).
+		return &LedgerUnreadableError{Path: filepath.Join(s.c.dir, name),
+			Reason: fmt.Sprintf("a rewrite would grow it to %d bytes, past the %d bytes a ledger may have (%d damaged lines are kept in it)", len(data), MaxLedgerBytes, len(damaged))}
+	}
 	tmpPrefix := name + ".tmp."
 	if names, err := s.readdir(); err == nil {
 		for _, n := range names {
@@ -393,7 +399,7 @@ func (s *session) writeLedger(entries []LedgerEntry, damaged []string) error {
 	if err := unix.Fchmod(fd, 0o644); err != nil {
 		return cleanup(&os.PathError{Op: "chmod", Path: f.Name(), Err: err})
 	}
-	if _, err := f.Write(formatLedger(entries, damaged)); err != nil {
+	if _, err := f.Write(data); err != nil {
 		return cleanup(err)
 	}
 	if err := f.Sync(); err != nil {

@@ -5,6 +5,7 @@ package discovery_test
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"strings"
 	"syscall"
@@ -149,4 +150,41 @@ func TestExecHoldersSurviveRemovalOfEitherRecord(t *testing.T) {
 			assert.Len(t, got, 4)
 		})
 	}
+}
+
+// TestLedgerIsNeverWrittenPastTheReadLimit: damaged lines are kept at every rewrite, so a ledger just
+// under MaxLedgerBytes would grow past it by one more entry, and every later call would refuse the
+// ledger yarn-er wrote itself. Such a rewrite is refused instead: nothing is handed out and the ledger
+// stays as it was, still readable.
+func TestLedgerIsNeverWrittenPastTheReadLimit(t *testing.T) {
+	devs := gpus(t, 2)
+	f := newCoordFixture(t)
+	c := f.coordinator()
+	path := c.LedgerPath(os.Getuid())
+	// Damaged v1 lines naming devices that are not here, each under the 1 MiB line limit, up to a few
+	// bytes below the ledger limit.
+	var b strings.Builder
+	for i := 0; b.Len() < discovery.MaxLedgerBytes-64; i++ {
+		head := fmt.Sprintf("v1 GPU-damaged-%02d ", i)
+		n := min(1<<20-1, discovery.MaxLedgerBytes-64-b.Len()) - len(head) - 1
+		b.WriteString(head + strings.Repeat("x", max(n, 1)) + "\n")
+	}
+	require.LessOrEqual(t, b.Len(), discovery.MaxLedgerBytes)
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	before := fileSum(t, path)
+	ctx := context.Background()
+
+	got, err := c.Acquire(ctx, f.owner(100), devs, 1)
+	require.ErrorIs(t, err, discovery.ErrLedgerUnreadable)
+	assert.Nil(t, got)
+	assert.Contains(t, err.Error(), path, "the error names the ledger")
+	assert.Contains(t, err.Error(), "past the 16777216 bytes a ledger may have")
+	assert.Equal(t, before, fileSum(t, path), "the ledger is left as it was")
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, fi.Size(), int64(discovery.MaxLedgerBytes))
+
+	_, err = c.Acquire(ctx, f.owner(101), devs, 1)
+	require.ErrorIs(t, err, discovery.ErrLedgerUnreadable)
+	assert.Contains(t, err.Error(), "a rewrite would grow it", "the ledger is still read whole; only its growth is refused")
 }
