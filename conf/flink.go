@@ -234,11 +234,11 @@ func loadFlinkPath(path, origin string, lim Limits) (*FlinkConfig, error) {
 	}
 	legacy := filepath.Join(path, FlinkLegacyFile)
 	standard := filepath.Join(path, FlinkYAMLFile)
-	hasLegacy, err := isRegularFile(legacy)
+	hasLegacy, err := present(legacy)
 	if err != nil {
 		return nil, err
 	}
-	hasStandard, err := isRegularFile(standard)
+	hasStandard, err := present(standard)
 	if err != nil {
 		return nil, err
 	}
@@ -269,16 +269,16 @@ func loadFlinkPath(path, origin string, lim Limits) (*FlinkConfig, error) {
 	}
 }
 
-func isRegularFile(path string) (bool, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
+// present reports whether something exists at path. Whatever it is counts, a directory too, as it
+// does for Flink, which then fails to read it: reading it refuses what is not a regular file.
+func present(path string) (bool, error) {
+	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
 		return false, &Error{Source: Source{File: path}, Err: err, Fix: "make the Flink configuration readable"}
 	}
-	// Anything but a directory is "there"; reading it refuses what is not a regular file.
-	return !fi.IsDir(), nil
+	return true, nil
 }
 
 func readFlinkFile(path string, lim Limits) (*FlinkConfig, error) {

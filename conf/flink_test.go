@@ -146,6 +146,11 @@ func TestLoadFlinkErrors(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "config.yaml"), "a: 1\na: 2\n")
 	legacy := filepath.Join(t.TempDir(), FlinkLegacyFile)
 	writeFile(t, legacy, "a: 1\nb: 2\na: 3\nc: 4\n")
+	dirAsYAML := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dirAsYAML, FlinkYAMLFile), 0o755))
+	dirAsLegacy := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dirAsLegacy, FlinkLegacyFile), 0o755))
+	writeFile(t, filepath.Join(dirAsLegacy, FlinkYAMLFile), "a: 1\n")
 	tests := []struct {
 		name string
 		opts FlinkOptions
@@ -158,6 +163,8 @@ func TestLoadFlinkErrors(t *testing.T) {
 		{name: "bad config.yaml", opts: FlinkOptions{Path: dir}, src: filepath.Join(dir, "config.yaml") + ":2", msg: "key is set twice"},
 		{name: "flink-conf.yaml with more distinct keys than the limit (a repeated key counts once)", opts: FlinkOptions{Path: legacy, Limits: Limits{MaxProperties: 2}},
 			src: legacy + ":4", msg: "properties: limit of 2 exceeded (3 distinct keys so far)"},
+		{name: "config.yaml that is a directory", opts: FlinkOptions{Path: dirAsYAML}, src: filepath.Join(dirAsYAML, FlinkYAMLFile), msg: "not a regular file: it is a directory"},
+		{name: "flink-conf.yaml that is a directory, beside a config.yaml", opts: FlinkOptions{Path: dirAsLegacy}, src: filepath.Join(dirAsLegacy, FlinkLegacyFile), msg: "not a regular file: it is a directory"},
 		{name: "missing path is reported before -D is applied", opts: FlinkOptions{Path: dir + "/none", Dynamic: []string{"a=1"}}, src: filepath.Join(dir, "none"), msg: "does not exist"},
 	}
 	for _, tt := range tests {
