@@ -186,6 +186,7 @@ func TestExecHoldsDevicesForTheWorkload(t *testing.T) {
 	// While the workload runs, its devices are taken for discover and for a second exec.
 	stdout, errOut, code := runBinary(t, bin, nil, "discover", "2", "--enable-coordination-mode", "--coordination-file", h.coord, "--host-root", h.tree.Root)
 	assert.Equal(t, 5, code, errOut)
+	assert.Empty(t, stdout, "a refused discover prints no devices for Flink to take")
 	assert.Contains(t, errOut, "a running workload (exec)")
 	stdout, errOut, code = runBinary(t, bin, nil, "discover", "1", "--enable-coordination-mode", "--coordination-file", h.coord, "--host-root", h.tree.Root)
 	require.Equal(t, 0, code, errOut)
