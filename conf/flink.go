@@ -227,7 +227,7 @@ func loadFlinkPath(path, origin string, lim Limits) (*FlinkConfig, error) {
 				Fix:    "point --flink-conf (or FLINK_CONF_DIR / FLINK_HOME) at Flink's conf directory or at its flink-conf.yaml / config.yaml",
 			}
 		}
-		return nil, &Error{Source: Source{File: path}, Err: err, Fix: "make the Flink configuration readable"}
+		return nil, &Error{Source: Source{File: path}, Err: err, Fix: unreadableFix(err, "make the Flink configuration readable")}
 	}
 	if !fi.IsDir() {
 		return readFlinkFile(path, lim)
@@ -276,7 +276,7 @@ func present(path string) (bool, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
-		return false, &Error{Source: Source{File: path}, Err: err, Fix: "make the Flink configuration readable"}
+		return false, &Error{Source: Source{File: path}, Err: err, Fix: unreadableFix(err, "make the Flink configuration readable")}
 	}
 	return true, nil
 }

@@ -287,7 +287,7 @@ func LoadHadoop(opts HadoopOptions) (*HadoopConfig, error) {
 		return nil, &Error{Source: Source{File: abs}, Err: fmt.Errorf("Hadoop configuration directory (from %s) does not exist", origin),
 			Fix: "point --hadoop-conf (or HADOOP_CONF_DIR) at the directory holding yarn-site.xml, usually /etc/hadoop/conf or $HADOOP_HOME/etc/hadoop"}
 	case err != nil:
-		return nil, &Error{Source: Source{File: abs}, Err: err, Fix: "make the Hadoop configuration directory readable"}
+		return nil, &Error{Source: Source{File: abs}, Err: err, Fix: unreadableFix(err, "make the Hadoop configuration directory readable")}
 	case !fi.IsDir():
 		return nil, &Error{Source: Source{File: abs}, Err: fmt.Errorf("Hadoop configuration path (from %s) is not a directory", origin),
 			Fix: "give the directory holding yarn-site.xml, not a file"}

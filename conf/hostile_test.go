@@ -114,6 +114,14 @@ func TestHostileHadoopTrees(t *testing.T) {
 		{name: "yarn-site.xml is a link to /dev/zero", setup: func(t *testing.T, dir string) {
 			require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "yarn-site.xml")))
 		}, is: ErrNotRegular, want: "a character device"},
+		{name: "yarn-site.xml is a loop of symbolic links", setup: func(t *testing.T, dir string) {
+			require.NoError(t, os.Symlink("yarn-site.xml", filepath.Join(dir, "yarn-site.xml")))
+		}, is: syscall.ELOOP, want: "yarn-site.xml: stat " + "%DIR%/yarn-site.xml: too many levels of symbolic links (fix: fix the symbolic link: it leads back to itself"},
+		{name: "an include that is a loop of symbolic links", setup: func(t *testing.T, dir string) {
+			require.NoError(t, os.Symlink("b.xml", filepath.Join(dir, "a.xml")))
+			require.NoError(t, os.Symlink("a.xml", filepath.Join(dir, "b.xml")))
+			writeFile(t, filepath.Join(dir, "yarn-site.xml"), xmlConf(xiInclude("a.xml")))
+		}, is: syscall.ELOOP, want: "included at %DIR%/yarn-site.xml:3: stat %DIR%/a.xml: too many levels of symbolic links (fix: fix the symbolic link"},
 		{name: "a 100 MB yarn-site.xml", setup: func(t *testing.T, dir string) {
 			p := filepath.Join(dir, "yarn-site.xml")
 			writeFile(t, p, xmlConf(""))
@@ -174,7 +182,7 @@ func TestHostileHadoopTrees(t *testing.T) {
 			var ce *Error
 			require.ErrorAs(t, err, &ce, "a *conf.Error naming the file")
 			assert.NotEmpty(t, ce.Source.File)
-			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), strings.ReplaceAll(tc.want, "%DIR%", dir))
 		})
 	}
 }
@@ -198,6 +206,15 @@ func TestHostileFlinkConfigs(t *testing.T) {
 			require.NoError(t, syscall.Mkfifo(p, 0o644))
 			return p
 		}, is: ErrNotRegular, want: "a FIFO"},
+		{name: "config.yaml is a loop of symbolic links", setup: func(t *testing.T, dir string) string {
+			require.NoError(t, os.Symlink(FlinkYAMLFile, filepath.Join(dir, FlinkYAMLFile)))
+			return dir
+		}, is: syscall.ELOOP, want: "config.yaml: too many levels of symbolic links (fix: fix the symbolic link: it leads back to itself"},
+		{name: "--flink-conf is a loop of symbolic links", setup: func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, "conf")
+			require.NoError(t, os.Symlink("conf", p))
+			return p
+		}, is: syscall.ELOOP, want: "conf: too many levels of symbolic links (fix: fix the symbolic link"},
 		{name: "a 20 MB flink-conf.yaml", setup: func(t *testing.T, dir string) string {
 			p := filepath.Join(dir, FlinkLegacyFile)
 			writeFile(t, p, strings.Repeat("a: 1\n", 4<<20))
@@ -300,4 +317,9 @@ func TestReadConfigFile(t *testing.T) {
 	_, err = ReadConfigFile(dir, 0)
 	require.ErrorIs(t, err, ErrNotRegular)
 	assert.Contains(t, err.Error(), "a directory")
+	loop := filepath.Join(dir, "loop")
+	require.NoError(t, os.Symlink("loop", loop))
+	_, err = ReadConfigFile(loop, 0)
+	require.ErrorIs(t, err, syscall.ELOOP)
+	assert.Contains(t, err.Error(), "(fix: fix the symbolic link: it leads back to itself (a loop of links), or through more than the system allows)")
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"syscall"
 
 	"github.com/yarn-er/yarn-er/internal/boundedfile"
 	"github.com/yarn-er/yarn-er/internal/defaults"
@@ -164,5 +165,14 @@ func readRegular(path string, maxBytes int64, raise string) ([]byte, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, &Error{Source: src, Err: err, Fix: "check the path"}
 	}
-	return nil, &Error{Source: src, Err: err, Fix: "make the file readable"}
+	return nil, &Error{Source: src, Err: err, Fix: unreadableFix(err, "make the file readable")}
+}
+
+// unreadableFix says how to fix a path that cannot be read because of err: def, unless the path is a
+// loop of symbolic links, which no permission change repairs.
+func unreadableFix(err error, def string) string {
+	if errors.Is(err, syscall.ELOOP) {
+		return "fix the symbolic link: it leads back to itself (a loop of links), or through more than the system allows"
+	}
+	return def
 }
