@@ -276,6 +276,10 @@ func (c *Coordinator) flockWait(ctx context.Context, fd int, path string, deadli
 	}
 }
 
+// maxLineWarnings is how many skipped or damaged lines of one ledger are reported one by one at each
+// read; the rest are counted in one warning.
+const maxLineWarnings = 20
+
 // heldEntry is a ledger entry with the verdict on its owner.
 type heldEntry struct {
 	LedgerEntry
@@ -341,14 +345,25 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 		if err != nil {
 			return nil, &LedgerUnreadableError{Path: path, Reason: err.Error()}
 		}
-		for _, p := range problems {
+		for i, p := range problems {
+			// The lock is held while this logs: one warning per line of a ledger full of damage would
+			// keep it for longer than anyone waits, so the rest of a file is summed up in one line.
+			report := i < maxLineWarnings
+			if i == maxLineWarnings {
+				s.c.opts.Logger.Warn(fmt.Sprintf("%d more damaged or foreign ledger lines, not listed one by one (damaged v1 lines keep their devices held)", len(problems)-i),
+					"file", path)
+			}
 			if p.Key == "" {
-				s.c.opts.Logger.Warn("skipping a ledger line that is not yarn-er's (it is dropped at the next write)",
-					"file", filepath.Join(s.c.dir, name), "line", p.Line, "reason", p.Reason)
+				if report {
+					s.c.opts.Logger.Warn("skipping a ledger line that is not yarn-er's (it is dropped at the next write)",
+						"file", path, "line", p.Line, "reason", p.Reason)
+				}
 				continue
 			}
-			s.c.opts.Logger.Warn("damaged ledger line: its device stays held until the line is removed by hand",
-				"file", filepath.Join(s.c.dir, name), "line", p.Line, "device", p.Key, "reason", p.Reason)
+			if report {
+				s.c.opts.Logger.Warn("damaged ledger line: its device stays held until the line is removed by hand",
+					"file", path, "line", p.Line, "device", p.Key, "reason", p.Reason)
+			}
 			out = append(out, heldEntry{LedgerEntry: LedgerEntry{Key: p.Key}, fileUID: uid, file: name, liveness: Unknown,
 				reason: fmt.Sprintf("damaged line %d of %s", p.Line, name), damaged: p.Text})
 		}

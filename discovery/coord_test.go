@@ -540,3 +540,29 @@ func TestConcurrentRequestsOnDeadLedger(t *testing.T) {
 		}
 	}
 }
+
+// TestDamagedLedgerWarningsAreBounded: every line of a ledger may be damaged (up to 16 MiB of them),
+// and each call reads the ledger under the lock; one warning per line would keep the lock for as long
+// as the log takes to write (tens of seconds for a full ledger, past every waiter's lock timeout). The
+// first lines of a file are reported one by one, the rest in one summary; the devices stay held.
+func TestDamagedLedgerWarningsAreBounded(t *testing.T) {
+	f, c, devs := newCoordTest(t, 2)
+	live := f.owner(100)
+	var lines []string
+	for i := 0; i < 2000; i++ {
+		lines = append(lines, fmt.Sprintf("v1 GPU-damaged-%d x", i), fmt.Sprintf("gar bage %d", i))
+	}
+	damaged := strings.Replace(discovery.FormatLedgerEntry(discovery.LedgerEntry{Key: devs[0].Key, Owner: live, Acquired: time.Unix(1764500000, 0)}),
+		" 100 700 ", " 100 701 ", 1)
+	lines = append(lines, damaged)
+	require.NoError(t, os.WriteFile(c.LedgerPath(os.Getuid()), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+
+	got, err := c.Acquire(context.Background(), f.owner(200), devs, 1)
+	require.NoError(t, err)
+	assert.Equal(t, keys(devs[1:]), keys(got), "the last damaged line, past the ones reported, still holds its device")
+	logs := f.logs.String()
+	assert.Less(t, strings.Count(logs, "\n"), 100, "a bounded number of log lines")
+	assert.Contains(t, logs, "line=1 ")
+	assert.Contains(t, logs, "3981 more")
+	assert.Contains(t, logs, c.LedgerPath(os.Getuid()))
+}
