@@ -181,6 +181,10 @@ func (p *xmlParser) start(t xml.StartElement, line int) error {
 	if p.depth > xmlMaxDepth {
 		return p.errorAt(line, fmt.Sprintf("elements nested more than %d deep", xmlMaxDepth), "flatten the file: <configuration><property><name/><value/></property></configuration>")
 	}
+	if a, dup := duplicateAttr(t.Attr); dup {
+		return p.errorAt(line, fmt.Sprintf("malformed XML: attribute %s given twice in <%s>", xmlName(a), xmlName(t.Name)),
+			"keep one of the two; Hadoop's XML parser refuses the whole file (\"Duplicate attribute\")")
+	}
 	if p.depth == 1 {
 		if p.rootSeen {
 			return p.errorAt(line, "malformed XML: more than one root element", "keep a single <configuration> element and put every <property> inside it")
@@ -322,6 +326,29 @@ func (p *xmlParser) endProperty() error {
 	}
 	p.res.props = append(p.res.props, prop)
 	return nil
+}
+
+// duplicateAttr returns the first attribute name given twice, which XML does not allow but
+// encoding/xml accepts (attr would then read the first, silently).
+func duplicateAttr(attrs []xml.Attr) (xml.Name, bool) {
+	if len(attrs) <= 16 {
+		for i := range attrs {
+			for j := range i {
+				if attrs[i].Name == attrs[j].Name {
+					return attrs[i].Name, true
+				}
+			}
+		}
+		return xml.Name{}, false
+	}
+	seen := make(map[xml.Name]bool, len(attrs))
+	for _, a := range attrs {
+		if seen[a.Name] {
+			return a.Name, true
+		}
+		seen[a.Name] = true
+	}
+	return xml.Name{}, false
 }
 
 func xmlName(n xml.Name) string {

@@ -1,6 +1,7 @@
 package conf
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -151,5 +152,20 @@ func TestParseHadoopXMLErrors(t *testing.T) {
 		{name: "include without fallback", in: xmlHead + "<configuration xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n<xi:include href=\"other.xml\"/>\n</configuration>", line: 3, msg: "Fetch fail on include for 'other.xml' with no fallback"},
 		{name: "too deep", in: xmlHead + "<configuration>" + strings.Repeat("<a>", 100) + strings.Repeat("</a>", 100) + "</configuration>", line: 2, msg: "nested more than 64 deep"},
 		{name: "two roots", in: "<configuration/>\n<configuration/>", line: 2, msg: "malformed XML"},
+		{name: "property name given twice", in: xmlHead + "<configuration>\n<property name=\"yarn.resource-types\" name=\"x\" value=\"yarn.io/gpu\"/>\n</configuration>", line: 3,
+			msg: "malformed XML: attribute name given twice in <property>"},
+		{name: "attribute given twice among many", in: xmlHead + "<configuration>\n<a " + manyAttrs(40) + " x7=\"again\"/>\n</configuration>", line: 3,
+			msg: "attribute x7 given twice in <a>"},
+		{name: "namespaced attribute given twice", in: xmlHead + "<configuration xmlns:a=\"u\" xmlns:b=\"u\">\n<property a:n=\"1\" b:n=\"2\"/>\n</configuration>", line: 3,
+			msg: "attribute u:n given twice"},
 	})
+}
+
+// manyAttrs returns n attributes x0="0" x1="1" ...
+func manyAttrs(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf("x%d=\"%d\"", i, i)
+	}
+	return strings.Join(parts, " ")
 }
