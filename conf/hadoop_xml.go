@@ -100,6 +100,10 @@ func parseHadoopXMLIn(name string, data []byte, include includeFunc, warns *warn
 	p := &xmlParser{name: name, include: include, warns: warns, budget: b}
 	// a UTF-8 byte order mark is allowed (Hadoop's parser skips it); encoding/xml would see text
 	data = bytes.TrimPrefix(data, []byte(utf8BOM))
+	if bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
+		return xmlResult{}, &Error{Source: Source{File: name, Line: 1}, Err: errors.New("the file is UTF-16 (it starts with a UTF-16 byte order mark); only UTF-8, ISO-8859-1 and US-ASCII are read"),
+			Fix: encodingFix}
+	}
 	p.dec = xml.NewDecoder(bytes.NewReader(data))
 	p.dec.CharsetReader = charsetReader
 	for {
@@ -160,12 +164,22 @@ func (p *xmlParser) syntaxError(err error) error {
 	} else {
 		line, _ = p.dec.InputPos()
 	}
+	fix := "repair the XML there (close every element, escape '&' as &amp; and '<' as &lt;), then check it with xmllint --noout"
+	if errors.Is(err, errEncoding) {
+		fix = encodingFix
+	}
 	return &Error{
 		Source: Source{File: p.name, Line: line},
 		Err:    fmt.Errorf("malformed XML: %s", msg),
-		Fix:    "repair the XML there (close every element, escape '&' as &amp; and '<' as &lt;), then check it with xmllint --noout",
+		Fix:    fix,
 	}
 }
+
+// encodingFix is how to repair a file in an encoding that is not read.
+const encodingFix = "save the file as UTF-8 (e.g. iconv -f UTF-16 -t UTF-8), with encoding=\"UTF-8\" or no encoding in its <?xml ...?> declaration"
+
+// errEncoding is the error of charsetReader for an encoding it does not read.
+var errEncoding = errors.New("unsupported encoding")
 
 func attr(t xml.StartElement, local string) (string, bool) {
 	for _, a := range t.Attr {
@@ -377,5 +391,5 @@ func charsetReader(label string, in io.Reader) (io.Reader, error) {
 		}
 		return bytes.NewReader(buf), nil
 	}
-	return nil, fmt.Errorf("unsupported encoding %q (save the file as UTF-8)", label)
+	return nil, fmt.Errorf("%w %q", errEncoding, label)
 }

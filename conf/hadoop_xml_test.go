@@ -148,7 +148,10 @@ func TestParseHadoopXMLErrors(t *testing.T) {
 		{name: "unknown entity", in: xmlHead + "<configuration>\n<property><name>a</name><value>&nbsp;</value></property>\n</configuration>", line: 3, msg: "malformed XML"},
 		{name: "empty file", in: "", line: 0, msg: "no root element"},
 		{name: "text only", in: "not xml at all", line: 1, msg: "text outside the root element"},
-		{name: "unsupported encoding", in: "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<configuration/>", line: 1, msg: "UTF-16"},
+		{name: "unsupported encoding", in: "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<configuration/>", line: 1, msg: `unsupported encoding "UTF-16" (fix: save the file as UTF-8`},
+		{name: "UTF-16LE with a byte order mark", in: utf16LE("<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n<configuration/>\n"), line: 1,
+			msg: "the file is UTF-16 (it starts with a UTF-16 byte order mark); only UTF-8, ISO-8859-1 and US-ASCII are read (fix: save the file as UTF-8"},
+		{name: "UTF-16BE with a byte order mark", in: "\xfe\xff\x00<\x00c\x00/\x00>", line: 1, msg: "the file is UTF-16"},
 		{name: "include without fallback", in: xmlHead + "<configuration xmlns:xi=\"http://www.w3.org/2001/XInclude\">\n<xi:include href=\"other.xml\"/>\n</configuration>", line: 3, msg: "Fetch fail on include for 'other.xml' with no fallback"},
 		{name: "too deep", in: xmlHead + "<configuration>" + strings.Repeat("<a>", 100) + strings.Repeat("</a>", 100) + "</configuration>", line: 2, msg: "nested more than 64 deep"},
 		{name: "two roots", in: "<configuration/>\n<configuration/>", line: 2, msg: "malformed XML"},
@@ -168,4 +171,13 @@ func manyAttrs(n int) string {
 		parts[i] = fmt.Sprintf("x%d=\"%d\"", i, i)
 	}
 	return strings.Join(parts, " ")
+}
+
+// utf16LE encodes ASCII s as UTF-16LE with a byte order mark, as Windows editors save "Unicode".
+func utf16LE(s string) string {
+	b := []byte{0xFF, 0xFE}
+	for i := 0; i < len(s); i++ {
+		b = append(b, s[i], 0)
+	}
+	return string(b)
 }
