@@ -20,6 +20,9 @@ const utf8BOM = "\uFEFF"
 //   - a line without ": ", or with an empty key or value, is skipped with a warning;
 //   - values are raw strings: quotes are kept, nothing is typed ("0700" stays "0700");
 //   - a later duplicate wins, with a warning naming both lines.
+//   - a key with a blank or invisible character that trimming leaves (a no-break space, a
+//     zero-width space, a control character) is kept as Flink keeps it, with a warning: it matches
+//     no option.
 //
 // Flink decodes the file as UTF-8 and does not strip a byte order mark, so the first key of a file
 // starting with one carries U+FEFF and Flink never finds it; the key is kept as Flink sees it, with
@@ -47,7 +50,8 @@ func parseFlinkLegacy(name string, data []byte, lim Limits) (*FlinkConfig, error
 			raw = bytes.ToValidUTF8(raw, []byte("\uFFFD"))
 		}
 		line := string(raw)
-		if lineNo == 1 && strings.HasPrefix(line, utf8BOM) {
+		bom := lineNo == 1 && strings.HasPrefix(line, utf8BOM)
+		if bom {
 			cfg.warn(src, "file starts with a UTF-8 byte order mark, which Flink keeps as part of the first key, so Flink ignores the first setting (fix: save the file as UTF-8 without BOM)")
 		}
 		content, _, _ := strings.Cut(line, "#")
@@ -64,6 +68,9 @@ func parseFlinkLegacy(name string, data []byte, lim Limits) (*FlinkConfig, error
 		if key == "" || value == "" {
 			cfg.warn(src, legacyEmpty)
 			continue
+		}
+		if r, at, odd := oddKeyChar(key); odd && !(bom && at == 0) {
+			cfg.warn(src, oddKeyWarning, shortKey(key), r, at)
 		}
 		if prev, dup := seen[key]; dup && !warns.fold(legacyAgain, key, src) {
 			warns.put(legacyAgain, key, src, fmt.Sprintf(legacyAgain, key, prev))

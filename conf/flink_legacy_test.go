@@ -110,6 +110,16 @@ func TestParseFlinkLegacy(t *testing.T) {
 			warnings: []string{"flink.yaml:1: file starts with a UTF-8 byte order mark"},
 		},
 		{
+			name: "a no-break space or zero-width space that trimming leaves stays in the key, with a warning",
+			in:   "external-resource.gpu.amount\u00a0: 2\ntaskmanager.memory.process.size: 4g\u200b\nab\u200bc: 1\nin\tside: x\n",
+			want: map[string]entry{"external-resource.gpu.amount\u00a0": {"2", 1}, "taskmanager.memory.process.size": {"4g\u200b", 2}, "ab\u200bc": {"1", 3}, "in\tside": {"x", 4}},
+			warnings: []string{
+				`flink.yaml:1: "external-resource.gpu.amount\u00a0" has U+00A0 at byte 28, a blank or invisible character that Flink keeps as part of the key, so the key matches no Flink option (fix: retype the key without it)`,
+				`flink.yaml:3: "ab\u200bc" has U+200B at byte 2`,
+				`flink.yaml:4: "in\tside" has U+0009 at byte 2`,
+			},
+		},
+		{
 			name:     "invalid UTF-8 becomes U+FFFD with a warning",
 			in:       "a: x\xff\xfey\nb: 2\n",
 			want:     map[string]entry{"a": {"x\uFFFDy", 1}, "b": {"2", 2}},

@@ -53,6 +53,9 @@ const (
 //     refuses duplicate keys. A key given once nested and once flat ("a: {b: 1}" and "a.b: 2") is
 //     what Flink's flattening resolves: the one that comes later in the file wins, with a warning
 //     naming both lines.
+//   - A key with a blank at either end (a quoted key keeps them) or an invisible character (a no-break
+//     space, a zero-width space, a control character) is kept as Flink keeps it, with a warning: it
+//     matches no option.
 //   - Anchors and aliases are resolved; merge keys ("<<") are rejected, since Flink's YAML 1.2 parser
 //     does not support them; expansion is bounded (100,000 nodes and 16 MiB of flattened keys and
 //     values, aliases counted each time they are used), so alias bombs fail with an error wrapping
@@ -348,6 +351,9 @@ func (f *yamlFlattener) set(m, kn *yaml.Node, v FlinkValue, flinkString string) 
 		return err
 	}
 	f.lines[v.Key] = yamlKeyPos{line: kn.Line, parent: m}
+	if r, at, odd := oddKeyChar(v.Key); odd {
+		f.cfg.warn(Source{File: f.name, Line: kn.Line}, oddKeyWarning, shortKey(v.Key), r, at)
+	}
 	v.Source = Source{File: f.name, Line: kn.Line}
 	f.cfg.put(v)
 	if flinkString != "" && flinkString != v.Value {

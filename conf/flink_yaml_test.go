@@ -113,6 +113,16 @@ external-resource.fpga.amount: 1
 			want: map[string]entry{"a": {"0700", 1}, "b": {"12", 2}, "c": {"1", 3}, "null": {"x", 4}},
 		},
 		{
+			name: "a quoted key with blanks or a no-break space stays as written, with a warning",
+			in:   "\"taskmanager.memory.process.size \": 4g\nexternal-resource:\n  gpu\u00a0:\n    amount: 2\n' a': 1\n",
+			want: map[string]entry{"taskmanager.memory.process.size ": {"4g", 1}, "external-resource.gpu\u00a0.amount": {"2", 4}, " a": {"1", 5}},
+			warnings: []string{
+				`f.yaml:1: "taskmanager.memory.process.size " has U+0020 at byte 31, a blank or invisible character that Flink keeps as part of the key, so the key matches no Flink option (fix: retype the key without it)`,
+				`f.yaml:4: "external-resource.gpu\u00a0.amount" has U+00A0 at byte 21`,
+				`f.yaml:5: " a" has U+0020 at byte 0`,
+			},
+		},
+		{
 			name: "CRLF and a BOM",
 			in:   "\uFEFFa: 1\r\nb:\r\n  c: 2\r\n",
 			want: map[string]entry{"a": {"1", 1}, "b.c": {"2", 3}},
