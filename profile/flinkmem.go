@@ -381,8 +381,16 @@ func (m *memModel) derive() (*TaskManagerMemory, *MemoryRefusal) {
 	return mem, nil
 }
 
-// finish adds Flink's wrapping to an IllegalConfigurationException's message.
+// finish adds Flink's wrapping to an IllegalConfigurationException's message, and names the
+// configured sizes when the refusal names no key (an overflow of their sum).
 func (m *memModel) finish(ref *MemoryRefusal, prefix string) *MemoryRefusal {
+	if len(ref.Keys) == 0 {
+		for _, k := range m.jvm.sizes {
+			if _, ok := m.fc.Lookup(k); ok {
+				ref.Keys = append(ref.Keys, k)
+			}
+		}
+	}
 	if s, ok := strings.CutPrefix(ref.FlinkMessage, rawPrefix); ok {
 		ref.FlinkMessage = s
 	} else {
@@ -573,11 +581,17 @@ type jvmOptions struct {
 	overheadFrac                                        fracOption
 	// parts are the fine-grained keys named with the process and flink sizes in messages.
 	parts []string
+	// sizes are every size option of the process, deprecated and legacy keys included: the keys an
+	// error about the sizes together (an overflow) names.
+	sizes []string
 }
 
 var tmJVM = jvmOptions{process: optProcess, flink: optFlink, metaspace: optMetaspace,
 	overheadMin: optOverheadMin, overheadMax: optOverheadMax, overheadFrac: optOverheadFrac,
-	parts: []string{KeyTaskHeap, KeyManagedSize}}
+	parts: []string{KeyTaskHeap, KeyManagedSize},
+	sizes: []string{KeyProcessSize, KeyFlinkSize, KeyFrameworkHeap, KeyFrameworkOffHeap, KeyTaskHeap, KeyTaskOffHeap,
+		KeyManagedSize, "taskmanager.memory.size", KeyNetworkMin, "taskmanager.network.memory.min", KeyNetworkMax,
+		"taskmanager.network.memory.max", KeyJVMMetaspace, KeyJVMOverheadMin, KeyJVMOverheadMax, KeyLegacyHeapSize, KeyLegacyHeapMB}}
 
 // jvmFromProcess is deriveJvmMetaspaceAndOverheadWithTotalProcessMemory: the configured process
 // size, its metaspace and its overhead (a fraction of it, capped to min/max).

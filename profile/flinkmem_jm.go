@@ -33,7 +33,9 @@ var (
 		metaspace:   memOption{key: KeyJMMetaspace, def: "256m"},
 		overheadMin: memOption{key: KeyJMOverheadMin, def: "192m"}, overheadMax: memOption{key: KeyJMOverheadMax, def: "1g"},
 		overheadFrac: fracOption{key: KeyJMOverheadFrac, def: 0.1},
-		parts:        []string{KeyJMHeap}}
+		parts:        []string{KeyJMHeap},
+		sizes: []string{KeyJMProcessSize, KeyJMFlinkSize, KeyJMHeap, KeyJMOffHeap, KeyJMMetaspace, KeyJMOverheadMin, KeyJMOverheadMax,
+			KeyJMLegacyHeapSize, KeyJMLegacyHeapMB}}
 )
 
 // JobManagerMemory is the JobManager's (the YARN ApplicationMaster's) memory as Flink's client

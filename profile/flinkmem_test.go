@@ -167,6 +167,10 @@ func TestDeriveTaskManagerMemoryRefusals(t *testing.T) {
 			msg: "Could not parse value 'lots' for key 'taskmanager.memory.managed.fraction'.", key: KeyManagedFraction, line: 2},
 		{name: "small segment size", text: "taskmanager.memory.process.size: 4g\ntaskmanager.network.numberOfBuffers: 10\ntaskmanager.memory.segment-size: 1kb\n", code: CodeMemoryInvalid,
 			msg: "Invalid configuration value for taskmanager.memory.segment-size : 1024 - Minimum memory segment size is 4096", key: KeyMemorySegmentSize, line: 3},
+		{name: "sizes whose sum overflows name the configured sizes", text: "taskmanager.memory.process.size: 4g\ntaskmanager.memory.jvm-metaspace.size: 9223372036854775807b\n",
+			code: CodeMemoryInvalid, msg: "long overflow", key: KeyProcessSize, line: 1},
+		{name: "a fraction of a size that overflows names the configured sizes", text: "taskmanager.memory.flink.size: 9223372036854775807b\ntaskmanager.memory.network.max: 9223372036854775807b\ntaskmanager.memory.network.fraction: 0.9\n",
+			code: CodeMemoryInvalid, msg: "long overflow", key: KeyFlinkSize, line: 1},
 		{name: "negative heap.mb", text: "taskmanager.heap.mb: -1\n", code: CodeMemoryInvalid,
 			msg: "TaskManager failed to map legacy JVM heap option to the new one: Configured total process memory size (-1MB) must not be less than 0.", key: KeyLegacyHeapMB, line: 1},
 	}
@@ -298,6 +302,12 @@ func TestDeriveJobManagerMemory(t *testing.T) {
 	_, _, ref = DeriveJobManagerMemory(legacyConf(t, "jobmanager.memory.process.size: 1600m\nyarn.appmaster.vcores: x\n"), Flink2)
 	require.NotNil(t, ref)
 	assert.Equal(t, CodeCPUInvalid, ref.Code)
+
+	// An overflow names the sizes configured, so that the caller can point at them.
+	_, _, ref = DeriveJobManagerMemory(legacyConf(t, "jobmanager.memory.process.size: 1600m\njobmanager.memory.jvm-metaspace.size: 9223372036854775807b\n"), Flink2)
+	require.NotNil(t, ref)
+	assert.Equal(t, "long overflow", ref.FlinkMessage)
+	assert.Equal(t, []string{KeyJMProcessSize, KeyJMMetaspace}, ref.Keys)
 }
 
 // Flink 2.x reads only config.yaml (recorded: testdata/flink-golden/2.0.0/*.json of the
