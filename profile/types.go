@@ -269,6 +269,12 @@ func (l *typeLoader) declaredType(name string, listSrc conf.Source, seen map[str
 			"Incomplete configuration for resource type ''. One of name, units or type is configured incorrectly.")
 		return ResourceType{}, false
 	}
+	if seen[name] {
+		// (its own keys were read, and any problem with them reported, where it is listed first)
+		l.errorf(listSrc, KeyResourceTypes, fmt.Sprintf("list %s once in yarn.resource-types", name),
+			"Error in config, key '%s' specified twice", name)
+		return ResourceType{}, false
+	}
 	prefix := resourceTypesPrefix + name
 	ok := true
 	rt := ResourceType{Name: name, Units: "", Type: CountableType, Minimum: 0, Maximum: math.MaxInt64, Source: listSrc}
@@ -296,11 +302,6 @@ func (l *typeLoader) declaredType(name string, listSrc conf.Source, seen map[str
 	}
 	if p, found := l.hc.Lookup(prefix + suffixTags); found {
 		rt.Tags = conf.TrimmedStrings(p.Value)
-	}
-	if seen[name] {
-		l.errorf(listSrc, KeyResourceTypes, fmt.Sprintf("list %s once in yarn.resource-types", name),
-			"Error in config, key '%s' specified twice", name)
-		return ResourceType{}, false
 	}
 	if err := records.ValidateResourceName(name); err != nil {
 		l.errorf(listSrc, KeyResourceTypes, "rename the type: start with a letter, use letters, digits, '.', '_' or '-', with an optional name space such as yarn.io/ in front",
