@@ -142,6 +142,9 @@ func (s *session) open(name string, perm uint32, create bool) (*os.File, unix.St
 			if errors.Is(err, unix.EEXIST) {
 				continue // created by someone else meanwhile: open theirs
 			}
+			if err != nil && !errors.Is(err, unix.ELOOP) {
+				return nil, st, s.writeError("create", name, err)
+			}
 			if err == nil {
 				_ = unix.Fchmod(fd, perm)
 			}
@@ -164,6 +167,29 @@ func (s *session) open(name string, perm uint32, create bool) (*os.File, unix.St
 		return f, st, nil
 	}
 	return nil, st, fmt.Errorf("%s: created and removed repeatedly by another process", filepath.Join(s.c.dir, name))
+}
+
+// writeError is the error of op (create, write...) on the coordination file name: it names the file
+// (never a temporary one, which is gone by then) and says what to do about a directory this user cannot
+// write, a read-only file system and a full one.
+func (s *session) writeError(op, name string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	e := &os.PathError{Op: op, Path: filepath.Join(s.c.dir, name), Err: err}
+	var fix string
+	switch {
+	case errors.Is(err, unix.EROFS):
+		fix = "point --coordination-file at a directory on a writable file system"
+	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
+		fix = fmt.Sprintf("uid %d cannot create files in %s: make it writable for this user (mkdir -m 1777 for a directory shared by all users), or point --coordination-file elsewhere", s.c.uid, s.c.dir)
+	case errors.Is(err, unix.ENOSPC), errors.Is(err, unix.EDQUOT):
+		fix = "the file system of " + s.c.dir + " is full, or this user's quota there is spent: free some space"
+	default:
+		return e
+	}
+	return fmt.Errorf("%w (%s)", e, fix)
 }
 
 // checkFile applies the ownership policy to a coordination file.
@@ -403,7 +429,7 @@ func (s *session) writeLedger(entries []LedgerEntry, damaged []string) error {
 	tmp := tmpPrefix + hex.EncodeToString(rnd[:])
 	fd, err := unix.Openat(s.dirfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 	if err != nil {
-		return &os.PathError{Op: "create", Path: filepath.Join(s.c.dir, tmp), Err: err}
+		return s.writeError("write", name, err)
 	}
 	f := os.NewFile(uintptr(fd), filepath.Join(s.c.dir, tmp))
 	cleanup := func(err error) error {
@@ -415,14 +441,14 @@ func (s *session) writeLedger(entries []LedgerEntry, damaged []string) error {
 		return cleanup(&os.PathError{Op: "chmod", Path: f.Name(), Err: err})
 	}
 	if _, err := f.Write(data); err != nil {
-		return cleanup(err)
+		return cleanup(s.writeError("write", name, err))
 	}
 	if err := f.Sync(); err != nil {
-		return cleanup(err)
+		return cleanup(s.writeError("write", name, err))
 	}
 	if err := f.Close(); err != nil {
 		_ = unix.Unlinkat(s.dirfd, tmp, 0)
-		return err
+		return s.writeError("write", name, err)
 	}
 	if err := unix.Renameat(s.dirfd, tmp, s.dirfd, name); err != nil {
 		_ = unix.Unlinkat(s.dirfd, tmp, 0)
