@@ -16,6 +16,7 @@ import (
 	"github.com/yarn-er/yarn-er/records"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Version is the spec format this package writes. Parse accepts exactly this version: a client
@@ -199,10 +200,16 @@ func (s *Spec) Marshal() ([]byte, error) {
 // empty, without '=' or NUL (which no process environment can hold).
 func ValidEnvName(name string) bool { return name != "" && !strings.ContainsAny(name, "=\x00") }
 
-// Validate checks everything the AM relies on.
+// Validate checks everything the AM relies on. Every string must be valid UTF-8 (JSON would carry
+// anything else as U+FFFD, so the AM would run another command than the one submitted), and the
+// command's arguments and the environment's values must hold no NUL byte (no program argument or
+// environment value can).
 func (s *Spec) Validate() error {
 	if s.Version != Version {
 		return invalid("version", "format %d, want %d", s.Version, Version)
+	}
+	if err := s.validateText(); err != nil {
+		return err
 	}
 	if len(s.SchedulerAddresses) == 0 {
 		return invalid("schedulerAddresses", "empty: the AM cannot reach the ResourceManager")
@@ -262,6 +269,49 @@ func (s *Spec) Validate() error {
 	}
 	if s.MaxAttempts < 0 {
 		return invalid("maxAttempts", "%d: must not be negative", s.MaxAttempts)
+	}
+	return nil
+}
+
+// validateText checks that every string is valid UTF-8, and the command and environment values
+// free of NUL bytes.
+func (s *Spec) validateText() error {
+	type text struct {
+		field, s string
+		noNUL    bool
+	}
+	texts := []text{{"name", s.Name, false}, {"user", s.User, false}, {"nodeLabel", s.NodeLabel, false}, {"stagingDir", s.StagingDir, false}}
+	for i, a := range s.SchedulerAddresses {
+		texts = append(texts, text{fmt.Sprintf("schedulerAddresses[%d]", i), a, false})
+	}
+	for i, q := range s.Resource {
+		texts = append(texts, text{fmt.Sprintf("resource[%d].name", i), q.Name, false}, text{fmt.Sprintf("resource[%d].units", i), q.Units, false})
+	}
+	if s.Devices != nil {
+		texts = append(texts, text{"devices.kind", s.Devices.Kind, false})
+	}
+	for i, a := range s.Command {
+		texts = append(texts, text{fmt.Sprintf("command[%d]", i), a, true})
+	}
+	for _, k := range s.EnvNames() {
+		texts = append(texts, text{"env", k, true}, text{fmt.Sprintf("env[%q]", k), s.Env[k], true})
+	}
+	files := append([]LocalFile{s.Binary}, s.Files...)
+	for i, f := range files {
+		field := "binary"
+		if i > 0 {
+			field = fmt.Sprintf("files[%d]", i-1)
+		}
+		texts = append(texts, text{field + ".name", f.Name, false}, text{field + ".url", f.URL, false},
+			text{field + ".type", string(f.Type), false}, text{field + ".visibility", string(f.Visibility), false})
+	}
+	for _, t := range texts {
+		switch {
+		case !utf8.ValidString(t.s):
+			return invalid(t.field, "%q is not valid UTF-8, which the JSON spec cannot carry (it would arrive with U+FFFD in place of the bytes)", t.s)
+		case t.noNUL && strings.IndexByte(t.s, 0) >= 0:
+			return invalid(t.field, "%q holds a NUL byte, which no program argument or environment variable can", t.s)
+		}
 	}
 	return nil
 }

@@ -59,6 +59,7 @@ func TestParseRefuses(t *testing.T) {
 		{"newer version", `{"version":2}`, "version", "same yarn-er version"},
 		{"unknown field", strings.Replace(string(good), `"name"`, `"bogus": 1, "name"`, 1), "", "unknown field"},
 		{"trailing", string(good) + "{}", "", "after top-level value"},
+		{"NUL in a command argument", strings.Replace(string(good), `"train.py"`, `"train\u0000.py"`, 1), "command[1]", "NUL byte"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,6 +97,15 @@ func TestValidate(t *testing.T) {
 		{"no command", func(s *Spec) { s.Command = nil }, "command"},
 		{"empty program", func(s *Spec) { s.Command = []string{""} }, "command"},
 		{"bad env", func(s *Spec) { s.Env["A=B"] = "x" }, "env"},
+		{"command not UTF-8", func(s *Spec) { s.Command = []string{"python", "caf\xe9.py"} }, "command[1]"},
+		{"command with NUL", func(s *Spec) { s.Command = []string{"python", "a\x00b"} }, "command[1]"},
+		{"env value with NUL", func(s *Spec) { s.Env["A"] = "1\x00" }, `env["A"]`},
+		{"env value not UTF-8", func(s *Spec) { s.Env["A"] = "\xff" }, `env["A"]`},
+		{"env name not UTF-8", func(s *Spec) { s.Env["\xff"] = "1" }, "env"},
+		{"file url not UTF-8", func(s *Spec) { s.Files[0].URL = "hdfs://nn/\xe9" }, "files[0].url"},
+		{"binary name not UTF-8", func(s *Spec) { s.Binary.Name = "\xe9" }, "binary.name"},
+		{"staging dir not UTF-8", func(s *Spec) { s.StagingDir = "hdfs://nn/\xe9" }, "stagingDir"},
+		{"user not UTF-8", func(s *Spec) { s.User = "\xe9" }, "user"},
 		{"binary without mtime", func(s *Spec) { s.Binary.MtimeMillis = 0 }, "binary.mtimeMillis"},
 		{"file with slash", func(s *Spec) { s.Files[0].Name = "a/b" }, "files[0].name"},
 		{"file dotdot", func(s *Spec) { s.Files[0].Name = ".." }, "files[0].name"},
