@@ -42,6 +42,9 @@ func NewCoordinator(opts CoordinatorOptions) (*Coordinator, error) {
 	if base == "." || base == "/" || base == ".." || strings.HasPrefix(base, ".") && len(base) == 1 {
 		return nil, fmt.Errorf("coordination file %q names no file", opts.Path)
 	}
+	if strings.HasSuffix(opts.Path, "/") {
+		return nil, fmt.Errorf("coordination file %q names a directory: give the prefix of the files inside it, e.g. %s", opts.Path, filepath.Join(p, "gpus"))
+	}
 	if opts.LockTimeout <= 0 {
 		opts.LockTimeout = DefaultLockTimeout
 	}
@@ -121,6 +124,12 @@ func (c *Coordinator) openDir() (*session, error) {
 		_ = unix.Close(fd)
 		return nil, &UnsafeFileError{Path: c.dir, Reason: "the coordination directory is world-writable without the sticky bit, so anyone could replace the lock",
 			Fix: "chmod +t " + c.dir + ", or use a directory of your own"}
+	}
+	// The files are named after the path, beside it: a directory there was meant to hold them.
+	if err := unix.Fstatat(fd, c.base, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		_ = unix.Close(fd)
+		p := filepath.Join(c.dir, c.base)
+		return nil, fmt.Errorf("coordination file %s is a directory: give the prefix of the files inside it, e.g. %s", p, filepath.Join(p, "gpus"))
 	}
 	return &session{c: c, dir: os.NewFile(uintptr(fd), c.dir), dirfd: fd, sharedDir: worldWritable && sticky}, nil
 }

@@ -566,3 +566,26 @@ func TestDamagedLedgerWarningsAreBounded(t *testing.T) {
 	assert.Contains(t, logs, "3981 more")
 	assert.Contains(t, logs, c.LedgerPath(os.Getuid()))
 }
+
+// TestCoordinationFileNamingADirectoryIsRefused: the coordination file is a prefix inside a directory.
+// Given the directory itself ("/var/lib/yarn-er" or "/var/lib/yarn-er/"), the files went next to it
+// (/var/lib/yarn-er.lock...), so a TaskManager told "/var/lib/yarn-er/" and one told
+// "/var/lib/yarn-er/gpus" kept two ledgers and could both get one GPU. Both forms are refused with the
+// fix, and nothing is created.
+func TestCoordinationFileNamingADirectoryIsRefused(t *testing.T) {
+	devs := gpus(t, 1)
+	f := newCoordFixture(t)
+	p := discovery.NewProc(discovery.NewRoot(f.proc.Root))
+	_, err := discovery.NewCoordinator(discovery.CoordinatorOptions{Path: f.dir + "/", Proc: &p})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), filepath.Join(f.dir, "gpus"), "the error shows a file prefix inside the directory")
+
+	c, err := discovery.NewCoordinator(discovery.CoordinatorOptions{Path: f.dir, Proc: &p})
+	require.NoError(t, err, "NewCoordinator touches no file")
+	_, err = c.Acquire(context.Background(), f.owner(100), devs, 1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), f.dir+" is a directory")
+	assert.Contains(t, err.Error(), filepath.Join(f.dir, "gpus"))
+	matches, _ := filepath.Glob(f.dir + ".*")
+	assert.Empty(t, matches, "no coordination file is made next to the directory")
+}
