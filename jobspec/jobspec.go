@@ -16,6 +16,7 @@ import (
 	"github.com/yarn-er/yarn-er/records"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -148,7 +149,9 @@ func invalid(field, format string, args ...any) error {
 }
 
 // Parse decodes and validates a spec. Unknown fields are refused (a newer client's spec read by
-// an older AM must fail loudly, not lose settings).
+// an older AM must fail loudly, not lose settings), and so is a field given twice in one object,
+// also in another case ("containers" and "Containers", which the decoder matches alike): the decoder
+// would keep the last one without a word.
 func Parse(b []byte) (*Spec, error) {
 	if len(b) > MaxSize {
 		return nil, invalid("", "%d bytes is larger than the %d-byte limit", len(b), MaxSize)
@@ -164,6 +167,10 @@ func Parse(b []byte) (*Spec, error) {
 	}
 	if *probe.Version != Version {
 		return nil, invalid("version", "format %d, this yarn-er reads format %d: submit with the same yarn-er version as the AM binary", *probe.Version, Version)
+	}
+	// (json.Unmarshal above bounds the nesting, so the walk's recursion is bounded too)
+	if err := checkDuplicateKeys(json.NewDecoder(bytes.NewReader(b)), "", false); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -183,6 +190,74 @@ func Parse(b []byte) (*Spec, error) {
 		s.Files = nil
 	}
 	return &s, nil
+}
+
+// checkDuplicateKeys reads one JSON value from dec and refuses a key given twice in one of its
+// objects. Keys are compared as the decoder matches struct fields (case folded), or exactly when
+// exact is set (the variable names of env, a map). path names the value in errors.
+func checkDuplicateKeys(dec *json.Decoder, path string, exact bool) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return invalid("", "not JSON: %v", err)
+	}
+	switch tok {
+	case json.Delim('['):
+		for i := 0; dec.More(); i++ {
+			if err := checkDuplicateKeys(dec, fmt.Sprintf("%s[%d]", path, i), false); err != nil {
+				return err
+			}
+		}
+	case json.Delim('{'):
+		seen := map[string]string{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return invalid("", "not JSON: %v", err)
+			}
+			k, _ := kt.(string)
+			field := k
+			switch {
+			case exact:
+				field = fmt.Sprintf("%s[%q]", path, k)
+			case path != "":
+				field = path + "." + k
+			}
+			f := k
+			if !exact {
+				f = foldKey(k)
+			}
+			if prev, dup := seen[f]; dup {
+				if prev == k {
+					return invalid(field, "given twice: give it once")
+				}
+				return invalid(field, "given twice, as %q and %q (names are matched without regard to case): give it once", prev, k)
+			}
+			seen[f] = k
+			if err := checkDuplicateKeys(dec, field, path == "" && f == foldKey("env")); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil
+	}
+	if _, err := dec.Token(); err != nil { // the closing ']' or '}'
+		return invalid("", "not JSON: %v", err)
+	}
+	return nil
+}
+
+// foldKey folds s as encoding/json folds a field name (bytes.EqualFold): each rune becomes the
+// smallest of its case-folding orbit.
+func foldKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		for {
+			r2 := unicode.SimpleFold(r)
+			if r2 <= r {
+				return r2
+			}
+			r = r2
+		}
+	}, s)
 }
 
 // Marshal validates s and encodes it (indented, stable field order).

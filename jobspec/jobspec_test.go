@@ -59,6 +59,11 @@ func TestParseRefuses(t *testing.T) {
 		{"newer version", `{"version":2}`, "version", "same yarn-er version"},
 		{"unknown field", strings.Replace(string(good), `"name"`, `"bogus": 1, "name"`, 1), "", "unknown field"},
 		{"trailing", string(good) + "{}", "", "after top-level value"},
+		{"field twice", strings.Replace(string(good), `"containers": 8`, `"containers": 8, "containers": 9`, 1), "containers", "given twice: give it once"},
+		{"field twice in another case", strings.Replace(string(good), `"containers": 8`, `"containers": 8, "Containers": 1000`, 1), "Containers",
+			`given twice, as "containers" and "Containers"`},
+		{"nested field twice", strings.Replace(string(good), `"name": "yarn.io/gpu"`, `"name": "yarn.io/gpu", "NAME": "x"`, 1), "resource[2].NAME", "given twice"},
+		{"variable twice", strings.Replace(string(good), `"A": "1"`, `"A": "1", "A": "2"`, 1), `env["A"]`, "given twice"},
 		{"NUL in a command argument", strings.Replace(string(good), `"train.py"`, `"train\u0000.py"`, 1), "command[1]", "NUL byte"},
 	}
 	for _, tt := range tests {
@@ -74,6 +79,11 @@ func TestParseRefuses(t *testing.T) {
 	}
 	_, err = Parse(make([]byte, MaxSize+1))
 	assert.ErrorContains(t, err, "limit")
+
+	// Variable names are case sensitive: A and a are two variables.
+	s, err := Parse([]byte(strings.Replace(string(good), `"A": "1"`, `"A": "1", "a": "2"`, 1)))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"A": "1", "a": "2", "B": "2"}, s.Env)
 }
 
 func TestValidate(t *testing.T) {
