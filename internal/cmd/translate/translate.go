@@ -57,6 +57,13 @@ from requests.`,
 func translateRun(opts *Options) error {
 	res, err := load(opts)
 	if err != nil {
+		// The warnings were meant for the output, which a failed translation does not print; they
+		// often say why it failed (a byte order mark hiding the first key), so they go to the log.
+		if res != nil {
+			for _, w := range res.view.Warnings {
+				opts.F.Logger().Warn(w)
+			}
+		}
 		return err
 	}
 	return opts.F.Render(res.view, func(w io.Writer) error { return writeTable(w, res) })
@@ -69,7 +76,8 @@ type result struct {
 	files   []string
 }
 
-// load loads both configurations and translates.
+// load loads both configurations and translates. When the translation fails after the
+// configurations loaded, the result holds the warnings gathered so far beside the error.
 func load(opts *Options) (*result, error) {
 	f := opts.F
 	// The load warnings are part of the output; logging them too would print each twice.
@@ -89,7 +97,7 @@ func load(opts *Options) (*result, error) {
 	}
 	var topts profile.TranslateOptions
 	if topts.FlinkVersion, err = opts.Flink.FlinkVersion(fc); err != nil {
-		return nil, err
+		return out, err
 	}
 	if hc != nil {
 		out.files = append(out.files, hc.Files()...)
@@ -102,7 +110,7 @@ func load(opts *Options) (*result, error) {
 	}
 	tr, err := profile.Translate(fc, topts)
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	out.view.Resource = tr.Resource
 	out.view.ExternalResources = tr.ExternalResources

@@ -1,6 +1,8 @@
 package translate
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,4 +32,20 @@ func TestTranslateRunRendersJSON(t *testing.T) {
 	require.NoError(t, translateRun(opts))
 	assert.Contains(t, out.String(), `"yarn.io/gpu": 2`)
 	assert.Contains(t, out.String(), `"memory-mb": 4096`)
+}
+
+// A translation that fails still shows the load warnings, which the output would have held: here
+// the one that says why the memory is not configured (the byte order mark hides the first key).
+func TestTranslateFailureLogsTheWarnings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "flink-conf.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("\uFEFFtaskmanager.memory.process.size: 4g\nexternal-resources: gpu\n"), 0o644))
+	f, out, errOut := cmdtest.Buffers(cmdutil.Env{})
+	require.NoError(t, f.SetupLogger())
+	opts := &Options{Base: cmdutil.Base{F: f}, Flink: cmdutil.FlinkFlags{Path: path}}
+	err := translateRun(opts)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "taskmanager.memory.process.size")
+	assert.Empty(t, out.String())
+	assert.Contains(t, errOut.String(), "byte order mark")
+	assert.Contains(t, errOut.String(), path+":1")
 }
