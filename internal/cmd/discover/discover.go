@@ -132,6 +132,9 @@ type Options struct {
 	Address      string
 	Release      bool
 	OwnerPID     int
+
+	// getppid is os.Getppid, or a test's stand-in.
+	getppid func() int
 }
 
 // NewCmdDiscover returns `yarn-er discover`; runF (nil: discoverRun) runs it.
@@ -315,19 +318,32 @@ func printDevices(w io.Writer, o *Options, out view.Discover) error {
 	return err
 }
 
+// errParentGone: discover was asked for the parent's devices, and the parent has ended.
+var errParentGone = errors.New("the calling process has already exited (yarn-er was handed to another parent); pass --owner-pid")
+
 // resolveOwner names the process the devices are held for: --owner-pid, else the parent.
 func resolveOwner(o *Options, warnShell bool) (discovery.Owner, error) {
 	proc := o.Proc()
+	getppid := o.getppid
+	if getppid == nil {
+		getppid = os.Getppid
+	}
 	pid := o.OwnerPID
 	if pid == 0 {
-		pid = os.Getppid()
+		pid = getppid()
 		if pid == 1 && proc.PIDNS("self") == discovery.HostPIDNamespace {
-			return discovery.Owner{}, errors.New("the calling process has already exited (yarn-er's parent is init); pass --owner-pid")
+			return discovery.Owner{}, errParentGone
 		}
 	}
 	owner, err := proc.Owner(pid)
 	if err != nil {
 		return discovery.Owner{}, fmt.Errorf("cannot identify the owner: %w", err)
+	}
+	// The parent may have ended while its start time was read, and its pid gone to another process:
+	// the devices would then be held for that one. A process is re-parented when its parent ends, for
+	// good, so the same parent after the read means that the identity read is the parent's.
+	if o.OwnerPID == 0 && getppid() != pid {
+		return discovery.Owner{}, errParentGone
 	}
 	if o.OwnerPID == 0 && warnShell {
 		switch comm := proc.Comm(pid); comm {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/discovery/discoverytest"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
@@ -70,5 +71,42 @@ func TestParseAmount(t *testing.T) {
 		}
 		require.NoError(t, err, "%q", tc.args)
 		assert.Equal(t, tc.want, n)
+	}
+}
+
+// The owner is the parent whose identity was read: a parent that ends while its start time is read
+// (its pid may then already be another process's) is refused, not taken for the one that took over
+// its pid.
+func TestResolveOwnerRefusesAParentThatEndedMeanwhile(t *testing.T) {
+	tr := discoverytest.New(t)
+	tr.Boot("boot-1", 4026531836)
+	tr.Process(4242, 777)
+	for _, tc := range []struct {
+		name    string
+		parents []int // what successive getppid calls return
+		wantErr bool
+	}{
+		{"the parent lives on", []int{4242, 4242}, false},
+		{"the parent ended during the read", []int{4242, 1}, true},
+		{"the parent ended during the read, a subreaper took over", []int{4242, 300}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			o := &Options{Base: cmdutil.Base{F: cmdtest.Factory()}}
+			o.ProcRoot = tr.Root
+			o.getppid = func() int {
+				p := tc.parents[min(calls, len(tc.parents)-1)]
+				calls++
+				return p
+			}
+			owner, err := resolveOwner(o, false)
+			if tc.wantErr {
+				require.ErrorIs(t, err, errParentGone)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, 4242, owner.PID)
+			assert.Equal(t, 2, calls, "the parent is checked again after its identity is read")
+		})
 	}
 }
