@@ -118,6 +118,14 @@ func (c *Coordinator) openDir() (*session, error) {
 		_ = unix.Close(fd)
 		return nil, &os.PathError{Op: "fstat", Path: c.dir, Err: err}
 	}
+	// An owner is a pid, boot and PID namespace of this host: on a file system that other hosts
+	// share, each host takes the others' entries for those of an earlier boot, reclaims them, and
+	// its own devices are then handed out again behind their owners' backs.
+	if fs := sharedFileSystem(fd); fs != "" {
+		_ = unix.Close(fd)
+		return nil, &UnsafeFileError{Path: c.dir, Reason: "the coordination directory is on " + fs + ", a file system other hosts share, so each host would reclaim the devices the others hold",
+			Fix: "use a directory on a local file system of each host, such as the default /var/tmp"}
+	}
 	worldWritable := st.Mode&0o002 != 0
 	sticky := st.Mode&unix.S_ISVTX != 0
 	if worldWritable && !sticky {
