@@ -11,6 +11,7 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock"
 	"github.com/NVIDIA/go-nvml/pkg/nvml/mock/dgxa100"
+	mockserver "github.com/NVIDIA/go-nvml/pkg/nvml/mock/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -91,7 +92,7 @@ func TestNVMLDGXA100(t *testing.T) {
 	server := dgxa100.New()
 	// The mock leaves the PCI bus id empty; fill it as a real driver would.
 	for i, d := range server.Devices {
-		dev := d.(*dgxa100.Device)
+		dev := d.(*mockserver.Device)
 		bus := fmt.Sprintf("00000000:%02X:00.0", 0x07+i*0x10)
 		dev.GetPciInfoFunc = func() (nvml.PciInfo, nvml.Return) {
 			return nvml.PciInfo{BusId: busID(bus), PciDeviceId: dev.Config.PciDeviceId}, nvml.SUCCESS
@@ -107,7 +108,7 @@ func TestNVMLDGXA100(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, res.Devices, 8)
 	d := res.Devices[3]
-	assert.Equal(t, server.Devices[3].(*dgxa100.Device).UUID, d.ID)
+	assert.Equal(t, server.Devices[3].(*mockserver.Device).UUID, d.ID)
 	assert.Equal(t, "0000:37:00.0", d.PCIBusID)
 	assert.Equal(t, "Mock NVIDIA A100-SXM4-40GB", d.Model)
 	require.NotNil(t, d.MemoryMiB)
