@@ -117,7 +117,9 @@ func writeAppsTable(w io.Writer, out view.Apps) error {
 		if ap.StartedTime != nil {
 			started = ap.StartedTime.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ap.ID, ap.Name, ap.User, ap.Queue, ap.State, ap.FinalStatus,
+		// Every cell from the RM is escaped: any YARN user names an application.
+		p := cmdutil.Printable
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p(ap.ID), p(ap.Name), p(ap.User), p(ap.Queue), p(ap.State), p(ap.FinalStatus),
 			strconv.FormatFloat(ap.Progress, 'f', 0, 64)+"%", started)
 	}
 	if err := tw.Flush(); err != nil {

@@ -65,7 +65,9 @@ func metricsView(m *yarn.ClusterMetrics) *view.ClusterMetrics {
 
 func writeInfo(w io.Writer, out view.ClusterInfo) error {
 	tw := cmdutil.NewTable(w)
-	fmt.Fprintf(tw, "ResourceManager:\t%s (%s)\n", out.ResourceManager, out.HAState)
+	// Every value from the RM (and the error of one that did not answer) is escaped.
+	p := cmdutil.Printable
+	fmt.Fprintf(tw, "ResourceManager:\t%s (%s)\n", p(out.ResourceManager), p(out.HAState))
 	for _, r := range out.ResourceManagers {
 		state := r.HAState
 		if r.Error != "" {
@@ -75,11 +77,11 @@ func writeInfo(w io.Writer, out view.ClusterInfo) error {
 		if r.ID != "" {
 			label = r.ID + " " + r.Address
 		}
-		fmt.Fprintf(tw, "  %s\t%s\n", label, state)
+		fmt.Fprintf(tw, "  %s\t%s\n", p(label), p(state))
 	}
-	fmt.Fprintf(tw, "State:\t%s\n", out.State)
-	fmt.Fprintf(tw, "Hadoop version:\t%s\n", out.HadoopVersion)
-	fmt.Fprintf(tw, "RM version:\t%s\n", out.ResourceManagerVersion)
+	fmt.Fprintf(tw, "State:\t%s\n", p(out.State))
+	fmt.Fprintf(tw, "Hadoop version:\t%s\n", p(out.HadoopVersion))
+	fmt.Fprintf(tw, "RM version:\t%s\n", p(out.ResourceManagerVersion))
 	fmt.Fprintf(tw, "Cluster id:\t%d\n", out.ClusterID)
 	if out.StartedOn != nil {
 		fmt.Fprintf(tw, "Started:\t%s\n", out.StartedOn.UTC().Format(time.RFC3339))
@@ -92,7 +94,7 @@ func writeInfo(w io.Writer, out view.ClusterInfo) error {
 		for _, n := range names {
 			parts = append(parts, fmt.Sprintf("%s %s/%s", n, m.Used.Quantity(n).String(), m.Total.Quantity(n).String()))
 		}
-		fmt.Fprintf(tw, "Resources (used/total):\t%s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(tw, "Resources (used/total):\t%s\n", p(strings.Join(parts, ", ")))
 	}
 	return tw.Flush()
 }

@@ -110,13 +110,18 @@ func writeNodesTable(w io.Writer, out view.Nodes, nodes []yarn.Node) error {
 	}
 	names := view.ResourceMap(units).Names()
 	tw := cmdutil.NewTable(w)
+	// Every cell from the RM is escaped: resource type names, units, node ids and racks come
+	// from the cluster's configuration and its NodeManagers.
+	p := cmdutil.Printable
 	header := []string{"NODE", "STATE", "RACK"}
-	header = append(header, names...)
+	for _, name := range names {
+		header = append(header, p(name))
+	}
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, n := range out.Nodes {
-		row := []string{n.ID, n.State, n.Rack}
+		row := []string{p(n.ID), p(n.State), p(n.Rack)}
 		for _, name := range names {
-			row = append(row, fmt.Sprintf("%s/%s/%s", cell(n.Used, name), cell(n.Available, name), cell(n.Total, name)+view.ResourceMap(units).Quantity(name).Units))
+			row = append(row, fmt.Sprintf("%s/%s/%s", cell(n.Used, name), cell(n.Available, name), cell(n.Total, name)+p(view.ResourceMap(units).Quantity(name).Units)))
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}

@@ -46,7 +46,9 @@ func queuesRun(opts *QueuesOptions) error {
 }
 
 func writeQueuesTable(w io.Writer, out view.Queues, depths []int) error {
-	fmt.Fprintf(w, "Scheduler: %s\n", out.Scheduler)
+	// Every cell from the RM is escaped: queue names and resource names are the cluster's.
+	p := cmdutil.Printable
+	fmt.Fprintf(w, "Scheduler: %s\n", p(out.Scheduler))
 	tw := cmdutil.NewTable(w)
 	fmt.Fprintln(tw, "QUEUE\tSTATE\tCAPACITY\tMAX\tUSED\tAPPS\tMAX ALLOCATION")
 	for i, q := range out.Queues {
@@ -54,8 +56,8 @@ func writeQueuesTable(w io.Writer, out view.Queues, depths []int) error {
 		if maxAlloc.IsZero() {
 			maxAlloc = q.MaxResources
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%d\t%s\n", strings.Repeat("  ", depths[i]), q.Name, q.State,
-			percent(q.Capacity), percent(q.MaxCapacity), percent(q.UsedCapacity), q.NumApplications, resourcesText(maxAlloc))
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%d\t%s\n", strings.Repeat("  ", depths[i]), p(q.Name), p(q.State),
+			percent(q.Capacity), percent(q.MaxCapacity), percent(q.UsedCapacity), q.NumApplications, p(resourcesText(maxAlloc)))
 	}
 	return tw.Flush()
 }
