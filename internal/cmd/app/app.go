@@ -132,13 +132,29 @@ func writeAppTable(w io.Writer, apps []view.AppInfo) error {
 		if x.RunningContainers >= 0 {
 			running = fmt.Sprint(x.RunningContainers)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d%%\t%s\t%d\t%s\n", x.ID, dash(name), dash(x.Type), dash(x.User), dash(x.Queue),
-			x.State, dash(x.FinalStatus), int(x.Progress), running, x.GPUs, started)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d%%\t%s\t%d\t%s\n", p(x.ID), dash(name), dash(x.Type), dash(x.User), dash(x.Queue),
+			p(x.State), dash(x.FinalStatus), int(x.Progress), running, x.GPUs, started)
 	}
 	return tw.Flush()
 }
 
-func dash(s string) string { return cmdutil.OrDash(strings.TrimSpace(s)) }
+// dash is s from the RM for a table cell: escaped (cmdutil.Printable), "-" when blank.
+func dash(s string) string { return cmdutil.OrDash(p(strings.TrimSpace(s))) }
+
+// p escapes text from the RM for the terminal (cmdutil.Printable): any YARN user names an
+// application, tags it, and gives it diagnostics.
+func p(s string) string { return cmdutil.Printable(s) }
+
+// printableLines is p for a multi-line text (diagnostics): each line escaped on its own, a CR
+// before a newline dropped, and the lines after the first indented by indent, so that no line of
+// the text starts where yarn-er's own lines do.
+func printableLines(s, indent string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = p(strings.TrimSuffix(l, "\r"))
+	}
+	return strings.Join(lines, "\n"+indent)
+}
 
 // IDOptions are the options of the subcommands that take one application id (status, kill).
 type IDOptions struct {
@@ -198,28 +214,29 @@ func writeStatus(w io.Writer, s view.AppStatus) error {
 		}
 		return t.Local().Format("2006-01-02 15:04:05")
 	}
-	ew.Printf("Application:  %s\n", s.ID)
-	ew.Printf("Name:         %s\n", s.Name)
-	ew.Printf("Type:         %s\n", s.Type)
-	ew.Printf("User:         %s\n", s.User)
-	ew.Printf("Queue:        %s\n", s.Queue)
-	ew.Printf("State:        %s\n", s.State)
-	ew.Printf("Final status: %s\n", s.FinalStatus)
+	ew.Printf("Application:  %s\n", p(s.ID))
+	ew.Printf("Name:         %s\n", p(s.Name))
+	ew.Printf("Type:         %s\n", p(s.Type))
+	ew.Printf("User:         %s\n", p(s.User))
+	ew.Printf("Queue:        %s\n", p(s.Queue))
+	ew.Printf("State:        %s\n", p(s.State))
+	ew.Printf("Final status: %s\n", p(s.FinalStatus))
 	ew.Printf("Progress:     %d%%\n", int(s.Progress))
 	ew.Printf("Started:      %s\n", when(s.StartedTime))
 	ew.Printf("Finished:     %s\n", when(s.FinishedTime))
 	ew.Printf("Elapsed:      %v\n", (time.Duration(s.ElapsedMillis) * time.Millisecond).Round(time.Second))
 	if len(s.Tags) > 0 {
-		ew.Printf("Tags:         %s\n", strings.Join(s.Tags, ","))
+		ew.Printf("Tags:         %s\n", p(strings.Join(s.Tags, ",")))
 	}
 	if s.TrackingURL != "" {
-		ew.Printf("Tracking URL: %s\n", s.TrackingURL)
+		ew.Printf("Tracking URL: %s\n", p(s.TrackingURL))
 	}
 	if d := strings.TrimSpace(s.Diagnostics); d != "" {
-		ew.Printf("Diagnostics:  %s\n", strings.ReplaceAll(d, "\n", "\n              "))
+		// YARN's diagnostics span lines: they keep them, indented under the label.
+		ew.Printf("Diagnostics:  %s\n", printableLines(d, "              "))
 	}
 	if s.Attempt != nil {
-		ew.Printf("Attempt:      %s %s on %s (AM container %s)\n", s.Attempt.ID, s.Attempt.State, s.Attempt.Node, s.Attempt.ContainerID)
+		ew.Printf("Attempt:      %s %s on %s (AM container %s)\n", p(s.Attempt.ID), p(s.Attempt.State), p(s.Attempt.Node), p(s.Attempt.ContainerID))
 	}
 	if ew.Err != nil || len(s.Containers) == 0 {
 		return ew.Err
@@ -239,8 +256,8 @@ func writeStatus(w io.Writer, s view.AppStatus) error {
 			}
 			other = append(other, fmt.Sprintf("%s=%s", name, c.Resource.Quantity(name)))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", id, c.State, c.Node, c.Resource.Quantity(records.MemoryMB).Value,
-			c.Resource.Quantity(records.VCores).Value, c.GPUs, strings.Join(other, ","))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", p(id), p(c.State), p(c.Node), c.Resource.Quantity(records.MemoryMB).Value,
+			c.Resource.Quantity(records.VCores).Value, c.GPUs, p(strings.Join(other, ",")))
 	}
 	return tw.Flush()
 }
@@ -272,7 +289,7 @@ func killRun(opts *IDOptions) error {
 		return err
 	}
 	if app.State != records.AppKilled {
-		fmt.Fprintf(opts.F.IO.ErrOut, "%s had already ended: %s/%s\n", app.ID, app.State, app.FinalStatus)
+		fmt.Fprintf(opts.F.IO.ErrOut, "%s had already ended: %s/%s\n", p(app.ID), p(string(app.State)), p(app.FinalStatus.String()))
 	}
 	return renderEnd(opts.F, app)
 }
@@ -280,7 +297,7 @@ func killRun(opts *IDOptions) error {
 // renderEnd writes an ended application: its view, or "ID STATE/FINAL" as a table.
 func renderEnd(f *cmdutil.Factory, app *yarn.App) error {
 	return f.Render(appInfo(app), func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "%s %s/%s\n", app.ID, app.State, app.FinalStatus)
+		_, err := fmt.Fprintf(w, "%s %s/%s\n", p(app.ID), p(string(app.State)), p(app.FinalStatus.String()))
 		return err
 	})
 }
