@@ -100,3 +100,20 @@ func TestStatusEscapesWhatUsersName(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &got), out)
 	assert.Equal(t, cmdtest.Hostile, got.Name)
 }
+
+// TestWaitEscapesWhatTheClusterSays: `app wait`'s progress on stderr shows the application's
+// state and the first line of its diagnostics escaped, on one line.
+func TestWaitEscapesWhatTheClusterSays(t *testing.T) {
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	app := strings.Replace(hostileApp(t, "FAILED", "FAILED"), `first line\r\n`, "", 1)
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/"+hostileID, http.StatusOK, app)
+	attempts, err := yarnfake.LoadCapture(yarnfake.DefaultVersion, "", "appattempts-true.json")
+	require.NoError(t, err)
+	rm.Reply("GET /ws/v1/cluster/apps/"+hostileID+"/appattempts", http.StatusOK, attempts.ContentType, attempts.Body)
+
+	err, out, stderr := runApp(t, cmdutil.OutputTable, func(f *cmdutil.Factory) *cobra.Command { return NewCmdWait(f, nil) }, hostileID, "--rm", rm.URL())
+	assert.Equal(t, cmdutil.ExitAppFailed, cmdutil.ExitCode(err), "%v", err)
+	assert.Equal(t, hostileID+" FAILED/FAILED\n", out)
+	cmdtest.AssertTerminalSafe(t, stderr)
+	assert.Contains(t, stderr, " yarn-er: "+hostileID+` FAILED/FAILED — evil\x1b]0;pwned\a\x1b[2J\u202e …`+"\n")
+}

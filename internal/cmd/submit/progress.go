@@ -11,7 +11,9 @@ import (
 )
 
 // Progress writes the progress of submit and app wait to stderr: one live line on a terminal
-// (mode auto), plain lines otherwise, nothing with mode none.
+// (mode auto), plain lines otherwise, nothing with mode none. Every status and message is one
+// line, escaped with cmdutil.Printable: they quote the application's state and diagnostics, and
+// the cluster's answers, which any YARN user can fill with terminal controls.
 type Progress struct {
 	w    io.Writer
 	tty  bool
@@ -30,6 +32,7 @@ func NewProgress(f *cmdutil.Factory, mode string) *Progress {
 // Live shows a status that replaces the previous one; final marks the last of a series. Without
 // a terminal, only every final status and at most one status every 2 seconds are printed.
 func (p *Progress) Live(s string, final bool) {
+	s = cmdutil.Printable(s)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -49,6 +52,7 @@ func (p *Progress) Live(s string, final bool) {
 
 // Line prints a message on a line of its own.
 func (p *Progress) Line(s string) {
+	s = cmdutil.Printable(s)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.none {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
 
 func TestProgressTTYAndPlain(t *testing.T) {
@@ -42,4 +44,24 @@ func TestProgressTTYAndPlain(t *testing.T) {
 	p.Line("x")
 	p.Live("y", true)
 	assert.Empty(t, none.String())
+}
+
+// TestProgressEscapesWhatTheClusterSays: a status or message quoting the cluster (an
+// application's diagnostics) stays on its line with its controls visible, on a terminal and
+// without one; the live line's own carriage return and erase stay.
+func TestProgressEscapesWhatTheClusterSays(t *testing.T) {
+	var tty bytes.Buffer
+	p := &Progress{w: &tty, tty: true}
+	p.Live("application_1_0001 ACCEPTED — "+cmdtest.Hostile, false)
+	p.Line("preflight warning: " + cmdtest.Hostile)
+	assert.Equal(t, "\r\x1b[Kapplication_1_0001 ACCEPTED — "+cmdtest.HostileEscaped+"\n"+
+		"preflight warning: "+cmdtest.HostileEscaped+"\n", tty.String())
+
+	var plain bytes.Buffer
+	p = &Progress{w: &plain}
+	p.Live("application_1_0001 FAILED/FAILED — "+cmdtest.Hostile, true)
+	p.Line(cmdtest.Hostile)
+	cmdtest.AssertTerminalSafe(t, plain.String())
+	assert.Equal(t, 2, strings.Count(plain.String(), cmdtest.HostileEscaped))
+	assert.Len(t, strings.Split(strings.TrimSpace(plain.String()), "\n"), 2)
 }
