@@ -28,8 +28,10 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/colinmarc/hdfs/v2"
 	"github.com/colinmarc/hdfs/v2/hadoopconf"
@@ -328,7 +330,7 @@ type Item struct {
 
 // ParseItem reads a --file or --archive argument, LOCAL[#NAME], as an Item of type typ. The local
 // file must exist and be a regular file (archives: .tar.gz, .tgz, .tar, .zip, .jar); NAME must be
-// a plain file name.
+// a plain file name that HDFS and the NodeManager take as given (see checkLinkName).
 func ParseItem(arg string, typ records.LocalResourceType) (Item, error) {
 	flag := "--file"
 	if typ == records.LocalArchive {
@@ -379,10 +381,41 @@ func archiveName(p string) bool {
 	return false
 }
 
-// checkLinkName checks a link name the way jobspec does.
+// MaxNameBytes is the longest link name: HDFS refuses longer path components
+// (dfs.namenode.fs-limits.max-component-length, default 255), and so does Linux for the link.
+const MaxNameBytes = 255
+
+// reservedNames are what the NodeManager puts into every container's working directory before
+// it links the local resources there: a link of the same name would replace its launch script
+// or the container's tokens, or land inside its tmp directory (ln -sf into a directory).
+var reservedNames = []string{"launch_container.sh", "container_tokens", "default_container_executor.sh",
+	"default_container_executor_session.sh", "tmp"}
+
+// checkLinkName checks a link name the way jobspec does, and that HDFS can hold it and the
+// NodeManager can link it as given: its launch script links each resource with
+// ln -sf -- "FILE" "NAME", so $, `, " and \ in NAME would be interpreted, and "*" links every
+// file of a directory instead.
 func checkLinkName(name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") {
-		return fmt.Errorf("%w: link name %q is not a plain file name", ErrLocalFile, name)
+	bad := func(why string) error {
+		return fmt.Errorf("%w: link name %q %s", ErrLocalFile, name, why)
+	}
+	switch {
+	case name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\x00"):
+		return bad("is not a plain file name")
+	case !utf8.ValidString(name):
+		return bad("is not valid UTF-8 (HDFS names are UTF-8): rename it with LOCAL#NAME")
+	case len(name) > MaxNameBytes:
+		return bad(fmt.Sprintf("has %d bytes, more than the %d HDFS and Linux allow in a file name: give a shorter one with LOCAL#NAME", len(name), MaxNameBytes))
+	case strings.Contains(name, ":"):
+		return bad("holds a ':', which HDFS refuses in a file name: rename it with LOCAL#NAME")
+	case strings.ContainsAny(name, "$`\"\\"):
+		return bad("holds one of $ ` \" \\, which the NodeManager's launch script would interpret: rename it with LOCAL#NAME")
+	case name == "*":
+		return bad("is the NodeManager's wildcard (it links every file of a directory): rename it with LOCAL#NAME")
+	case name == ".snapshot":
+		return bad("is reserved by HDFS: rename it with LOCAL#NAME")
+	case slices.Contains(reservedNames, name):
+		return bad("is a file the NodeManager puts into every container's working directory: rename it with LOCAL#NAME")
 	}
 	return nil
 }

@@ -399,6 +399,20 @@ func TestParseItem(t *testing.T) {
 		{arg: "#x", typ: records.LocalFile, err: "no local path"},
 		{arg: f + "#a/b", typ: records.LocalFile, err: "not a plain file name"},
 		{arg: f + "#..", typ: records.LocalFile, err: "not a plain file name"},
+		{arg: f + "#a b ü%?#x", typ: records.LocalFile, want: Item{Local: f, Name: "a b ü%?#x", Type: records.LocalFile}},
+		{arg: f + "#a:b", typ: records.LocalFile, err: "holds a ':', which HDFS refuses"},
+		{arg: f + "#$HOME", typ: records.LocalFile, err: "launch script would interpret"},
+		{arg: f + "#a`id`", typ: records.LocalFile, err: "launch script would interpret"},
+		{arg: f + `#a"b`, typ: records.LocalFile, err: "launch script would interpret"},
+		{arg: f + `#a\b`, typ: records.LocalFile, err: "launch script would interpret"},
+		{arg: f + "#*", typ: records.LocalFile, err: "wildcard"},
+		{arg: f + "#\xff", typ: records.LocalFile, err: "not valid UTF-8"},
+		{arg: f + "#" + strings.Repeat("n", 256), typ: records.LocalFile, err: "more than the 255"},
+		{arg: f + "#" + strings.Repeat("n", 255), typ: records.LocalFile, want: Item{Local: f, Name: strings.Repeat("n", 255), Type: records.LocalFile}},
+		{arg: f + "#.snapshot", typ: records.LocalFile, err: "reserved by HDFS"},
+		{arg: f + "#launch_container.sh", typ: records.LocalFile, err: "NodeManager puts into every container's working directory"},
+		{arg: f + "#container_tokens", typ: records.LocalFile, err: "NodeManager puts into every container's working directory"},
+		{arg: tgz + "#tmp", typ: records.LocalArchive, err: "NodeManager puts into every container's working directory"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.arg, func(t *testing.T) {
