@@ -30,6 +30,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -358,6 +359,13 @@ func ParseItem(arg string, typ records.LocalResourceType) (Item, error) {
 	case !fi.Mode().IsRegular():
 		return Item{}, fmt.Errorf("%s %q: %w: %s is not a regular file", flag, arg, ErrLocalFile, local)
 	}
+	// Open it too, so that a file this user cannot read is a usage error now, not a failed
+	// staging once an application id is used up (O_NONBLOCK: a FIFO swapped in cannot block).
+	f, err := os.OpenFile(local, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return Item{}, fmt.Errorf("%s %q: %w: %w", flag, arg, ErrLocalFile, err)
+	}
+	_ = f.Close()
 	if typ == records.LocalArchive && !archiveName(local) {
 		return Item{}, fmt.Errorf("%s %q: %w: %s is not an archive YARN unpacks (.tar.gz, .tgz, .tar, .zip or .jar); pass plain files with --file",
 			flag, arg, ErrLocalFile, local)

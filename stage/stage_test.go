@@ -425,6 +425,19 @@ func TestParseItem(t *testing.T) {
 	}
 }
 
+// A file this user cannot read is refused by ParseItem, before a submission reaches the cluster.
+func TestParseItemUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads any file")
+	}
+	f := writeLocal(t, t.TempDir(), "secret.bin", []byte("s"))
+	require.NoError(t, os.Chmod(f, 0))
+	_, err := ParseItem(f, records.LocalFile)
+	require.ErrorIs(t, err, ErrLocalFile)
+	assert.ErrorIs(t, err, fs.ErrPermission)
+	assert.Contains(t, err.Error(), `--file "`+f+`"`)
+}
+
 func TestDialConfiguration(t *testing.T) {
 	hc := func(kv ...string) *conf.HadoopConfig {
 		c := &conf.HadoopConfig{}
