@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/yarn-er/yarn-er/discovery"
+	"github.com/yarn-er/yarn-er/internal/redact"
 	"github.com/yarn-er/yarn-er/submit"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -106,4 +108,87 @@ func ExitCode(err error) int {
 		return ExitNoDevices
 	}
 	return ExitError
+}
+
+// ErrorText is err's message as yarn-er prints it: redacted (redact.Text, which also replaces runs
+// of binary bytes) and escaped (Printable), so that a message quoting the cluster (a
+// RemoteException, an application's diagnostics) cannot carry terminal controls, a bidi override
+// or a line of its own. The message of one error is one line: the only newlines kept are those
+// errors.Join puts between the errors it joins (at any depth of wrapping), each joined error on a
+// line of its own; every other newline is escaped as \n.
+func ErrorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	lines := errorLines(err)
+	for i, l := range lines {
+		lines[i] = Printable(redact.Text(l))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// errorLines splits err's message at the newlines errors.Join put between errors, and nowhere
+// else: a wrapper's own text and a leaf's message stay whole, newlines included.
+func errorLines(err error) []string {
+	msg := err.Error()
+	if !strings.Contains(msg, "\n") {
+		return []string{msg}
+	}
+	var kids []error
+	switch u := err.(type) {
+	case interface{ Unwrap() []error }:
+		kids = u.Unwrap()
+		if joined(msg, kids) {
+			var lines []string
+			for _, k := range kids {
+				lines = append(lines, errorLines(k)...)
+			}
+			return lines
+		}
+	case interface{ Unwrap() error }:
+		if k := u.Unwrap(); k != nil {
+			kids = []error{k}
+		}
+	}
+	// A wrapper (fmt.Errorf's %w): its own text around its errors' messages. Where a wrapped
+	// error's message holds a joined error's lines, they stay lines; the rest is text.
+	lines := []string{""}
+	rest := msg
+	for _, k := range kids {
+		if k == nil {
+			continue
+		}
+		km := k.Error()
+		i := strings.Index(rest, km)
+		if i < 0 || !strings.Contains(km, "\n") {
+			continue
+		}
+		kl := errorLines(k)
+		if len(kl) == 1 {
+			continue
+		}
+		lines[len(lines)-1] += rest[:i] + kl[0]
+		lines = append(lines, kl[1:]...)
+		rest = rest[i+len(km):]
+	}
+	lines[len(lines)-1] += rest
+	return lines
+}
+
+// joined reports whether msg is the messages of errs one per line, as errors.Join writes them.
+func joined(msg string, errs []error) bool {
+	if len(errs) < 2 {
+		return false
+	}
+	var b strings.Builder
+	for i, e := range errs {
+		if e == nil {
+			return false
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String() == msg
 }

@@ -257,9 +257,10 @@ func (f *Factory) ReportError(root *cobra.Command, args []string, err error) int
 	if errors.As(err, &silent) {
 		return code
 	}
-	// Every message passes the redaction layer: URLs with passwords, tokens in query strings and
-	// library errors quoting file bytes never reach the terminal.
-	msg := redact.Text(err.Error())
+	// Every message passes the redaction layer (URLs with passwords, tokens in query strings and
+	// library errors quoting file bytes never reach the terminal) and is escaped: an error quoting
+	// the cluster carries no terminal control and no line of its own (ErrorText).
+	msg := ErrorText(err)
 	var deadline *yarn.DeadlineError
 	if errors.As(err, &deadline) && !strings.Contains(msg, "--rm-timeout") {
 		msg += " (--rm-timeout bounds the whole command, retries included: raise it with --rm-timeout)"

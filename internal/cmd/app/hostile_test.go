@@ -117,3 +117,39 @@ func TestWaitEscapesWhatTheClusterSays(t *testing.T) {
 	cmdtest.AssertTerminalSafe(t, stderr)
 	assert.Contains(t, stderr, " yarn-er: "+hostileID+` FAILED/FAILED — evil\x1b]0;pwned\a\x1b[2J\u202e …`+"\n")
 }
+
+// reported is what yarn-er prints on stderr for err, the command's error.
+func reported(err error) string {
+	f, _, errOut := cmdtest.Buffers(cmdutil.Env{})
+	f.ReportError(NewCmdApp(f), nil, err)
+	return errOut.String()
+}
+
+// TestErrorsEscapeWhatTheClusterSays: the error yarn-er prints before it exits is one line, with
+// no terminal control, whether it quotes a RemoteException's message or the diagnostics of an
+// application that failed.
+func TestErrorsEscapeWhatTheClusterSays(t *testing.T) {
+	h, err := json.Marshal("app " + cmdtest.Hostile + " not found")
+	require.NoError(t, err)
+	rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/"+hostileID, http.StatusNotFound,
+		`{"RemoteException":{"exception":"NotFoundException","message":`+string(h)+`,"javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`)
+	err, out, _ := runApp(t, cmdutil.OutputTable, func(f *cmdutil.Factory) *cobra.Command { return NewCmdStatus(f, nil) }, hostileID, "--rm", rm.URL())
+	require.Error(t, err)
+	assert.Empty(t, out)
+	msg := reported(err)
+	cmdtest.AssertTerminalSafe(t, msg)
+	assert.Contains(t, msg, `NotFoundException: app evil[REDACTED binary][2J\u202e\nyarn-er: application succeeded not found`)
+	assert.Equal(t, 1, strings.Count(msg, "\n"), "one line: %q", msg)
+
+	rm = yarnfake.New(t, yarnfake.WithRoutesOnly())
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/"+hostileID, http.StatusOK, hostileApp(t, "FAILED", "FAILED"))
+	attempts, err := yarnfake.LoadCapture(yarnfake.DefaultVersion, "", "appattempts-true.json")
+	require.NoError(t, err)
+	rm.Reply("GET /ws/v1/cluster/apps/"+hostileID+"/appattempts", http.StatusOK, attempts.ContentType, attempts.Body)
+	err, _, _ = runApp(t, cmdutil.OutputTable, func(f *cmdutil.Factory) *cobra.Command { return NewCmdWait(f, nil) }, hostileID, "--rm", rm.URL(), "--quiet")
+	require.Equal(t, cmdutil.ExitAppFailed, cmdutil.ExitCode(err), "%v", err)
+	msg = reported(err)
+	cmdtest.AssertTerminalSafe(t, msg)
+	assert.Equal(t, "yarn-er: application "+hostileID+` ended FAILED/FAILED: first line\r\nevil[REDACTED binary][2J\u202e\nyarn-er: application succeeded`+"\n", msg)
+}

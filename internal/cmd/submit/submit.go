@@ -287,7 +287,7 @@ func submitRun(opts *Options) error {
 		if kill {
 			fmt.Fprintf(f.IO.ErrOut, "killing %s ... (Ctrl-C: stop waiting and detach)\n", sub.AppID)
 			if err := killUntilSignal(ctx, sc, sub.AppID); err != nil {
-				fmt.Fprintf(f.IO.ErrOut, "yarn-er: kill %s: %v\n", sub.AppID, err)
+				fmt.Fprintf(f.IO.ErrOut, "yarn-er: kill %s: %s\n", sub.AppID, cmdutil.ErrorText(err))
 			} else {
 				return // Follow sees KILLED
 			}
