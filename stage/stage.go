@@ -592,7 +592,9 @@ func (c *Client) Stage(ctx context.Context, appID string, items []Item, progress
 			}
 			seen[sn] = it.Local
 		}
-		f, err := os.Open(it.Local)
+		// O_NONBLOCK: a FIFO (or one swapped in after ParseItem) opens at once and is refused
+		// below, instead of blocking the submission until something writes to it.
+		f, err := os.OpenFile(it.Local, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			return nil, nil, &Error{Op: "open", Path: it.Local, Err: fmt.Errorf("%w: %w", ErrLocalFile, err)}
 		}

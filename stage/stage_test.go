@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -348,6 +349,8 @@ func TestStageLocalProblemsBeforeHDFS(t *testing.T) {
 	sub := filepath.Join(tmp, "sub")
 	require.NoError(t, os.Mkdir(sub, 0o755))
 	a2 := writeLocal(t, sub, "a", []byte("y"))
+	fifo := filepath.Join(tmp, "fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	for _, tc := range []struct {
 		name  string
 		items []Item
@@ -356,6 +359,7 @@ func TestStageLocalProblemsBeforeHDFS(t *testing.T) {
 		{"missing", []Item{{Local: filepath.Join(tmp, "nope")}}, "no such file"},
 		{"duplicate name", []Item{{Local: a}, {Local: a2}}, `link name "a" is used by`},
 		{"directory", []Item{{Local: sub}}, "not a regular file"},
+		{"fifo", []Item{{Local: fifo}}, "not a regular file"}, // and no wait for a writer
 		{"bad name", []Item{{Local: a, Name: "x/y"}}, "not a plain file name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
