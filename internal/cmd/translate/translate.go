@@ -136,13 +136,16 @@ func ProblemStrings(problems []profile.Problem) []string {
 	return out
 }
 
-// table writes the human form: the container, the external resources, the warnings.
+// table writes the human form: the container, the external resources, the warnings. Every name,
+// value and message from the configurations is escaped (cmdutil.Printable): they are files that
+// others may write (a cluster's Hadoop configuration, a shared Flink conf directory).
 func writeTable(w io.Writer, o *result) error {
 	ew := &cmdutil.ErrWriter{W: w}
+	p := cmdutil.Printable
 	if len(o.files) > 0 {
-		ew.Printf("Configuration: %s\n\n", strings.Join(o.files, ", "))
+		ew.Printf("Configuration: %s\n\n", p(strings.Join(o.files, ", ")))
 	}
-	ew.Printf("TaskManager container on YARN: %s\n", o.view.Resource.String())
+	ew.Printf("TaskManager container on YARN: %s\n", p(o.view.Resource.String()))
 	if o.view.Resource.Len() > 0 {
 		tw := cmdutil.NewTable(ew)
 		for _, r := range o.view.Resource.All() {
@@ -151,19 +154,19 @@ func writeTable(w io.Writer, o *result) error {
 			if origin.Key != "" {
 				from = origin.Key
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\n", r.Name, r.Value, from, origin.Source.String())
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\n", p(r.Name), r.Value, p(from), p(origin.Source.String()))
 		}
 		_ = tw.Flush()
 	}
 	if m := o.view.Memory; m != nil {
 		ew.Printf("\nTaskManager memory (Flink %s, from %s): process %s = flink %s + JVM metaspace %s + JVM overhead %s\n",
-			m.FlinkVersion, m.DerivedFrom, mib(m.TotalProcess), mib(m.TotalFlink), mib(m.JVMMetaspace), mib(m.JVMOverhead))
+			m.FlinkVersion, p(m.DerivedFrom), mib(m.TotalProcess), mib(m.TotalFlink), mib(m.JVMMetaspace), mib(m.JVMOverhead))
 		ew.Printf("  flink = framework heap %s + task heap %s + managed %s + network %s + framework off-heap %s + task off-heap %s\n",
 			mib(m.FrameworkHeap), mib(m.TaskHeap), mib(m.Managed), mib(m.Network), mib(m.FrameworkOffHeap), mib(m.TaskOffHeap))
 	}
 	for _, r := range o.view.RMRequest {
 		if r.Units != "" {
-			ew.Printf("\nThe ResourceManager reads %s = %d (no unit, as Flink sends it) as %d%s.\n", r.Name, r.Sent, r.Value, r.Units)
+			ew.Printf("\nThe ResourceManager reads %s = %d (no unit, as Flink sends it) as %d%s.\n", p(r.Name), r.Sent, r.Value, p(r.Units))
 		}
 	}
 	ew.Printf("\nExternal resources:")
@@ -174,8 +177,8 @@ func writeTable(w io.Writer, o *result) error {
 		tw := cmdutil.NewTable(ew)
 		fmt.Fprintf(tw, "  NAME\tAMOUNT\tYARN TYPE\tDRIVER FACTORY\tPARAMS\n")
 		for _, er := range o.view.ExternalResources {
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\n", er.Name, er.Amount, cmdutil.OrDash(er.YarnConfigKey),
-				cmdutil.OrDash(er.DriverFactoryClass), cmdutil.OrDash(formatParams(er.Params)))
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%s\n", p(er.Name), er.Amount, p(cmdutil.OrDash(er.YarnConfigKey)),
+				p(cmdutil.OrDash(er.DriverFactoryClass)), p(cmdutil.OrDash(formatParams(er.Params))))
 		}
 		_ = tw.Flush()
 	}
@@ -184,7 +187,7 @@ func writeTable(w io.Writer, o *result) error {
 	} else {
 		ew.Printf("\nWarnings (%d):\n", len(o.view.Warnings))
 		for _, s := range o.view.Warnings {
-			ew.Printf("  - %s\n", s)
+			ew.Printf("  - %s\n", p(s))
 		}
 	}
 	return ew.Err

@@ -49,3 +49,21 @@ func TestTranslateFailureLogsTheWarnings(t *testing.T) {
 	assert.Contains(t, errOut.String(), "byte order mark")
 	assert.Contains(t, errOut.String(), path+":1")
 }
+
+// TestTableEscapesTheConfiguration: names and values from a configuration file others may write
+// reach the terminal escaped, each on its line: a driver parameter, a key's warning.
+func TestTableEscapesTheConfiguration(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "flink-conf.yaml")
+	require.NoError(t, os.WriteFile(path, []byte("taskmanager.memory.process.size: 4g\n"+
+		"external-resources: gpu\n"+
+		"external-resource.gpu.amount: 1\n"+
+		"external-resource.gpu.yarn.config-key: yarn.io/gpu\n"+
+		"external-resource.gpu.param.discovery-script.args: evil\x1b]0;pwned\x07\x1b[2J\u202e "+cmdtest.HostileForgedLine+"\n"+
+		"taskmanager.memory.\u202eprocess.size: 1g\n"), 0o644))
+	f, out, errOut := cmdtest.Buffers(cmdutil.Env{})
+	opts := &Options{Base: cmdutil.Base{F: f}, Flink: cmdutil.FlinkFlags{Path: path}}
+	require.NoError(t, translateRun(opts), errOut.String())
+	cmdtest.AssertTerminalSafe(t, out.String())
+	assert.Contains(t, out.String(), `discovery-script.args=evil\x1b]0;pwned\a\x1b[2J\u202e `+cmdtest.HostileForgedLine)
+	assert.Contains(t, out.String(), `taskmanager.memory.\u202eprocess.size`, "the warning about the key")
+}
