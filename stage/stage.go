@@ -571,27 +571,10 @@ func (c *Client) Stage(ctx context.Context, appID string, items []Item, progress
 		}
 	}()
 	p := Progress{FileCount: len(items)}
-	seen := map[string]string{}
+	if err := CheckItems(items); err != nil {
+		return nil, nil, err
+	}
 	for _, it := range items {
-		name := it.Name
-		if name == "" {
-			name = path.Base(it.Local)
-		}
-		if err := checkLinkName(name); err != nil {
-			return nil, nil, &Error{Op: "stage", Path: it.Local, Err: err}
-		}
-		if prev, dup := seen[name]; dup {
-			return nil, nil, &Error{Op: "stage", Path: it.Local, Err: fmt.Errorf("%w: link name %q is used by %s too", ErrLocalFile, name, prev),
-				Fix: "give one of them another name with LOCAL#NAME"}
-		}
-		seen[name] = it.Local
-		if sn := stagedName(name, it.Type, it.Local); sn != name {
-			if prev, dup := seen[sn]; dup {
-				return nil, nil, &Error{Op: "stage", Path: it.Local, Err: fmt.Errorf("%w: archive %q would be stored as %q, the link name of %s", ErrLocalFile, name, sn, prev),
-					Fix: "give one of them another name with LOCAL#NAME"}
-			}
-			seen[sn] = it.Local
-		}
 		// O_NONBLOCK: a FIFO (or one swapped in after ParseItem) opens at once and is refused
 		// below, instead of blocking the submission until something writes to it.
 		f, err := os.OpenFile(it.Local, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -651,6 +634,40 @@ func (c *Client) Stage(ctx context.Context, appID string, items []Item, progress
 		out = append(out, lf)
 	}
 	return d, out, nil
+}
+
+// CheckItems checks the names of items to stage together, as Stage does before it touches HDFS:
+// each link name (default: the base name of Local) must be one checkLinkName accepts, and no two
+// items may share a link name or a file name in the staging directory (an archive is stored with
+// its extension added: see stagedName).
+func CheckItems(items []Item) error {
+	seen := map[string]string{}
+	for _, it := range items {
+		name := it.Name
+		if name == "" {
+			name = path.Base(it.Local)
+		}
+		if err := checkLinkName(name); err != nil {
+			return &Error{Op: "stage", Path: it.Local, Err: err}
+		}
+		if prev, dup := seen[name]; dup {
+			return &Error{Op: "stage", Path: it.Local, Err: fmt.Errorf("%w: link name %q is used by %s too", ErrLocalFile, name, prev),
+				Fix: "give one of them another name with LOCAL#NAME"}
+		}
+		seen[name] = it.Local
+		if sn := stagedName(name, it.Type, it.Local); sn != name {
+			if len(sn) > MaxNameBytes {
+				return &Error{Op: "stage", Path: it.Local, Err: fmt.Errorf("%w: archive %q would be stored as %q, more than the %d bytes HDFS allows in a file name", ErrLocalFile, name, sn, MaxNameBytes),
+					Fix: "give it a shorter name with LOCAL#NAME"}
+			}
+			if prev, dup := seen[sn]; dup {
+				return &Error{Op: "stage", Path: it.Local, Err: fmt.Errorf("%w: archive %q would be stored as %q, the link name of %s", ErrLocalFile, name, sn, prev),
+					Fix: "give one of them another name with LOCAL#NAME"}
+			}
+			seen[sn] = it.Local
+		}
+	}
+	return nil
 }
 
 // Put writes a small file (such as the job spec) into the directory.

@@ -349,6 +349,7 @@ func TestStageLocalProblemsBeforeHDFS(t *testing.T) {
 	sub := filepath.Join(tmp, "sub")
 	require.NoError(t, os.Mkdir(sub, 0o755))
 	a2 := writeLocal(t, sub, "a", []byte("y"))
+	tgz := writeLocal(t, tmp, "env.tgz", []byte("z"))
 	fifo := filepath.Join(tmp, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	for _, tc := range []struct {
@@ -360,6 +361,10 @@ func TestStageLocalProblemsBeforeHDFS(t *testing.T) {
 		{"duplicate name", []Item{{Local: a}, {Local: a2}}, `link name "a" is used by`},
 		{"directory", []Item{{Local: sub}}, "not a regular file"},
 		{"fifo", []Item{{Local: fifo}}, "not a regular file"}, // and no wait for a writer
+		{"archive stored as a file's name", []Item{{Local: a, Name: "v.tgz"}, {Local: tgz, Name: "v", Type: records.LocalArchive}},
+			`archive "v" would be stored as "v.tgz", the link name of`},
+		{"archive's stored name too long", []Item{{Local: tgz, Name: strings.Repeat("v", 252), Type: records.LocalArchive}},
+			"more than the 255 bytes HDFS allows"},
 		{"bad name", []Item{{Local: a, Name: "x/y"}}, "not a plain file name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -339,6 +339,11 @@ func (r *Request) validate() error {
 		}
 		names[it.Name] = it.Local
 	}
+	// Before an application id is used up: what the staging would refuse (an archive stored
+	// as another item's name, a name HDFS or the NodeManager cannot take).
+	if err := stage.CheckItems(append(append([]stage.Item(nil), r.Files...), r.Archives...)); err != nil {
+		return badRequest("--file/--archive", "%v", err)
+	}
 	return nil
 }
 

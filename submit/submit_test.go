@@ -190,6 +190,14 @@ func testClient(t *testing.T, rm *yarnfake.RM, hc *conf.HadoopConfig) *Client {
 	return c
 }
 
+// localFile writes a small file name into dir and returns its path.
+func localFile(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte("x"), 0o600))
+	return p
+}
+
 // Bad input is refused before an application id is used up or anything is staged.
 func TestSubmitRefusals(t *testing.T) {
 	tmp := t.TempDir()
@@ -212,6 +220,10 @@ func TestSubmitRefusals(t *testing.T) {
 		{name: "no command", captures: "", req: Request{GPUs: 1}, want: ErrRequest, msg: "no command"},
 		{name: "missing file", captures: "", req: Request{Command: []string{"true"}, Files: []stage.Item{{Local: filepath.Join(tmp, "nope"), Name: "nope"}}},
 			want: ErrRequest, msg: "nope"},
+		{name: "archive stored as another file's name", captures: "", req: Request{Command: []string{"true"},
+			Files:    []stage.Item{{Local: localFile(t, tmp, "data.txt"), Name: "venv.tgz", Type: records.LocalFile}},
+			Archives: []stage.Item{{Local: localFile(t, tmp, "env.tgz"), Name: "venv", Type: records.LocalArchive}}},
+			want: ErrRequest, msg: `archive "venv" would be stored as "venv.tgz"`},
 		{name: "no scheduler address", captures: "", req: Request{Command: []string{"true"}},
 			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: conf.ErrNoRMAddress,
 			msg: "set yarn.resourcemanager.hostname"},
