@@ -227,7 +227,8 @@ const tableLegend = `✓ passed, ! warning, ✗ failed, - skipped. A check id su
 names the problem the check looks for: ✓ in front of it means that problem was not found.`
 
 // WriteTable writes a preflight report in its human form: the legend, then the checks grouped by area, each with its status
-// mark, id and message, the fix and source under findings, and the verdict last.
+// mark, id and message, the fix and source under findings, and the verdict last. The checks' text
+// is escaped (cmdutil.Printable); with color, the marks and the verdict are painted with ANSI colours.
 func WriteTable(w io.Writer, rep *preflight.Report, color bool) error {
 	ew := &cmdutil.ErrWriter{W: w}
 	width := 0
@@ -255,13 +256,15 @@ func WriteTable(w io.Writer, rep *preflight.Report, color bool) error {
 			}
 			ew.Printf("%s\n", title)
 		}
-		ew.Printf("  %s %-*s  %s\n", paint(c.Status, statusMark(c.Status)), width, c.ID, c.Message)
+		// The messages quote the cluster and the configurations (an HA state, a queue, a node
+		// label, a key): escaped, unlike the table's own colours.
+		ew.Printf("  %s %-*s  %s\n", paint(c.Status, statusMark(c.Status)), width, cmdutil.Printable(c.ID), cmdutil.Printable(c.Message))
 		if c.Status == preflight.StatusWarn || c.Status == preflight.StatusFail {
 			if c.Fix != "" {
-				ew.Printf("%sfix: %s\n", indent, c.Fix)
+				ew.Printf("%sfix: %s\n", indent, cmdutil.Printable(c.Fix))
 			}
 			if c.Source != "" {
-				ew.Printf("%sat:  %s\n", indent, c.Source)
+				ew.Printf("%sat:  %s\n", indent, cmdutil.Printable(c.Source))
 			}
 		}
 	}

@@ -2,13 +2,18 @@ package preflight
 
 import (
 	"bytes"
+	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/preflight"
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 func TestValidateDiscoverArgs(t *testing.T) {
@@ -71,4 +76,37 @@ func TestPreflightTableExplainsTheIDs(t *testing.T) {
 	assert.Equal(t, "", lines[2])
 	assert.Equal(t, "Flink configuration", lines[3])
 	assert.Contains(t, b.String(), "✓ flink.no-yarn-config-key  requested on YARN", "the ids stay")
+}
+
+// TestTableEscapesWhatTheClusterSays: a preflight against an RM whose answers hold terminal
+// controls (here its HA state and Hadoop version) prints them escaped, each check on its line;
+// with colour, the table's own ANSI colours are the only escape sequences.
+func TestTableEscapesWhatTheClusterSays(t *testing.T) {
+	c, err := yarnfake.LoadCapture(yarnfake.DefaultVersion, "", "info.json")
+	require.NoError(t, err)
+	var v map[string]map[string]any
+	require.NoError(t, json.Unmarshal(c.Body, &v))
+	v["clusterInfo"]["haState"] = cmdtest.Hostile
+	v["clusterInfo"]["hadoopVersion"] = cmdtest.Hostile
+	body, err := json.Marshal(v)
+	require.NoError(t, err)
+	rm := yarnfake.New(t)
+	rm.Reply("GET /ws/v1/cluster/info", http.StatusOK, "application/json", body)
+
+	f, out, errOut := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "yarner"}))
+	err = cmdtest.Execute(NewCmdPreflight(f, nil), "--rm", rm.URL(), "--flink-conf", t.TempDir(),
+		"-D", "taskmanager.memory.process.size=1g", "-D", "external-resources=gpu", "-D", "external-resource.gpu.amount=1",
+		"-D", "external-resource.gpu.yarn.config-key=yarn.io/gpu")
+	require.Contains(t, []int{cmdutil.ExitOK, cmdutil.ExitFindings}, cmdutil.ExitCode(err), "%v\n%s", err, errOut.String())
+	cmdtest.AssertTerminalSafe(t, out.String())
+	assert.Contains(t, out.String(), "HA state "+cmdtest.HostileEscaped+")", "cluster.reachable quotes the HA state")
+
+	rep := &preflight.Report{OK: false, Checks: []preflight.Check{
+		{ID: preflight.IDClusterReachable, Status: preflight.StatusFail, Message: cmdtest.Hostile, Fix: cmdtest.Hostile, Source: cmdtest.Hostile},
+	}}
+	var b bytes.Buffer
+	require.NoError(t, WriteTable(&b, rep, true))
+	assert.Equal(t, 3, strings.Count(b.String(), cmdtest.HostileEscaped), b.String())
+	assert.NotContains(t, strings.NewReplacer("\x1b[31m", "", "\x1b[2m", "", "\x1b[1m", "", ansiReset, "").Replace(b.String()), "\x1b",
+		"no escape sequence but the table's own colours")
 }
