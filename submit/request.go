@@ -3,10 +3,13 @@ package submit
 import (
 	"errors"
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/yarn-er/yarn-er/records"
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/jobspec"
@@ -327,9 +330,9 @@ func (r *Request) validate() error {
 	if r.AMVCores < 0 {
 		return badRequest("--am-vcores", "%d: must be 1 or more", r.AMVCores)
 	}
-	for k := range r.Env {
-		if !jobspec.ValidEnvName(k) {
-			return badRequest("--env", "bad variable name %q (want K=V)", k)
+	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
+		if err := checkEnv(k, r.Env[k]); err != nil {
+			return err
 		}
 	}
 	names := map[string]string{jobspec.BinaryName: "the yarn-er binary", jobspec.FileName: "the job spec", AMBinaryName: "the ApplicationMaster binary"}
@@ -345,6 +348,25 @@ func (r *Request) validate() error {
 		return badRequest("--file/--archive", "%v", err)
 	}
 	return nil
+}
+
+// checkEnv checks one --env variable. The NodeManager writes each into the container's launch
+// script as export NAME="VALUE": NAME must be a shell variable name.
+func checkEnv(name, value string) error {
+	if !shellName(name) {
+		return badRequest("--env", "%q: a variable name is letters, digits and _, not starting with a digit (the NodeManager exports it from a shell script)", name)
+	}
+	return nil
+}
+
+// shellName reports whether s is a POSIX shell variable name: [A-Za-z_][A-Za-z0-9_]*.
+func shellName(s string) bool {
+	for i, c := range s {
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // appName returns the application's name.

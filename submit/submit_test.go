@@ -224,6 +224,12 @@ func TestSubmitRefusals(t *testing.T) {
 			Files:    []stage.Item{{Local: localFile(t, tmp, "data.txt"), Name: "venv.tgz", Type: records.LocalFile}},
 			Archives: []stage.Item{{Local: localFile(t, tmp, "env.tgz"), Name: "venv", Type: records.LocalArchive}}},
 			want: ErrRequest, msg: `archive "venv" would be stored as "venv.tgz"`},
+		{name: "env name the launch script cannot export", captures: "", req: Request{Command: []string{"true"}, Env: map[string]string{"A-B": "1"}},
+			want: ErrRequest, msg: `--env: "A-B": a variable name is letters, digits and _`},
+		{name: "env name with a space", captures: "", req: Request{Command: []string{"true"}, Env: map[string]string{"A B": "1"}},
+			want: ErrRequest, msg: `--env: "A B"`},
+		{name: "env name starting with a digit", captures: "", req: Request{Command: []string{"true"}, Env: map[string]string{"1A": "1"}},
+			want: ErrRequest, msg: `--env: "1A"`},
 		{name: "no scheduler address", captures: "", req: Request{Command: []string{"true"}},
 			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: conf.ErrNoRMAddress,
 			msg: "set yarn.resourcemanager.hostname"},
@@ -319,4 +325,16 @@ func TestAMContext(t *testing.T) {
 	assert.Equal(t, amBin.Resource(), sc.AMContainerSpec.LocalResources[AMBinaryName])
 	assert.NotContains(t, sc.AMContainerSpec.LocalResources, jobspec.BinaryName)
 	assert.Contains(t, sc.AMContainerSpec.LocalResources, jobspec.FileName)
+}
+
+// What YARN passes on as given is accepted: the variables the NodeManager fills in only when the
+// container does not set them (CLASSPATH, HADOOP_*, JAVA_HOME, PATH), LD_PRELOAD, YARN's own {{VAR}}.
+func TestCheckEnvAccepts(t *testing.T) {
+	for k, v := range map[string]string{
+		"CUDA_VISIBLE_DEVICES": "0", "_x1": "", "CLASSPATH": "./*:lib/a.jar", "HADOOP_CONF_DIR": "/etc/hadoop",
+		"JAVA_HOME": "/opt/jdk", "PATH": "{{PWD}}/bin:/usr/bin", "LD_PRELOAD": "/opt/x.so", "MODE": "a b 'c' ü\nnext",
+		"YARN_ER_VENDOR": "amd",
+	} {
+		assert.NoError(t, checkEnv(k, v), "%s=%q", k, v)
+	}
 }
