@@ -350,11 +350,28 @@ func (r *Request) validate() error {
 	return nil
 }
 
+// setEnv are the variables every container gets whatever the job asks: yarn-er's AM sets its own
+// (am.Environment), the NodeManager the ones its ContainerLaunch.sanitizeEnv puts in after the
+// container's environment.
+var setEnv = map[string]string{
+	jobspec.EnvAppID: "yarn-er's ApplicationMaster", jobspec.EnvContainerID: "yarn-er's ApplicationMaster",
+	jobspec.EnvRank: "yarn-er's ApplicationMaster", jobspec.EnvWorldSize: "yarn-er's ApplicationMaster",
+	"CONTAINER_ID": "the NodeManager", "NM_HOST": "the NodeManager", "NM_PORT": "the NodeManager",
+	"NM_HTTP_PORT": "the NodeManager", "LOCAL_DIRS": "the NodeManager", "LOCAL_USER_DIRS": "the NodeManager",
+	"LOG_DIRS": "the NodeManager", "USER": "the NodeManager", "LOGNAME": "the NodeManager",
+	"HOME": "the NodeManager", "PWD": "the NodeManager", "LOCALIZATION_COUNTERS": "the NodeManager",
+	"JVM_PID": "the NodeManager", records.EnvTokenFile: "the NodeManager",
+}
+
 // checkEnv checks one --env variable. The NodeManager writes each into the container's launch
-// script as export NAME="VALUE": NAME must be a shell variable name.
+// script as export NAME="VALUE": NAME must be a shell variable name, and not one that the AM or
+// the NodeManager sets.
 func checkEnv(name, value string) error {
 	if !shellName(name) {
 		return badRequest("--env", "%q: a variable name is letters, digits and _, not starting with a digit (the NodeManager exports it from a shell script)", name)
+	}
+	if by, set := setEnv[name]; set {
+		return badRequest("--env", "%s is set in every container by %s, which would override it: use another name", name, by)
 	}
 	return nil
 }
