@@ -99,6 +99,7 @@ func TestBuildRequest(t *testing.T) {
 		{[]string{"--containers", "0", "--", "true"}, "--containers 0"},
 		{[]string{"--am-memory", "lots", "--", "true"}, "--am-memory"},
 		{[]string{"--env", "NOEQUALS", "--", "true"}, `--env "NOEQUALS"`},
+		{[]string{"--env", "A=1", "--env", "A=2", "--", "true"}, "--env A is given twice (A=1 and A=2)"},
 		{[]string{"--file", filepath.Join(dir, "absent"), "--", "true"}, "absent"},
 		{[]string{"--progress", "loud", "--", "true"}, "--progress"},
 	} {

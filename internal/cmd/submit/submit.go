@@ -152,6 +152,9 @@ func buildRequest(opts *Options) (submit.Request, error) {
 			if !ok || k == "" {
 				return r, cmdutil.Usagef("--env %q: want K=V", kv)
 			}
+			if prev, dup := r.Env[k]; dup {
+				return r, cmdutil.Usagef("--env %s is given twice (%s=%s and %s): give it once", k, k, prev, kv)
+			}
 			r.Env[k] = v
 		}
 	}
