@@ -221,9 +221,11 @@ func (f *Factory) SetupLogger() error {
 	opts := &slog.HandlerOptions{Level: level}
 	switch f.LogFormat {
 	case "", "text":
+		// The text handler quotes every value holding a control or bidi control (\x1b, \u202e).
 		f.logger = slog.New(redact.Handler(slog.NewTextHandler(f.IO.ErrOut, opts)))
 	case "json":
-		f.logger = slog.New(redact.Handler(slog.NewJSONHandler(f.IO.ErrOut, opts)))
+		// The JSON handler escapes the C0 controls only: the rest goes as \u escapes too.
+		f.logger = slog.New(redact.Handler(slog.NewJSONHandler(invisibleEscaper{f.IO.ErrOut}, opts)))
 	default:
 		return Usagef("--log-format %q: want text or json", f.LogFormat)
 	}
