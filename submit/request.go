@@ -196,11 +196,12 @@ func (r *Request) Container(types *profile.ResourceTypes) (records.Resources, er
 			if val <= 0 {
 				return records.Resources{}, badRequest("--resource", "%s: must be more than 0", arg)
 			}
-			if r.Memory != "" && name == records.MemoryMB || r.VCores != 0 && name == records.VCores {
-				return records.Resources{}, badRequest("--resource", "%s is given by %s already", name, from[name])
+			if r.Memory != "" && name == records.MemoryMB || r.VCores != 0 && name == records.VCores ||
+				strings.HasPrefix(from[name], "--resource") {
+				return records.Resources{}, badRequest("--resource "+arg, "%s is given by %s already", name, from[name])
 			}
 			v.Set(name, records.Quantity{Value: val, Units: unit})
-			from[name] = "--resource"
+			from[name] = "--resource " + arg
 			continue
 		}
 		if err := add("--resource "+arg, name, val); err != nil {

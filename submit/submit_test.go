@@ -38,6 +38,8 @@ func TestContainerVector(t *testing.T) {
 		{name: "memory as resource", req: Request{Resources: []string{"memory-mb=2Gi", "vcores=3"}}, want: "<memory-mb:2048, vcores:3>"},
 		{name: "gpu twice", req: Request{GPUs: 1, Resources: []string{"yarn.io/gpu=2"}}, err: "yarn.io/gpu is given by --gpus already"},
 		{name: "memory twice", req: Request{Memory: "1g", Resources: []string{"memory=2Gi"}}, err: "given by --memory already"},
+		{name: "vcores twice as resource", req: Request{Resources: []string{"vcores=2", "vcores=4"}}, err: "--resource vcores=4: vcores is given by --resource vcores=2 already"},
+		{name: "memory twice as resource", req: Request{Resources: []string{"memory-mb=2Gi", "memory=4Gi"}}, err: "memory-mb is given by --resource memory-mb=2Gi already"},
 		{name: "bad resource", req: Request{Resources: []string{"gpu"}}, err: "want TYPE=AMOUNT[UNIT]"},
 		{name: "bad name", req: Request{Resources: []string{"10gpu=1"}}, err: "not a valid resource name"},
 		{name: "bad unit", req: Request{Resources: []string{"yarn.io/gpu=1 parsecs"}}, err: "--resource"},
