@@ -185,9 +185,13 @@ func (r *Request) Container(types *profile.ResourceTypes) (records.Resources, er
 			return records.Resources{}, badRequest("--resource", "%v", err)
 		}
 		unit := unitOf(name)
-		val, err := records.Convert(q.Units, unit, q.Value)
-		if err != nil {
-			return records.Resources{}, badRequest("--resource", "%s: %v", arg, err)
+		// An amount without a unit is in the type's unit, as in Hadoop's resource strings
+		// (memory-mb=2048 is 2048 MiB), not a count of its base unit.
+		val := q.Value
+		if q.Units != "" {
+			if val, err = records.Convert(q.Units, unit, q.Value); err != nil {
+				return records.Resources{}, badRequest("--resource", "%s: %v", arg, err)
+			}
 		}
 		if val == 0 && q.Value != 0 {
 			return records.Resources{}, badRequest("--resource", "%s is less than 1 %s, the unit of %s", arg, orCount(unit), name)
@@ -224,7 +228,8 @@ var resourceAliases = map[string]string{"memory": records.MemoryMB, "gpu": recor
 // ParseResource reads a --resource argument, TYPE=AMOUNT[UNIT] ("yarn.io/gpu=2",
 // "nvidia.com/gpu=1", "memory-mb=4Gi", "example.com/bw=10k"). TYPE is a Hadoop resource name (the
 // aliases memory, gpu and fpga stand for memory-mb, yarn.io/gpu and yarn.io/fpga); AMOUNT a
-// non-negative whole number, optionally with one of Hadoop's units.
+// non-negative whole number, optionally with one of Hadoop's units (without one, Container takes
+// it in the type's unit).
 func ParseResource(arg string) (string, records.Quantity, error) {
 	name, amount, ok := strings.Cut(arg, "=")
 	name = strings.TrimSpace(name)

@@ -36,6 +36,8 @@ func TestContainerVector(t *testing.T) {
 		{name: "gpus and fpgas", req: Request{GPUs: 1, FPGAs: 1, Memory: "128m"}, want: "<memory-mb:128, vcores:1, yarn.io/gpu:1, yarn.io/fpga:1>"},
 		{name: "resource", req: Request{Resources: []string{"nvidia.com/gpu=1", "gpu=2"}}, want: "<memory-mb:1024, vcores:1, nvidia.com/gpu:1, yarn.io/gpu:2>"},
 		{name: "memory as resource", req: Request{Resources: []string{"memory-mb=2Gi", "vcores=3"}}, want: "<memory-mb:2048, vcores:3>"},
+		{name: "memory as resource without unit", req: Request{Resources: []string{"memory-mb=2048"}}, want: "<memory-mb:2048, vcores:1>"},
+		{name: "memory without unit given twice", req: Request{Memory: "1g", Resources: []string{"memory-mb=2048"}}, err: "given by --memory already"},
 		{name: "gpu twice", req: Request{GPUs: 1, Resources: []string{"yarn.io/gpu=2"}}, err: "yarn.io/gpu is given by --gpus already"},
 		{name: "memory twice", req: Request{Memory: "1g", Resources: []string{"memory=2Gi"}}, err: "given by --memory already"},
 		{name: "vcores twice as resource", req: Request{Resources: []string{"vcores=2", "vcores=4"}}, err: "--resource vcores=4: vcores is given by --resource vcores=2 already"},
