@@ -336,6 +336,9 @@ func (r *Request) validate() error {
 	if r.AMVCores < 0 {
 		return badRequest("--am-vcores", "%d: must be 1 or more", r.AMVCores)
 	}
+	if err := checkTags(r.Tags); err != nil {
+		return err
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
 		if err := checkEnv(k, r.Env[k]); err != nil {
 			return err
@@ -352,6 +355,40 @@ func (r *Request) validate() error {
 	// as another item's name, a name HDFS or the NodeManager cannot take).
 	if err := stage.CheckItems(append(append([]stage.Item(nil), r.Files...), r.Archives...)); err != nil {
 		return badRequest("--file/--archive", "%v", err)
+	}
+	return nil
+}
+
+// YARN's limits on application tags (YarnConfiguration.APPLICATION_MAX_TAGS and
+// APPLICATION_MAX_TAG_LENGTH), which the ResourceManager checks only when the application is
+// submitted, after staging.
+const (
+	MaxTags      = 10
+	MaxTagLength = 100
+)
+
+// checkTags checks --tags as the ResourceManager does (ApplicationSubmissionContext.setApplicationTags:
+// at most MaxTags, each at most MaxTagLength printable ASCII characters), and refuses what it would
+// change silently: it keeps tags in lower case, and a tag given twice once.
+func checkTags(tags []string) error {
+	if len(tags) > MaxTags {
+		return badRequest("--tags", "%d tags: YARN takes at most %d", len(tags), MaxTags)
+	}
+	seen := map[string]bool{}
+	for _, tag := range tags {
+		switch {
+		case tag == "":
+			return badRequest("--tags", "an empty tag: drop the extra comma")
+		case len(tag) > MaxTagLength:
+			return badRequest("--tags", "%q has %d characters: YARN takes at most %d", tag, len(tag), MaxTagLength)
+		case strings.ContainsFunc(tag, func(c rune) bool { return c < ' ' || c > '~' }):
+			return badRequest("--tags", "%q: YARN takes printable ASCII only", tag)
+		case strings.ToLower(tag) != tag:
+			return badRequest("--tags", "%q: YARN keeps tags in lower case: give %q", tag, strings.ToLower(tag))
+		case seen[tag]:
+			return badRequest("--tags", "%q is given twice: give it once", tag)
+		}
+		seen[tag] = true
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -248,6 +249,20 @@ func TestSubmitRefusals(t *testing.T) {
 			want: ErrRequest, msg: "launch script would interpret"},
 		{name: "env value with a backslash", captures: "", req: Request{Command: []string{"true"}, Env: map[string]string{"A": `a\`}},
 			want: ErrRequest, msg: "launch script would interpret"},
+		{name: "too many tags", captures: "", req: Request{Command: []string{"true"}, Tags: strings.Split("a,b,c,d,e,f,g,h,i,j,k", ",")},
+			want: ErrRequest, msg: "--tags: 11 tags: YARN takes at most 10"},
+		{name: "tag too long", captures: "", req: Request{Command: []string{"true"}, Tags: []string{strings.Repeat("t", 101)}},
+			want: ErrRequest, msg: "has 101 characters: YARN takes at most 100"},
+		{name: "tag not ASCII", captures: "", req: Request{Command: []string{"true"}, Tags: []string{"ünï"}},
+			want: ErrRequest, msg: "printable ASCII only"},
+		{name: "tag with a newline", captures: "", req: Request{Command: []string{"true"}, Tags: []string{"a\nb"}},
+			want: ErrRequest, msg: "printable ASCII only"},
+		{name: "tag in upper case", captures: "", req: Request{Command: []string{"true"}, Tags: []string{"Team-A"}},
+			want: ErrRequest, msg: `give "team-a"`},
+		{name: "empty tag", captures: "", req: Request{Command: []string{"true"}, Tags: []string{"a", "", "b"}},
+			want: ErrRequest, msg: "an empty tag"},
+		{name: "tag twice", captures: "", req: Request{Command: []string{"true"}, Tags: []string{"a", "a"}},
+			want: ErrRequest, msg: `"a" is given twice`},
 		{name: "no scheduler address", captures: "", req: Request{Command: []string{"true"}},
 			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: conf.ErrNoRMAddress,
 			msg: "set yarn.resourcemanager.hostname"},
