@@ -185,8 +185,8 @@ func (w *nodesWriter) node(i int, nd Node) error {
 	if i > 0 {
 		w.b.WriteByte(',')
 	}
-	fmt.Fprintf(&w.b, `{"rack":%q,"state":%q,"id":%q,"nodeHostName":%q,"nodeHTTPAddress":"%s:8042","lastHealthUpdate":1796033172368,"version":%q,"healthReport":"","numContainers":%d,"usedMemoryMB":%d,"availMemoryMB":%d,"usedVirtualCores":%d,"availableVirtualCores":%d,"memUtilization":0.0,"cpuUtilization":0.0,"numRunningOpportContainers":0,"usedMemoryOpportGB":0,"usedVirtualCoresOpport":0,"numQueuedContainers":0,`,
-		rack, state, id, host, host, version, vc[0], mem[0], mem[1], vc[0], vc[1])
+	fmt.Fprintf(&w.b, `{"rack":%s,"state":%s,"id":%s,"nodeHostName":%s,"nodeHTTPAddress":%s,"lastHealthUpdate":1796033172368,"version":%s,"healthReport":"","numContainers":%d,"usedMemoryMB":%d,"availMemoryMB":%d,"usedVirtualCores":%d,"availableVirtualCores":%d,"memUtilization":0.0,"cpuUtilization":0.0,"numRunningOpportContainers":0,"usedMemoryOpportGB":0,"usedVirtualCoresOpport":0,"numQueuedContainers":0,`,
+		jsonString(rack), jsonString(state), jsonString(id), jsonString(host), jsonString(host+":8042"), jsonString(version), vc[0], mem[0], mem[1], vc[0], vc[1])
 	if len(nd.Labels) > 0 {
 		labels, err := json.Marshal(nd.Labels)
 		if err != nil {
@@ -246,8 +246,14 @@ func writeResource(b *bytes.Buffer, total []Resource, value func(k int) int64) {
 		if k > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(b, `{"maximumAllocation":9223372036854775807,"minimumAllocation":0,"name":%q,"resourceType":"COUNTABLE","units":%q,"value":%d}`,
-			r.Name, r.Units, value(k))
+		fmt.Fprintf(b, `{"maximumAllocation":9223372036854775807,"minimumAllocation":0,"name":%s,"resourceType":"COUNTABLE","units":%s,"value":%d}`,
+			jsonString(r.Name), jsonString(r.Units), value(k))
 	}
 	b.WriteString(`]}}`)
+}
+
+// jsonString is s as a JSON string (Go's %q is not JSON for control characters and non-UTF-8).
+func jsonString(s string) string {
+	b, _ := json.Marshal(s) // a string always encodes
+	return string(b)
 }

@@ -379,6 +379,32 @@ func TestNodes(t *testing.T) {
 	}
 }
 
+// Names with control characters, quotes, backslashes and bidi controls come out as valid JSON that decodes to
+// them (Go's %q would write \x1b, which is not JSON).
+func TestNodesEncodesAnyNameAsJSON(t *testing.T) {
+	hostile := "r\x1b]0;t\x07\"\\\u202e"
+	body, err := yarnfake.Nodes([]yarnfake.Node{{ID: hostile + ":1", Rack: hostile, Version: hostile,
+		Total: []yarnfake.Resource{{Name: "memory-mb", Value: 1}, {Name: "vcores", Value: 1}, {Name: "x/" + hostile, Value: 1, Units: hostile}}}})
+	require.NoError(t, err)
+	require.True(t, json.Valid(body), "%s", body)
+	var doc struct {
+		Nodes struct {
+			Node []struct {
+				ID, Rack, Version, NodeHostName, NodeHTTPAddress string
+				TotalResource                                    resource `json:"totalResource"`
+			} `json:"node"`
+		} `json:"nodes"`
+	}
+	require.NoError(t, json.Unmarshal(body, &doc))
+	n := doc.Nodes.Node[0]
+	assert.Equal(t, hostile+":1", n.ID)
+	assert.Equal(t, hostile, n.Rack)
+	assert.Equal(t, hostile, n.Version)
+	assert.Equal(t, hostile, n.NodeHostName)
+	assert.Equal(t, hostile+":8042", n.NodeHTTPAddress)
+	assert.Equal(t, int64(1), n.TotalResource.value("x/"+hostile))
+}
+
 func TestWithNodesServesTheSynthesisedCluster(t *testing.T) {
 	rm := yarnfake.New(t, yarnfake.WithNodes(250, yarnfake.NodeSpec{}))
 	_, _, body := mustGet(t, "GET", rm.URL()+"/ws/v1/cluster/nodes")
