@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/yarn-er/yarn-er/records"
 
@@ -336,6 +337,9 @@ func (r *Request) validate() error {
 	if r.AMVCores < 0 {
 		return badRequest("--am-vcores", "%d: must be 1 or more", r.AMVCores)
 	}
+	if err := r.checkText(); err != nil {
+		return err
+	}
 	if err := checkTags(r.Tags); err != nil {
 		return err
 	}
@@ -355,6 +359,44 @@ func (r *Request) validate() error {
 	// as another item's name, a name HDFS or the NodeManager cannot take).
 	if err := stage.CheckItems(append(append([]stage.Item(nil), r.Files...), r.Archives...)); err != nil {
 		return badRequest("--file/--archive", "%v", err)
+	}
+	return nil
+}
+
+// checkText refuses, before anything is staged, the text the job spec (jobspec.Spec.Validate) or
+// the REST submission cannot carry as given: bytes that are not UTF-8 (JSON would carry U+FFFD in
+// their place) and, in the command and the environment, NUL (which no argument or environment
+// variable can hold).
+func (r *Request) checkText() error {
+	check := func(flag, what, s string, noNUL bool) error {
+		if what != "" {
+			what += " "
+		}
+		switch {
+		case !utf8.ValidString(s):
+			return badRequest(flag, "%s%q is not valid UTF-8, which the submission cannot carry as given: give it in UTF-8", what, s)
+		case noNUL && strings.IndexByte(s, 0) >= 0:
+			return badRequest(flag, "%s%q holds a NUL byte, which no program argument or environment variable can", what, s)
+		}
+		return nil
+	}
+	for i, a := range r.Command {
+		if err := check("", fmt.Sprintf("argument %d of the command", i), a, true); err != nil {
+			return err
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
+		if err := check("--env", "variable", k, true); err != nil {
+			return err
+		}
+		if err := check("--env", "the value of "+k, r.Env[k], true); err != nil {
+			return err
+		}
+	}
+	for _, t := range []struct{ flag, s string }{{"--name", r.Name}, {"--node-label", r.NodeLabel}, {"--queue", r.Queue}} {
+		if err := check(t.flag, "", t.s, false); err != nil {
+			return err
+		}
 	}
 	return nil
 }
