@@ -482,7 +482,12 @@ func (r *Request) appName() string {
 	}
 	name := "yarn-er: " + strings.Join(r.Command, " ")
 	if len(name) > 200 {
-		name = name[:200] + "…"
+		// Cut before a rune, not inside one: half a rune is not UTF-8, which the spec refuses.
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = name[:cut] + "…"
 	}
 	return name
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -383,5 +384,25 @@ func TestCheckEnvAccepts(t *testing.T) {
 		"YARN_ER_VENDOR": "amd",
 	} {
 		assert.NoError(t, checkEnv(k, v), "%s=%q", k, v)
+	}
+}
+
+// The default name is cut at 200 bytes, before a rune rather than inside one.
+func TestAppNameCut(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		command []string
+		want    string
+	}{
+		{"short", []string{"python", "train.py"}, "yarn-er: python train.py"},
+		{"ascii", []string{strings.Repeat("a", 300)}, "yarn-er: " + strings.Repeat("a", 191) + "…"},
+		{"two-byte runes", []string{strings.Repeat("ä", 150)}, "yarn-er: " + strings.Repeat("ä", 95) + "…"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := (&Request{Command: tc.command}).appName()
+			assert.True(t, utf8.ValidString(got), "%q", got)
+			assert.Equal(t, tc.want, got)
+			assert.LessOrEqual(t, len(got), 200+len("…"))
+		})
 	}
 }
