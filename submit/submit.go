@@ -286,6 +286,10 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		if err := fitsMaximum(vec, na.MaximumResourceCapability); err != nil {
 			return nil, err
 		}
+		// The AM's container too: the RM checks it only once everything is staged.
+		if err := amFitsMaximum(amResource(req), na.MaximumResourceCapability); err != nil {
+			return nil, err
+		}
 	}
 
 	// The RM first (REST submission disabled, a refused user), then HDFS: an unreachable
@@ -428,6 +432,36 @@ func fitsMaximum(v records.Resources, maxCap records.Resources) error {
 	return nil
 }
 
+// amFitsMaximum checks the ApplicationMaster's container (--am-memory, --am-vcores) against
+// new-application's maximum-resource-capability, as the RM does at POST /apps ("Requested more
+// memory than configured max").
+func amFitsMaximum(am records.Resources, maxCap records.Resources) error {
+	for _, c := range []struct{ name, flag string }{{records.MemoryMB, "--am-memory"}, {records.VCores, "--am-vcores"}} {
+		limit, ok := maxCap.Quantity(c.name)
+		if !ok {
+			continue
+		}
+		asked, _ := am.Quantity(c.name)
+		if cmp, err := asked.Cmp(limit); err == nil && cmp > 0 {
+			return badRequest(c.flag, "the ApplicationMaster's container asks for %s of %s, above the ResourceManager's maximum allocation %s: ask for less",
+				asked, c.name, limit)
+		}
+	}
+	return nil
+}
+
+// amResource is the ApplicationMaster's container: --am-memory and --am-vcores, or their defaults.
+func amResource(req Request) records.Resources {
+	mem, vc := req.AMMemoryMB, req.AMVCores
+	if mem == 0 {
+		mem = DefaultAMMemoryMB
+	}
+	if vc == 0 {
+		vc = DefaultAMVCores
+	}
+	return records.NewResources(mem, int64(vc))
+}
+
 // AMCommand is the command the AM container runs with the yarn-er binary; AMBinaryCommand with
 // the small ApplicationMaster binary.
 const (
@@ -438,13 +472,6 @@ const (
 // amContext is the REST submission of the AM; amBinary, when set, is the staged small
 // ApplicationMaster binary the AM container runs instead of the yarn-er binary.
 func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.LocalFile, amBinary *jobspec.LocalFile) yarn.ApplicationSubmissionContext {
-	mem, vc := req.AMMemoryMB, req.AMVCores
-	if mem == 0 {
-		mem = DefaultAMMemoryMB
-	}
-	if vc == 0 {
-		vc = DefaultAMVCores
-	}
 	// The AM container needs only the binary that runs it and the spec; the containers get
 	// the yarn-er binary from the spec.
 	resources := map[string]records.LocalResource{jobspec.FileName: specFile.Resource()}
@@ -458,7 +485,7 @@ func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.L
 	return yarn.ApplicationSubmissionContext{
 		ApplicationID: appID, ApplicationName: spec.Name, Queue: req.Queue, Priority: req.Priority,
 		ApplicationType: ApplicationType, ApplicationTags: req.Tags, MaxAppAttempts: req.MaxAttempts,
-		Resource: records.NewResources(mem, int64(vc)),
+		Resource: amResource(req),
 		AMContainerSpec: yarn.ContainerLaunchContext{
 			LocalResources: resources,
 			Environment:    map[string]string{jobspec.EnvSpecFile: jobspec.FileName},
