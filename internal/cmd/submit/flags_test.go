@@ -100,6 +100,9 @@ func TestBuildRequest(t *testing.T) {
 		{[]string{"--am-memory", "lots", "--", "true"}, "--am-memory"},
 		{[]string{"--env", "NOEQUALS", "--", "true"}, `--env "NOEQUALS"`},
 		{[]string{"--env", "A=1", "--env", "A=2", "--", "true"}, "--env A is given twice (A=1 and A=2)"},
+		{[]string{"--vcores", "0", "--", "true"}, "--vcores 0: must be 1 or more (leave it out for the default, 1)"},
+		{[]string{"--am-vcores", "0", "--", "true"}, "--am-vcores 0: must be 1 or more"},
+		{[]string{"--max-attempts", "0", "--", "true"}, "--max-attempts 0: must be 1 or more"},
 		{[]string{"--file", filepath.Join(dir, "absent"), "--", "true"}, "absent"},
 		{[]string{"--progress", "loud", "--", "true"}, "--progress"},
 	} {

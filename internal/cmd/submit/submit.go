@@ -48,6 +48,9 @@ type Options struct {
 	// Detach is --detach; Progress is --progress (auto, plain, none).
 	Detach   bool
 	Progress string
+
+	// changed reports whether a flag was given (nil: none was).
+	changed func(name string) bool
 }
 
 // NewCmdSubmit returns `yarn-er submit`; runF (nil: submitRun) runs it.
@@ -84,6 +87,7 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.PrioritySet = cmd.Flags().Changed("priority")
+			opts.changed = cmd.Flags().Changed
 			return run(cmd, args)
 		},
 	}
@@ -133,6 +137,18 @@ func buildRequest(opts *Options) (submit.Request, error) {
 	}
 	if r.Containers < 1 {
 		return r, cmdutil.Usagef("--containers %d: must be 1 or more", r.Containers)
+	}
+	// The request takes 0 for "the default"; given on the command line, 0 is a mistake that
+	// must not silently become the default.
+	for _, z := range []struct {
+		flag string
+		zero bool
+		def  int
+	}{{"vcores", r.VCores == 0, submit.DefaultVCores}, {"am-vcores", r.AMVCores == 0, submit.DefaultAMVCores},
+		{"max-attempts", r.MaxAttempts == 0, submit.DefaultMaxAttempts}} {
+		if z.zero && opts.changed != nil && opts.changed(z.flag) {
+			return r, cmdutil.Usagef("--%s 0: must be 1 or more (leave it out for the default, %d)", z.flag, z.def)
+		}
 	}
 	if opts.PrioritySet {
 		p := opts.Priority
