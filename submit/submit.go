@@ -32,6 +32,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/yarn-er/yarn-er/conf"
@@ -225,9 +226,9 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 			return nil, fmt.Errorf("cannot find this yarn-er executable to ship: %w (give --yarn-er-binary)", err)
 		}
 	}
-	binItem, err := stage.ParseItem(binary+"#"+jobspec.BinaryName, records.LocalFile)
+	binItem, err := binaryItem(binary)
 	if err != nil {
-		return nil, badRequest("--yarn-er-binary", "%v", err)
+		return nil, err
 	}
 	amBin, skipped, err := amBinary(binary, req.AMBinary)
 	if err != nil {
@@ -384,6 +385,25 @@ func addToken(amc *yarn.ApplicationSubmissionContext, tok records.Token) {
 		amc.AMContainerSpec.Credentials = records.NewCredentials()
 	}
 	amc.AMContainerSpec.Credentials.AddToken(tok.Service, tok)
+}
+
+// binaryItem is the yarn-er binary to stage as jobspec.BinaryName. Not stage.ParseItem: its
+// LOCAL#NAME syntax would cut a path with a '#', and its advice is about --file and --archive.
+func binaryItem(binary string) (stage.Item, error) {
+	fi, err := os.Stat(binary)
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	if err == nil {
+		var f *os.File
+		if f, err = os.OpenFile(binary, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			_ = f.Close()
+		}
+	}
+	if err != nil {
+		return stage.Item{}, badRequest("--yarn-er-binary", "%s: %v: give the yarn-er executable to ship to the containers", binary, err)
+	}
+	return stage.Item{Local: binary, Name: jobspec.BinaryName, Type: records.LocalFile}, nil
 }
 
 func orNotRegular(err error) error {

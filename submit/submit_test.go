@@ -204,6 +204,13 @@ func localFile(t *testing.T, dir, name string) string {
 	return p
 }
 
+// mkdir makes the directory name in dir and returns name.
+func mkdir(t *testing.T, dir, name string) string {
+	t.Helper()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, name), 0o755))
+	return name
+}
+
 // Bad input is refused before an application id is used up or anything is staged.
 func TestSubmitRefusals(t *testing.T) {
 	tmp := t.TempDir()
@@ -282,6 +289,11 @@ func TestSubmitRefusals(t *testing.T) {
 			want: ErrRequest, msg: "--am-memory: the ApplicationMaster's container asks for 32768Mi of memory-mb, above the ResourceManager's maximum allocation 16384Mi", newAppHit: 1},
 		{name: "AM vcores above the maximum", captures: "", req: Request{Command: []string{"true"}, AMVCores: 64},
 			want: ErrRequest, msg: "--am-vcores: the ApplicationMaster's container asks for 64 of vcores", newAppHit: 1},
+		{name: "yarn-er binary a directory", captures: "", req: Request{Command: []string{"true"}, Binary: tmp},
+			want: ErrRequest, msg: "--yarn-er-binary: " + tmp + ": not a regular file: give the yarn-er executable"},
+		{name: "yarn-er binary in a path with #", captures: "", req: Request{Command: []string{"true"}, Force: true,
+			Binary: localFile(t, filepath.Join(tmp, mkdir(t, tmp, "a#b")), "yarn-er")},
+			want: stage.ErrUnreachable, msg: "127.0.0.1:1", newAppHit: 1},
 		{name: "no scheduler address", captures: "", req: Request{Command: []string{"true"}},
 			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: conf.ErrNoRMAddress,
 			msg: "set yarn.resourcemanager.hostname"},
