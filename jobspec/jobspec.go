@@ -260,7 +260,8 @@ func foldKey(s string) string {
 	}, s)
 }
 
-// Marshal validates s and encodes it (indented, stable field order).
+// Marshal validates s and encodes it (indented, stable field order). A spec larger than MaxSize
+// is refused, as Parse would refuse it.
 func (s *Spec) Marshal() ([]byte, error) {
 	if s.Version == 0 {
 		s.Version = Version
@@ -268,7 +269,14 @@ func (s *Spec) Marshal() ([]byte, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	return json.MarshalIndent(s, "", "  ")
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxSize {
+		return nil, invalid("", "%d bytes is larger than the %d-byte limit the ApplicationMaster reads: give a shorter name, command or environment, or fewer files", len(b), MaxSize)
+	}
+	return b, nil
 }
 
 // ValidEnvName reports whether name can name an environment variable of the program: not

@@ -168,3 +168,18 @@ func TestValidEnvName(t *testing.T) {
 		assert.Equal(t, want, ValidEnvName(name), "%q", name)
 	}
 }
+
+// A spec Parse would refuse as too large is refused by Marshal already.
+func TestMarshalTooLarge(t *testing.T) {
+	s := validSpec()
+	s.Name = strings.Repeat("n", MaxSize)
+	_, err := s.Marshal()
+	require.ErrorIs(t, err, ErrInvalid)
+	assert.Contains(t, err.Error(), "larger than the 4194304-byte limit the ApplicationMaster reads")
+
+	s.Name = strings.Repeat("n", MaxSize/2)
+	b, err := s.Marshal()
+	require.NoError(t, err)
+	_, err = Parse(b)
+	assert.NoError(t, err)
+}

@@ -336,7 +336,9 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	}
 	data, err := spec.Marshal()
 	if err != nil {
-		return nil, fmt.Errorf("job spec: %w", err)
+		// What the request's own checks cannot know before staging (the spec's size); the
+		// staging directory is removed.
+		return nil, badRequest("", "%v", err)
 	}
 	specFile, err := dir.Put(ctx, jobspec.FileName, data)
 	if err != nil {
