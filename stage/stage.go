@@ -623,7 +623,8 @@ func (c *Client) Stage(ctx context.Context, appID string, items []Item, progress
 		if lf.Size != files[i].size {
 			_ = d.Remove(context.WithoutCancel(ctx))
 			return nil, nil, &Error{Op: "upload", Path: lf.URL,
-				Err: fmt.Errorf("HDFS reports %d bytes, %d were sent (%s changed while it was staged?)", lf.Size, files[i].size, it.Local)}
+				Err: fmt.Errorf("%w: HDFS has %d bytes, the file had %d when staging began: %s changed while it was staged", ErrLocalFile, lf.Size, files[i].size, it.Local),
+				Fix: "stage a copy that does not change"}
 		}
 		p.Files++
 		p.Done = true

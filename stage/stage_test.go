@@ -522,3 +522,27 @@ func FuzzParseItem(f *testing.F) {
 		}
 	})
 }
+
+// A local file that changes size while it is uploaded fails the staging, which removes what it
+// created: the size the NodeManager checks would not be the file's.
+func TestStageFileChangesSize(t *testing.T) {
+	tmp := t.TempDir()
+	big := writeLocal(t, tmp, "grows.bin", bytes.Repeat([]byte{7}, 2*chunkSize))
+	m := newMemFS()
+	c := testClient(t, m, Options{})
+	grown := false
+	_, _, err := c.Stage(context.Background(), "application_1_0009", []Item{{Local: big}}, func(p Progress) {
+		if !grown && p.FileBytes > 0 {
+			grown = true
+			f, err := os.OpenFile(big, os.O_WRONLY|os.O_APPEND, 0)
+			require.NoError(t, err)
+			_, err = f.Write([]byte("more"))
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+		}
+	})
+	require.ErrorIs(t, err, ErrLocalFile)
+	assert.Contains(t, err.Error(), "HDFS has 2097156 bytes, the file had 2097152 when staging began")
+	assert.Contains(t, err.Error(), big+" changed while it was staged")
+	assert.Empty(t, m.paths("/user/alice/.yarn-er/application_1_0009"), "nothing left on HDFS")
+}
