@@ -365,10 +365,15 @@ func ParseItem(arg string, typ records.LocalResourceType) (Item, error) {
 	if err != nil {
 		return Item{}, fmt.Errorf("%s %q: %w: %w", flag, arg, ErrLocalFile, err)
 	}
-	_ = f.Close()
-	if typ == records.LocalArchive && !archiveName(local) {
-		return Item{}, fmt.Errorf("%s %q: %w: %s is not an archive YARN unpacks (.tar.gz, .tgz, .tar, .zip or .jar); pass plain files with --file",
-			flag, arg, ErrLocalFile, local)
+	defer f.Close()
+	if typ == records.LocalArchive {
+		if !archiveName(local) {
+			return Item{}, fmt.Errorf("%s %q: %w: %s is not an archive YARN unpacks (.tar.gz, .tgz, .tar, .zip or .jar); pass plain files with --file",
+				flag, arg, ErrLocalFile, local)
+		}
+		if err := checkArchive(f, local); err != nil {
+			return Item{}, fmt.Errorf("%s %q: %w: %w", flag, arg, ErrLocalFile, err)
+		}
 	}
 	if typ == "" {
 		typ = records.LocalFile
@@ -387,6 +392,27 @@ func archiveName(p string) bool {
 		}
 	}
 	return false
+}
+
+// checkArchive checks that an archive's first bytes are what the NodeManager unpacks it as, by its
+// extension: gzip (1f 8b) for .tar.gz and .tgz, a zip (PK) for .zip and .jar. Otherwise every
+// container would fail to localize it. (A .tar has no magic number that every tar writes.)
+func checkArchive(r io.Reader, local string) error {
+	head := make([]byte, 2)
+	n, _ := io.ReadFull(r, head)
+	head = head[:n]
+	lower := strings.ToLower(local)
+	switch {
+	case strings.HasSuffix(lower, ".tar.gz") || strings.HasSuffix(lower, ".tgz"):
+		if string(head) != "\x1f\x8b" {
+			return fmt.Errorf("%s is not gzip-compressed, and the NodeManager unpacks a .tar.gz or .tgz with gunzip and tar: compress it (tar czf), or name a plain tar .tar", local)
+		}
+	case strings.HasSuffix(lower, ".zip") || strings.HasSuffix(lower, ".jar"):
+		if string(head) != "PK" {
+			return fmt.Errorf("%s is not a zip file, and the NodeManager unzips a .zip or .jar: give a zip (zip -r, jar cf), or name a tar .tar or .tgz", local)
+		}
+	}
+	return nil
 }
 
 // MaxNameBytes is the longest link name: HDFS refuses longer path components

@@ -392,7 +392,12 @@ func TestCreateExisting(t *testing.T) {
 func TestParseItem(t *testing.T) {
 	tmp := t.TempDir()
 	f := writeLocal(t, tmp, "model.bin", []byte("m"))
-	tgz := writeLocal(t, tmp, "venv.tar.gz", []byte("z"))
+	tgz := writeLocal(t, tmp, "venv.tar.gz", []byte("\x1f\x8b\x08"))
+	zip := writeLocal(t, tmp, "lib.zip", []byte("PK\x03\x04"))
+	tar := writeLocal(t, tmp, "plain.tar", []byte("t"))
+	fakeTgz := writeLocal(t, tmp, "fake.tgz", []byte("plain tar, not gzip"))
+	fakeJar := writeLocal(t, tmp, "fake.jar", []byte("\x1f\x8b"))
+	emptyZip := writeLocal(t, tmp, "empty.zip", nil)
 	cases := []struct {
 		arg  string
 		typ  records.LocalResourceType
@@ -403,6 +408,12 @@ func TestParseItem(t *testing.T) {
 		{arg: f + "#weights", typ: records.LocalFile, want: Item{Local: f, Name: "weights", Type: records.LocalFile}},
 		{arg: tgz + "#venv", typ: records.LocalArchive, want: Item{Local: tgz, Name: "venv", Type: records.LocalArchive}},
 		{arg: f, typ: records.LocalArchive, err: "not an archive"},
+		{arg: zip + "#lib", typ: records.LocalArchive, want: Item{Local: zip, Name: "lib", Type: records.LocalArchive}},
+		{arg: tar + "#t", typ: records.LocalArchive, want: Item{Local: tar, Name: "t", Type: records.LocalArchive}},
+		{arg: fakeTgz + "#v", typ: records.LocalArchive, err: "is not gzip-compressed, and the NodeManager unpacks a .tar.gz or .tgz with gunzip"},
+		{arg: fakeJar + "#v", typ: records.LocalArchive, err: "is not a zip file"},
+		{arg: emptyZip + "#v", typ: records.LocalArchive, err: "is not a zip file"},
+		{arg: fakeTgz + "#v", typ: records.LocalFile, want: Item{Local: fakeTgz, Name: "v", Type: records.LocalFile}},
 		{arg: filepath.Join(tmp, "missing.txt"), typ: records.LocalFile, err: "does not exist"},
 		{arg: tmp + "#d", typ: records.LocalFile, err: "is a directory (pack it"},
 		{arg: "#x", typ: records.LocalFile, err: "no local path"},

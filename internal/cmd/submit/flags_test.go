@@ -74,7 +74,7 @@ func TestBuildRequest(t *testing.T) {
 	data := filepath.Join(dir, "data.csv")
 	venv := filepath.Join(dir, "venv.tgz")
 	require.NoError(t, os.WriteFile(data, []byte("1,2\n"), 0o600))
-	require.NoError(t, os.WriteFile(venv, []byte("z"), 0o600))
+	require.NoError(t, os.WriteFile(venv, []byte("\x1f\x8bz"), 0o600)) // gzip's magic number
 
 	got := capture(t, "--priority", "0", "--am-memory", "1g", "--env", "MODE=test", "--file", data+"#input.csv",
 		"--archive", venv+"#venv", "--", "true")
