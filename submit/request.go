@@ -343,6 +343,9 @@ func (r *Request) validate() error {
 	if err := checkTags(r.Tags); err != nil {
 		return err
 	}
+	if r.NodeLabel != "" && !labelName(r.NodeLabel) {
+		return badRequest("--node-label", "%q: a node label is letters, digits, - and _, starting with a letter or digit, at most 255 (YARN takes one label, not an expression with && or ||)", r.NodeLabel)
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.Env)) {
 		if err := checkEnv(k, r.Env[k]); err != nil {
 			return err
@@ -463,6 +466,17 @@ func checkEnv(name, value string) error {
 		return badRequest("--env", "%s=%q: the NodeManager's launch script would interpret $ ` \" \\ in the value (export %s=\"...\"): leave them out; to use a variable of the container write {{VAR}}", name, value, name)
 	}
 	return nil
+}
+
+// labelName reports whether s is a YARN node label (NodeLabelUtil.checkAndThrowLabelName:
+// [0-9a-zA-Z][0-9a-zA-Z-_]*, at most 255 characters).
+func labelName(s string) bool {
+	for i, c := range s {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && (i == 0 || c != '-' && c != '_') {
+			return false
+		}
+	}
+	return s != "" && len(s) <= 255
 }
 
 // shellName reports whether s is a POSIX shell variable name: [A-Za-z_][A-Za-z0-9_]*.
