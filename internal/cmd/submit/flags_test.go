@@ -97,7 +97,10 @@ func TestBuildRequest(t *testing.T) {
 	}{
 		{[]string{}, "no command"},
 		{[]string{"--containers", "0", "--", "true"}, "--containers 0"},
-		{[]string{"--am-memory", "lots", "--", "true"}, "--am-memory"},
+		{[]string{"--am-memory", "lots", "--", "true"}, `--am-memory: "lots": want a size such as 4g`},
+		{[]string{"--am-memory", "0", "--", "true"}, `--am-memory "0": must be more than 0`},
+		{[]string{"--am-memory", "1k", "--", "true"}, `--am-memory: "1k" is not a whole number of MiB`},
+		{[]string{"--am-memory", "99999999999999999999", "--", "true"}, "too large"},
 		{[]string{"--env", "NOEQUALS", "--", "true"}, `--env "NOEQUALS"`},
 		{[]string{"--env", "A=1", "--env", "A=2", "--", "true"}, "--env A is given twice (A=1 and A=2)"},
 		{[]string{"--vcores", "0", "--", "true"}, "--vcores 0: must be 1 or more (leave it out for the default, 1)"},

@@ -156,8 +156,11 @@ func buildRequest(opts *Options) (submit.Request, error) {
 	}
 	if opts.AMMemory != "" {
 		mb, err := submit.ParseMemoryMB(opts.AMMemory)
-		if err != nil || mb <= 0 {
-			return r, cmdutil.Usagef("--am-memory %q: want a size such as 256m or 1g", opts.AMMemory)
+		switch {
+		case err != nil:
+			return r, cmdutil.Usagef("--am-memory: %v", err)
+		case mb <= 0:
+			return r, cmdutil.Usagef("--am-memory %q: must be more than 0, e.g. 256m or 1g", opts.AMMemory)
 		}
 		r.AMMemoryMB = mb
 	}
