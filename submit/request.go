@@ -317,6 +317,10 @@ func quantities(v records.Resources) []jobspec.Quantity {
 	return out
 }
 
+// deviceInfoFile is am.DeviceInfoFile, the file `yarn-er exec` writes into each container's
+// working directory before the program starts (this package does not import the AM side).
+const deviceInfoFile = "yarn-er-devices.json"
+
 // validate checks what needs no cluster.
 func (r *Request) validate() error {
 	if len(r.Command) == 0 || r.Command[0] == "" {
@@ -351,7 +355,8 @@ func (r *Request) validate() error {
 			return err
 		}
 	}
-	names := map[string]string{jobspec.BinaryName: "the yarn-er binary", jobspec.FileName: "the job spec", AMBinaryName: "the ApplicationMaster binary"}
+	names := map[string]string{jobspec.BinaryName: "the yarn-er binary", jobspec.FileName: "the job spec", AMBinaryName: "the ApplicationMaster binary",
+		deviceInfoFile: "the devices file yarn-er exec writes"}
 	for _, it := range append(append([]stage.Item(nil), r.Files...), r.Archives...) {
 		if prev, dup := names[it.Name]; dup {
 			return badRequest("--file/--archive", "link name %q of %s is used by %s too: rename it with LOCAL#NAME", it.Name, it.Local, prev)

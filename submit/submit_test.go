@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/am"
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/internal/tabletest"
 	"github.com/yarn-er/yarn-er/jobspec"
@@ -300,6 +301,9 @@ func TestSubmitRefusals(t *testing.T) {
 			want: ErrRequest, msg: "YARN takes one label"},
 		{name: "node label starting with _", captures: "", req: Request{Command: []string{"true"}, NodeLabel: "_gpu"},
 			want: ErrRequest, msg: "--node-label"},
+		{name: "file named as the devices file", captures: "", req: Request{Command: []string{"true"},
+			Files: []stage.Item{{Local: localFile(t, tmp, "mine.json"), Name: am.DeviceInfoFile, Type: records.LocalFile}}},
+			want: ErrRequest, msg: `link name "yarn-er-devices.json" of ` + filepath.Join(tmp, "mine.json") + " is used by the devices file yarn-er exec writes"},
 		{name: "no scheduler address", captures: "", req: Request{Command: []string{"true"}},
 			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: conf.ErrNoRMAddress,
 			msg: "set yarn.resourcemanager.hostname"},
