@@ -317,6 +317,39 @@ func quantities(v records.Resources) []jobspec.Quantity {
 	return out
 }
 
+// MaxCommandBytes bounds the command as the NodeManager's launch script runs it, exec /bin/bash
+// -c "WORDS 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr": one argument of bash, which Linux limits to
+// 128 KiB (MAX_ARG_STRLEN); 8 KiB are left for the yarn-er exec prefix and the log directory.
+const MaxCommandBytes = 120 << 10
+
+// commandBytes is the length of the command's words joined by spaces, each quoted as the AM
+// quotes it for the launch script (am.Command): a word of only [A-Za-z0-9-_./:,+@%] as it is,
+// another in single quotes (each ' closed, escaped and opened again), then \ " $ ` escaped for
+// the script's double quotes.
+func commandBytes(command []string) int {
+	n := len(command) - 1
+	for _, a := range command {
+		plain := a != ""
+		specials := 0
+		for _, c := range a {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:,+@%", c)) {
+				plain = false
+			}
+		}
+		if plain {
+			n += len(a)
+			continue
+		}
+		quotes := strings.Count(a, "'")
+		for _, c := range []string{`\`, `"`, "$", "`"} {
+			specials += strings.Count(a, c)
+		}
+		// Quoted: 2 quotes; each ' becomes 4 bytes (3 more), and the \ among them is escaped (1 more).
+		n += len(a) + 2 + 4*quotes + specials
+	}
+	return max(n, 0)
+}
+
 // deviceInfoFile is am.DeviceInfoFile, the file `yarn-er exec` writes into each container's
 // working directory before the program starts (this package does not import the AM side).
 const deviceInfoFile = "yarn-er-devices.json"
@@ -325,6 +358,9 @@ const deviceInfoFile = "yarn-er-devices.json"
 func (r *Request) validate() error {
 	if len(r.Command) == 0 || r.Command[0] == "" {
 		return badRequest("", "no command: give it after --, e.g. yarn-er submit --gpus 1 -- nvidia-smi")
+	}
+	if n := commandBytes(r.Command); n > MaxCommandBytes {
+		return badRequest("", "the command is %d bytes as the NodeManager's launch script runs it, more than the %d that fit in one argument of bash -c (Linux takes 128 KiB): put it in a script and ship it with --file", n, MaxCommandBytes)
 	}
 	if r.Containers < 0 {
 		return badRequest("--containers", "%d: must be 1 or more", r.Containers)

@@ -304,6 +304,10 @@ func TestSubmitRefusals(t *testing.T) {
 		{name: "file named as the devices file", captures: "", req: Request{Command: []string{"true"},
 			Files: []stage.Item{{Local: localFile(t, tmp, "mine.json"), Name: am.DeviceInfoFile, Type: records.LocalFile}}},
 			want: ErrRequest, msg: `link name "yarn-er-devices.json" of ` + filepath.Join(tmp, "mine.json") + " is used by the devices file yarn-er exec writes"},
+		{name: "command too long for bash -c", captures: "", req: Request{Command: []string{"python", "-c", strings.Repeat("print(1);", 14000)}},
+			want: ErrRequest, msg: "more than the 122880 that fit in one argument of bash -c"},
+		{name: "command too long once quoted", captures: "", req: Request{Command: []string{"sh", "-c", strings.Repeat("'", 40000)}},
+			want: ErrRequest, msg: "put it in a script and ship it with --file"},
 		{name: "no scheduler address", captures: "", req: Request{Command: []string{"true"}},
 			hadoop: map[string]string{"yarn.resourcemanager.scheduler.address": "0.0.0.0:8030"}, want: conf.ErrNoRMAddress,
 			msg: "set yarn.resourcemanager.hostname"},
@@ -430,5 +434,17 @@ func TestAppNameCut(t *testing.T) {
 			assert.Equal(t, tc.want, got)
 			assert.LessOrEqual(t, len(got), 200+len("…"))
 		})
+	}
+}
+
+// commandBytes is the length of the words am.Command writes into the launch script.
+func TestCommandBytes(t *testing.T) {
+	for _, cmd := range [][]string{
+		{"true"}, {"python", "train.py", "--epochs", "3"}, {"sh", "-c", "echo 'it''s' \"$HOME\" `id` \\ done"},
+		{"", "a b", "ü", "'", "$$", "100%", "a=b"}, {strings.Repeat("x'$", 1000)},
+	} {
+		words := am.Command(&jobspec.Spec{Command: cmd})
+		words = words[:len(words)-2] // the log redirections
+		assert.Equal(t, len(strings.Join(words, " ")), commandBytes(cmd), "%q", cmd)
 	}
 }
