@@ -348,6 +348,12 @@ func ParseItem(arg string, typ records.LocalResourceType) (Item, error) {
 		return Item{}, fmt.Errorf("%s %q: %w", flag, arg, err)
 	}
 	fi, err := os.Stat(local)
+	if _, werr := os.Lstat(arg); hasName && werr == nil {
+		// A file whose own name holds the '#': LOCAL#NAME cannot name it, and must not
+		// silently stage another file that happens to be called LOCAL.
+		return Item{}, fmt.Errorf("%s %q: %w: %s exists, but the first '#' ends LOCAL (here %s): link or copy it to a path without '#' and give that",
+			flag, arg, ErrLocalFile, arg, local)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Item{}, fmt.Errorf("%s %q: %w: %s does not exist", flag, arg, ErrLocalFile, local)

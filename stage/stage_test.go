@@ -398,6 +398,8 @@ func TestParseItem(t *testing.T) {
 	fakeTgz := writeLocal(t, tmp, "fake.tgz", []byte("plain tar, not gzip"))
 	fakeJar := writeLocal(t, tmp, "fake.jar", []byte("\x1f\x8b"))
 	emptyZip := writeLocal(t, tmp, "empty.zip", nil)
+	hashed := writeLocal(t, tmp, "run#1.log", []byte("h"))
+	writeLocal(t, tmp, "run", []byte("another file"))
 	cases := []struct {
 		arg  string
 		typ  records.LocalResourceType
@@ -417,6 +419,8 @@ func TestParseItem(t *testing.T) {
 		{arg: filepath.Join(tmp, "missing.txt"), typ: records.LocalFile, err: "does not exist"},
 		{arg: tmp + "#d", typ: records.LocalFile, err: "is a directory (pack it"},
 		{arg: "#x", typ: records.LocalFile, err: "no local path"},
+		{arg: hashed, typ: records.LocalFile, err: "exists, but the first '#' ends LOCAL (here " + filepath.Join(tmp, "run") + ")"},
+		{arg: filepath.Join(tmp, "missing#1.log"), typ: records.LocalFile, err: "missing does not exist"},
 		{arg: f + "#a/b", typ: records.LocalFile, err: "not a plain file name"},
 		{arg: f + "#..", typ: records.LocalFile, err: "not a plain file name"},
 		{arg: f + "#a b ü%?#x", typ: records.LocalFile, want: Item{Local: f, Name: "a b ü%?#x", Type: records.LocalFile}},
