@@ -494,8 +494,9 @@ var setEnv = map[string]string{
 
 // checkEnv checks one --env variable. The NodeManager writes each into the container's launch
 // script as export NAME="VALUE": NAME must be a shell variable name, and VALUE must hold none of
-// the characters the shell interprets between double quotes ($ ` " \), or the program would get
-// another value than the one given (or the script would not run).
+// " ` \, which would end the quoted value, run a command or escape the next character (the program
+// would get another value, or the script would not run). $ is left to the shell as YARN means it:
+// $PATH or $PWD is the container's (and YARN's {{VAR}} becomes $VAR).
 func checkEnv(name, value string) error {
 	if !shellName(name) {
 		return badRequest("--env", "%q: a variable name is letters, digits and _, not starting with a digit (the NodeManager exports it from a shell script)", name)
@@ -503,8 +504,8 @@ func checkEnv(name, value string) error {
 	if by, set := setEnv[name]; set {
 		return badRequest("--env", "%s is set in every container by %s, which would override it: use another name", name, by)
 	}
-	if strings.ContainsAny(value, "$`\"\\") {
-		return badRequest("--env", "%s=%q: the NodeManager's launch script would interpret $ ` \" \\ in the value (export %s=\"...\"): leave them out; to use a variable of the container write {{VAR}}", name, value, name)
+	if strings.ContainsAny(value, "`\"\\") {
+		return badRequest("--env", "%s=%q: the NodeManager's launch script would interpret ` \" \\ in the value (export %s=\"...\"): leave them out", name, value, name)
 	}
 	return nil
 }

@@ -252,8 +252,6 @@ func TestSubmitRefusals(t *testing.T) {
 			want: ErrRequest, msg: "HADOOP_TOKEN_FILE_LOCATION is set in every container by the NodeManager"},
 		{name: "env value with a quote", captures: "", req: Request{Command: []string{"true"}, Env: map[string]string{"A": `x"y`}},
 			want: ErrRequest, msg: "launch script would interpret"},
-		{name: "env value with a dollar", captures: "", req: Request{Command: []string{"true"}, Env: map[string]string{"A": "$HOME/x"}},
-			want: ErrRequest, msg: "write {{VAR}}"},
 		{name: "env value with a backquote", captures: "", req: Request{Command: []string{"true"}, Env: map[string]string{"A": "`id`"}},
 			want: ErrRequest, msg: "launch script would interpret"},
 		{name: "env value with a backslash", captures: "", req: Request{Command: []string{"true"}, Env: map[string]string{"A": `a\`}},
@@ -411,7 +409,7 @@ func TestCheckEnvAccepts(t *testing.T) {
 	for k, v := range map[string]string{
 		"CUDA_VISIBLE_DEVICES": "0", "_x1": "", "CLASSPATH": "./*:lib/a.jar", "HADOOP_CONF_DIR": "/etc/hadoop",
 		"JAVA_HOME": "/opt/jdk", "PATH": "{{PWD}}/bin:/usr/bin", "LD_PRELOAD": "/opt/x.so", "MODE": "a b 'c' ü\nnext",
-		"YARN_ER_VENDOR": "amd",
+		"YARN_ER_VENDOR": "amd", "LD_LIBRARY_PATH": "$PWD/lib:$LD_LIBRARY_PATH", "DATA": "${HOME}/data",
 	} {
 		assert.NoError(t, checkEnv(k, v), "%s=%q", k, v)
 	}
