@@ -169,7 +169,9 @@ func TestSubmitGPUContainers(t *testing.T) {
 	require.NoError(t, os.WriteFile(data, []byte("a,b\n"), 0o644))
 	arch := tgz(t, map[string]string{"lib/helper.sh": "echo helper\n"})
 	share := t.TempDir()
-	script := `test "$MODE" = integration && test "$(cat input.csv)" = "a,b" && test -f bundle/lib/helper.sh && ` +
+	// $PWD and {{PWD}} in --env are the container's working directory, expanded by YARN's launch script.
+	script := `test "$MODE" = integration && test "$WORK" = "$PWD/w" && test "$WORK2" = "$PWD/w" && ` +
+		`test "$(cat input.csv)" = "a,b" && test -f bundle/lib/helper.sh && ` +
 		`test "$YARN_ER_WORLD_SIZE" = 8 && echo "$CUDA_VISIBLE_DEVICES" > "$SHARE/rank-$YARN_ER_RANK" && ` +
 		// Hold the device until every rank has reported (at most 2 minutes), so all 8 hold one at once.
 		`i=0; while [ "$(ls "$SHARE" | grep -c '^rank-')" -lt 8 ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`
@@ -177,7 +179,7 @@ func TestSubmitGPUContainers(t *testing.T) {
 	defer cancel()
 	args := append([]string{"submit", "--containers", "8", "--gpus", "1", "--memory", "128m",
 		"--file", data + "#input.csv", "--archive", arch + "#bundle", "--env", "MODE=integration",
-		"--tags", "integration", "-o", "json"}, fakeGPUHost(t, share)...)
+		"--env", "WORK=$PWD/w", "--env", "WORK2={{PWD}}/w", "--tags", "integration", "-o", "json"}, fakeGPUHost(t, share)...)
 	r := runCLI(t, ctx, ep, append(args, "--", "sh", "-c", script)...)
 	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
 	var res map[string]any
