@@ -82,14 +82,7 @@ func TestTablesEscapeWhatTheClusterSays(t *testing.T) {
 	})
 
 	t.Run("info", func(t *testing.T) {
-		c, err := yarnfake.LoadCapture(yarnfake.DefaultVersion, "", "info.json")
-		require.NoError(t, err)
-		var v map[string]map[string]any
-		require.NoError(t, json.Unmarshal(c.Body, &v))
-		v["clusterInfo"]["hadoopVersion"] = cmdtest.Hostile
-		v["clusterInfo"]["haState"] = cmdtest.Hostile
-		body, err := json.Marshal(v)
-		require.NoError(t, err)
+		body := cmdtest.HostileClusterInfo(t)
 		rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
 		rm.Reply("GET /ws/v1/cluster/info", http.StatusOK, "application/json", body)
 		rm.ReplyJSON("GET /ws/v1/cluster/metrics", http.StatusOK, `{"clusterMetrics":{}}`)

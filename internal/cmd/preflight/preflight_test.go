@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -82,19 +81,12 @@ func TestPreflightTableExplainsTheIDs(t *testing.T) {
 // controls (here its HA state and Hadoop version) prints them escaped, each check on its line;
 // with colour, the table's own ANSI colours are the only escape sequences.
 func TestTableEscapesWhatTheClusterSays(t *testing.T) {
-	c, err := yarnfake.LoadCapture(yarnfake.DefaultVersion, "", "info.json")
-	require.NoError(t, err)
-	var v map[string]map[string]any
-	require.NoError(t, json.Unmarshal(c.Body, &v))
-	v["clusterInfo"]["haState"] = cmdtest.Hostile
-	v["clusterInfo"]["hadoopVersion"] = cmdtest.Hostile
-	body, err := json.Marshal(v)
-	require.NoError(t, err)
+	body := cmdtest.HostileClusterInfo(t)
 	rm := yarnfake.New(t)
 	rm.Reply("GET /ws/v1/cluster/info", http.StatusOK, "application/json", body)
 
 	f, out, errOut := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"HADOOP_USER_NAME": "yarner"}))
-	err = cmdtest.Execute(NewCmdPreflight(f, nil), "--rm", rm.URL(), "--flink-conf", t.TempDir(),
+	err := cmdtest.Execute(NewCmdPreflight(f, nil), "--rm", rm.URL(), "--flink-conf", t.TempDir(),
 		"-D", "taskmanager.memory.process.size=1g", "-D", "external-resources=gpu", "-D", "external-resource.gpu.amount=1",
 		"-D", "external-resource.gpu.yarn.config-key=yarn.io/gpu")
 	require.Contains(t, []int{cmdutil.ExitOK, cmdutil.ExitFindings}, cmdutil.ExitCode(err), "%v\n%s", err, errOut.String())

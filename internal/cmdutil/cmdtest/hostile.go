@@ -1,11 +1,15 @@
 package cmdtest
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
 
 // Hostile is a string any YARN user can put in front of an operator (as an application's name, tag,
@@ -38,4 +42,19 @@ func AssertTerminalSafe(t testing.TB, out string) bool {
 		}
 	}
 	return ok
+}
+
+// HostileClusterInfo is the captured /ws/v1/cluster/info of yarnfake's default Hadoop version with
+// its HA state and Hadoop version set to Hostile.
+func HostileClusterInfo(t testing.TB) []byte {
+	t.Helper()
+	c, err := yarnfake.LoadCapture(yarnfake.DefaultVersion, "", "info.json")
+	require.NoError(t, err)
+	var v map[string]map[string]any
+	require.NoError(t, json.Unmarshal(c.Body, &v))
+	v["clusterInfo"]["haState"] = Hostile
+	v["clusterInfo"]["hadoopVersion"] = Hostile
+	body, err := json.Marshal(v)
+	require.NoError(t, err)
+	return body
 }
