@@ -197,8 +197,8 @@ func (f *yamlFlattener) limitError(n *yaml.Node, key, what string, limit int, de
 	return &Error{Source: Source{File: f.name, Line: line}, Key: key, Err: &LimitError{What: what, Limit: int64(limit), Detail: detail}, Fix: fix}
 }
 
-// shortKey cuts a key for an error message about its size to its first 200 bytes (at a rune
-// boundary).
+// shortKey cuts a key for a message (an error about its size, a warning about a character in it) to
+// its first 200 bytes (at a rune boundary).
 func shortKey(k string) string {
 	const max = 200
 	if len(k) <= max {
@@ -211,11 +211,12 @@ func shortKey(k string) string {
 	return k[:i] + "…"
 }
 
-// charge counts n more bytes of flattened text, at node at (for the error's line).
+// charge counts n more bytes of flattened text, at node at (for the error's line) under key (cut
+// by shortKey in the error).
 func (f *yamlFlattener) charge(at *yaml.Node, key string, n int) error {
 	f.text += n
 	if f.text > yamlMaxText {
-		return f.limitError(at, key, "flattened size", yamlMaxText, "the keys and values so far, aliases counted each time they are used",
+		return f.limitError(at, shortKey(key), "flattened size", yamlMaxText, "the keys and values so far, aliases counted each time they are used",
 			"write each value once instead of repeating long values or keys through aliases")
 	}
 	return nil
@@ -281,14 +282,14 @@ func (f *yamlFlattener) mapping(m *yaml.Node, prefix string, depth int) error {
 			return err
 		}
 		kt := keyText(kn)
-		if err := f.charge(m.Content[i], shortKey(prefix+kt), len(prefix)+len(kt)); err != nil {
+		key := prefix + kt
+		if err := f.charge(m.Content[i], key, len(key)); err != nil {
 			return err
 		}
-		key := prefix + kt
-		if prev, dup := seen[keyText(kn)]; dup {
+		if prev, dup := seen[kt]; dup {
 			return f.errorf(kn, key, "keep one of the two", "key is set twice in the same mapping, at lines %d and %d (Flink's YAML parser refuses it: \"found duplicate key\")", prev, kn.Line)
 		}
-		seen[keyText(kn)] = kn.Line
+		seen[kt] = kn.Line
 		vn, err := f.deref(m.Content[i+1])
 		if err != nil {
 			return err
@@ -347,7 +348,7 @@ func (f *yamlFlattener) set(m, kn *yaml.Node, v FlinkValue, flinkString string) 
 			v.Key, prev.line, kn.Line, kn.Line)
 		delete(f.cfg.flinkStrings, v.Key)
 	}
-	if err := f.charge(kn, shortKey(v.Key), len(v.Value)); err != nil {
+	if err := f.charge(kn, v.Key, len(v.Value)); err != nil {
 		return err
 	}
 	f.lines[v.Key] = yamlKeyPos{line: kn.Line, parent: m}
@@ -379,7 +380,7 @@ func (f *yamlFlattener) sequence(s *yaml.Node, key string, depth int) ([]string,
 			if err := f.checkTag(n, key); err != nil {
 				return nil, err
 			}
-			if err := f.charge(c, shortKey(key), len(n.Value)); err != nil {
+			if err := f.charge(c, key, len(n.Value)); err != nil {
 				return nil, err
 			}
 			items = append(items, n.Value)
@@ -397,7 +398,7 @@ func (f *yamlFlattener) sequence(s *yaml.Node, key string, depth int) ([]string,
 				if kn.Kind != yaml.ScalarNode || vn.Kind != yaml.ScalarNode {
 					return nil, f.errorf(n, key, "use only text keys and values inside a list item", "a mapping in a list may hold only scalars")
 				}
-				if err := f.charge(c, shortKey(key), len(kn.Value)+len(vn.Value)); err != nil {
+				if err := f.charge(c, key, len(kn.Value)+len(vn.Value)); err != nil {
 					return nil, err
 				}
 				pairs = append(pairs, escapeWithSingleQuote(kn.Value, ",", ":")+":"+escapeWithSingleQuote(vn.Value, ",", ":"))
