@@ -347,13 +347,15 @@ func ParseItem(arg string, typ records.LocalResourceType) (Item, error) {
 	if err := checkLinkName(name); err != nil {
 		return Item{}, fmt.Errorf("%s %q: %w", flag, arg, err)
 	}
-	fi, err := os.Stat(local)
-	if _, werr := os.Lstat(arg); hasName && werr == nil {
-		// A file whose own name holds the '#': LOCAL#NAME cannot name it, and must not
-		// silently stage another file that happens to be called LOCAL.
-		return Item{}, fmt.Errorf("%s %q: %w: %s exists, but the first '#' ends LOCAL (here %s): link or copy it to a path without '#' and give that",
-			flag, arg, ErrLocalFile, arg, local)
+	if hasName {
+		if _, err := os.Lstat(arg); err == nil {
+			// A file whose own name holds the '#': LOCAL#NAME cannot name it, and must not
+			// silently stage another file that happens to be called LOCAL.
+			return Item{}, fmt.Errorf("%s %q: %w: %s exists, but the first '#' ends LOCAL (here %s): link or copy it to a path without '#' and give that",
+				flag, arg, ErrLocalFile, arg, local)
+		}
 	}
+	fi, err := os.Stat(local)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Item{}, fmt.Errorf("%s %q: %w: %s does not exist", flag, arg, ErrLocalFile, local)
