@@ -589,9 +589,17 @@ type jvmOptions struct {
 var tmJVM = jvmOptions{process: optProcess, flink: optFlink, metaspace: optMetaspace,
 	overheadMin: optOverheadMin, overheadMax: optOverheadMax, overheadFrac: optOverheadFrac,
 	parts: []string{KeyTaskHeap, KeyManagedSize},
-	sizes: []string{KeyProcessSize, KeyFlinkSize, KeyFrameworkHeap, KeyFrameworkOffHeap, KeyTaskHeap, KeyTaskOffHeap,
-		KeyManagedSize, "taskmanager.memory.size", KeyNetworkMin, "taskmanager.network.memory.min", KeyNetworkMax,
-		"taskmanager.network.memory.max", KeyJVMMetaspace, KeyJVMOverheadMin, KeyJVMOverheadMax, KeyLegacyHeapSize, KeyLegacyHeapMB}}
+	sizes: append(keysOf(optProcess, optFlink, optFrameworkHeap, optFrameworkOff, optTaskHeap, optTaskOff, optManaged,
+		optNetMin, optNetMax, optMetaspace, optOverheadMin, optOverheadMax, optLegacyHeap), KeyLegacyHeapMB)}
+
+// keysOf returns the keys of opts, each followed by its deprecated keys.
+func keysOf(opts ...memOption) []string {
+	var keys []string
+	for _, o := range opts {
+		keys = append(append(keys, o.key), o.deprecated...)
+	}
+	return keys
+}
 
 // jvmFromProcess is deriveJvmMetaspaceAndOverheadWithTotalProcessMemory: the configured process
 // size, its metaspace and its overhead (a fraction of it, capped to min/max).
