@@ -393,7 +393,8 @@ func (r *Request) validate() error {
 	}
 	names := map[string]string{jobspec.BinaryName: "the yarn-er binary", jobspec.FileName: "the job spec", AMBinaryName: "the ApplicationMaster binary",
 		deviceInfoFile: "the devices file yarn-er exec writes"}
-	for _, it := range append(append([]stage.Item(nil), r.Files...), r.Archives...) {
+	items := slices.Concat(r.Files, r.Archives)
+	for _, it := range items {
 		if prev, dup := names[it.Name]; dup {
 			return badRequest("--file/--archive", "link name %q of %s is used by %s too: rename it with LOCAL#NAME", it.Name, it.Local, prev)
 		}
@@ -401,7 +402,7 @@ func (r *Request) validate() error {
 	}
 	// Before an application id is used up: what the staging would refuse (an archive stored
 	// as another item's name, a name HDFS or the NodeManager cannot take).
-	if err := stage.CheckItems(append(append([]stage.Item(nil), r.Files...), r.Archives...)); err != nil {
+	if err := stage.CheckItems(items); err != nil {
 		return badRequest("--file/--archive", "%v", err)
 	}
 	return nil
