@@ -20,11 +20,12 @@ var (
 	ErrLockTimeout = errors.New("timed out waiting for the coordination lock")
 	// ErrUnsafeLedger says a coordination file or its directory breaks the safety policy (a symbolic
 	// link, a file of another user outside a shared sticky directory, a world-writable directory without
-	// the sticky bit, not a regular file).
+	// the sticky bit, a directory on a file system other hosts share, not a regular file).
 	ErrUnsafeLedger = errors.New("unsafe coordination file")
 	// ErrLedgerUnreadable says a ledger could not be read whole (too large, a line too long, a read
-	// error). Coordination then fails closed: nothing is handed out and nothing is rewritten, since the
-	// part not read may record devices of live owners.
+	// error), or that a rewrite would make it too large to read. Coordination then fails closed:
+	// nothing is handed out and nothing is rewritten, since the part not read may record devices of
+	// live owners.
 	ErrLedgerUnreadable = errors.New("coordination ledger cannot be read whole")
 )
 
