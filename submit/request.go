@@ -84,7 +84,8 @@ type Request struct {
 	Tags  []string
 	// Priority is the application priority; nil leaves the RM's default.
 	Priority *int32
-	// NodeLabel is the node-label expression of the containers.
+	// NodeLabel is the node label of the containers (their node-label expression, which YARN
+	// takes as one label).
 	NodeLabel string
 	// AMMemoryMB and AMVCores size the ApplicationMaster's container; 0 means the defaults.
 	AMMemoryMB int64

@@ -107,7 +107,7 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	fl.StringVar(&r.Name, "name", "", `application name (default "yarn-er: COMMAND")`)
 	fl.StringSliceVar(&r.Tags, "tags", nil, "application tags, comma-separated")
 	fl.Int32Var(&opts.Priority, "priority", 0, "application priority (default: the queue's)")
-	fl.StringVar(&r.NodeLabel, "node-label", "", "node-label expression of the containers")
+	fl.StringVar(&r.NodeLabel, "node-label", "", "node label of the containers (one label: YARN takes no && or || expression)")
 	fl.StringVar(&opts.AMMemory, "am-memory", "", fmt.Sprintf("ApplicationMaster memory (default %dm)", submit.DefaultAMMemoryMB))
 	fl.Int32Var(&r.AMVCores, "am-vcores", 0, fmt.Sprintf("ApplicationMaster vcores (default %d)", submit.DefaultAMVCores))
 	fl.Int32Var(&r.MaxAttempts, "max-attempts", 0, fmt.Sprintf("ApplicationMaster attempts (default %d; the RM caps it at yarn.resourcemanager.am.max-attempts)", submit.DefaultMaxAttempts))
