@@ -467,10 +467,10 @@ func checkTags(tags []string) error {
 		switch {
 		case tag == "":
 			return badRequest("--tags", "an empty tag: drop the extra comma")
-		case len(tag) > MaxTagLength:
-			return badRequest("--tags", "%q has %d characters: YARN takes at most %d", tag, len(tag), MaxTagLength)
 		case strings.ContainsFunc(tag, func(c rune) bool { return c < ' ' || c > '~' }):
 			return badRequest("--tags", "%q: YARN takes printable ASCII only", tag)
+		case len(tag) > MaxTagLength: // (ASCII: a byte is a character)
+			return badRequest("--tags", "%q has %d characters: YARN takes at most %d", tag, len(tag), MaxTagLength)
 		case strings.ToLower(tag) != tag:
 			return badRequest("--tags", "%q: YARN keeps tags in lower case: give %q", tag, strings.ToLower(tag))
 		case seen[tag]:

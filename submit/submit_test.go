@@ -262,6 +262,8 @@ func TestSubmitRefusals(t *testing.T) {
 			want: ErrRequest, msg: "has 101 characters: YARN takes at most 100"},
 		{name: "tag not ASCII", captures: "", req: Request{Command: []string{"true"}, Tags: []string{"ünï"}},
 			want: ErrRequest, msg: "printable ASCII only"},
+		{name: "long tag not ASCII", captures: "", req: Request{Command: []string{"true"}, Tags: []string{strings.Repeat("ü", 60)}},
+			want: ErrRequest, msg: "printable ASCII only"},
 		{name: "tag with a newline", captures: "", req: Request{Command: []string{"true"}, Tags: []string{"a\nb"}},
 			want: ErrRequest, msg: "printable ASCII only"},
 		{name: "tag in upper case", captures: "", req: Request{Command: []string{"true"}, Tags: []string{"Team-A"}},
