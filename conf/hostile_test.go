@@ -290,7 +290,8 @@ func TestHostileFlinkConfigs(t *testing.T) {
 			path := tc.setup(t, t.TempDir())
 			var cfg *FlinkConfig
 			var err error
-			bounded(t, func() { cfg, err = LoadFlink(FlinkOptions{Path: path, Getenv: envMap(nil)}) })
+			alloc := bounded(t, func() { cfg, err = LoadFlink(FlinkOptions{Path: path, Getenv: envMap(nil)}) })
+			t.Logf("allocated %d KiB", alloc>>10)
 			if tc.ok != nil {
 				require.NoError(t, err)
 				tc.ok(t, cfg)
