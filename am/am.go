@@ -592,7 +592,8 @@ func (r *runner) completed(s *slot, exit int32, diag string) {
 		return
 	}
 	if notTheProgram(exit) && r.freeRestarts < r.maxFreeRestarts() {
-		// Preempted, lost with its node or disks, or killed by the NodeManager's scheduler: not
+		// Preempted, lost with its node or disks, or killed by the ResourceManager or the
+		// NodeManager's scheduler: not
 		// the program's failure, so it does not use up the rank's restarts.
 		r.freeRestarts++
 		r.log.Warn("am: rank's container was taken away; restarting it without counting", "rank", s.rank, "container", s.container.ID.String(),
@@ -631,18 +632,20 @@ func (r *runner) askOneMore(s *slot, exit int32) {
 }
 
 // YARN's exit statuses (ContainerExitStatus) for containers ended by the cluster, not by the
-// program: ABORTED (node lost, container expired), DISKS_FAILED, PREEMPTED and
-// KILLED_BY_CONTAINER_SCHEDULER.
+// program: ABORTED (node lost, container expired), DISKS_FAILED, PREEMPTED,
+// KILLED_BY_RESOURCEMANAGER and KILLED_BY_CONTAINER_SCHEDULER. The memory kills (-103, -104) and
+// KILLED_FOR_EXCESS_LOGS (-109) are the program's.
 const (
 	exitAborted          = -100
 	exitDisksFailed      = -101
 	exitPreempted        = -102
+	exitKilledByRM       = -106
 	exitKilledBySchedule = -108
 )
 
 func notTheProgram(exit int32) bool {
 	switch exit {
-	case exitAborted, exitDisksFailed, exitPreempted, exitKilledBySchedule:
+	case exitAborted, exitDisksFailed, exitPreempted, exitKilledByRM, exitKilledBySchedule:
 		return true
 	}
 	return false

@@ -554,3 +554,41 @@ func TestPreemptedRankRestartsWithoutCounting(t *testing.T) {
 	assert.Equal(t, int32(1), rerr.ExitStatus)
 	assert.Equal(t, 1, rerr.Failures)
 }
+
+func TestExitStatusesAgainstRestarts(t *testing.T) {
+	// Rank 0's first container ends with each of YARN's special exit statuses, no restarts
+	// allowed: a container the cluster took away is restarted without counting, one the program
+	// lost (over its memory, its logs, or an exit of its own) fails the application.
+	cases := []struct {
+		exit    int32
+		counted bool
+	}{
+		{-100, false}, // ABORTED: node lost, container expired
+		{-101, false}, // DISKS_FAILED
+		{-102, false}, // PREEMPTED
+		{-103, true},  // KILLED_EXCEEDED_VMEM
+		{-104, true},  // KILLED_EXCEEDED_PMEM
+		{-106, false}, // KILLED_BY_RESOURCEMANAGER
+		{-108, false}, // KILLED_BY_CONTAINER_SCHEDULER
+		{-109, true},  // KILLED_FOR_EXCESS_LOGS
+		{1, true},
+		{137, true},
+	}
+	for _, tc := range cases {
+		t.Run(strconv.Itoa(int(tc.exit)), func(t *testing.T) {
+			f := newFixture(t, 2, amrmfake.Options{Exit: exitByRank(map[int][]int32{0: {tc.exit}})})
+			f.spec.Restarts = 0
+			res, err := f.run(t, f.options(t))
+			if !tc.counted {
+				require.NoError(t, err)
+				assert.Equal(t, records.FinalSucceeded, res.Status)
+				assert.Equal(t, 2, res.Ranks[0].Launches)
+				return
+			}
+			var rerr *RankError
+			require.ErrorAs(t, err, &rerr)
+			assert.Equal(t, tc.exit, rerr.ExitStatus)
+			assert.Equal(t, 1, res.Ranks[0].Launches)
+		})
+	}
+}
