@@ -108,7 +108,7 @@ type TranslateOptions struct {
 // PriorityAdapter), checked against Flink's source:
 //
 //   - external-resources is split like any Flink list (';', trimmed, quoting); the exact value
-//     "none" means no resources. Flink keeps the names in a set: duplicates are merged (the first
+//     "none" (a string, not a YAML sequence [none]) means no resources. Flink keeps the names in a set: duplicates are merged (the first
 //     occurrence keeps its place) and empty items ("gpu;;fpga") are ignored.
 //   - external-resource.<name>.amount must be a Java long: missing or <= 0 is a warning and the
 //     resource is ignored (as Flink ignores it); anything else ("2.5", "abc", 2^63) is an error, as
@@ -383,7 +383,9 @@ func (t *translator) externalResources(types *ResourceTypes) {
 // source.
 func (t *translator) listedNames() ([]string, conf.Source) {
 	v, ok := t.fc.Lookup(KeyExternalResources)
-	if !ok || v.Value == noneResources {
+	// Flink compares the option's string form with "none": a YAML sequence [none] renders as a
+	// list, not as "none", so it names a resource called none.
+	if !ok || (v.List == nil && v.Value == noneResources) {
 		return nil, v.Source
 	}
 	items, err := v.Items()
