@@ -115,8 +115,9 @@ type TranslateOptions struct {
 //     Flink fails on it ("Could not parse value ...").
 //   - a blank external-resource.<name>.yarn.config-key is a warning: the resource is enabled for the
 //     TaskManager but not requested from YARN. Two resources naming the same key are an error (Flink
-//     keeps one of them at random). A key that breaks Hadoop's resource name rule is a warning; one
-//     naming memory, memory-mb or vcores is an error.
+//     keeps one of them at random). A key that breaks Hadoop's resource name rule (" yarn.io/gpu ") is
+//     an error, as Flink finds no such type on any cluster; one naming memory, memory-mb or vcores
+//     is an error.
 //   - a missing driver-factory.class is a warning; external-resource.<name>.* keys for names that
 //     external-resources does not list are warnings.
 //   - memory-mb is the TaskManager's total process size as Flink derives it (DeriveTaskManagerMemory:
@@ -538,8 +539,12 @@ func (t *translator) requestable(rk resourceKeys, types *ResourceTypes) bool {
 		return false
 	}
 	if err := records.ValidateResourceName(key); err != nil {
-		t.add(SeverityWarning, CodeYarnConfigKeyInvalid, src, rk.yarnKey.Key,
-			"set it to a YARN resource type name such as yarn.io/gpu", "%s No cluster can declare it.", err.Error())
+		// No cluster can declare such a type (Hadoop trims and checks the names of
+		// yarn.resource-types), so Flink's check of the cluster's types always fails.
+		t.add(SeverityError, CodeYarnConfigKeyInvalid, src, rk.yarnKey.Key,
+			"set it to a YARN resource type name such as yarn.io/gpu, without blanks",
+			"External resource %s is not supported by the Yarn cluster. (%s No cluster can declare it.)", key, err.Error())
+		return false
 	}
 	if types.FromConfig() {
 		if rt, ok := types.Lookup(key); ok {

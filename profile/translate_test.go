@@ -189,8 +189,8 @@ func TestTranslateExternalResources(t *testing.T) {
 		{name: "yarn.config-key vcores", conf: gpuOnly + "external-resources: gpu\n", dynamic: []string{"external-resource.gpu.yarn.config-key=vcores"},
 			wantCodes: []string{"error flink.yarn-config-key-invalid"}, wantNames: []string{"gpu"}, wantErr: []string{"vcores"}},
 		{name: "yarn.config-key not a resource name", conf: gpuOnly + "external-resources: gpu\n", dynamic: []string{"external-resource.gpu.yarn.config-key=10gpu"},
-			wantVector: `{"memory-mb":4096,"vcores":1,"10gpu":2}`, wantNames: []string{"gpu"},
-			wantCodes: []string{"warning flink.yarn-config-key-invalid"}},
+			wantVector: `{"memory-mb":4096,"vcores":1}`, wantNames: []string{"gpu"},
+			wantCodes: []string{"error flink.yarn-config-key-invalid"}, wantErr: []string{"External resource 10gpu is not supported by the Yarn cluster."}},
 		{name: "params and kubernetes key", conf: gpuOnly + "external-resources: gpu\nexternal-resource.gpu.kubernetes.config-key: nvidia.com/gpu\n" +
 			"external-resource.gpu.param.discovery-script.path: /opt/d.sh\nexternal-resource.gpu.param.x.y: 'quoted'\n",
 			wantVector: `{"memory-mb":4096,"vcores":1,"yarn.io/gpu":2}`, wantNames: []string{"gpu"}},
