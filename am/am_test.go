@@ -592,3 +592,82 @@ func TestExitStatusesAgainstRestarts(t *testing.T) {
 		})
 	}
 }
+
+func TestSurplusContainersAreReleasedNeverLaunched(t *testing.T) {
+	// The scheduler allocates two containers more than asked on the first heartbeat and one
+	// more on the third: each extra one is given back, and only the asked ones are started.
+	f := newFixture(t, 3, amrmfake.Options{Surplus: func(n int) int { return map[int]int{0: 2, 2: 1}[n] },
+		Exit: func(amrmfake.Launch) amrmfake.Outcome { return amrmfake.Outcome{Heartbeats: 5} }})
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	ls := f.cluster.Launches()
+	require.Len(t, ls, 3)
+	rel := f.cluster.Releases()
+	assert.Len(t, rel, 3)
+	for _, l := range ls {
+		assert.NotContains(t, rel, l.Container, "a released container was started")
+	}
+	assert.Equal(t, 3, res.Released)
+}
+
+func TestNodeEventsWhileRanksRun(t *testing.T) {
+	// While both ranks run: rank 0's node is reported UNHEALTHY and DECOMMISSIONING (its
+	// container keeps running), rank 1's container is preempted (strict PreemptionMessage, then
+	// -102), and then rank 0's node is lost (LOST in updated_nodes, -100). With no restarts
+	// allowed both ranks are restarted without counting and the application succeeds.
+	var mu sync.Mutex
+	launches := map[string]int{}
+	f := newFixture(t, 2, amrmfake.Options{Nodes: 3, GPUsPerNode: 1, Exit: func(l amrmfake.Launch) amrmfake.Outcome {
+		mu.Lock()
+		defer mu.Unlock()
+		r := l.Environment[jobspec.EnvRank]
+		launches[r]++
+		if launches[r] == 1 {
+			return amrmfake.Outcome{Heartbeats: -1}
+		}
+		return amrmfake.Outcome{Heartbeats: 2}
+	}})
+	f.spec.Restarts = 0
+	go func() {
+		for len(f.cluster.Running()) < 2 {
+			time.Sleep(time.Millisecond)
+		}
+		byRank := map[int]amrmfake.Launch{}
+		for _, l := range f.cluster.Launches() {
+			byRank[rankOf(t, l)] = l
+		}
+		f.cluster.ReportNode(byRank[0].Node, "UNHEALTHY")
+		time.Sleep(20 * time.Millisecond)
+		f.cluster.ReportNode(byRank[0].Node, "DECOMMISSIONING")
+		f.cluster.Preempt(byRank[1].Container)
+		time.Sleep(20 * time.Millisecond)
+		f.cluster.LoseNode(byRank[0].Node)
+	}()
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	assert.Equal(t, 2, res.Restarts)
+	for _, r := range res.Ranks {
+		assert.Equal(t, 2, r.Launches, "rank %d", r.Rank)
+		assert.Equal(t, int32(0), r.ExitStatus)
+	}
+	assert.Empty(t, f.cluster.Stops(), "the AM stopped nothing itself")
+}
+
+func TestResyncCommandReasksOutstanding(t *testing.T) {
+	// The RM answers AM_RESYNC while rank 1 still waits for a container (one GPU in the
+	// cluster): the AM registers again and asks again, and rank 1 runs once rank 0 is done.
+	var once sync.Once
+	var f *fixture
+	f = newFixture(t, 2, amrmfake.Options{Nodes: 1, GPUsPerNode: 1, Exit: func(amrmfake.Launch) amrmfake.Outcome {
+		once.Do(func() { f.cluster.Resync() })
+		return amrmfake.Outcome{Heartbeats: 3}
+	}})
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	assert.Equal(t, 2, f.cluster.Registers())
+	assert.Len(t, f.cluster.Launches(), 2)
+	assert.Equal(t, 0, res.Restarts)
+}

@@ -33,9 +33,11 @@ const (
 // AppID is the fake application's id.
 var AppID = fakeyarn.AppID
 
-// Exit statuses YARN reports for containers an AM released or stopped.
+// Exit statuses YARN reports for containers an AM released or stopped, that were lost with
+// their node, or preempted.
 const (
 	ExitAborted           = -100
+	ExitPreempted         = -102
 	ExitKilledByAppMaster = -105
 )
 
@@ -96,6 +98,12 @@ type Options struct {
 	// StripResources, when it returns true for the n-th allocated container (from 0), allocates
 	// that container without its extended resources (a scheduler that dropped yarn.io/gpu).
 	StripResources func(n int) bool
+	// Surplus, when set, is how many containers beyond the asks heartbeat n (from 0) allocates
+	// (a scheduler that over-allocates, as one answering a stale absolute ask does).
+	Surplus func(n int) int
+	// WithholdNMToken, when it returns true for a node (host:port), never sends that node's
+	// NMToken with its containers.
+	WithholdNMToken func(node string) bool
 }
 
 // Cluster is a fake ResourceManager scheduler with its NodeManagers.
@@ -125,12 +133,17 @@ type Cluster struct {
 	nmTokenSent  map[string]bool
 	usedGPUs     int64
 	maxGPUsInUse int64
+	// Faults for the next heartbeat: nodes to report, containers to preempt, an AM_RESYNC.
+	nodeReports []*yarnpb.NodeReportProto
+	toPreempt   []*container
+	resync      bool
 }
 
 type node struct {
 	*fakeyarn.NM
 	gpus  int64
 	slots int
+	lost  bool
 }
 
 type container struct {
@@ -196,6 +209,63 @@ func (c *Cluster) Forget() {
 	c.outstanding = map[int32]int{}
 	c.mu.Unlock()
 	c.rm.Forget()
+}
+
+// Resync makes the next heartbeat answer AM_RESYNC, as a ResourceManager that restarted and
+// forgot the attempt does: the scheduler forgets the registration and the asks (not the
+// containers), and the AM must register again and ask again.
+func (c *Cluster) Resync() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.resync = true
+}
+
+// LoseNode makes the NodeManager at node (host:port) lost, as the ResourceManager sees one that
+// stopped heartbeating: the next heartbeat reports it LOST in updated_nodes and completes each of
+// its live containers with ExitAborted, and nothing is placed on it again.
+func (c *Cluster) LoseNode(node string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, nd := range c.nodes {
+		if nd.Server.Addr != node || nd.lost {
+			continue
+		}
+		nd.lost = true
+		c.nodeReports = append(c.nodeReports, &yarnpb.NodeReportProto{
+			NodeId:    &yarnpb.NodeIdProto{Host: proto.String(nd.Host), Port: proto.Int32(nd.Port)},
+			NodeState: yarnpb.NodeStateProto_NS_LOST.Enum(), HealthReport: proto.String("node lost"),
+		})
+		for _, ct := range c.containers {
+			if ct.node == nd && !ct.done {
+				c.complete(ct, ExitAborted, "Container released on a *lost* node")
+			}
+		}
+	}
+}
+
+// ReportNode makes the next heartbeat report the NodeManager at node (host:port) in state
+// (UNHEALTHY, DECOMMISSIONING, ...) in updated_nodes; its containers keep running.
+func (c *Cluster) ReportNode(node, state string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, nd := range c.nodes {
+		if nd.Server.Addr == node {
+			st := yarnpb.NodeStateProto(yarnpb.NodeStateProto_value["NS_"+state])
+			c.nodeReports = append(c.nodeReports, &yarnpb.NodeReportProto{
+				NodeId: &yarnpb.NodeIdProto{Host: proto.String(nd.Host), Port: proto.Int32(nd.Port)}, NodeState: st.Enum(),
+			})
+		}
+	}
+}
+
+// Preempt makes the next heartbeat carry a strict PreemptionMessage for the container, and the
+// one after complete it with ExitPreempted, as the capacity scheduler's preemption monitor does.
+func (c *Cluster) Preempt(id records.ContainerID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ct := c.containers[id]; ct != nil && !ct.done {
+		c.toPreempt = append(c.toPreempt, ct)
+	}
 }
 
 // Registers is the number of successful registrations.
@@ -303,6 +373,14 @@ func gpusOf(r *yarnpb.ResourceProto) int64 {
 func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
 	n++ // the number of heartbeats with this one
 	resp.NumClusterNodes = proto.Int32(int32(len(c.nodes)))
+	if c.resync {
+		// A restarted RM answers nothing but the command, and forgets the asks.
+		c.resync = false
+		c.rm.Registered = false
+		c.outstanding = map[int32]int{}
+		resp.AMCommand = yarnpb.AMCommandProto_AM_RESYNC.Enum()
+		return nil
+	}
 	for _, a := range req.GetAsk() {
 		p := a.GetPriority().GetPriority()
 		c.outstanding[p] = int(a.GetNumContainers())
@@ -323,6 +401,26 @@ func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb
 		}
 	}
 	resp.CompletedContainerStatuses, c.pending = c.pending, nil
+	resp.UpdatedNodes, c.nodeReports = c.nodeReports, nil
+	if len(c.toPreempt) > 0 {
+		strict := &yarnpb.StrictPreemptionContractProto{}
+		for _, ct := range c.toPreempt {
+			if ct.done {
+				continue
+			}
+			strict.Container = append(strict.Container, &yarnpb.PreemptionContainerProto{Id: ct.pb.GetId()})
+			ct.outcome = Outcome{ExitStatus: ExitPreempted, Diagnostics: "Container preempted by scheduler", Heartbeats: 1}
+			ct.due = n + 1
+		}
+		c.toPreempt = nil
+		resp.Preempt = &yarnpb.PreemptionMessageProto{StrictContract: strict}
+	}
+	if c.opts.Surplus != nil {
+		for p := range c.capability {
+			c.outstanding[p] += c.opts.Surplus(n - 1)
+			break
+		}
+	}
 	// New containers for outstanding asks, as capacity allows.
 	for p, want := range c.outstanding {
 		for ; want > 0; want-- {
@@ -334,6 +432,9 @@ func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb
 			}
 			ct := c.newContainer(p, capPB, nd, gpus)
 			resp.AllocatedContainers = append(resp.AllocatedContainers, ct.pb)
+			if c.opts.WithholdNMToken != nil && c.opts.WithholdNMToken(nd.Server.Addr) {
+				continue
+			}
 			if !c.nmTokenSent[nd.Server.Addr] {
 				c.nmTokenSent[nd.Server.Addr] = true
 				resp.NmTokens = append(resp.NmTokens, fakeyarn.NMToken(nd.Host, nd.Port, nd.Token))
@@ -353,7 +454,7 @@ func (c *Cluster) freeNode(gpus int64) *node {
 				slots++
 			}
 		}
-		if slots < nd.slots && used+gpus <= nd.gpus {
+		if !nd.lost && slots < nd.slots && used+gpus <= nd.gpus {
 			return nd
 		}
 	}
