@@ -30,8 +30,8 @@ const (
 	// CodeNoYarnConfigKey: external-resource.<name>.yarn.config-key is missing or blank, so the
 	// resource is not requested from YARN.
 	CodeNoYarnConfigKey = "flink.no-yarn-config-key"
-	// CodeDuplicateConfigKey: two resources name the same yarn.config-key; Flink keeps one at random,
-	// yarn-er refuses (error).
+	// CodeDuplicateConfigKey: two resources name the same yarn.config-key; Flink requests only the
+	// last of them in Java HashSet order, and so does yarn-er (warning).
 	CodeDuplicateConfigKey = "flink.duplicate-config-key"
 	// CodeNoDriverFactory: external-resource.<name>.driver-factory.class is missing, so the
 	// TaskManager gets no information about the resource.

@@ -1,11 +1,13 @@
 package profile
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/records"
@@ -114,8 +116,8 @@ type TranslateOptions struct {
 //     resource is ignored (as Flink ignores it); anything else ("2.5", "abc", 2^63) is an error, as
 //     Flink fails on it ("Could not parse value ...").
 //   - a blank external-resource.<name>.yarn.config-key is a warning: the resource is enabled for the
-//     TaskManager but not requested from YARN. Two resources naming the same key are an error (Flink
-//     keeps one of them at random). A key that breaks Hadoop's resource name rule (" yarn.io/gpu ") is
+//     TaskManager but not requested from YARN. Two resources naming the same key are a warning: as Flink, yarn-er
+//     requests only the last of them in Java HashSet order. A key that breaks Hadoop's resource name rule (" yarn.io/gpu ") is
 //     an error, as Flink finds no such type on any cluster; one naming memory, memory-mb or vcores
 //     is an error.
 //   - a missing driver-factory.class is a warning; external-resource.<name>.* keys for names that
@@ -332,6 +334,9 @@ type resourceKeys struct {
 	amountSrc conf.Source
 	yarnKey   conf.FlinkValue
 	hasYarn   bool
+	// overwritten: another resource with the same yarn.config-key replaces this one (Flink's
+	// "Duplicate config key"), so it is not requested from YARN.
+	overwritten bool
 }
 
 func (t *translator) externalResources(types *ResourceTypes) {
@@ -343,7 +348,7 @@ func (t *translator) externalResources(types *ResourceTypes) {
 	for _, name := range names {
 		all = append(all, t.resource(name, listSrc))
 	}
-	t.duplicateKeys(all)
+	t.duplicateKeys(all, names)
 
 	for _, rk := range all {
 		if !rk.amountOK {
@@ -371,7 +376,7 @@ func (t *translator) externalResources(types *ResourceTypes) {
 		}
 		if rk.hasYarn {
 			er.YarnConfigKey = rk.yarnKey.Value
-			if t.requestable(rk, types) {
+			if !rk.overwritten && t.requestable(rk, types) {
 				t.out.Resource.Set(rk.yarnKey.Value, records.Quantity{Value: rk.amount})
 				t.out.Origins[rk.yarnKey.Value] = Origin{Key: prefix + SuffixAmount, Source: rk.amountSrc}
 			}
@@ -506,25 +511,70 @@ func suggestedDriver(name string) string {
 	return "the class name of your ExternalResourceDriverFactory (Flink ships a driver for GPUs only)"
 }
 
-// duplicateKeys reports yarn.config-keys shared by several resources (an error: Flink keeps one of
-// them, picked by hash order).
-func (t *translator) duplicateKeys(all []resourceKeys) {
-	first := map[string]resourceKeys{}
-	for _, rk := range all {
+// duplicateKeys marks the resources whose yarn.config-key another resource also names. Flink walks
+// the names in the order of a java.util.HashSet and the last one with the key overwrites the others,
+// with a warning; yarn-er does the same and warns.
+func (t *translator) duplicateKeys(all []resourceKeys, names []string) {
+	rank := javaHashSetOrder(names, t.listLen())
+	winner := map[string]int{}
+	for i, rk := range all {
 		if !rk.hasYarn {
 			continue
 		}
 		key := rk.yarnKey.Value
-		prev, dup := first[key]
-		if !dup {
-			first[key] = rk
+		if w, dup := winner[key]; !dup || rank[rk.name] > rank[all[w].name] {
+			winner[key] = i
+		}
+	}
+	for i := range all {
+		rk := &all[i]
+		if !rk.hasYarn {
 			continue
 		}
-		t.add(SeverityError, CodeDuplicateConfigKey, rk.yarnKey.Source, rk.yarnKey.Key,
-			fmt.Sprintf("give %s and %s different yarn.config-keys, or configure the device once", prev.name, rk.name),
-			"Duplicate config key %s occurred for external resources %s (%s) and %s: Flink would keep only one of them, picked at random",
-			key, prev.name, prev.yarnKey.Source, rk.name)
+		w := all[winner[rk.yarnKey.Value]]
+		if w.name == rk.name {
+			continue
+		}
+		rk.overwritten = true
+		t.add(SeverityWarning, CodeDuplicateConfigKey, rk.yarnKey.Source, rk.yarnKey.Key,
+			fmt.Sprintf("give %s and %s different yarn.config-keys, or configure the device once", rk.name, w.name),
+			"Duplicate config key %s occurred for external resources, the one named %s will overwrite the value: Flink does not request %s (%s), only %s (%s)",
+			rk.yarnKey.Value, w.name, rk.name, rk.yarnKey.Source, w.name, w.yarnKey.Source)
 	}
+}
+
+// listLen returns the number of items external-resources lists, duplicates and empty items
+// included (the size Flink's HashSet is created for).
+func (t *translator) listLen() int {
+	v, _ := t.fc.Lookup(KeyExternalResources)
+	items, _ := v.Items()
+	return len(items)
+}
+
+// javaHashSetOrder returns the position of each distinct name when Flink iterates
+// new HashSet<>(list) of a list of listLen items: by bucket (String.hashCode spread as HashMap
+// does, over a table of the next power of two >= max(listLen/0.75+1, 16)), then by insertion. It
+// ignores the resizing a bucket of 8 or more colliding names would cause.
+func javaHashSetOrder(names []string, listLen int) map[string]int {
+	capacity := 1
+	for n := max(int(float32(listLen)/0.75)+1, 16); capacity < n; {
+		capacity <<= 1
+	}
+	bucket := func(s string) uint32 {
+		var h int32
+		for _, u := range utf16.Encode([]rune(s)) {
+			h = 31*h + int32(u)
+		}
+		x := uint32(h)
+		return (x ^ x>>16) & uint32(capacity-1)
+	}
+	order := slices.Clone(names)
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(bucket(a), bucket(b)) })
+	rank := make(map[string]int, len(order))
+	for i, n := range order {
+		rank[n] = i
+	}
+	return rank
 }
 
 // requestable checks the yarn.config-key of a resource with a valid amount and reports whether it
