@@ -502,7 +502,7 @@ func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 			continue // a container released before it was used
 		}
 		delete(r.byID, st.ID)
-		r.completed(s, st.ExitStatus, st.Diagnostics)
+		r.completed(s, st.ExitStatus, st.Diagnostics, false)
 	}
 	for _, c := range a.Allocated {
 		var s *slot
@@ -580,18 +580,21 @@ func (r *runner) launched(ctx context.Context, lr launchResult) {
 	r.log.Warn("am: container start failed", "rank", s.rank, "container", lr.id.String(), "node", s.container.Node, "err", lr.err)
 	delete(r.byID, lr.id)
 	_ = r.rm.Release(lr.id)
-	r.completed(s, -1000, "start failed: "+lr.err.Error())
+	// A container on a node the ResourceManager sent no NMToken for cannot be started by any
+	// program: the cluster's doing, as a container it took away.
+	r.completed(s, -1000, "start failed: "+lr.err.Error(), errors.Is(lr.err, amrm.ErrNoToken))
 }
 
 // completed applies a rank's container exit: done, restarted, or the application's failure.
-func (r *runner) completed(s *slot, exit int32, diag string) {
+// taken says the cluster ended the container whatever its exit status (see notTheProgram).
+func (r *runner) completed(s *slot, exit int32, diag string, taken bool) {
 	s.exit, s.diag = exit, trimDiag(diag)
 	if exit == 0 {
 		s.state = succeeded
 		r.log.Info("am: rank exited 0", "rank", s.rank, "container", s.container.ID.String())
 		return
 	}
-	if notTheProgram(exit) && r.freeRestarts < r.maxFreeRestarts() {
+	if (taken || notTheProgram(exit)) && r.freeRestarts < r.maxFreeRestarts() {
 		// Preempted, lost with its node or disks, or killed by the ResourceManager or the
 		// NodeManager's scheduler: not
 		// the program's failure, so it does not use up the rank's restarts.

@@ -671,3 +671,37 @@ func TestResyncCommandReasksOutstanding(t *testing.T) {
 	assert.Len(t, f.cluster.Launches(), 2)
 	assert.Equal(t, 0, res.Restarts)
 }
+
+func TestNodeWithoutNMToken(t *testing.T) {
+	// The RM sends no NMToken with the first container: it cannot be started. That is the
+	// cluster's doing, not the program's: the rank gets another container (whose node's token
+	// comes with it) without using up a restart.
+	var mu sync.Mutex
+	withheld := ""
+	f := newFixture(t, 1, amrmfake.Options{WithholdNMToken: func(node string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if withheld == "" {
+			withheld = node
+			return true
+		}
+		return false
+	}})
+	f.spec.Restarts = 0
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	require.Len(t, f.cluster.Launches(), 1)
+	assert.Len(t, f.cluster.Releases(), 1, "the container that could not be started was given back")
+	assert.Equal(t, 2, res.Ranks[0].Launches)
+
+	// A node whose token never comes uses up the restarts that do not count, then fails the
+	// application naming the missing token.
+	f = newFixture(t, 1, amrmfake.Options{Nodes: 1, WithholdNMToken: func(string) bool { return true }})
+	f.spec.Restarts = 0
+	_, err = f.run(t, f.options(t))
+	var rerr *RankError
+	require.ErrorAs(t, err, &rerr)
+	assert.Contains(t, rerr.Diagnostics, "no NMToken")
+	assert.Equal(t, 11, len(f.cluster.Releases()), "max(10, 2N) starts without counting, then the counted one")
+}
