@@ -699,9 +699,9 @@ func TestNodeWithoutNMToken(t *testing.T) {
 	// application naming the missing token.
 	f = newFixture(t, 1, amrmfake.Options{Nodes: 1, WithholdNMToken: func(string) bool { return true }})
 	f.spec.Restarts = 0
-	_, err = f.run(t, f.options(t))
+	res, err = f.run(t, f.options(t))
 	var rerr *RankError
 	require.ErrorAs(t, err, &rerr)
 	assert.Contains(t, rerr.Diagnostics, "no NMToken")
-	assert.Equal(t, 11, len(f.cluster.Releases()), "max(10, 2N) starts without counting, then the counted one")
+	assert.Equal(t, 11, res.Ranks[0].Launches, "max(10, 2N) starts without counting, then the counted one")
 }
