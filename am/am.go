@@ -588,7 +588,7 @@ func (r *runner) launched(ctx context.Context, lr launchResult) {
 // completed applies a rank's container exit: done, restarted, or the application's failure.
 // taken says the cluster ended the container whatever its exit status (see notTheProgram).
 func (r *runner) completed(s *slot, exit int32, diag string, taken bool) {
-	s.exit, s.diag = exit, trimDiag(diag)
+	s.exit, s.diag = exit, trimDiagFor(exit, diag)
 	if exit == 0 {
 		s.state = succeeded
 		r.log.Info("am: rank exited 0", "rank", s.rank, "container", s.container.ID.String())
@@ -713,13 +713,40 @@ func (r *runner) collect() {
 	}
 }
 
+// YARN's exit statuses for a container the NodeManager killed over its memory: their
+// diagnostics start with the reason, followed by a dump of the process tree.
+const (
+	exitOverVmem = -103
+	exitOverPmem = -104
+)
+
+// trimDiagFor trims a container's diagnostics (see trimDiag), keeping the first line too (up to
+// 500 bytes) when the NodeManager killed it over its memory: that line says so and by how much,
+// and the process-tree dump after it can be longer than what trimDiag keeps.
+func trimDiagFor(exit int32, s string) string {
+	s = strings.TrimSpace(s)
+	if exit != exitOverVmem && exit != exitOverPmem {
+		return trimDiag(s)
+	}
+	head, rest, ok := strings.Cut(s, "\n")
+	if !ok || len(s) <= diagLimit {
+		return trimDiag(s)
+	}
+	if len(head) > 500 {
+		head = strings.ToValidUTF8(head[:500], "") + "…"
+	}
+	return head + "\n" + trimDiag(rest)
+}
+
+// diagLimit is the most bytes of a container's diagnostics trimDiag keeps.
+const diagLimit = 1500
+
 // trimDiag keeps the end of a NodeManager diagnostic, where the NodeManager puts the tail of the
 // program's stderr (the head is a launch exception and the exit code, already in our message).
 func trimDiag(s string) string {
 	s = strings.TrimSpace(s)
-	const limit = 1500
-	if len(s) > limit {
-		cut := len(s) - limit
+	if len(s) > diagLimit {
+		cut := len(s) - diagLimit
 		for cut < len(s) && !utf8.RuneStart(s[cut]) {
 			cut++
 		}

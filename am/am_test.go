@@ -705,3 +705,28 @@ func TestNodeWithoutNMToken(t *testing.T) {
 	assert.Contains(t, rerr.Diagnostics, "no NMToken")
 	assert.Equal(t, 11, res.Ranks[0].Launches, "max(10, 2N) starts without counting, then the counted one")
 }
+
+func TestMemoryKillKeepsItsReason(t *testing.T) {
+	// A NodeManager that kills a container over its memory puts the reason first and a dump of
+	// the process tree after it, longer than the diagnostics kept: the reason must reach the
+	// application's diagnostics, and so must the end.
+	var tree strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&tree, "\t|- %d 4242 4242 4242 (python3) 1200 300 2147483648 262144 python3 -m torch.distributed.run --worker %d\n", 5000+i, i)
+	}
+	reason := "Container [pid=4242,containerID=container_1700000000000_0001_01_000002] is running 1.5GB beyond the 'PHYSICAL' memory limit. " +
+		"Current usage: 2.5 GB of 1 GB physical memory used; 3.1 GB of 2.1 GB virtual memory used. Killing container."
+	diag := reason + "\nDump of the process-tree for container_1700000000000_0001_01_000002 :\n" + tree.String() +
+		"\nContainer killed on request. Exit code is 143\nContainer exited with a non-zero exit code 143. \n"
+	f := newFixture(t, 1, amrmfake.Options{Exit: func(amrmfake.Launch) amrmfake.Outcome {
+		return amrmfake.Outcome{ExitStatus: -104, Diagnostics: diag}
+	}})
+	_, err := f.run(t, f.options(t))
+	var rerr *RankError
+	require.ErrorAs(t, err, &rerr)
+	fin := f.cluster.Finishes()
+	require.Len(t, fin, 1)
+	assert.Contains(t, fin[0].Diagnostics, reason)
+	assert.Contains(t, fin[0].Diagnostics, "Container exited with a non-zero exit code 143.")
+	assert.Less(t, len(fin[0].Diagnostics), 2500)
+}
