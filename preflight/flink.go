@@ -23,10 +23,11 @@ func problemID(code string) string {
 	return code
 }
 
-// problemStatus is the status of a problem in its check: Flink ignoring a listed resource (no or
-// a non-positive amount) fails, as does every error; other warnings warn.
+// problemStatus is the status of a problem in its check: Flink leaving a listed resource out of the
+// request (no or a non-positive amount, or another resource on the same yarn.config-key overwriting
+// it, which Flink only warns about) fails, as does every error; other warnings warn.
 func problemStatus(p profile.Problem) Status {
-	if p.Severity == profile.SeverityError || p.Code == profile.CodeAmountInvalid {
+	if p.Severity == profile.SeverityError || p.Code == profile.CodeAmountInvalid || p.Code == profile.CodeDuplicateConfigKey {
 		return StatusFail
 	}
 	return StatusWarn

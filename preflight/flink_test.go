@@ -60,7 +60,7 @@ func TestFlinkChecksFindings(t *testing.T) {
 			msg:  "YARN is not asked for it", fix: "yarn.io/fpga",
 		},
 		{
-			name: "yarn.config-key that no cluster can declare", id: IDNoYarnConfigKey, status: StatusWarn,
+			name: "yarn.config-key that no cluster can declare", id: IDNoYarnConfigKey, status: StatusFail,
 			text: withoutLines(goodFlink, "external-resource.fpga.yarn.config-key") + "external-resource.fpga.yarn.config-key: 10fpga\n",
 			msg:  "not a valid resource name",
 		},

@@ -110,16 +110,17 @@ type TranslateOptions struct {
 // PriorityAdapter), checked against Flink's source:
 //
 //   - external-resources is split like any Flink list (';', trimmed, quoting); the exact value
-//     "none" (a string, not a YAML sequence [none]) means no resources. Flink keeps the names in a set: duplicates are merged (the first
-//     occurrence keeps its place) and empty items ("gpu;;fpga") are ignored.
+//     "none" (a string, not a YAML sequence [none]) means no resources. Flink keeps the names in a
+//     set: duplicates are merged (the first occurrence keeps its place) and empty items
+//     ("gpu;;fpga") are ignored.
 //   - external-resource.<name>.amount must be a Java long: missing or <= 0 is a warning and the
 //     resource is ignored (as Flink ignores it); anything else ("2.5", "abc", 2^63) is an error, as
 //     Flink fails on it ("Could not parse value ...").
 //   - a blank external-resource.<name>.yarn.config-key is a warning: the resource is enabled for the
-//     TaskManager but not requested from YARN. Two resources naming the same key are a warning: as Flink, yarn-er
-//     requests only the last of them in Java HashSet order. A key that breaks Hadoop's resource name rule (" yarn.io/gpu ") is
-//     an error, as Flink finds no such type on any cluster; one naming memory, memory-mb or vcores
-//     is an error.
+//     TaskManager but not requested from YARN. Two resources naming the same key are a warning: as
+//     Flink, yarn-er requests only the last of them in Java HashSet order. A key that breaks
+//     Hadoop's resource name rule (" yarn.io/gpu ") is an error, as Flink finds no such type on any
+//     cluster; one naming memory, memory-mb or vcores is an error.
 //   - a missing driver-factory.class is a warning; external-resource.<name>.* keys for names that
 //     external-resources does not list are warnings.
 //   - memory-mb is the TaskManager's total process size as Flink derives it (DeriveTaskManagerMemory:
