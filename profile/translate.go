@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 	"strings"
 	"unicode/utf16"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/javafmt"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -378,12 +380,35 @@ func (t *translator) externalResources(types *ResourceTypes) {
 		if rk.hasYarn {
 			er.YarnConfigKey = rk.yarnKey.Value
 			if !rk.overwritten && t.requestable(rk, types) {
-				t.out.Resource.Set(rk.yarnKey.Value, records.Quantity{Value: rk.amount})
+				sent := flinkAmount(rk.amount)
+				if sent != rk.amount {
+					t.add(SeverityWarning, CodeAmountInvalid, rk.amountSrc, prefix+SuffixAmount,
+						fmt.Sprintf("set %s%s to a sane number of devices (at most 2^53)", prefix, SuffixAmount),
+						"Flink keeps an external resource's amount as a double: %d reaches YARN as %d", rk.amount, sent)
+				}
+				t.out.Resource.Set(rk.yarnKey.Value, records.Quantity{Value: sent})
 				t.out.Origins[rk.yarnKey.Value] = Origin{Key: prefix + SuffixAmount, Source: rk.amountSrc}
 			}
 		}
 		t.out.ExternalResources = append(t.out.ExternalResources, er)
 	}
+}
+
+// flinkAmount is the amount Flink asks YARN for when a resource's configured amount is a: Flink
+// keeps it as a double (ExternalResource's value, a BigDecimal made from Double.toString) and reads
+// it back with longValue, which keeps the low 64 bits of the whole part. Up to 2^53 that is a
+// itself; above it precision goes, and near 2^63 the sign (9223372036854775807 becomes
+// -9223372036854775616).
+func flinkAmount(a int64) int64 {
+	if a >= -(1<<53) && a <= 1<<53 {
+		return a
+	}
+	r, ok := new(big.Rat).SetString(javafmt.Double(float64(a)))
+	if !ok {
+		return a
+	}
+	whole := new(big.Int).Quo(r.Num(), r.Denom())
+	return int64(new(big.Int).And(whole, new(big.Int).SetUint64(math.MaxUint64)).Uint64())
 }
 
 // listedNames returns the distinct non-empty names of external-resources in order, and the list's

@@ -26,7 +26,7 @@ func TestTranslateTypeWithUnit(t *testing.T) {
 			warn: "reads 3000m, not 3"},
 		{name: "giga rounds to nothing", unit: "Gi", amount: "16", want: RMResource{Name: "acme.com/npu", Sent: 16, Value: 0, Units: "Gi"},
 			warn: "reads 0Gi: the TaskManagers get none"},
-		{name: "overflow", unit: "p", amount: "9223372036854775807", want: RMResource{Name: "acme.com/npu", Sent: 9223372036854775807, Value: 9223372036854775807, Units: "p"},
+		{name: "overflow", unit: "p", amount: "9007199254740992", want: RMResource{Name: "acme.com/npu", Sent: 9007199254740992, Value: 9007199254740992, Units: "p"},
 			warn: "cannot convert"},
 	}
 	for _, tc := range cases {
@@ -62,4 +62,28 @@ func TestTranslateTypeWithUnit(t *testing.T) {
 	tr, err := Translate(legacy(t, issueExample), TranslateOptions{ResourceTypes: DefaultResourceTypes()})
 	require.NoError(t, err)
 	assert.Empty(t, tr.RMRequest)
+}
+
+// Flink sends an amount through a double: exact up to 2^53, rounded above, and near 2^63 wrapped
+// to a negative number (the 1.20.0 golden case amount-max-long records it).
+func TestFlinkAmount(t *testing.T) {
+	for _, tc := range []struct{ in, want int64 }{
+		{1, 1},
+		{8, 8},
+		{1 << 53, 1 << 53},
+		{1<<53 + 1, 1 << 53},
+		{1<<62 + 1, 4611686018427388000}, // Double.toString: 4.611686018427388E18
+		{9223372036854775807, -9223372036854775616},
+	} {
+		assert.Equal(t, tc.want, flinkAmount(tc.in), "%d", tc.in)
+	}
+	fc := legacy(t, "taskmanager.memory.process.size: 2g\nexternal-resources: gpu\nexternal-resource.gpu.amount: 9007199254740993"+
+		"\nexternal-resource.gpu.yarn.config-key: yarn.io/gpu\nexternal-resource.gpu.driver-factory.class: x.Y\n")
+	tr, err := Translate(fc, TranslateOptions{})
+	require.NoError(t, err)
+	sent, _ := tr.Resource.Get("yarn.io/gpu")
+	assert.Equal(t, int64(9007199254740992), sent)
+	require.Equal(t, []string{"warning " + CodeAmountInvalid}, codes(tr.Problems))
+	assert.Contains(t, tr.Problems[0].Message, "9007199254740993 reaches YARN as 9007199254740992")
+	assert.Equal(t, int64(9007199254740993), tr.ExternalResources[0].Amount, "the configured amount is kept")
 }
