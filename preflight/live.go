@@ -178,19 +178,15 @@ func (r *runner) clusterChecks() {
 	live := r.live
 	liveIDs := []string{IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation, IDQueueCapacity, IDNodeLabel}
 	if live == nil {
-		reason := r.in.NoClientReason
-		if reason == "" {
-			reason = "no ResourceManager known: give --rm URL, or a Hadoop configuration with yarn.resourcemanager.webapp.address"
-		}
 		for _, id := range liveIDs {
-			r.c.skip(id, "%s", reason)
+			r.c.skip(id, "%s", r.liveSkipReason())
 		}
 		return
 	}
 	if live.infoErr != nil {
 		r.c.fail(IDClusterReachable, live.rm, reachFix(live.infoErr), "the ResourceManager did not answer: %v", live.infoErr)
 		for _, id := range liveIDs[1:] {
-			r.c.skip(id, "the ResourceManager is not reachable (see cluster.reachable)")
+			r.c.skip(id, "%s", r.liveSkipReason())
 		}
 		return
 	}

@@ -40,6 +40,17 @@ type Input struct {
 	Containers int
 	// Queue is the YARN queue (--queue); "": Flink's yarn.application.queue, else "default".
 	Queue string
+	// MaxAttempts is the ApplicationMaster attempts the submission asks for with Container
+	// (yarn-er submit --max-attempts, the max-app-attempts it sends); 0: none asked for (the RM's
+	// yarn.resourcemanager.am.max-attempts applies). Ignored with a Flink configuration, whose
+	// yarn.application-attempts (and high-availability.type) say it. cluster.max-attempts checks
+	// it against the ResourceManager's cap.
+	MaxAttempts int32
+	// Priority is the application priority the submission asks for with Container (yarn-er submit
+	// --priority); nil: none asked for (the queue's default applies). Ignored with a Flink
+	// configuration, whose yarn.application.priority says it. cluster.priority checks it against
+	// the cluster's highest priority.
+	Priority *int32
 	// NodeLabel is the node-label expression of the containers given by Container (yarn-er submit
 	// --node-label): the fit and capacity checks then consider only the nodes and the queue
 	// capacity of that partition. Ignored with a Flink configuration, whose
@@ -110,6 +121,7 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 	r.flinkChecks()
 	r.hadoopChecks()
 	r.clusterChecks()
+	r.appCapChecks()
 
 	rep := &Report{Checks: r.c.checks(), strict: in.Strict, liveSkip: r.live == nil || r.live.infoErr != nil}
 	if in.Container != nil {

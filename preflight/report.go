@@ -83,6 +83,18 @@ const (
 	// IDNodeLabel: a node label Flink asks for (yarn.taskmanager.node-label,
 	// yarn.application.node-label) is on no RUNNING node that can hold the container.
 	IDNodeLabel = "cluster.node-label"
+	// IDMaxAttempts: the ApplicationMaster attempts asked for (yarn-er submit --max-attempts,
+	// Flink's yarn.application-attempts: 1, or 2 with high availability, when not set) are above
+	// the ResourceManager's cap (yarn.resourcemanager.am.global.max-attempts, else
+	// yarn.resourcemanager.am.max-attempts, default 2) or below 1: the RM silently uses its own
+	// value (warn). Read from the RM's /conf.
+	IDMaxAttempts = "cluster.max-attempts"
+	// IDPriority: the application priority asked for (yarn-er submit --priority, Flink's
+	// yarn.application.priority when 0 or more) is above the CapacityScheduler's
+	// yarn.cluster.max-application-priority (default 0), which the scheduler silently uses
+	// instead, or is not 0 on a FairScheduler or FifoScheduler, which give every application 0
+	// (warn).
+	IDPriority = "cluster.priority"
 )
 
 // ids is the canonical order: the order, grouped by area.
@@ -92,7 +104,7 @@ var ids = [...]string{
 	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
 	IDNMResources,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
-	IDQueueCapacity, IDNodeLabel,
+	IDQueueCapacity, IDNodeLabel, IDMaxAttempts, IDPriority,
 }
 
 // IDs returns every check id in report order.

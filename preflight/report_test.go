@@ -25,8 +25,12 @@ func TestIDsArePublicContract(t *testing.T) {
 		assert.Contains(t, got, id)
 	}
 	// The additions: the TaskManager container check, the unit of a requested type, the GPU
-	// plugin jar, node labels and the queue's capacity.
-	assert.Len(t, got, len(publicIDs)+5)
+	// plugin jar, node labels, the queue's capacity, and the ResourceManager's caps of the
+	// ApplicationMaster attempts and the application priority.
+	assert.Len(t, got, len(publicIDs)+7)
+	assert.Contains(t, got, IDMaxAttempts)
+	assert.Contains(t, got, IDPriority)
+	assert.Equal(t, []string{"cluster.max-attempts", "cluster.priority"}, got[len(got)-2:], "the newest ids come last")
 	assert.Contains(t, got, IDQueueCapacity)
 	assert.Contains(t, got, IDNodeLabel)
 	assert.Contains(t, got, IDGPUPluginJar)
