@@ -25,8 +25,9 @@ const (
 	DefaultAMMemoryMB = 256
 	DefaultAMVCores   = 1
 	// DefaultMaxAttempts is one AM attempt: a second attempt would start every rank again, which
-	// few programs expect (Flink's yarn.application-attempts defaults to 1 too). The RM caps any
-	// value at yarn.resourcemanager.am.max-attempts.
+	// few programs expect (Flink's yarn.application-attempts defaults to 1 too). The RM silently
+	// caps any value at yarn.resourcemanager.am.global.max-attempts, else
+	// yarn.resourcemanager.am.max-attempts (the preflight's cluster.max-attempts warns).
 	DefaultMaxAttempts = 1
 	// ApplicationType is the YARN application type of every yarn-er application.
 	ApplicationType = "YARN-ER"
@@ -82,7 +83,9 @@ type Request struct {
 	Queue string
 	Name  string
 	Tags  []string
-	// Priority is the application priority; nil leaves the RM's default.
+	// Priority is the application priority; nil leaves the queue's default. The
+	// CapacityScheduler silently lowers it to yarn.cluster.max-application-priority (default 0),
+	// the other schedulers to 0 (the preflight's cluster.priority warns).
 	Priority *int32
 	// NodeLabel is the node label of the containers (their node-label expression, which YARN
 	// takes as one label).
@@ -90,7 +93,8 @@ type Request struct {
 	// AMMemoryMB and AMVCores size the ApplicationMaster's container; 0 means the defaults.
 	AMMemoryMB int64
 	AMVCores   int32
-	// MaxAttempts is the AM's maximum attempts; 0 means DefaultMaxAttempts.
+	// MaxAttempts is the AM's maximum attempts; 0 means DefaultMaxAttempts. See
+	// DefaultMaxAttempts for the RM's cap.
 	MaxAttempts int32
 	// Restarts is how often one rank may be restarted after it failed.
 	Restarts int

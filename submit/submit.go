@@ -5,7 +5,8 @@
 //
 //  1. the request's own checks and its container vector (Request.Container);
 //  2. the live preflight of that vector (package preflight: declared types, calculator, maximum
-//     allocation, a node that fits, capacity for N) — a *PreflightError unless Request.Force;
+//     allocation, a node that fits, capacity for N, the RM's caps of the AM attempts and the
+//     priority) — a *PreflightError unless Request.Force; its warnings come as steps, with their fix;
 //  3. the scheduler addresses from the Hadoop configuration (conf.HadoopConfig.RMSchedulerAddresses);
 //  4. POST new-application, and the vector against its maximum-resource-capability;
 //  5. staging on HDFS (package stage): the yarn-er binary, the user's files, then the job spec
@@ -252,7 +253,8 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		step(Step{Phase: PhasePreflight, Message: "checking the cluster for " + vec.String()})
 		rep, err := preflight.Run(ctx, preflight.Input{
 			Container: &vec, ContainerName: "container", Hadoop: c.opts.Hadoop, Client: c.opts.YARN,
-			Containers: req.Containers, Queue: req.Queue, NodeLabel: req.NodeLabel, Logger: c.opts.Logger.With("component", "preflight"),
+			Containers: req.Containers, Queue: req.Queue, NodeLabel: req.NodeLabel, MaxAttempts: req.MaxAttempts, Priority: req.Priority,
+			Logger: c.opts.Logger.With("component", "preflight"),
 		})
 		if err != nil {
 			return nil, err
@@ -266,7 +268,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		}
 		for _, ch := range rep.Checks {
 			if ch.Status == preflight.StatusWarn {
-				step(Step{Phase: PhasePreflight, Message: "preflight warning: " + ch.ID + ": " + ch.Message})
+				msg := "preflight warning: " + ch.ID + ": " + ch.Message
+				if ch.Fix != "" {
+					msg += " (fix: " + ch.Fix + ")"
+				}
+				step(Step{Phase: PhasePreflight, Message: msg})
 			}
 		}
 	}

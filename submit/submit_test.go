@@ -375,6 +375,43 @@ func TestSubmitNodeLabelPreflight(t *testing.T) {
 	assert.NotErrorIs(t, err, ErrPreflight)
 }
 
+// TestSubmitWarnsOfCappedSettings: --max-attempts and --priority reach the preflight, whose
+// warnings about the ResourceManager's caps (the captured /conf: yarn.resourcemanager.am.max-attempts
+// and yarn.cluster.max-application-priority at Hadoop's defaults, 2 and 0) come as steps, fix
+// included, and do not stop the submission (it goes on, and fails later at staging).
+func TestSubmitWarnsOfCappedSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		req      Request
+		warnings []string
+	}{
+		{name: "both capped", req: Request{Command: []string{"true"}, MaxAttempts: 3, Priority: new(int32(5))},
+			warnings: []string{
+				"preflight warning: cluster.max-attempts: --max-attempts 3, above the ResourceManager's cap yarn.resourcemanager.am.max-attempts = 2 (yarn-default.xml: Hadoop's default): the ResourceManager silently uses 2 instead, so the ApplicationMaster gets at most 2 attempts (fix: ask for at most 2 (--max-attempts 2), or raise yarn.resourcemanager.am.max-attempts in yarn-site.xml on the ResourceManager and restart it)",
+				"preflight warning: cluster.priority: --priority 5, above the cluster's highest application priority yarn.cluster.max-application-priority = 0 (yarn-default.xml: Hadoop's default): the CapacityScheduler silently uses priority 0 instead (fix: ask for at most 0 (--priority 0), or raise yarn.cluster.max-application-priority in yarn-site.xml on the ResourceManager and restart it)",
+			}},
+		{name: "within the caps", req: Request{Command: []string{"true"}, MaxAttempts: 2, Priority: new(int32(0))}},
+		{name: "the defaults", req: Request{Command: []string{"true"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rm := newFakeRM(t, "")
+			require.NoError(t, rm.ReplyCapture("GET /conf", "conf.json"))
+			c := testClient(t, rm, testHadoop(t, nil))
+			var warnings []string
+			_, err := c.Submit(context.Background(), tc.req, func(s Step) {
+				if strings.HasPrefix(s.Message, "preflight warning: ") {
+					warnings = append(warnings, s.Message)
+				}
+			})
+			// Past the preflight: the application id is used up, HDFS (nothing listens) refuses.
+			require.ErrorIs(t, err, stage.ErrUnreachable)
+			assert.Equal(t, 1, rm.Count("POST /ws/v1/cluster/apps/new-application"))
+			assert.Equal(t, 1, rm.Count("GET /conf"), "the preflight read the ResourceManager's configuration")
+			assert.Equal(t, tc.warnings, warnings)
+		})
+	}
+}
+
 func TestAMContext(t *testing.T) {
 	prio := int32(3)
 	spec := &jobspec.Spec{Name: "yarn-er: train", Binary: jobspec.LocalFile{Name: "yarn-er", URL: "hdfs://nn/b", Size: 10, MtimeMillis: 5, Type: "FILE", Visibility: "APPLICATION"}}

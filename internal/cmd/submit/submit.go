@@ -67,8 +67,9 @@ func NewCmdSubmit(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 YARN_ER_RANK (0..N-1) and YARN_ER_WORLD_SIZE set.
 
 Before anything is staged, the live preflight of that container runs (declared types, calculator,
-maximum allocation, a node that fits, capacity for N); its failures abort with exit status 3 unless
---force. Then the yarn-er binary, the job spec and the --file/--archive files are staged on HDFS
+maximum allocation, a node that fits, capacity for N, the ResourceManager's caps of --max-attempts
+and --priority); its failures abort with exit status 3 unless --force, its warnings are printed and
+the submission goes on. Then the yarn-er binary, the job spec and the --file/--archive files are staged on HDFS
 (fs.defaultFS) in /user/<user>/.yarn-er/<application id>/, and the ApplicationMaster is submitted
 over the ResourceManager's REST API. A failed submission leaves nothing on HDFS; the AM removes the
 staging directory when the application ends (unless --keep-staging).
