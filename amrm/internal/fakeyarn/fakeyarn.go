@@ -11,6 +11,7 @@ package fakeyarn
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"strconv"
 	"sync"
@@ -61,9 +62,14 @@ type RMHooks struct {
 }
 
 // RM is a fake ResourceManager's ApplicationMasterProtocol server with the 3.x rules: one
-// registration per attempt, a strict responseId (the last id again gets the last answer again,
-// any other is InvalidApplicationMasterRequestException), calls before registration refused with
+// registration per attempt, a strict responseId, calls before registration refused with
 // ApplicationMasterNotRegisteredException, and an unregistration that may need several calls.
+//
+// The responseId rule is ApplicationMasterService.allocate's (Hadoop 3.1 to 3.5): a request whose
+// id is the one before the last answer's (NextResponseID(id) == LastID) gets the last answer again;
+// one with the last answer's id is a new heartbeat, answered with NextResponseID(LastID); any other
+// is InvalidApplicationMasterRequestException with InvalidResponseIDMessage (and a stack trace
+// line, as over IPC). Ids count from 0 at registration and wrap from 2147483647 to 0.
 type RM struct {
 	// Server is the IPC server; Server.Addr is the scheduler address.
 	Server *ipctest.Server
@@ -80,8 +86,12 @@ type RM struct {
 	// Registration is the last accepted registration request.
 	Registration *yarnpb.RegisterApplicationMasterRequestProto
 	// LastID is the last response id sent (0 after a registration); a test may move it, as an RM
-	// that went on without the AM.
+	// that went on without the AM (whose last answer, should the AM resend the id before it, is
+	// then an empty one).
 	LastID int32
+	// Hadoop31 makes the refusal of a wrong responseId use Hadoop 3.1's wording (commas before
+	// "expect" and "but"; see InvalidResponseIDMessage).
+	Hadoop31 bool
 	// Requests are the accepted allocate requests in order; a resent one is not counted again.
 	Requests []*yarnpb.AllocateRequestProto
 	// Finishes are the finishApplicationMaster requests.
@@ -138,7 +148,8 @@ func (rm *RM) register(req *yarnpb.RegisterApplicationMasterRequestProto) (proto
 	}
 	rm.Registered, rm.Registration = true, req
 	rm.Registers++
-	rm.LastID, rm.lastResp = 0, nil
+	// The registration's own answer with id 0 is the last one: an allocate with id -1 gets it.
+	rm.LastID, rm.lastResp = 0, &yarnpb.AllocateResponseProto{ResponseId: proto.Int32(0)}
 	if rm.hooks.Register != nil {
 		return rm.hooks.Register(req), nil
 	}
@@ -150,13 +161,14 @@ func (rm *RM) allocate(req *yarnpb.AllocateRequestProto) (proto.Message, error) 
 		return nil, &ipctest.Exception{Class: ExNotRegistered, Message: "AM is not registered for known application attempt: " +
 			AttemptID + " or RM had restarted after AM registered. AM should re-register."}
 	}
-	if req.GetResponseId()+1 == rm.LastID && rm.lastResp != nil {
+	if id := req.GetResponseId(); NextResponseID(id) == rm.LastID {
+		if rm.lastResp == nil || rm.lastResp.GetResponseId() != rm.LastID {
+			rm.lastResp = &yarnpb.AllocateResponseProto{ResponseId: proto.Int32(rm.LastID)} // a test moved LastID
+		}
 		return rm.lastResp, nil
-	}
-	if req.GetResponseId() != rm.LastID {
-		return nil, &ipctest.Exception{Class: ExInvalidRequest, Message: fmt.Sprintf(
-			"Invalid responseId in AllocateRequest from application attempt: %s expect responseId to be %d but get %d",
-			AttemptID, rm.LastID, req.GetResponseId())}
+	} else if id != rm.LastID {
+		return nil, &ipctest.Exception{Class: ExInvalidRequest, Message: InvalidResponseIDMessage(AttemptID, rm.LastID, id, rm.Hadoop31) +
+			"\n\tat org.apache.hadoop.yarn.server.resourcemanager.ApplicationMasterService.allocate(ApplicationMasterService.java:428)"}
 	}
 	n := len(rm.Requests)
 	rm.Requests = append(rm.Requests, req)
@@ -166,7 +178,7 @@ func (rm *RM) allocate(req *yarnpb.AllocateRequestProto) (proto.Message, error) 
 			return nil, err
 		}
 	}
-	rm.LastID++
+	rm.LastID = NextResponseID(rm.LastID)
 	resp.ResponseId = proto.Int32(rm.LastID)
 	rm.lastResp = resp
 	return resp, nil
@@ -178,6 +190,23 @@ func (rm *RM) finish(req *yarnpb.FinishApplicationMasterRequestProto) (proto.Mes
 	}
 	rm.Finishes = append(rm.Finishes, req)
 	return &yarnpb.FinishApplicationMasterResponseProto{IsUnregistered: proto.Bool(len(rm.Finishes) >= rm.UnregisterAfter)}, nil
+}
+
+// NextResponseID is the id the ResourceManager answers a heartbeat with id with: id+1, wrapping
+// from 2147483647 to 0 (Hadoop's getNextResponseId).
+func NextResponseID(id int32) int32 { return int32((int64(id) + 1) & math.MaxInt32) }
+
+// InvalidResponseIDMessage is the message of the ResourceManager's
+// InvalidApplicationMasterRequestException for an allocate call of attempt with responseId got
+// when it expected expected (its last answer's id): Hadoop 3.2 and later's wording, or with
+// hadoop31 3.1's, which has a comma before "expect" and before "but".
+func InvalidResponseIDMessage(attempt string, expected, got int32, hadoop31 bool) string {
+	if hadoop31 {
+		return fmt.Sprintf("Invalid responseId in AllocateRequest from application attempt: %s, expect responseId to be %d, but get %d",
+			attempt, expected, got)
+	}
+	return fmt.Sprintf("Invalid responseId in AllocateRequest from application attempt: %s expect responseId to be %d but get %d",
+		attempt, expected, got)
 }
 
 // Registration is a registration answer with a maximum capability of 8192 MiB, 8 vcores and

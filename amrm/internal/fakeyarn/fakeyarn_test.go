@@ -3,6 +3,8 @@ package fakeyarn
 import (
 	"context"
 	"errors"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -113,4 +115,62 @@ func TestNMDefaults(t *testing.T) {
 	require.NoError(t, c.Call(ctx, "getContainerStatuses", &yarnpb.GetContainerStatusesRequestProto{ContainerId: []*yarnpb.ContainerIdProto{ct.GetId()}}, st, ipc.CallOptions{}))
 	require.Len(t, st.GetStatus(), 1)
 	assert.Equal(t, yarnpb.ContainerStateProto_C_RUNNING, st.GetStatus()[0].GetState())
+}
+
+// TestRMResponseIDRule: ApplicationMasterService.allocate's responseId rule, message and
+// wrap-around (Hadoop 3.1 to 3.5), over real IPC.
+func TestRMResponseIDRule(t *testing.T) {
+	ctx := context.Background()
+	rm := NewRM(t, testToken, RMHooks{})
+	c := dial(t, rm.Server.Addr, SchedulerProtocol, testToken)
+	allocate := func(id int32) (*yarnpb.AllocateResponseProto, error) {
+		resp := &yarnpb.AllocateResponseProto{}
+		return resp, c.Call(ctx, "allocate", &yarnpb.AllocateRequestProto{ResponseId: proto.Int32(id)}, resp, ipc.CallOptions{})
+	}
+	require.NoError(t, c.Call(ctx, "registerApplicationMaster", &yarnpb.RegisterApplicationMasterRequestProto{},
+		&yarnpb.RegisterApplicationMasterResponseProto{}, ipc.CallOptions{}))
+
+	reg, err := allocate(-1)
+	require.NoError(t, err, "the id before 0 gets the registration's empty answer")
+	assert.Equal(t, int32(0), reg.GetResponseId())
+	assert.Empty(t, rm.AllocateRequests())
+
+	_, err = allocate(3)
+	var re *records.RemoteError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, ExInvalidRequest, re.Class)
+	assert.Equal(t, "Invalid responseId in AllocateRequest from application attempt: appattempt_1700000000000_0001_000001 expect responseId to be 0 but get 3"+
+		"\n\tat org.apache.hadoop.yarn.server.resourcemanager.ApplicationMasterService.allocate(ApplicationMasterService.java:428)", re.Message)
+	rm.Mu.Lock()
+	rm.Hadoop31 = true
+	rm.Mu.Unlock()
+	_, err = allocate(3)
+	require.ErrorAs(t, err, &re)
+	assert.True(t, strings.HasPrefix(re.Message,
+		"Invalid responseId in AllocateRequest from application attempt: appattempt_1700000000000_0001_000001, expect responseId to be 0, but get 3\n\tat "), re.Message)
+
+	// An RM that went on: the id before its last gets an (empty) last answer, its last is a heartbeat.
+	rm.Mu.Lock()
+	rm.LastID = math.MaxInt32 - 1
+	rm.Mu.Unlock()
+	last, err := allocate(math.MaxInt32 - 2)
+	require.NoError(t, err)
+	assert.Equal(t, int32(math.MaxInt32-1), last.GetResponseId())
+	assert.Empty(t, rm.AllocateRequests())
+
+	var got []int32
+	for _, id := range []int32{math.MaxInt32 - 1, math.MaxInt32, math.MaxInt32, 0} {
+		resp, err := allocate(id)
+		require.NoError(t, err, "id %d", id)
+		got = append(got, resp.GetResponseId())
+	}
+	assert.Equal(t, []int32{math.MaxInt32, 0, 0, 1}, got, "2147483647 is answered with 0; sent again, it gets that answer again")
+	assert.Len(t, rm.AllocateRequests(), 3)
+	_, err = allocate(math.MaxInt32)
+	require.ErrorAs(t, err, &re)
+	assert.Contains(t, re.Message, "expect responseId to be 1, but get 2147483647")
+
+	assert.Equal(t, int32(0), NextResponseID(math.MaxInt32))
+	assert.Equal(t, int32(0), NextResponseID(-1))
+	assert.Equal(t, int32(8), NextResponseID(7))
 }
