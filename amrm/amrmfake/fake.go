@@ -3,11 +3,13 @@
 // (ContainerManagementProtocol), each a real Hadoop IPC server on 127.0.0.1 speaking SASL
 // TOKEN/DIGEST-MD5, so an AM under test runs its real amrm client against it.
 //
-// The fake follows the 3.x ResourceManager's rules where an AM can see them: strict responseId,
-// absolute asks per priority counted down as containers are allocated, NMTokens handed out with
-// a node's first container, completed containers reported on a later heartbeat, releases and
-// stops reported as completions. What a container "does" is decided by Cluster.Exit when the
-// NodeManager starts it. It is for tests only: nothing here is a ResourceManager.
+// The fake follows the 3.x ResourceManager's rules where an AM can see them: strict responseId
+// (the id before the last answer's gets that answer again, any other but the last answer's is
+// refused with the RM's InvalidApplicationMasterRequestException message; ids wrap from
+// 2147483647 to 0), absolute asks per priority counted down as containers are allocated,
+// NMTokens handed out with a node's first container, completed containers reported on a later
+// heartbeat, releases and stops reported as completions. What a container "does" is decided by
+// Cluster.Exit when the NodeManager starts it. It is for tests only: nothing here is a ResourceManager.
 package amrmfake
 
 import (
@@ -218,6 +220,16 @@ func (c *Cluster) Resync() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.resync = true
+}
+
+// MoveResponseID sets the scheduler's last response id to id, as a ResourceManager that went on
+// answering heartbeats the AM never saw: the AM's next heartbeat is refused with "Invalid
+// responseId in AllocateRequest ... expect responseId to be <id> but get <the AM's id>". An id
+// near 2147483647 lets a test see the ids wrap to 0.
+func (c *Cluster) MoveResponseID(id int32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rm.LastID = id
 }
 
 // LoseNode makes the NodeManager at node (host:port) lost, as the ResourceManager sees one that
