@@ -24,6 +24,9 @@ const (
 	cmProtocol = "org.apache.hadoop.yarn.api.ContainerManagementProtocolPB"
 )
 
+// invalidRequestClass is the Java class of the ResourceManager's refusal of a wrong responseId.
+const invalidRequestClass = "org.apache.hadoop.yarn.exceptions.InvalidApplicationMasterRequestException"
+
 // Config configures a Client.
 type Config struct {
 	// SchedulerAddrs are the ResourceManager scheduler addresses (yarn.resourcemanager.scheduler.address,
@@ -474,19 +477,36 @@ type Allocation struct {
 // Allocate sends one heartbeat: outstanding asks that changed, releases and progress. It re-registers
 // and resends every ask and release when the RM has forgotten the AM (ApplicationMasterNotRegisteredException
 // after an RM restart or failover, or an AM_RESYNC command).
+//
+// When the RM refuses the heartbeat's responseId (InvalidApplicationMasterRequestException:
+// "Invalid responseId in AllocateRequest ... expect responseId to be N but get M", Hadoop 3.1's
+// wording with commas too), Allocate takes N from the message, logs a warning, and sends the
+// heartbeat once more with it, with every ask's total and every unconfirmed release again (answers
+// the client never saw may have counted containers against the asks). A message without a
+// readable N, an N equal to the id just sent, or a second refusal returns the error, matching
+// ErrInvalidRequest. Hadoop's AMRMClientImpl has no such step (the exception fails its allocate);
+// Hadoop's AMRMClientRelayer (the NodeManager's AMRMProxy, 3.2+) reads N the same way and uses it
+// on its next heartbeat.
+//
+// Response ids wrap from 2147483647 to 0, as the RM counts them; the client echoes the RM's.
 func (c *Client) Allocate(ctx context.Context) (*Allocation, error) {
 	c.hb.Lock()
 	defer c.hb.Unlock()
-	for attempt := 0; ; attempt++ {
+	reregistered, resynced := false, false
+	for {
 		alloc, err := c.allocate(ctx)
-		if err == nil || !errors.Is(err, ErrNotRegistered) || attempt > 0 {
-			return alloc, err
-		}
-		if !c.isRegistered() {
-			return nil, err
-		}
-		c.logger.Warn("amrm: the ResourceManager does not know this application master; registering again", "err", err)
-		if err := c.resync(ctx); err != nil {
+		switch {
+		case err == nil:
+			return alloc, nil
+		case errors.Is(err, ErrNotRegistered) && !reregistered && c.isRegistered():
+			reregistered = true
+			c.logger.Warn("amrm: the ResourceManager does not know this application master; registering again", "err", err)
+			if err := c.resync(ctx); err != nil {
+				return nil, err
+			}
+		case errors.Is(err, ErrInvalidRequest) && !resynced && c.adoptExpectedResponseID(err):
+			resynced = true
+		default:
 			return nil, err
 		}
 	}
@@ -505,13 +525,51 @@ func (c *Client) resync(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.resendAllLocked()
+	return nil
+}
+
+// resendAllLocked marks every ask and every unconfirmed release for the next allocate. c.mu is held.
+func (c *Client) resendAllLocked() {
 	for _, a := range c.asks {
 		a.dirty = true
 	}
 	for id := range c.toRelease {
 		c.sendRelease[id] = true
 	}
-	return nil
+}
+
+// adoptExpectedResponseID takes the responseId the ResourceManager expects from its refusal of
+// the last allocate, and reports whether the heartbeat can be sent again with it: err is an
+// InvalidApplicationMasterRequestException about the responseId, its message names the expected
+// id, and that id is not the one just sent.
+func (c *Client) adoptExpectedResponseID(err error) bool {
+	var re *records.RemoteError
+	if !errors.As(err, &re) || re.Class != invalidRequestClass {
+		return false
+	}
+	m, ok := parseResponseIDMismatch(re.Message)
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	sent := c.responseID
+	if m.Expected == sent {
+		c.mu.Unlock()
+		return false
+	}
+	c.responseID = m.Expected
+	c.resendAllLocked()
+	attempt := ""
+	if a, err := AMRMAttempt(c.amrmToken); err == nil {
+		attempt = a.String()
+	} else if m.Attempt != (records.ApplicationAttemptID{}) {
+		attempt = m.Attempt.String()
+	}
+	c.mu.Unlock()
+	c.logger.Warn("amrm: the ResourceManager refused the heartbeat's responseId; sending it again with the expected one",
+		"attempt", attempt, "sentResponseId", sent, "expectedResponseId", m.Expected)
+	return true
 }
 
 func (c *Client) allocate(ctx context.Context) (*Allocation, error) {

@@ -1,9 +1,14 @@
 package amrm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
+	"math"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/amrm/amrmfake"
 	"github.com/yarn-er/yarn-er/amrm/internal/fakeyarn"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
@@ -265,20 +271,248 @@ func TestContainerMissingAskedResourceIsReleasedAndReasked(t *testing.T) {
 	assert.Equal(t, 0, c.Outstanding(1))
 }
 
-func TestWrongResponseIDIsTypedError(t *testing.T) {
+// logBuffer is a JSON slog destination a test reads while the client may still log.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// records returns the log records with msg.
+func (b *logBuffer) records(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]any
+	for _, line := range bytes.Split(b.buf.Bytes(), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var r map[string]any
+		require.NoError(t, json.Unmarshal(line, &r), "%s", line)
+		if r["msg"] == msg {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func withLog(b *logBuffer) func(*Config) {
+	return func(cfg *Config) {
+		cfg.Logger = slog.New(slog.NewJSONHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+}
+
+const resyncLog = "amrm: the ResourceManager refused the heartbeat's responseId; sending it again with the expected one"
+
+// TestWrongResponseIDResyncs: an RM that went on without the client refuses its responseId with
+// the id it expects (in 3.2+'s and 3.1's wording); the client sends the heartbeat again with it,
+// once, and the asks and releases of the refused heartbeat reach the RM.
+func TestWrongResponseIDResyncs(t *testing.T) {
+	for _, hadoop31 := range []bool{false, true} {
+		t.Run(map[bool]string{false: "hadoop-3.2+", true: "hadoop-3.1"}[hadoop31], func(t *testing.T) {
+			mk := newContainers()
+			rm := newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+				if n == 0 {
+					resp.AllocatedContainers = []*yarnpb.ContainerProto{mk(1, "nm1")}
+				}
+				return nil
+			})
+			rm.Hadoop31 = hadoop31
+			var logs logBuffer
+			c := registered(t, rm, withLog(&logs))
+			require.NoError(t, c.Ask(1, gpu1, 3))
+			a, err := c.Allocate(context.Background())
+			require.NoError(t, err)
+			require.Len(t, a.Allocated, 1)
+
+			// Pending for the next heartbeat: a release and a new ask.
+			require.NoError(t, c.Release(a.Allocated[0].ID))
+			require.NoError(t, c.Ask(2, records.NewResources(512, 1), 2))
+			rm.Mu.Lock()
+			rm.LastID = 7 // the RM moved on without this client
+			rm.Mu.Unlock()
+
+			a, err = c.Allocate(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, int32(8), a.ResponseID)
+			reqs := rm.AllocateRequests()
+			require.Len(t, reqs, 2, "one accepted heartbeat after the refused one")
+			resent := reqs[1]
+			assert.Equal(t, int32(7), resent.GetResponseId(), "sent again with the id the RM expects")
+			require.Len(t, resent.GetAsk(), 2, "the new ask, and the other total again")
+			assert.Equal(t, int32(1), resent.GetAsk()[0].GetPriority().GetPriority())
+			assert.Equal(t, int32(2), resent.GetAsk()[0].GetNumContainers(), "the outstanding total")
+			assert.Equal(t, int32(2), resent.GetAsk()[1].GetPriority().GetPriority())
+			assert.Equal(t, int32(2), resent.GetAsk()[1].GetNumContainers())
+			require.Len(t, resent.GetRelease(), 1, "the pending release")
+			assert.Equal(t, 2, c.Stats().Allocates)
+
+			recs := logs.records(t, resyncLog)
+			require.Len(t, recs, 1)
+			assert.Equal(t, "WARN", recs[0]["level"])
+			assert.Equal(t, fakeyarn.AttemptID, recs[0]["attempt"], "named by the RM's message (the test token does not decode)")
+			assert.Equal(t, float64(1), recs[0]["sentResponseId"])
+			assert.Equal(t, float64(7), recs[0]["expectedResponseId"])
+			assert.NotContains(t, logs.String(), string(amrmTok.Password))
+			assert.NotContains(t, logs.String(), string(amrmTok.Identifier))
+
+			// In step again: the next heartbeat carries the RM's id and nothing unchanged.
+			_, err = c.Allocate(context.Background())
+			require.NoError(t, err)
+			reqs = rm.AllocateRequests()
+			require.Len(t, reqs, 3)
+			assert.Equal(t, int32(8), reqs[2].GetResponseId())
+			assert.Empty(t, reqs[2].GetAsk())
+		})
+	}
+}
+
+// TestWrongResponseIDWithoutResync: when the refusal names no usable id, or the heartbeat sent
+// again is refused too, Allocate returns the RM's exception as ErrInvalidRequest and sends
+// nothing more.
+func TestWrongResponseIDWithoutResync(t *testing.T) {
+	refuse := func(msg string) error { return &ipctest.Exception{Class: fakeyarn.ExInvalidRequest, Message: msg} }
+	tests := []struct {
+		name string
+		// answer refuses heartbeat n (from 0) that the RM's rules accepted, or not (nil).
+		answer    func(n int, req *yarnpb.AllocateRequestProto) error
+		wantCalls int
+		wantMsg   string
+	}{
+		{
+			name: "no number",
+			answer: func(n int, req *yarnpb.AllocateRequestProto) error {
+				return refuse("Invalid responseId in AllocateRequest from application attempt: " + fakeyarn.AttemptID +
+					" expect responseId to be soon but get 0")
+			},
+			wantCalls: 1, wantMsg: "to be soon",
+		},
+		{
+			name: "out of range",
+			answer: func(n int, req *yarnpb.AllocateRequestProto) error {
+				return refuse("Invalid responseId in AllocateRequest from application attempt: " + fakeyarn.AttemptID +
+					" expect responseId to be 2147483648 but get 0")
+			},
+			wantCalls: 1, wantMsg: "2147483648",
+		},
+		{
+			name: "another refusal",
+			answer: func(n int, req *yarnpb.AllocateRequestProto) error {
+				return refuse("Application Master is already registered : " + fakeyarn.AppID)
+			},
+			wantCalls: 1, wantMsg: "already registered",
+		},
+		{
+			name: "expects the id sent",
+			answer: func(n int, req *yarnpb.AllocateRequestProto) error {
+				return refuse(fakeyarn.InvalidResponseIDMessage(fakeyarn.AttemptID, req.GetResponseId(), req.GetResponseId(), false))
+			},
+			wantCalls: 1, wantMsg: "expect responseId to be 0 but get 0",
+		},
+		{
+			name: "refused again",
+			answer: func(n int, req *yarnpb.AllocateRequestProto) error {
+				// A refusal naming an id the RM's own rule then refuses as well.
+				return refuse(fakeyarn.InvalidResponseIDMessage(fakeyarn.AttemptID, req.GetResponseId()+5, req.GetResponseId(), false))
+			},
+			wantCalls: 1, wantMsg: "expect responseId to be 0 but get 5",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			rm := newRM(t, func(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb.AllocateResponseProto) error {
+				calls++
+				return tt.answer(n, req)
+			})
+			var logs logBuffer
+			c := registered(t, rm, withLog(&logs))
+			require.NoError(t, c.Ask(1, gpu1, 1))
+			_, err := c.Allocate(context.Background())
+			require.ErrorIs(t, err, ErrInvalidRequest)
+			var re *records.RemoteError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, fakeyarn.ExInvalidRequest, re.Class)
+			assert.Contains(t, re.Message, tt.wantMsg)
+			assert.Equal(t, tt.wantCalls, calls, "heartbeats the RM's rules accepted")
+			assert.Equal(t, 0, c.Stats().Allocates)
+			assert.Equal(t, 1, c.Outstanding(1), "nothing counted down")
+		})
+	}
+
+	// A refusal of the resent heartbeat is returned too; the next Allocate starts over.
+	t.Run("moved on again", func(t *testing.T) {
+		rm := newRM(t, nil)
+		c := registered(t, rm, func(cfg *Config) { cfg.Logger = slog.New(moveOnHandler{rm: rm, to: 20, once: new(sync.Once)}) })
+		_, err := c.Allocate(context.Background())
+		require.NoError(t, err)
+		rm.Mu.Lock()
+		rm.LastID = 7
+		rm.Mu.Unlock()
+		_, err = c.Allocate(context.Background())
+		require.ErrorIs(t, err, ErrInvalidRequest)
+		assert.ErrorContains(t, err, "expect responseId to be 20 but get 7")
+		assert.Len(t, rm.AllocateRequests(), 1, "no heartbeat accepted")
+
+		a, err := c.Allocate(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, int32(21), a.ResponseID)
+	})
+}
+
+// moveOnHandler moves the fake RM's last response id to the first time the client logs that it
+// resends the heartbeat, as an RM that answered another heartbeat of the attempt meanwhile.
+type moveOnHandler struct {
+	rm   *fakeyarn.RM
+	to   int32
+	once *sync.Once
+}
+
+func (h moveOnHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h moveOnHandler) Handle(_ context.Context, r slog.Record) error {
+	if r.Message == resyncLog {
+		h.once.Do(func() {
+			h.rm.Mu.Lock()
+			h.rm.LastID = h.to
+			h.rm.Mu.Unlock()
+		})
+	}
+	return nil
+}
+func (h moveOnHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h moveOnHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestResponseIDWrapsAround: the RM answers 0 after 2147483647 and the client goes on with it.
+func TestResponseIDWrapsAround(t *testing.T) {
 	rm := newRM(t, nil)
 	c := registered(t, rm, nil)
-	_, err := c.Allocate(context.Background())
-	require.NoError(t, err)
 	rm.Mu.Lock()
-	rm.LastID = 7 // the RM moved on without this client
+	rm.LastID = math.MaxInt32 - 1
 	rm.Mu.Unlock()
-	_, err = c.Allocate(context.Background())
-	require.ErrorIs(t, err, ErrInvalidRequest)
-	var re *records.RemoteError
-	require.ErrorAs(t, err, &re)
-	assert.Contains(t, re.Message, "expect responseId to be 7 but get 1")
-	assert.Contains(t, err.Error(), "InvalidApplicationMasterRequestException: Invalid responseId")
+	var got []int32
+	for i := 0; i < 4; i++ {
+		a, err := c.Allocate(context.Background())
+		require.NoError(t, err)
+		got = append(got, a.ResponseID)
+	}
+	assert.Equal(t, []int32{math.MaxInt32, 0, 1, 2}, got)
+	var sent []int32
+	for _, r := range rm.AllocateRequests() {
+		sent = append(sent, r.GetResponseId())
+	}
+	assert.Equal(t, []int32{math.MaxInt32 - 1, math.MaxInt32, 0, 1}, sent)
 }
 
 func TestReregisterAfterRMRestart(t *testing.T) {
@@ -506,4 +740,31 @@ func TestAttemptNotFoundEndsRun(t *testing.T) {
 	err := c.Run(context.Background(), func(*Allocation) (bool, error) { return false, nil })
 	assert.ErrorIs(t, err, ErrAttemptNotFound)
 	assert.NotErrorIs(t, err, ErrNotRegistered)
+}
+
+// TestResyncAgainstFakeCluster: against amrmfake's scheduler, an AM whose RM went on to the last
+// id before the wrap resynchronises on its first heartbeat, the asks of that heartbeat are
+// allocated, and the ids go on from 0.
+func TestResyncAgainstFakeCluster(t *testing.T) {
+	cl := amrmfake.New(t, amrmfake.Options{Nodes: 2, GPUsPerNode: 4})
+	c, err := New(Config{SchedulerAddrs: []string{cl.SchedulerAddr}, Credentials: cl.Credentials()})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	_, err = c.Register(context.Background(), RegisterRequest{RPCPort: -1})
+	require.NoError(t, err)
+	require.NoError(t, c.Ask(1, gpu1, 6))
+	cl.MoveResponseID(math.MaxInt32)
+
+	a, err := c.Allocate(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, int32(0), a.ResponseID, "2147483647 is answered with 0")
+	assert.Len(t, a.Allocated, 6, "the ask of the refused heartbeat was allocated")
+	assert.Equal(t, 6, cl.MaxAsked(1))
+	assert.Equal(t, 0, c.Outstanding(1))
+
+	a, err = c.Allocate(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, int32(1), a.ResponseID)
+	assert.Empty(t, a.Allocated)
+	assert.Equal(t, 2, cl.Allocates())
 }

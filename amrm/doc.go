@@ -27,7 +27,11 @@
 // Asks are absolute totals per priority (one priority per resource profile). Every allocated
 // container is checked for the asked extended resources; one that lacks them is released and asked
 // for again. After a ResourceManager restart or failover the client registers again and resends its
-// asks and releases. Remote exceptions are *records.RemoteError values keeping the Java class and
+// asks and releases. When the RM refuses a heartbeat's responseId ("Invalid responseId in
+// AllocateRequest ... expect responseId to be N but get M"), the client takes N from the message
+// and sends the heartbeat once more with it and with every ask and unconfirmed release; an
+// unreadable N or a second refusal is returned (ErrInvalidRequest). Response ids wrap from
+// 2147483647 to 0 as the RM counts them. Remote exceptions are *records.RemoteError values keeping the Java class and
 // message, matching the package's sentinels (ErrNotRegistered, ...) with errors.Is.
 //
 // The package imports only package records (shared YARN records) and the module's internal Hadoop
