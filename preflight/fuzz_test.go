@@ -1,6 +1,8 @@
 package preflight
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -79,6 +81,27 @@ func FuzzParseFairAllocations(f *testing.F) {
 			if !strings.HasPrefix(q.Path, "root") {
 				t.Fatalf("queue path %q", q.Path)
 			}
+		}
+	})
+}
+
+// FuzzHadoopInt: never panics; a value read is an int32 and reads back from its decimal form, as
+// Hadoop's Configuration.getInt would read it.
+func FuzzHadoopInt(f *testing.F) {
+	for _, s := range []string{"2", " 0x10 ", "-0X7fffffff", "+3", "abc", "", "2147483648", "-2147483648", "0x", "1_0", "\t5\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := hadoopInt(s)
+		if err != nil {
+			return
+		}
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			t.Fatalf("%q: %d is not an int32", s, v)
+		}
+		back, err := hadoopInt(strconv.FormatInt(v, 10))
+		if err != nil || back != v {
+			t.Fatalf("%q: %d does not read back: %d %v", s, v, back, err)
 		}
 	})
 }
