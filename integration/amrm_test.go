@@ -158,6 +158,12 @@ func TestAMRMGPUContainers(t *testing.T) {
 		assert.Contains(t, p.Message, "Invalid responseId in AllocateRequest")
 		t.Logf("fact: wrong responseId -> %s: %q", p.Class, p.Message)
 	}
+	// The RM moved on without the client (another connection's heartbeats): the client reads the
+	// id the RM expects from its refusal and sends the heartbeat again.
+	if p, ok := r.Probes["resync"]; assert.True(t, ok) {
+		assert.Equal(t, "no error", p.Error, "Allocate after the RM's responseId moved on")
+		assert.Equal(t, "responseId 3", p.Message, "the resent heartbeat carried id 2, the RM answered 3")
+	}
 
 	t.Logf("facts: token file format %s, kinds %v; register twice -> %s: %q", r.TokenFileFormat, r.TokenKinds, p.Class, p.Message)
 	t.Logf("timings (ms from AM start) %v, heartbeats %d, AM max RSS %d KiB, max GPUs in use %d",

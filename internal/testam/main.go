@@ -133,6 +133,7 @@ func run(ctx context.Context, start time.Time, res *result.Result, logger *slog.
 	if os.Getenv("YARNER_TESTAM_PROBES") == "1" {
 		_, tok, _ := creds.TokenByKind(records.KindAMRMToken)
 		probeIPC(ctx, strings.Split(sched, ","), tok, res)
+		probeResync(ctx, strings.Split(sched, ","), tok, rm, res)
 	}
 
 	status, diag := records.FinalSucceeded, "testam: done"
