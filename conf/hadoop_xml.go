@@ -10,9 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// xmlMaxDepth bounds element nesting in a Hadoop XML file; real files nest three deep.
-const xmlMaxDepth = 64
-
 // ParseHadoopXML parses one Hadoop configuration file the way Hadoop's Configuration does and
 // returns its properties in file order, raw (no ${var} expansion), each with name:line of its
 // <property> element:
@@ -68,6 +65,7 @@ type xmlParser struct {
 	res     xmlResult
 	warns   *warnList
 	budget  *budget // nil: no property budget (a single file parsed on its own)
+	lim     Limits  // the limits with their defaults: the budget's, or the defaults
 
 	depth    int
 	rootSeen bool
@@ -97,7 +95,10 @@ func parseHadoopXML(name string, data []byte, include includeFunc) (xmlResult, e
 
 // parseHadoopXMLIn parses one file of a load: warnings go to warns, properties count against b.
 func parseHadoopXMLIn(name string, data []byte, include includeFunc, warns *warnList, b *budget) (xmlResult, error) {
-	p := &xmlParser{name: name, include: include, warns: warns, budget: b}
+	p := &xmlParser{name: name, include: include, warns: warns, budget: b, lim: Limits{}.withDefaults()}
+	if b != nil {
+		p.lim = b.lim
+	}
 	// a UTF-8 byte order mark is allowed (Hadoop's parser skips it); encoding/xml would see text
 	data = bytes.TrimPrefix(data, []byte(utf8BOM))
 	if bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
@@ -192,8 +193,10 @@ func attr(t xml.StartElement, local string) (string, bool) {
 
 func (p *xmlParser) start(t xml.StartElement, line int) error {
 	p.depth++
-	if p.depth > xmlMaxDepth {
-		return p.errorAt(line, fmt.Sprintf("elements nested more than %d deep", xmlMaxDepth), "flatten the file: <configuration><property><name/><value/></property></configuration>")
+	if p.depth > p.lim.MaxXMLDepth {
+		return limitError(p.lim, Source{File: p.name, Line: line}, "element nesting", int64(p.lim.MaxXMLDepth),
+			fmt.Sprintf("<%s> is nested %d deep", shortened(xmlName(t.Name)), p.depth),
+			"flatten the file: <configuration><property><name/><value/></property></configuration>")
 	}
 	if a, dup := duplicateAttr(t.Attr); dup {
 		return p.errorAt(line, fmt.Sprintf("malformed XML: attribute %s given twice in <%s>", xmlName(a), xmlName(t.Name)),
@@ -373,6 +376,19 @@ func xmlName(n xml.Name) string {
 		return "xi:" + n.Local
 	}
 	return n.Space + ":" + n.Local
+}
+
+// shortened cuts s to its first 64 bytes (at a rune boundary) for a message.
+func shortened(s string) string {
+	const maxShown = 64
+	if len(s) <= maxShown {
+		return s
+	}
+	cut := maxShown
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // charsetReader accepts the encodings Hadoop files are written in besides UTF-8.

@@ -29,6 +29,9 @@ const (
 	// DefaultMaxWarnings is the most warnings kept; past the first five of one kind in one file the
 	// rest of that kind are counted in the fifth, and past the limit in a last "more warnings" line.
 	DefaultMaxWarnings = 100
+	// DefaultMaxXMLDepth is the deepest element nesting of a Hadoop XML file; real files nest three or
+	// four deep (configuration, property, value; an include's fallback).
+	DefaultMaxXMLDepth = 64
 )
 
 // Limits bound the work and memory of loading a configuration, so that hostile or broken input (a
@@ -47,6 +50,8 @@ type Limits struct {
 	MaxValueBytes int
 	// MaxWarnings bounds the distinct warnings kept; DefaultMaxWarnings when 0.
 	MaxWarnings int
+	// MaxXMLDepth bounds the element nesting of a Hadoop XML file; DefaultMaxXMLDepth when 0.
+	MaxXMLDepth int
 	// RaiseHint says how the user raises a limit (a flag, a setting); it ends the errors about limits.
 	// Empty means the error only names the limit.
 	RaiseHint string
@@ -59,6 +64,7 @@ func (l Limits) withDefaults() Limits {
 	l.MaxProperties = defaults.Positive(l.MaxProperties, DefaultMaxProperties)
 	l.MaxValueBytes = defaults.Positive(l.MaxValueBytes, DefaultMaxValueBytes)
 	l.MaxWarnings = defaults.Positive(l.MaxWarnings, DefaultMaxWarnings)
+	l.MaxXMLDepth = defaults.Positive(l.MaxXMLDepth, DefaultMaxXMLDepth)
 	return l
 }
 
@@ -98,8 +104,13 @@ type budget struct {
 func newBudget(l Limits) *budget { return &budget{lim: l.withDefaults()} }
 
 func (b *budget) limitError(src Source, what string, limit int64, detail, fix string) error {
-	if b.lim.RaiseHint != "" {
-		fix += "; to allow more, " + b.lim.RaiseHint
+	return limitError(b.lim, src, what, limit, detail, fix)
+}
+
+// limitError is the *Error about src exceeding a limit of l, with l's RaiseHint after the fix.
+func limitError(l Limits, src Source, what string, limit int64, detail, fix string) error {
+	if l.RaiseHint != "" {
+		fix += "; to allow more, " + l.RaiseHint
 	}
 	return &Error{Source: src, Err: &LimitError{What: what, Limit: limit, Detail: detail}, Fix: fix}
 }
