@@ -105,6 +105,11 @@ func parseHadoopXMLIn(name string, data []byte, include includeFunc, warns *warn
 		return xmlResult{}, &Error{Source: Source{File: name, Line: 1}, Err: errors.New("the file is UTF-16 (it starts with a UTF-16 byte order mark); only UTF-8, ISO-8859-1 and US-ASCII are read"),
 			Fix: encodingFix}
 	}
+	// encoding/xml builds a start tag's attributes before returning it: refuse a hostile one first
+	if f := scanXMLTags(data, p.lim.MaxXMLAttributes, p.lim.MaxXMLTagBytes); f != nil {
+		line := 1 + bytes.Count(data[:f.Offset], []byte{'\n'})
+		return xmlResult{}, limitError(p.lim, Source{File: name, Line: line}, f.What, f.Limit, f.Detail, f.Fix)
+	}
 	p.dec = xml.NewDecoder(bytes.NewReader(data))
 	p.dec.CharsetReader = charsetReader
 	for {

@@ -29,13 +29,21 @@ const (
 	// DefaultMaxWarnings is the most warnings kept; past the first five of one kind in one file the
 	// rest of that kind are counted in the fifth, and past the limit in a last "more warnings" line.
 	DefaultMaxWarnings = 100
+	// DefaultMaxXMLAttributes is the most attributes (namespace declarations included) of one element
+	// of a Hadoop XML file. Hadoop's elements have a few at most; Hadoop's own XML parser (Woodstox)
+	// refuses more than 1000.
+	DefaultMaxXMLAttributes = 1000
+	// DefaultMaxXMLTagBytes is the longest start tag of a Hadoop XML file, from '<' to '>'. Real
+	// start tags are well under a kilobyte; Hadoop's own parser refuses an attribute value over 512 KiB.
+	DefaultMaxXMLTagBytes = 1 << 20
 	// DefaultMaxXMLDepth is the deepest element nesting of a Hadoop XML file; real files nest three or
 	// four deep (configuration, property, value; an include's fallback).
 	DefaultMaxXMLDepth = 64
 )
 
 // Limits bound the work and memory of loading a configuration, so that hostile or broken input (a
-// huge file, /dev/zero, a FIFO, an include fan-out, a ${var} amplification) ends with a clear error.
+// huge file, /dev/zero, a FIFO, an include fan-out, a ${var} amplification, an XML element with a
+// million attributes) ends with a clear error.
 // Zero fields take the defaults.
 type Limits struct {
 	// MaxFileBytes bounds each file; DefaultMaxFileBytes when 0.
@@ -50,6 +58,12 @@ type Limits struct {
 	MaxValueBytes int
 	// MaxWarnings bounds the distinct warnings kept; DefaultMaxWarnings when 0.
 	MaxWarnings int
+	// MaxXMLAttributes bounds the attributes of one element of a Hadoop XML file, checked before the
+	// file is parsed; DefaultMaxXMLAttributes when 0.
+	MaxXMLAttributes int
+	// MaxXMLTagBytes bounds one start tag of a Hadoop XML file, checked before the file is parsed;
+	// DefaultMaxXMLTagBytes when 0.
+	MaxXMLTagBytes int
 	// MaxXMLDepth bounds the element nesting of a Hadoop XML file; DefaultMaxXMLDepth when 0.
 	MaxXMLDepth int
 	// RaiseHint says how the user raises a limit (a flag, a setting); it ends the errors about limits.
@@ -64,6 +78,8 @@ func (l Limits) withDefaults() Limits {
 	l.MaxProperties = defaults.Positive(l.MaxProperties, DefaultMaxProperties)
 	l.MaxValueBytes = defaults.Positive(l.MaxValueBytes, DefaultMaxValueBytes)
 	l.MaxWarnings = defaults.Positive(l.MaxWarnings, DefaultMaxWarnings)
+	l.MaxXMLAttributes = defaults.Positive(l.MaxXMLAttributes, DefaultMaxXMLAttributes)
+	l.MaxXMLTagBytes = defaults.Positive(l.MaxXMLTagBytes, DefaultMaxXMLTagBytes)
 	l.MaxXMLDepth = defaults.Positive(l.MaxXMLDepth, DefaultMaxXMLDepth)
 	return l
 }
