@@ -27,7 +27,8 @@ const hangDeadline = 3 * time.Minute
 // bounded runs fn in a goroutine, fails the test if it has not returned after a generous deadline (a
 // hang, not a timing assertion: every case returns in well under a second on an idle machine, a
 // few seconds under the race detector, and took over 20 s on a heavily loaded one), and logs the
-// bytes it allocated (docs/benchmarks.md records them).
+// bytes it allocated and the peak of the heap in use above the heap before, sampled every
+// millisecond (docs/benchmarks.md records them).
 func bounded(t *testing.T, fn func()) {
 	t.Helper()
 	runtime.GC()
@@ -38,15 +39,43 @@ func bounded(t *testing.T, fn func()) {
 		defer close(done)
 		fn()
 	}()
-	select {
-	case <-done:
-	case <-time.After(hangDeadline):
-		t.Fatal("did not return: the input is not bounded")
+	peak := before.HeapInuse
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(hangDeadline)
+wait:
+	for {
+		select {
+		case <-done:
+			break wait
+		case <-tick.C:
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapInuse)
+		case <-deadline:
+			t.Fatal("did not return: the input is not bounded")
+		}
 	}
 	runtime.ReadMemStats(&after)
+	peak = max(peak, after.HeapInuse)
 	alloc := after.TotalAlloc - before.TotalAlloc
 	assert.Less(t, alloc, uint64(hostileBudget), "allocated %d MiB", alloc>>20)
-	t.Logf("allocated %d KiB", alloc>>10)
+	t.Logf("allocated %d KiB, peak heap in use %d KiB above the heap before", alloc>>10, (peak-before.HeapInuse)>>10)
+}
+
+// hostileXMLBytes is the size of the hostile XML files: what fits in the 16 MiB file limit.
+const hostileXMLBytes = DefaultMaxFileBytes - 1024
+
+// fillAttrs returns attributes written with format (one %d, numbered from 0) up to n bytes.
+func fillAttrs(n int, format string) string {
+	var b strings.Builder
+	for i := 0; ; i++ {
+		a := fmt.Sprintf(format, i)
+		if b.Len()+len(a) > n {
+			return b.String()
+		}
+		b.WriteString(a)
+	}
 }
 
 func xmlConf(body string) string { return xmlHead + "<configuration>\n" + body + "</configuration>\n" }
@@ -156,6 +185,26 @@ func TestHostileHadoopTrees(t *testing.T) {
 			assert.Equal(t, "${big}${big}", cfg.Get("twice"), "left as written")
 			assert.Contains(t, warningsText(cfg.Warnings()), "twice: expanding ${big} would make the value longer than 1000 bytes")
 		}},
+		{name: "a capacity-scheduler.xml of 1,000 queues (2.3 MB, the realistic baseline) loads", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "capacity-scheduler.xml"), capacitySchedulerXML(1000))
+		}, ok: func(t *testing.T, cfg *HadoopConfig) {
+			assert.Equal(t, "RUNNING", cfg.Get("yarn.scheduler.capacity.root.team0999.state"))
+		}},
+		{name: "an element with 1.3 million attributes (16 MB)", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "yarn-site.xml"), xmlConf("<property "+fillAttrs(hostileXMLBytes, "a%d=\"\" ")+"/>\n"))
+		}, is: ErrLimit, want: "yarn-site.xml:3: attributes of one element: limit of 1000 exceeded (<property> has 1001 attributes or more) (fix: an element of a Hadoop configuration has a few attributes at most"},
+		{name: "a root element with a million namespace declarations (16 MB)", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "yarn-site.xml"), xmlHead+"<configuration "+fillAttrs(hostileXMLBytes, "xmlns:p%d=\"u\" ")+"/>\n")
+		}, is: ErrLimit, want: "yarn-site.xml:2: attributes of one element: limit of 1000 exceeded (<configuration> has 1001 attributes or more)"},
+		{name: "a 16 MB attribute value", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "yarn-site.xml"), xmlConf("<property name=\"a\" value=\""+strings.Repeat("v", hostileXMLBytes)+"\"/>\n"))
+		}, is: ErrLimit, want: "yarn-site.xml:3: start tag size: limit of 1048576 exceeded (the start tag of <property> has 1048577 bytes or more)"},
+		{name: "a 16 MB element name", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "yarn-site.xml"), xmlConf("<"+strings.Repeat("n", hostileXMLBytes)+"/>\n"))
+		}, is: ErrLimit, want: "yarn-site.xml:3: start tag size: limit of 1048576 exceeded (the start tag of <nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn…> has 1048577 bytes or more)"},
+		{name: "elements nested 5 million deep", setup: func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "yarn-site.xml"), xmlConf(strings.Repeat("<a>", hostileXMLBytes/3)))
+		}, is: ErrLimit, want: "yarn-site.xml:3: element nesting: limit of 64 exceeded (<a> is nested 65 deep)"},
 		{name: "100,000 properties without a name warn a handful of times", setup: func(t *testing.T, dir string) {
 			writeFile(t, filepath.Join(dir, "yarn-site.xml"), xmlConf(strings.Repeat("<property><value>1</value></property>\n", 100_000)))
 		}, ok: func(t *testing.T, cfg *HadoopConfig) {
