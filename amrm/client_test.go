@@ -1,13 +1,13 @@
 package amrm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"math"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -21,6 +21,7 @@ import (
 	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
+	"github.com/yarn-er/yarn-er/internal/syncbuf"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -272,40 +273,23 @@ func TestContainerMissingAskedResourceIsReleasedAndReasked(t *testing.T) {
 }
 
 // logBuffer is a JSON slog destination a test reads while the client may still log.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuffer struct{ syncbuf.Buffer }
 
 // records returns the log records with msg.
 func (b *logBuffer) records(t *testing.T, msg string) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for _, line := range bytes.Split(b.buf.Bytes(), []byte("\n")) {
-		if len(line) == 0 {
+	for _, line := range strings.Split(b.String(), "\n") {
+		if line == "" {
 			continue
 		}
 		var r map[string]any
-		require.NoError(t, json.Unmarshal(line, &r), "%s", line)
+		require.NoError(t, json.Unmarshal([]byte(line), &r), "%s", line)
 		if r["msg"] == msg {
 			out = append(out, r)
 		}
 	}
 	return out
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func withLog(b *logBuffer) func(*Config) {

@@ -3,7 +3,6 @@ package conf
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -176,11 +175,11 @@ func BenchmarkParseHadoopXMLShapes(b *testing.B) {
 			data := []byte(sh.gen())
 			b.SetBytes(int64(len(data)))
 			var err error
-			peak := heapPeak(func() {
+			_, peak, _ := measureHeap(func() {
 				for b.Loop() {
 					_, err = ParseHadoopXML("yarn-site.xml", data)
 				}
-			})
+			}, nil)
 			b.ReportMetric(float64(peak)/1e6, "peak-MB")
 			scan := time.Duration(1 << 62)
 			for range 3 {
@@ -193,32 +192,5 @@ func BenchmarkParseHadoopXMLShapes(b *testing.B) {
 				b.Log(shortened(err.Error()))
 			}
 		})
-	}
-}
-
-// heapPeak runs fn and returns the most heap in use (runtime.MemStats.HeapInuse) above the heap
-// before, sampled every millisecond.
-func heapPeak(fn func()) uint64 {
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	peak := before.HeapInuse
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for {
-		var m runtime.MemStats
-		select {
-		case <-done:
-			runtime.ReadMemStats(&m)
-			return max(peak, m.HeapInuse) - before.HeapInuse
-		case <-tick.C:
-			runtime.ReadMemStats(&m)
-			peak = max(peak, m.HeapInuse)
-		}
 	}
 }

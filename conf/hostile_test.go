@@ -31,6 +31,18 @@ const hangDeadline = 3 * time.Minute
 // millisecond (docs/benchmarks.md records them).
 func bounded(t *testing.T, fn func()) {
 	t.Helper()
+	alloc, peak, ok := measureHeap(fn, time.After(hangDeadline))
+	if !ok {
+		t.Fatal("did not return: the input is not bounded")
+	}
+	assert.Less(t, alloc, uint64(hostileBudget), "allocated %d MiB", alloc>>20)
+	t.Logf("allocated %d KiB, peak heap in use %d KiB above the heap before", alloc>>10, peak>>10)
+}
+
+// measureHeap runs fn in a goroutine and returns the bytes it allocated
+// (runtime.MemStats.TotalAlloc) and the most heap in use (HeapInuse) above the heap before,
+// sampled every millisecond. ok is false when deadline (nil: none) came first; fn then still runs.
+func measureHeap(fn func(), deadline <-chan time.Time) (alloc, peak uint64, ok bool) {
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
@@ -39,28 +51,23 @@ func bounded(t *testing.T, fn func()) {
 		defer close(done)
 		fn()
 	}()
-	peak := before.HeapInuse
+	most := before.HeapInuse
 	tick := time.NewTicker(time.Millisecond)
 	defer tick.Stop()
-	deadline := time.After(hangDeadline)
-wait:
 	for {
 		select {
 		case <-done:
-			break wait
+			runtime.ReadMemStats(&after)
+			most = max(most, after.HeapInuse)
+			return after.TotalAlloc - before.TotalAlloc, most - before.HeapInuse, true
 		case <-tick.C:
 			var m runtime.MemStats
 			runtime.ReadMemStats(&m)
-			peak = max(peak, m.HeapInuse)
+			most = max(most, m.HeapInuse)
 		case <-deadline:
-			t.Fatal("did not return: the input is not bounded")
+			return 0, 0, false
 		}
 	}
-	runtime.ReadMemStats(&after)
-	peak = max(peak, after.HeapInuse)
-	alloc := after.TotalAlloc - before.TotalAlloc
-	assert.Less(t, alloc, uint64(hostileBudget), "allocated %d MiB", alloc>>20)
-	t.Logf("allocated %d KiB, peak heap in use %d KiB above the heap before", alloc>>10, (peak-before.HeapInuse)>>10)
 }
 
 // hostileXMLBytes is the size of the hostile XML files: what fits in the 16 MiB file limit.

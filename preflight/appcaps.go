@@ -227,6 +227,24 @@ func attemptsCap(c *yarn.RMConf) (capped, unset rmSetting, err error) {
 	return capped, unset, nil
 }
 
+// capCheckable starts check id of the setting a (asked through flinkKey with a Flink
+// configuration): it reports a value Flink cannot read, or a skip when the RM did not answer, and
+// then returns false; else the source the check's entries name (the Flink file, or the RM's /conf).
+func (r *runner) capCheckable(id, flinkKey string, a asked) (src string, ok bool) {
+	if a.invalid != "" {
+		r.invalidFlinkValue(id, flinkKey, a)
+		return "", false
+	}
+	if reason := r.liveSkipReason(); reason != "" {
+		r.c.skip(id, "%s", reason)
+		return "", false
+	}
+	if a.src != "" {
+		return a.src, true
+	}
+	return r.live.rm + "/conf", true
+}
+
 // maxAttemptsCheck reports cluster.max-attempts: the ApplicationMaster attempts asked for
 // (--max-attempts; Flink's yarn.application-attempts) must be within the RM's cap, which RMAppImpl
 // applies silently: above yarn.resourcemanager.am.global.max-attempts (when set, else
@@ -235,12 +253,8 @@ func attemptsCap(c *yarn.RMConf) (capped, unset rmSetting, err error) {
 // it; skip when the RM's /conf cannot be read.
 func (r *runner) maxAttemptsCheck() {
 	a := r.askedAttempts()
-	if a.invalid != "" {
-		r.invalidFlinkValue(IDMaxAttempts, keyFlinkAttempts, a)
-		return
-	}
-	if reason := r.liveSkipReason(); reason != "" {
-		r.c.skip(IDMaxAttempts, "%s", reason)
+	src, ok := r.capCheckable(IDMaxAttempts, keyFlinkAttempts, a)
+	if !ok {
 		return
 	}
 	live := r.live
@@ -252,10 +266,6 @@ func (r *runner) maxAttemptsCheck() {
 	if err != nil {
 		r.c.skip(IDMaxAttempts, "cannot tell the ResourceManager's cap of ApplicationMaster attempts: %v", err)
 		return
-	}
-	src := a.src
-	if src == "" {
-		src = live.rm + "/conf"
 	}
 	raise := fmt.Sprintf("raise %s in yarn-site.xml on the ResourceManager and restart it", capped.key)
 	switch {
@@ -316,18 +326,9 @@ func (r *runner) maxPriority() (rmSetting, error) {
 // or none is asked for; skip when the cap cannot be read.
 func (r *runner) priorityCheck() {
 	a := r.askedPriority()
-	if a.invalid != "" {
-		r.invalidFlinkValue(IDPriority, keyFlinkPriority, a)
+	src, ok := r.capCheckable(IDPriority, keyFlinkPriority, a)
+	if !ok {
 		return
-	}
-	if reason := r.liveSkipReason(); reason != "" {
-		r.c.skip(IDPriority, "%s", reason)
-		return
-	}
-	live := r.live
-	src := a.src
-	if src == "" {
-		src = live.rm + "/conf"
 	}
 	if !a.set {
 		r.c.pass(IDPriority, src, "%s: the application gets the queue's default priority", a.what)
