@@ -199,17 +199,7 @@ func (f *yamlFlattener) limitError(n *yaml.Node, key, what string, limit int, de
 
 // shortKey cuts a key for a message (an error about its size, a warning about a character in it) to
 // its first 200 bytes (at a rune boundary).
-func shortKey(k string) string {
-	const max = 200
-	if len(k) <= max {
-		return k
-	}
-	i := max
-	for i > 0 && !utf8.RuneStart(k[i]) {
-		i--
-	}
-	return k[:i] + "…"
-}
+func shortKey(k string) string { return cutAtRune(k, 200) }
 
 // charge counts n more bytes of flattened text, at node at (for the error's line) under key (cut
 // by shortKey in the error).

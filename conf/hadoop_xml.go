@@ -384,12 +384,15 @@ func xmlName(n xml.Name) string {
 }
 
 // shortened cuts s to its first 64 bytes (at a rune boundary) for a message.
-func shortened(s string) string {
-	const maxShown = 64
-	if len(s) <= maxShown {
+func shortened(s string) string { return cutAtRune(s, 64) }
+
+// cutAtRune returns s when it has at most n bytes, else its first n bytes or fewer, ending at a
+// rune boundary, and "…".
+func cutAtRune(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	cut := maxShown
+	cut := n
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}

@@ -182,3 +182,21 @@ func utf16LE(s string) string {
 	}
 	return string(b)
 }
+
+func TestCutAtRune(t *testing.T) {
+	cases := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"ab€", 3, "ab…"},   // € is 3 bytes: not cut inside it
+		{"ab€d", 5, "ab€…"}, // exactly after it
+		{"€", 1, "…"},
+		{"", 0, ""},
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, cutAtRune(tc.s, tc.n), "%q, %d", tc.s, tc.n)
+	}
+}
