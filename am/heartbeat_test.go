@@ -100,7 +100,11 @@ func TestHeartbeatBacksOffWhileRanksRun(t *testing.T) {
 	_, res, entries := runTraced(t, 2, 12, fast, idle)
 
 	require.NotEmpty(t, entries)
-	assert.True(t, entries[0].busy, "the first heartbeat carries the ask")
+	// The first heartbeat carries the ask. The fake may allocate both containers in its answer and
+	// the starts may be done before the next interval is chosen: then nothing is outstanding or
+	// starting any more (not busy), but the allocation is news (changed). Either way it is fast.
+	assert.True(t, entries[0].busy || entries[0].changed, "the first heartbeat: %+v", entries[0])
+	assert.Equal(t, fast, entries[0].d, "the interval after the first heartbeat")
 	var reachedIdle bool
 	for _, e := range entries {
 		reachedIdle = reachedIdle || e.d == idle
