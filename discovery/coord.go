@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -343,9 +342,7 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 	}
 	sort.Strings(names)
 	prefix := s.c.base + ".ledger."
-	selfNS := s.c.proc.PIDNS("self")
-	boot, _ := s.c.proc.BootID()
-	hidepid := sync.OnceValue(s.c.proc.hidepid)
+	view := s.c.proc.view()
 	now := s.c.opts.Now()
 	var out []heldEntry
 	for _, name := range names {
@@ -412,8 +409,8 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 		}
 		for _, e := range entries {
 			h := heldEntry{LedgerEntry: e, fileUID: uid, file: name}
-			h.liveness, h.reason = s.c.proc.check(e.Owner, uid, boot, selfNS, hidepid)
-			foreign := e.Owner.PIDNS != 0 && selfNS != 0 && e.Owner.PIDNS != selfNS
+			h.liveness, h.reason = s.c.proc.check(e.Owner, uid, view)
+			foreign := e.Owner.PIDNS != 0 && view.self != 0 && e.Owner.PIDNS != view.self
 			if foreign && h.liveness == Unknown && s.c.opts.ForeignTTL > 0 && now.Sub(e.Acquired) > s.c.opts.ForeignTTL {
 				h.liveness, h.reason = Dead, fmt.Sprintf("%s; older than the foreign TTL %s", h.reason, s.c.opts.ForeignTTL)
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -110,10 +111,14 @@ func (p Proc) Comm(pid int) string {
 }
 
 // Owner describes the live process pid. The namespace recorded is this process's own: pid is always
-// its parent or a process it was told about, both named in this namespace.
+// its parent or a process it was told about, both named in this namespace. A /proc that shows another
+// PID namespace's processes cannot describe it, and is refused.
 func (p Proc) Owner(pid int) (Owner, error) {
 	if pid <= 0 {
 		return Owner{}, fmt.Errorf("owner pid %d is not a process id", pid)
+	}
+	if why := p.foreignProcfs(); why != "" {
+		return Owner{}, fmt.Errorf("owner process %d cannot be looked up: %s (mount a /proc of this PID namespace, or point --proc-root at one)", pid, why)
 	}
 	st, err := p.StartTime(pid)
 	if err != nil {
@@ -154,18 +159,40 @@ func (l Liveness) String() string {
 // Check says whether the recorded owner o still runs, and why. fileUID is the uid that owns the record
 // (the ledger file's owner): with hidepid, processes of other users are invisible rather than gone.
 func (p Proc) Check(o Owner, fileUID int) (Liveness, string) {
-	boot, _ := p.BootID()
-	return p.check(o, fileUID, boot, p.PIDNS("self"), p.hidepid)
+	return p.check(o, fileUID, p.view())
 }
 
-// check is Check with the current boot id ("" = unknown), this process's PID namespace and whether
-// /proc hides other users' processes (asked only when needed) found once per batch of owners.
-func (p Proc) check(o Owner, fileUID int, boot string, self uint64, hidepid func() bool) (Liveness, string) {
-	if boot != "" && o.BootID != "" && o.BootID != boot {
+// procView is what the verdicts on a batch of owners share, read once per batch.
+type procView struct {
+	// boot is the current boot id, "" when unknown.
+	boot string
+	// self is this process's PID namespace, 0 when unknown.
+	self uint64
+	// foreign says why this /proc does not show this process's PID namespace ("" when it does).
+	foreign string
+	// hidepid reports whether /proc hides other users' processes; asked only when needed.
+	hidepid func() bool
+}
+
+// view reads the facts the verdicts of one batch of owners share.
+func (p Proc) view() procView {
+	boot, _ := p.BootID()
+	return procView{boot: boot, self: p.PIDNS("self"), foreign: p.foreignProcfs(), hidepid: sync.OnceValue(p.hidepid)}
+}
+
+// check is Check with the facts of view v.
+func (p Proc) check(o Owner, fileUID int, v procView) (Liveness, string) {
+	if v.boot != "" && o.BootID != "" && o.BootID != v.boot {
 		return Dead, "recorded in an earlier boot"
 	}
-	if o.PIDNS != 0 && self != 0 && o.PIDNS != self {
+	if o.PIDNS != 0 && v.self != 0 && o.PIDNS != v.self {
 		return Unknown, fmt.Sprintf("pid %d lives in another PID namespace (%d) and cannot be checked from here", o.PID, o.PIDNS)
+	}
+	if o.PIDNS != 0 && v.self == 0 {
+		return Unknown, fmt.Sprintf("pid %d belongs to PID namespace %d, and this process cannot read its own, so the pid may be another namespace's", o.PID, o.PIDNS)
+	}
+	if v.foreign != "" {
+		return Unknown, fmt.Sprintf("pid %d cannot be checked: %s", o.PID, v.foreign)
 	}
 	st, err := p.StartTime(o.PID)
 	switch {
@@ -174,12 +201,45 @@ func (p Proc) check(o Owner, fileUID int, boot string, self uint64, hidepid func
 	case err == nil:
 		return Dead, fmt.Sprintf("pid %d was reused by another process (start time %d, recorded %d)", o.PID, st, o.StartTime)
 	case isNotExist(err) || errors.Is(err, syscall.ESRCH):
-		if fileUID != p.uid && p.uid != 0 && hidepid() {
+		if fileUID != p.uid && p.uid != 0 && v.hidepid() {
 			return Unknown, fmt.Sprintf("pid %d of uid %d is invisible (procfs hidepid)", o.PID, fileUID)
 		}
 		return Dead, fmt.Sprintf("pid %d has exited", o.PID)
 	}
 	return Unknown, fmt.Sprintf("pid %d cannot be checked: %v", o.PID, err)
+}
+
+// foreignProcfs says why the /proc below the root shows the processes of another PID namespace than
+// this process's, so that the pids this process knows name other processes there: a container that
+// kept the host's /proc, `unshare --pid` without --mount-proc, a --proc-root naming the host's /proc
+// from inside a container. /proc/self tells: it names this process's pid in the /proc's namespace (none
+// when this process has none there), and its NSpid line lists the pids from the /proc's namespace down
+// to this process's own, one when they are the same. "" when the /proc is this namespace's, or when
+// there is no /proc/self link to tell by (a fake tree).
+func (p Proc) foreignProcfs() string {
+	selfPath := p.root.Path("/proc/self")
+	fi, err := os.Lstat(selfPath)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return ""
+	}
+	pid := os.Getpid()
+	link, err := os.Readlink(selfPath)
+	if err != nil {
+		return fmt.Sprintf("%s shows the processes of another PID namespace, in which this process (pid %d) has no pid", p.root.Path("/proc"), pid)
+	}
+	if n, err := strconv.Atoi(link); err != nil || n != pid {
+		return fmt.Sprintf("%s shows the processes of another PID namespace, in which this process (pid %d) is pid %q", p.root.Path("/proc"), pid, truncate(link, 24))
+	}
+	status, err := p.root.ReadFile("/proc/self/status")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "NSpid:"); ok && len(strings.Fields(v)) > 1 {
+			return fmt.Sprintf("%s shows the processes of another PID namespace, an ancestor of this process's (NSpid%s)", p.root.Path("/proc"), truncate(v, 60))
+		}
+	}
+	return ""
 }
 
 // hidepid reports whether /proc is mounted with hidepid (other users' processes hidden).
