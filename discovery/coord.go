@@ -575,12 +575,20 @@ func (s *session) holderString(d Device, h heldEntry) string {
 // (false) a device whose lock an exec-mode workload holds. It returns a description of every
 // device skipped, or take's first error.
 func (s *session) choose(candidates []Device, held map[string]heldEntry, n int, take func(Device) (bool, error)) ([]string, error) {
+	if err := checkKeys(candidates); err != nil {
+		return nil, err
+	}
 	var busy []string
 	taken := 0
+	offered := map[string]bool{}
 	for _, d := range candidates {
 		if taken == n {
 			break
 		}
+		if offered[d.Key] {
+			continue // the same device listed twice: it is one device
+		}
+		offered[d.Key] = true
 		if h, ok := held[d.Key]; ok {
 			busy = append(busy, s.holderString(d, h))
 			continue
@@ -596,6 +604,18 @@ func (s *session) choose(candidates []Device, held map[string]heldEntry, n int, 
 		taken++
 	}
 	return busy, nil
+}
+
+// checkKeys refuses candidates whose keys a ledger line cannot carry: the reader would skip such a line
+// as another tool's and drop it, and the device would be handed out again.
+func checkKeys(candidates []Device) error {
+	for _, d := range candidates {
+		if !ledgerKeyRE.MatchString(d.Key) {
+			return fmt.Errorf("device %q has the coordination key %q, which cannot be recorded in a ledger (1 to 256 of A-Z a-z 0-9 . _ : -): nothing was handed out",
+				truncate(d.ID, 80), truncate(d.Key, 80))
+		}
+	}
+	return nil
 }
 
 // Acquire hands n of candidates (taken in order) to owner and records them in this user's ledger, so
