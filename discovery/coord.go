@@ -368,6 +368,12 @@ func (s *session) readLedgers() ([]heldEntry, error) {
 			_ = f.Close()
 			return nil, s.c.unsafe(name, fmt.Sprintf("is the ledger of uid %d but owned by uid %d", uid, st.Uid), "remove it")
 		}
+		if st.Mode&0o022 != 0 {
+			// The sticky directory keeps others from replacing it, not from rewriting it in place.
+			_ = f.Close()
+			return nil, s.c.unsafe(name, fmt.Sprintf("is writable by users other than its owner (mode %04o), so what it records cannot be trusted", st.Mode&0o7777),
+				"inspect it, then chmod go-w it; yarn-er writes its ledgers with mode 0644")
+		}
 		path := filepath.Join(s.c.dir, name)
 		if st.Size > MaxLedgerBytes {
 			_ = f.Close()
