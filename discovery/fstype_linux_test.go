@@ -34,6 +34,7 @@ func TestSharedFileSystemName(t *testing.T) {
 		{unix.TMPFS_MAGIC, ""},
 		{unix.OVERLAYFS_SUPER_MAGIC, ""},
 		{unix.FUSE_SUPER_MAGIC, ""},
+		{unix.V9FS_MAGIC, "9p"},
 	} {
 		assert.Equal(t, tc.want, sharedFileSystemName(tc.fsType), "f_type %#x", tc.fsType)
 	}
@@ -49,5 +50,50 @@ func TestLocalFileSystemsAreNotShared(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, sharedFileSystem(fd), dir)
 		require.NoError(t, unix.Close(fd))
+	}
+}
+
+// TestSharedFileSystemByMountType: file systems other hosts share that statfs cannot name (FUSE's one
+// magic number covers sshfs and GlusterFS as well as local ones; BeeGFS has none in the kernel's
+// headers) are found by their type in mountinfo, the mount found by the descriptor's mnt_id.
+func TestSharedFileSystemByMountType(t *testing.T) {
+	const mountinfo = `22 1 0:21 / /proc rw,nosuid - proc proc rw
+29 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw
+41 29 0:38 / /shared rw,relatime shared:20 - fuse.glusterfs gluster1:/vol rw,user_id=0
+42 29 0:39 / /scratch rw - beegfs beegfs_nodev rw,cfgFile=/etc/beegfs/beegfs-client.conf
+43 29 0:40 / /home/u/remote rw - fuse.sshfs u@host:/ rw
+44 29 0:41 / /var/lib/containers rw - fuse.fuse-overlayfs fuse-overlayfs rw
+45 29 0:42 / /mnt/vm rw - virtiofs share rw
+`
+	for _, tc := range []struct {
+		fdinfo, wantType, wantShared string
+	}{
+		{"pos:\t0\nflags:\t0100000\nmnt_id:\t41\n", "fuse.glusterfs", "GlusterFS"},
+		{"mnt_id:\t42\n", "beegfs", "BeeGFS"},
+		{"mnt_id:\t43\n", "fuse.sshfs", "SSHFS"},
+		{"mnt_id:\t45\n", "virtiofs", "virtiofs"},
+		{"mnt_id:\t44\n", "fuse.fuse-overlayfs", ""}, // a rootless container's local root
+		{"mnt_id:\t29\n", "ext4", ""},
+		{"mnt_id:\t4\n", "", ""}, // a prefix of no id
+		{"pos:\t0\n", "", ""},    // a kernel before mnt_id
+	} {
+		got := mountTypeOf(tc.fdinfo, mountinfo)
+		assert.Equal(t, tc.wantType, got, tc.fdinfo)
+		assert.Equal(t, tc.wantShared, sharedFileSystemTypes[got], tc.fdinfo)
+	}
+}
+
+// TestMountTypeOfARealDirectory: the descriptor's mount is found on this kernel.
+func TestMountTypeOfARealDirectory(t *testing.T) {
+	fd, err := unix.Open(t.TempDir(), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	require.NoError(t, err)
+	defer unix.Close(fd)
+	var st unix.Statfs_t
+	require.NoError(t, unix.Fstatfs(fd, &st))
+	got := mountType(fd)
+	if st.Type == unix.TMPFS_MAGIC {
+		assert.Equal(t, "tmpfs", got)
+	} else {
+		assert.NotEmpty(t, got)
 	}
 }
