@@ -311,7 +311,12 @@ func (c *Coordinator) flockWait(ctx context.Context, fd int, path string, deadli
 			return err
 		}
 		if time.Now().Add(wait).After(deadline) {
-			return &LockTimeoutError{Path: path, Timeout: c.opts.LockTimeout}
+			e := &LockTimeoutError{Path: path, Timeout: c.opts.LockTimeout}
+			var st unix.Stat_t
+			if unix.Fstat(fd, &st) == nil {
+				e.Holder = c.proc.flockHolder(uint64(st.Dev), st.Ino)
+			}
+			return e
 		}
 		time.Sleep(wait/2 + time.Duration(mrand.Int64N(int64(wait))))
 		wait = min(wait*2, 10*time.Millisecond)

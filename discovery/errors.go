@@ -100,10 +100,17 @@ func (e *InsufficientDevicesError) Unwrap() error { return ErrInsufficientDevice
 type LockTimeoutError struct {
 	Path    string
 	Timeout time.Duration
+	// Holder describes the process /proc/locks names as the holder ("pid 4242 (yarn-er)", with ", which
+	// is stopped ..." when it is), "" when it cannot be told.
+	Holder string
 }
 
-// Error names the lock and how to find its holder.
+// Error names the lock and its holder, or how to find it.
 func (e *LockTimeoutError) Error() string {
+	if e.Holder != "" {
+		return fmt.Sprintf("timed out after %s waiting for the coordination lock %s (held by %s; raise --lock-timeout if it is merely slow)",
+			e.Timeout, e.Path, e.Holder)
+	}
 	return fmt.Sprintf("timed out after %s waiting for the coordination lock %s (another yarn-er holds it; "+
 		"find it with `fuser -v %s`, or raise --lock-timeout)", e.Timeout, e.Path, e.Path)
 }
