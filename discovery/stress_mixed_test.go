@@ -128,31 +128,21 @@ func assertLedgersWhole(t *testing.T, coord string) {
 // TestStressMixedHelper is one process of TestStressMixedStopAndKill; it does nothing unless started by
 // it. Odd pids act as discover (Acquire and Release for themselves), even pids as exec (Hold, Close).
 func TestStressMixedHelper(t *testing.T) {
-	raw := os.Getenv(mixedEnv)
-	if raw == "" {
-		t.Skip("a helper process of TestStressMixedStopAndKill")
-	}
-	var cfg stressConfig
-	require.NoError(t, json.Unmarshal([]byte(raw), &cfg))
-	res, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{Root: discovery.NewRoot(cfg.Root)})
-	require.NoError(t, err)
-	self, err := discovery.NewProc(discovery.Root{}).Owner(os.Getpid())
-	require.NoError(t, err)
-	c, err := discovery.NewCoordinator(discovery.CoordinatorOptions{Path: cfg.Coord, LockTimeout: time.Minute})
-	require.NoError(t, err)
+	cfg, devices, self, c := stressWorker(t, mixedEnv, "TestStressMixedStopAndKill")
 	ctx := context.Background()
 	execMode := os.Getpid()%2 == 0
 	for round := 0; round < cfg.Rounds; round++ {
-		n := 1 + mrand.IntN(len(res.Devices)+1) // sometimes more than there are
+		n := 1 + mrand.IntN(len(devices)+1) // sometimes more than there are
 		var got []discovery.Device
 		var h *discovery.Holding
+		var err error
 		if execMode {
-			h, err = c.Hold(ctx, res.Devices, n)
+			h, err = c.Hold(ctx, devices, n)
 			if err == nil {
 				got = h.Devices
 			}
 		} else {
-			got, err = c.Acquire(ctx, self, res.Devices, n)
+			got, err = c.Acquire(ctx, self, devices, n)
 		}
 		if errors.Is(err, discovery.ErrInsufficientDevices) {
 			time.Sleep(time.Duration(1+mrand.IntN(3)) * time.Millisecond)

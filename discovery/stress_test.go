@@ -188,22 +188,7 @@ func TestStressCheckerCatchesDoubleHolding(t *testing.T) {
 
 // TestStressHelper is one process of TestStress; it does nothing unless TestStress started it.
 func TestStressHelper(t *testing.T) {
-	raw := os.Getenv(stressEnv)
-	if raw == "" {
-		t.Skip("a helper process of TestStress")
-	}
-	var cfg stressConfig
-	require.NoError(t, json.Unmarshal([]byte(raw), &cfg))
-	res, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{Root: discovery.NewRoot(cfg.Root)})
-	require.NoError(t, err)
-	self, err := discovery.NewProc(discovery.Root{}).Owner(os.Getpid())
-	require.NoError(t, err)
-	coord := cfg.Coord
-	if cfg.Private {
-		coord += "." + strconv.Itoa(os.Getpid())
-	}
-	c, err := discovery.NewCoordinator(discovery.CoordinatorOptions{Path: coord, LockTimeout: time.Minute})
-	require.NoError(t, err)
+	cfg, devices, self, c := stressWorker(t, stressEnv, "TestStress")
 	ctx := context.Background()
 	if cfg.Barrier != "" {
 		require.NoError(t, os.WriteFile(filepath.Join(cfg.Barrier, fmt.Sprintf("ready.%d", os.Getpid())), nil, 0o644))
@@ -214,7 +199,7 @@ func TestStressHelper(t *testing.T) {
 	acquired := 0
 	defer func() { fmt.Printf("acquired=%d\n", acquired) }()
 	for round := 0; round < cfg.Rounds; round++ {
-		got, err := c.Acquire(ctx, self, res.Devices, 1)
+		got, err := c.Acquire(ctx, self, devices, 1)
 		if errors.Is(err, discovery.ErrInsufficientDevices) {
 			time.Sleep(time.Duration(1+mrand.IntN(4)) * time.Millisecond)
 			continue
@@ -228,6 +213,31 @@ func TestStressHelper(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{got[0].Key}, released)
 	}
+}
+
+// stressWorker sets up one helper process of a stress test: the configuration its parent passed in
+// the environment variable env, the fake host's GPUs, this process as their owner and the coordinator
+// it shares with the other helpers (one of its own where cfg.Private). Outside a helper process, that
+// is without env, the calling test is skipped as a helper of parent.
+func stressWorker(t *testing.T, env, parent string) (stressConfig, []discovery.Device, discovery.Owner, *discovery.Coordinator) {
+	t.Helper()
+	raw := os.Getenv(env)
+	if raw == "" {
+		t.Skip("a helper process of " + parent)
+	}
+	var cfg stressConfig
+	require.NoError(t, json.Unmarshal([]byte(raw), &cfg))
+	res, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{Root: discovery.NewRoot(cfg.Root)})
+	require.NoError(t, err)
+	self, err := discovery.NewProc(discovery.Root{}).Owner(os.Getpid())
+	require.NoError(t, err)
+	coord := cfg.Coord
+	if cfg.Private {
+		coord += "." + strconv.Itoa(os.Getpid())
+	}
+	c, err := discovery.NewCoordinator(discovery.CoordinatorOptions{Path: coord, LockTimeout: time.Minute})
+	require.NoError(t, err)
+	return cfg, res.Devices, self, c
 }
 
 // claimMarker creates the device's marker file (named by the device key, holding the pid) with O_EXCL.
