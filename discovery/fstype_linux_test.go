@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -96,4 +97,28 @@ func TestMountTypeOfARealDirectory(t *testing.T) {
 	} else {
 		assert.NotEmpty(t, got)
 	}
+}
+
+// FuzzMountTypeOf: whatever the fdinfo and mountinfo texts hold, a type found is the first field after
+// " - " of a mountinfo line whose mount id is the fdinfo's mnt_id, and never holds white space.
+func FuzzMountTypeOf(f *testing.F) {
+	f.Add("pos:\t0\nflags:\t0100000\nmnt_id:\t41\n", "41 29 0:38 / /shared rw,relatime shared:20 - fuse.glusterfs gluster1:/vol rw\n")
+	f.Add("mnt_id:\t7\n", "7 1 0:1 / /a\\040-\\040b rw - ext4 /dev/x rw\n7 1 0:1 / / rw -  - \n")
+	f.Fuzz(func(t *testing.T, fdinfo, mountinfo string) {
+		got := mountTypeOf(fdinfo, mountinfo)
+		if got == "" {
+			return
+		}
+		if strings.ContainsAny(got, " \t\n") {
+			t.Fatalf("type %q holds white space", got)
+		}
+		for _, line := range strings.Split(mountinfo, "\n") {
+			left, right, ok := strings.Cut(line, " - ")
+			if ok && strings.Contains(fdinfo, "mnt_id:") && len(strings.Fields(left)) > 0 &&
+				len(strings.Fields(right)) > 0 && strings.Fields(right)[0] == got {
+				return
+			}
+		}
+		t.Fatalf("type %q is in no mountinfo line of %q", got, mountinfo)
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -41,8 +43,12 @@ func (p Proc) flockHolder(dev, ino uint64) string {
 // describe names the process pid with its command and, when it is stopped, says so.
 func (p Proc) describe(pid int) string {
 	d := fmt.Sprintf("pid %d", pid)
-	if comm := p.Comm(pid); comm != "" {
-		d += " (" + truncate(comm, 32) + ")"
+	if comm := truncate(p.Comm(pid), 32); comm != "" {
+		// any process can name itself with newlines or terminal escapes: those are shown quoted
+		if strings.IndexFunc(comm, func(r rune) bool { return r == utf8.RuneError || !unicode.IsPrint(r) }) >= 0 {
+			comm = strconv.Quote(comm)
+		}
+		d += " (" + comm + ")"
 	}
 	stat, err := p.root.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // NVIDIAInformation is what the NVIDIA driver tells in /proc/driver/nvidia/gpus/<bus>/information.
@@ -61,9 +62,13 @@ func ParseNVIDIAInformation(data []byte) (NVIDIAInformation, error) {
 	return info, nil
 }
 
+// truncate shortens s to at most n bytes and an ellipsis for error messages.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n-- // never cut a character in two
 	}
 	return s[:n] + "…"
 }
