@@ -5,7 +5,6 @@ package discovery_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
@@ -44,14 +43,8 @@ func TestStressMixedStopAndKill(t *testing.T) {
 		out *bytes.Buffer
 	}
 	start := func() helper {
-		raw, err := json.Marshal(cfg)
-		require.NoError(t, err)
-		cmd := exec.Command(os.Args[0], "-test.run=^TestStressMixedHelper$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), mixedEnv+"="+string(raw))
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		require.NoError(t, cmd.Start())
-		return helper{cmd, &out}
+		cmd, out := startHelperProcess(t, "TestStressMixedHelper", mixedEnv, cfg)
+		return helper{cmd, out}
 	}
 	var helpers []helper
 	for i := 0; i < procs; i++ {

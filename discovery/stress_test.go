@@ -142,13 +142,20 @@ func removeMarkersOf(t *testing.T, dir string, pid int) {
 	}
 }
 
-// startStressHelper starts a helper process with cfg.
+// startStressHelper starts a TestStressHelper process with cfg.
 func startStressHelper(t *testing.T, cfg stressConfig) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	return startHelperProcess(t, "TestStressHelper", stressEnv, cfg)
+}
+
+// startHelperProcess starts this test binary running only the test helper, with cfg as JSON in the
+// environment variable env; its output, stdout and stderr together, goes to the buffer returned.
+func startHelperProcess(t *testing.T, helper, env string, cfg stressConfig) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	raw, err := json.Marshal(cfg)
 	require.NoError(t, err)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestStressHelper$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), stressEnv+"="+string(raw))
+	cmd := exec.Command(os.Args[0], "-test.run=^"+helper+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), env+"="+string(raw))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	require.NoError(t, cmd.Start())
