@@ -593,6 +593,33 @@ func TestExitStatusesAgainstRestarts(t *testing.T) {
 	}
 }
 
+// TestSlowStartKeepsItsOutcome: heartbeats that come while the NodeManager is still answering a
+// start (here: while the fake cluster decides the container's outcome) do not complete it early
+// with exit 0; its real exit, preemption by YARN, restarts the rank. (It flaked about once in 50
+// runs of TestExitStatusesAgainstRestarts under load before the fake held the completion back.)
+func TestSlowStartKeepsItsOutcome(t *testing.T) {
+	var f *fixture
+	var once sync.Once
+	decide := exitByRank(map[int][]int32{0: {-102}})
+	f = newFixture(t, 2, amrmfake.Options{Exit: func(l amrmfake.Launch) amrmfake.Outcome {
+		if l.Environment[jobspec.EnvRank] == "0" {
+			once.Do(func() {
+				// three heartbeats, or fewer when the AM stops making them (then it has ended)
+				deadline := time.Now().Add(2 * time.Second)
+				for n := f.cluster.Allocates(); f.cluster.Allocates() < n+3 && time.Now().Before(deadline); {
+					time.Sleep(time.Millisecond)
+				}
+			})
+		}
+		return decide(l)
+	}})
+	f.spec.Restarts = 0
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	assert.Equal(t, 2, res.Ranks[0].Launches, "the preempted container is started again")
+}
+
 func TestSurplusContainersAreReleasedNeverLaunched(t *testing.T) {
 	// The scheduler allocates two containers more than asked on the first heartbeat and one
 	// more on the third: each extra one is given back, and only the asked ones are started.

@@ -13,6 +13,7 @@
 package amrmfake
 
 import (
+	"math"
 	"net"
 	"net/url"
 	"strconv"
@@ -156,9 +157,13 @@ type container struct {
 	started bool
 	done    bool
 	outcome Outcome
-	// due is the allocate number on which the completion is reported.
+	// due is the allocate number on which the completion is reported; undecided while Options.Exit
+	// decides the outcome of a container being started.
 	due int
 }
+
+// undecided is container.due while the outcome of a start is not known yet.
+const undecided = math.MaxInt
 
 // New starts a fake cluster; t.Cleanup stops it.
 func New(t testing.TB, opts Options) *Cluster {
@@ -537,6 +542,9 @@ func (c *Cluster) startContainers(nd *node, req *yarnpb.StartContainersRequestPr
 			}
 		}
 		ct.started = true
+		// Not due until its outcome is known: a heartbeat while Exit decides must not complete it
+		// with the zero Outcome (exit 0).
+		ct.due = undecided
 		c.launches = append(c.launches, l)
 		exit := c.opts.Exit
 		c.mu.Unlock()
@@ -545,8 +553,10 @@ func (c *Cluster) startContainers(nd *node, req *yarnpb.StartContainersRequestPr
 			out = exit(l) // outside the lock: a test may inspect the cluster
 		}
 		c.mu.Lock()
-		ct.outcome = out
-		ct.due = len(c.rm.Requests) + max(out.Heartbeats, 1)
+		if ct.due == undecided { // else preempted meanwhile: that outcome stands
+			ct.outcome = out
+			ct.due = len(c.rm.Requests) + max(out.Heartbeats, 1)
+		}
 		c.mu.Unlock()
 		resp.SucceededRequests = append(resp.SucceededRequests, ct.pb.GetId())
 	}
