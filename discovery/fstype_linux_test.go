@@ -112,13 +112,19 @@ func FuzzMountTypeOf(f *testing.F) {
 		if strings.ContainsAny(got, " \t\n") {
 			t.Fatalf("type %q holds white space", got)
 		}
+		ids := map[string]bool{} // the mount ids the fdinfo's mnt_id lines give
+		for _, line := range strings.Split(fdinfo, "\n") {
+			if v, ok := strings.CutPrefix(line, "mnt_id:"); ok {
+				ids[strings.TrimSpace(v)] = true
+			}
+		}
 		for _, line := range strings.Split(mountinfo, "\n") {
 			left, right, ok := strings.Cut(line, " - ")
-			if ok && strings.Contains(fdinfo, "mnt_id:") && len(strings.Fields(left)) > 0 &&
-				len(strings.Fields(right)) > 0 && strings.Fields(right)[0] == got {
+			lf, rf := strings.Fields(left), strings.Fields(right)
+			if ok && len(lf) > 0 && ids[lf[0]] && len(rf) > 0 && rf[0] == got {
 				return
 			}
 		}
-		t.Fatalf("type %q is in no mountinfo line of %q", got, mountinfo)
+		t.Fatalf("type %q is in no mountinfo line of mount id %v in %q", got, ids, mountinfo)
 	})
 }
