@@ -57,24 +57,15 @@ step "3b. A Flink job on the cluster: which GPUs each TaskManager got (yarn-er a
 "$root/docker/flink/gpu-report" --work "$work/flink-job" --yarn-er "$bin"
 
 step "4. A GPU program on YARN: 8 containers with one yarn.io/gpu each"
-# The mini-YARN's NodeManagers schedule yarn.io/gpu but the host has no GPU: a fake NVIDIA host
-# (procfs information files and /dev nodes for 8 GPUs) lets each container's 'yarn-er exec' lock
-# one device and set CUDA_VISIBLE_DEVICES, as on a real GPU node. Each rank holds its GPU for 5 s,
-# so the ranks that run at the same time show different GPUs (a GPU is free again once its rank
-# ended).
-gpus=$work/fake-gpu-host
-for i in 0 1 2 3 4 5 6 7; do
-  bus=$(printf '0000:%02x:00.0' $((0x10 + i)))
-  mkdir -p "$gpus/proc/driver/nvidia/gpus/$bus" "$gpus/dev"
-  printf 'Model: \t\t NVIDIA H200\nGPU UUID: \t GPU-00000000-0000-0000-0000-%012d\nBus Location: \t %s\nDevice Minor: \t %d\nGPU Excluded:\t No\n' \
-    "$i" "$bus" "$i" > "$gpus/proc/driver/nvidia/gpus/$bus/information"
-  : > "$gpus/dev/nvidia$i"
-done
-: > "$gpus/dev/nvidiactl"
-run "$bin" submit --containers 8 --gpus 1 --memory 128m --progress plain \
-  --env YARN_ER_HOST_ROOT="$gpus" --env YARN_ER_COORDINATION_FILE="$work/gpu-ledger" --env OUT="$work/ranks.txt" \
-  -- sh -c 'echo "rank $YARN_ER_RANK of $YARN_ER_WORLD_SIZE sees GPU $CUDA_VISIBLE_DEVICES" >> "$OUT"; sleep 5'
-echo "What the ranks wrote (one shared file: both NodeManagers run on this host):"
+# The mini-YARN's NodeManagers schedule yarn.io/gpu but the host has no GPU: each NodeManager has
+# a fake NVIDIA host of its own (procfs information files and /dev nodes for its 4 GPUs, UUIDs
+# GPU-<node>-...) that it hands its containers, as a real node hands them its GPUs, so no --env
+# is needed: each container's 'yarn-er exec' locks one device of its node and sets
+# CUDA_VISIBLE_DEVICES. Each rank holds its GPU for 5 s, so the ranks that run at the same time on
+# one node show different GPUs (a GPU is free again once its rank ended).
+run "$bin" submit --containers 8 --gpus 1 --memory 128m --progress plain --env OUT="$work/ranks.txt" \
+  -- sh -c 'echo "rank $YARN_ER_RANK of $YARN_ER_WORLD_SIZE on localhost:$NM_PORT sees GPU $CUDA_VISIBLE_DEVICES" >> "$OUT"; sleep 5'
+echo "What the ranks wrote:"
 sort "$work/ranks.txt"
 run "$bin" app list --all --type YARN-ER
 

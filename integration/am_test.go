@@ -20,7 +20,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/discovery/discoverytest"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -44,8 +43,8 @@ type amJob struct {
 // runAMJob stages the built yarn-er and a job spec in a file: staging directory named after the
 // application, submits `yarn-er am` over REST with both as file: local resources (as submit
 // does with hdfs: ones), and waits for the application to end while watching the nodes' GPUs.
-// The containers share one fake 8-GPU host tree and one coordination file, as both
-// NodeManagers run on this host.
+// The containers find their GPUs in their NodeManager's own fake GPU host, with no variable set
+// here (docker/README.md, "Fake GPU hosts").
 func runAMJob(t testing.TB, ep *Endpoints, mod func(*jobspec.Spec)) *amJob {
 	t.Helper()
 	return runAMJobWith(t, ep, amJobOptions{Mod: mod})
@@ -76,8 +75,6 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 	require.NoError(t, err)
 
 	share := t.TempDir()
-	tree := discoverytest.New(t)
-	tree.NVIDIAHost(8)
 	staging := filepath.Join(t.TempDir(), ".yarn-er", na.ID)
 	require.NoError(t, os.MkdirAll(staging, 0o700))
 	stagedBin := filepath.Join(staging, jobspec.BinaryName)
@@ -96,11 +93,7 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 			{Name: "yarn.io/gpu", Value: 1},
 		},
 		Devices: &jobspec.Devices{Kind: "gpu", Amount: 1},
-		Env: map[string]string{
-			"SHARE":                     share,
-			"YARN_ER_HOST_ROOT":         tree.Root,
-			"YARN_ER_COORDINATION_FILE": filepath.Join(share, "gpus"),
-		},
+		Env:     map[string]string{"SHARE": share},
 		Binary: jobspec.LocalFile{Name: jobspec.BinaryName, URL: "file://" + stagedBin, Size: binFI.Size(),
 			MtimeMillis: binFI.ModTime().UnixMilli(), Type: records.LocalFile},
 		StagingDir: "file://" + staging,
@@ -233,7 +226,7 @@ func reportCommand(tail string) []string {
 }
 
 // TestAMEightGPUContainers: `yarn-er am` runs 8 ranks × 1 yarn.io/gpu on the two 4-GPU
-// NodeManagers; every rank sees exactly one device of the shared fake host, all distinct, the RM
+// NodeManagers; every rank sees exactly one device of its node's fake host, all distinct, the RM
 // shows 8 GPUs in use while they run, the application SUCCEEDS and its staging directory is gone.
 func TestAMEightGPUContainers(t *testing.T) {
 	ep := cluster(t)

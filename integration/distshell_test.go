@@ -17,8 +17,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/yarn-er/yarn-er/discovery/discoverytest"
 )
 
 // BenchmarkDistShell runs Hadoop's DistributedShell and `yarn-er submit` interleaved on the same
@@ -61,9 +59,6 @@ func BenchmarkDistShell(b *testing.B) {
 	ep := cluster(b)
 	bin := yarnErBinary(b)
 	conf := distShellConf(b, ep)
-	tree := discoverytest.New(b)
-	tree.NVIDIAHost(8)
-	share := b.TempDir()
 
 	var rows []benchRun
 	for i := 0; i < b.N; i++ {
@@ -78,7 +73,7 @@ func BenchmarkDistShell(b *testing.B) {
 					if tool == "distshell" {
 						r = runDistShell(b, ep, conf, lib, dsJar[0], n)
 					} else {
-						r = runYarnErSubmit(b, ep, bin, tree.Root, share, n)
+						r = runYarnErSubmit(b, ep, bin, n)
 					}
 					r.Rep = rep + 1
 					b.Logf("%s", r.row())
@@ -250,10 +245,9 @@ func runDistShell(t testing.TB, ep *Endpoints, conf, lib, jar string, n int) ben
 }
 
 // runYarnErSubmit runs `yarn-er submit` for n containers and measures its application.
-func runYarnErSubmit(t testing.TB, ep *Endpoints, bin, hostRoot, share string, n int) benchRun {
+func runYarnErSubmit(t testing.TB, ep *Endpoints, bin string, n int) benchRun {
 	t.Helper()
 	cmd := exec.Command(bin, "submit", "--containers", strconv.Itoa(n), "--gpus", "1", "--memory", "128m",
-		"--env", "YARN_ER_HOST_ROOT="+hostRoot, "--env", "YARN_ER_COORDINATION_FILE="+filepath.Join(share, "gpus"),
 		"--progress", "plain", "--", "true")
 	cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User, "NO_COLOR=1")
 	var stdout, stderr bytes.Buffer

@@ -82,7 +82,18 @@ type NodeManager struct {
 	// HTTPAddress is the NodeManager's web address, e.g. "127.0.0.1:34819"; empty when the
 	// NodeManagers serve no web API (Hadoop 3.4 and older, docs/hadoop-versions.md).
 	HTTPAddress string `json:"httpAddress"`
+	// GPUs is the number of NVIDIA GPUs in the NodeManager's fake GPU host: as many as it
+	// advertises as yarn.io/gpu.
+	GPUs int `json:"gpus"`
+	// GPUHostRoot is the NodeManager's fake GPU host tree, the YARN_ER_HOST_ROOT its containers
+	// get from it (docker/README.md, "Fake GPU hosts").
+	GPUHostRoot string `json:"gpuHostRoot"`
+	// CoordinationFile is the YARN_ER_COORDINATION_FILE its containers get from it.
+	CoordinationFile string `json:"coordinationFile"`
 }
+
+// Port is the port of the NodeManager's id, the NM_PORT of its containers.
+func (n NodeManager) Port() string { return n.ID[strings.LastIndexByte(n.ID, ':')+1:] }
 
 // Jersey1 reports whether the cluster's RM serves its REST API with Jersey 1 (Hadoop 3.4 and
 // older; 3.5 moved to Jersey 2): a few error messages and JSON shapes differ

@@ -137,7 +137,7 @@ func TestNodeLabelSubmit(t *testing.T) {
 	share := t.TempDir()
 	script := `echo "$NM_HOST:$NM_PORT" > "$SHARE/rank-$YARN_ER_RANK"`
 	args := append([]string{"submit", "--queue", "gpu", "--node-label", "gpu", "--containers", "2", "--gpus", "1",
-		"--memory", "128m", "-o", "json"}, fakeGPUHost(t, share)...)
+		"--memory", "128m", "-o", "json"}, shareEnv(share)...)
 	r := runCLI(t, ctx, ep, append(args, "--", "sh", "-c", script)...)
 	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
 	var res map[string]any

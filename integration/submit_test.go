@@ -23,7 +23,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/discovery/discoverytest"
 	"github.com/yarn-er/yarn-er/internal/syncbuf"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
@@ -132,15 +131,10 @@ func TestSubmitBadInput(t *testing.T) {
 	}
 }
 
-// fakeGPUHost returns submit flags that make every container's `yarn-er exec` find its devices in
-// one fake 8-GPU host tree (both NodeManagers run on this host) with one coordination file, and
-// set $SHARE to share, a directory the ranks write to.
-func fakeGPUHost(t *testing.T, share string) []string {
-	t.Helper()
-	tree := discoverytest.New(t)
-	tree.NVIDIAHost(8)
-	return []string{"--env", "YARN_ER_HOST_ROOT=" + tree.Root, "--env", "YARN_ER_COORDINATION_FILE=" + filepath.Join(share, "gpus"),
-		"--env", "SHARE=" + share}
+// shareEnv returns the submit flag that sets $SHARE to share, a directory the ranks write to.
+// Their devices need no flag: each NodeManager hands its containers its own fake GPU host.
+func shareEnv(share string) []string {
+	return []string{"--env", "SHARE=" + share}
 }
 
 func tgz(t *testing.T, files map[string]string) string {
@@ -160,6 +154,59 @@ func tgz(t *testing.T, files map[string]string) string {
 	return p
 }
 
+// assertRanksOnTheirNodesGPUs checks what ranks 0..n-1 wrote to share/rank-N ("$NM_PORT
+// $CUDA_VISIBLE_DEVICES"): each saw exactly one device, a GPU of the fake host of the
+// NodeManager it ran on (GPU-<node index>-…), and no two saw the same one.
+func assertRanksOnTheirNodesGPUs(t *testing.T, ep *Endpoints, share string, n int) {
+	t.Helper()
+	nodeIndex := map[string]int{}
+	for i, nm := range ep.NodeManagers {
+		nodeIndex[nm.Port()] = i
+	}
+	seen := map[string]int{}
+	for rank := range n {
+		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("rank-%d", rank)))
+		require.NoError(t, err, "rank %d ran", rank)
+		port, dev, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+		require.NotEmpty(t, dev, "rank %d has CUDA_VISIBLE_DEVICES", rank)
+		require.NotContains(t, dev, ",", "rank %d sees one device", rank)
+		i, ok := nodeIndex[port]
+		require.True(t, ok, "rank %d ran on NodeManager port %q, not one of %v", rank, port, ep.NodeManagers)
+		assert.True(t, strings.HasPrefix(dev, fmt.Sprintf("GPU-%08x-", i)),
+			"rank %d on NodeManager %d (port %s) got %s, a GPU of another node", rank, i, port, dev)
+		seen[dev]++
+	}
+	assert.Len(t, seen, n, "%d distinct devices, held at once: %v", n, seen)
+}
+
+// TestSubmitGPUsWithoutEnv: on a plain mini-YARN, `submit --gpus 1` needs no --env: each
+// NodeManager gives its containers its own fake GPU host and coordination file, as the
+// NodeManagers of a real cluster give theirs the host's devices (issue: the ranks' `yarn-er exec`
+// found no devices and exited 5 without YARN_ER_HOST_ROOT).
+func TestSubmitGPUsWithoutEnv(t *testing.T) {
+	ep := cluster(t)
+	for _, nm := range ep.NodeManagers {
+		assert.Equal(t, 4, nm.GPUs, "NodeManager %s: a fake GPU per advertised yarn.io/gpu", nm.ID)
+		assert.DirExists(t, filepath.Join(nm.GPUHostRoot, "proc/driver/nvidia/gpus"), nm.ID)
+		assert.NotEmpty(t, nm.CoordinationFile, nm.ID)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r := runCLI(t, ctx, ep, "submit", "--containers", "4", "--gpus", "1", "--memory", "128m", "-o", "json",
+		"--", "sh", "-c", `echo $CUDA_VISIBLE_DEVICES`)
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res), r.stdout)
+	assert.Equal(t, "SUCCEEDED", res["finalStatus"])
+
+	// A rank's own --env still wins over the NodeManager's (a whitelisted variable): pointed at
+	// a tree without GPUs, exec finds none and the rank fails with exit 5.
+	bad := runCLI(t, ctx, ep, "submit", "--gpus", "1", "--memory", "128m", "-o", "json",
+		"--env", "YARN_ER_HOST_ROOT="+t.TempDir(), "--", "true")
+	assert.NotEqual(t, 0, bad.code, "stdout: %s", bad.stdout)
+	assert.Contains(t, bad.stderr, "exit status 5", "the rank's exec found no devices in its own host root")
+}
+
 // TestSubmitGPUContainers: 8 containers with one yarn.io/gpu each on the two 4-GPU NodeManagers,
 // a file and an archive localized and an --env variable visible in every one (the command fails
 // otherwise), the application SUCCEEDED, exit 0 and the staging directory gone.
@@ -172,14 +219,14 @@ func TestSubmitGPUContainers(t *testing.T) {
 	// $PWD and {{PWD}} in --env are the container's working directory, expanded by YARN's launch script.
 	script := `test "$MODE" = integration && test "$WORK" = "$PWD/w" && test "$WORK2" = "$PWD/w" && ` +
 		`test "$(cat input.csv)" = "a,b" && test -f bundle/lib/helper.sh && ` +
-		`test "$YARN_ER_WORLD_SIZE" = 8 && echo "$CUDA_VISIBLE_DEVICES" > "$SHARE/rank-$YARN_ER_RANK" && ` +
+		`test "$YARN_ER_WORLD_SIZE" = 8 && echo "$NM_PORT $CUDA_VISIBLE_DEVICES" > "$SHARE/rank-$YARN_ER_RANK" && ` +
 		// Hold the device until every rank has reported (at most 2 minutes), so all 8 hold one at once.
 		`i=0; while [ "$(ls "$SHARE" | grep -c '^rank-')" -lt 8 ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	args := append([]string{"submit", "--containers", "8", "--gpus", "1", "--memory", "128m",
 		"--file", data + "#input.csv", "--archive", arch + "#bundle", "--env", "MODE=integration",
-		"--env", "WORK=$PWD/w", "--env", "WORK2={{PWD}}/w", "--tags", "integration", "-o", "json"}, fakeGPUHost(t, share)...)
+		"--env", "WORK=$PWD/w", "--env", "WORK2={{PWD}}/w", "--tags", "integration", "-o", "json"}, shareEnv(share)...)
 	r := runCLI(t, ctx, ep, append(args, "--", "sh", "-c", script)...)
 	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
 	var res map[string]any
@@ -190,17 +237,8 @@ func TestSubmitGPUContainers(t *testing.T) {
 	assert.Equal(t, "SUCCEEDED", res["finalStatus"])
 	assert.NotContains(t, stagingEntries(t, ep), appID, "staging removed")
 	assert.Contains(t, r.stderr, "the ApplicationMaster runs yarn-er-am", "the small AM binary beside yarn-er was staged")
-	// Every rank ran, each with one device of its own.
-	seen := map[string]int{}
-	for rank := range 8 {
-		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("rank-%d", rank)))
-		require.NoError(t, err, "rank %d ran", rank)
-		dev := strings.TrimSpace(string(b))
-		require.NotEmpty(t, dev, "rank %d has CUDA_VISIBLE_DEVICES", rank)
-		require.NotContains(t, dev, ",", "rank %d sees one device", rank)
-		seen[dev]++
-	}
-	assert.Len(t, seen, 8, "8 distinct devices, held at once: %v", seen)
+	// Every rank ran, each with one device of its own node's fake GPU host.
+	assertRanksOnTheirNodesGPUs(t, ep, share, 8)
 
 	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
 	require.Equal(t, 0, st.code, st.stderr)
@@ -297,7 +335,7 @@ func awaitSubmitted(t *testing.T, ctx context.Context, ep *Endpoints, stdout fmt
 // and waits until they and the AM run (see startSubmit).
 func startSleeper(t *testing.T, ctx context.Context, ep *Endpoints, containers int) (string, *exec.Cmd, *syncbuf.Buffer, chan error) {
 	t.Helper()
-	args := append([]string{"--containers", strconv.Itoa(containers), "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, rankShare(t))...)
+	args := append([]string{"--containers", strconv.Itoa(containers), "--gpus", "1", "--memory", "128m"}, shareEnv(rankShare(t))...)
 	return startSubmit(t, ctx, ep, int64(containers)+1, append(args, "--", "sleep", "300")...)
 }
 
@@ -355,7 +393,7 @@ func TestSubmitFlinkConf(t *testing.T) {
 	share := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"--flink-conf", filepath.Join(root, "examples", "flink-conf.yaml"), "--containers", "2"}, fakeGPUHost(t, share)...)
+	args := append([]string{"--flink-conf", filepath.Join(root, "examples", "flink-conf.yaml"), "--containers", "2"}, shareEnv(share)...)
 	appID, _, stderr, done := startSubmit(t, ctx, ep, 3, append(args, "--", "sh", "-c",
 		`echo "hello from rank $YARN_ER_RANK"; echo "$YARN_ER_RANK" > "$SHARE/up-$YARN_ER_RANK"; `+
 			`i=0; while [ ! -e "$SHARE/go" ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`)...)
@@ -410,7 +448,7 @@ func TestSubmitRankFails(t *testing.T) {
 	ep := cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"submit", "--containers", "4", "--gpus", "1", "--memory", "128m", "--restarts", "1"}, fakeGPUHost(t, t.TempDir())...)
+	args := append([]string{"submit", "--containers", "4", "--gpus", "1", "--memory", "128m", "--restarts", "1"}, shareEnv(t.TempDir())...)
 	r := runCLI(t, ctx, ep, append(args, "--", "sh", "-c", `echo "rank $YARN_ER_RANK" >> "$SHARE/runs"; [ "$YARN_ER_RANK" != 2 ]`)...)
 	assert.Equal(t, 6, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "rank 2 failed 2 time(s)")
@@ -443,16 +481,12 @@ func TestSubmitInterruptDetaches(t *testing.T) {
 func BenchmarkSubmit(b *testing.B) {
 	ep := cluster(b)
 	bin := yarnErBinary(b)
-	tree := discoverytest.New(b)
-	tree.NVIDIAHost(8)
-	share := b.TempDir()
 	stagedRe := regexp.MustCompile(`staged [^\n]* in ([0-9.]+(?:ms|s|µs))`)
 	for _, n := range []int{4, 16, 64} {
 		b.Run(fmt.Sprintf("containers=%d", n), func(b *testing.B) {
 			var wall, staging float64
 			for i := 0; i < b.N; i++ {
 				cmd := exec.Command(bin, "submit", "--containers", fmt.Sprint(n), "--gpus", "1", "--memory", "128m",
-					"--env", "YARN_ER_HOST_ROOT="+tree.Root, "--env", "YARN_ER_COORDINATION_FILE="+filepath.Join(share, "gpus"),
 					"--progress", "plain", "--", "true")
 				cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User)
 				var stderr bytes.Buffer
@@ -482,7 +516,7 @@ func TestSubmitMoreRanksThanGPUs(t *testing.T) {
 	share := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	args := append([]string{"submit", "--containers", "9", "--gpus", "1", "--memory", "128m"}, fakeGPUHost(t, share)...)
+	args := append([]string{"submit", "--containers", "9", "--gpus", "1", "--memory", "128m"}, shareEnv(share)...)
 	r := runCLI(t, ctx, ep, append(args, "--", "sh", "-c", `echo ok > "$SHARE/done-$YARN_ER_RANK"`)...)
 	require.Equal(t, 0, r.code, r.stderr)
 	for rank := range 9 {

@@ -97,6 +97,8 @@ public final class MiniYarnHarness {
 
   private volatile MiniDFSCluster dfs;
   private volatile MiniYARNCluster yarn;
+  /** The fake GPU host of each NodeManager, by index; empty when the environment asks for none. */
+  private final List<FakeGpuHosts.Node> gpuHosts = new ArrayList<>();
   private boolean nmWeb = true;
   /** Hadoop 3.3 and older: RM and NodeManager web apps share GuiceFilter's static pipeline. */
   private boolean guiceShared;
@@ -331,6 +333,13 @@ public final class MiniYarnHarness {
       LOG.warn("Hadoop {}: NodeManager web servers off (one GuiceFilter per JVM)",
           VersionInfo.getVersion());
     }
+    StringBuilder why = new StringBuilder();
+    FakeGpuHosts hosts = FakeGpuHosts.fromEnvironment(System.getenv(), why);
+    if (hosts != null) {
+      FakeGpuHosts.whitelist(c);
+    } else {
+      LOG.warn("no fake GPU hosts for the NodeManagers' containers: {}", why);
+    }
     LOG.info("starting MiniYARNCluster (1 ResourceManager, {} NodeManagers)", nodeManagers);
     yarn = newMiniYarn(nodeManagers, nmWeb);
     yarn.init(c);
@@ -358,6 +367,28 @@ public final class MiniYarnHarness {
     }
     Resource total = yarn.getResourceManager().getResourceScheduler().getClusterResource();
     LOG.info("YARN is up: cluster resource {}", total);
+    if (hosts != null) {
+      makeGpuHosts(hosts);
+    }
+  }
+
+  /**
+   * Writes each NodeManager's fake GPU host (as many GPUs as the ResourceManager says it has),
+   * where the whitelisted templates send its containers.
+   */
+  private void makeGpuHosts(FakeGpuHosts hosts) throws IOException {
+    Map<NodeId, RMNode> nodes = yarn.getResourceManager().getRMContext().getRMNodes();
+    for (int i = 0; i < nodeManagers; i++) {
+      NodeId id = yarn.getNodeManager(i).getNMContext().getNodeId();
+      RMNode n = nodes.get(id);
+      if (n == null) {
+        throw new IOException("NodeManager " + i + " (" + id + ") is not known to the RM");
+      }
+      FakeGpuHosts.Node h = hosts.make(i, id.getPort(), n.getTotalCapability());
+      gpuHosts.add(h);
+      LOG.info("NodeManager {} ({}): fake GPU host of {} GPU(s) in {}, coordination file {}",
+          i, id, h.gpus(), h.root(), h.coordinationFile());
+    }
   }
 
   /**
@@ -567,6 +598,12 @@ public final class MiniYarnHarness {
       n.field("address", ip(id.getHost()) + ":" + id.getPort());
       n.field("httpAddress",
           nmWeb ? ip(id.getHost()) + ":" + nm.getNMContext().getHttpPort() : "");
+      if (i < gpuHosts.size()) {
+        FakeGpuHosts.Node h = gpuHosts.get(i);
+        n.number("gpus", h.gpus());
+        n.field("gpuHostRoot", h.root().toString());
+        n.field("coordinationFile", h.coordinationFile().toString());
+      }
       j.append(i == 0 ? "" : ",").append(n.end());
     }
     j.append("]").comma();
@@ -627,7 +664,7 @@ public final class MiniYarnHarness {
     Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
-  private static void deleteTree(Path p) throws IOException {
+  static void deleteTree(Path p) throws IOException {
     if (!Files.exists(p)) {
       return;
     }
