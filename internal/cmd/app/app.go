@@ -5,13 +5,12 @@ package app
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	submitcmd "github.com/yarn-er/yarn-er/internal/cmd/submit"
+	"github.com/yarn-er/yarn-er/internal/cmd/shared"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/submit"
@@ -83,7 +82,7 @@ func NewCmdList(f *cmdutil.Factory, runF func(*ListOptions) error) *cobra.Comman
 	fl.StringVar(&opts.User, "app-user", "", "only this user's applications")
 	fl.StringVar(&opts.Queue, "queue", "", "only this queue's applications")
 	fl.StringSliceVar(&opts.Types, "type", nil, "only these application types (e.g. YARN-ER, MAPREDUCE, Apache Flink)")
-	fl.IntVar(&opts.Limit, "limit", 0, "at most this many (0: no limit)")
+	fl.IntVar(&opts.Limit, "limit", 0, "at most this many applications, the newest (0: no limit)")
 	return cmd
 }
 
@@ -100,15 +99,14 @@ func listRun(opts *ListOptions) error {
 	if err != nil {
 		return err
 	}
-	q := yarn.AppsQuery{States: opts.States, User: opts.User, Queue: opts.Queue, ApplicationTypes: opts.Types, Limit: opts.Limit}
+	q := yarn.AppsQuery{States: opts.States, User: opts.User, Queue: opts.Queue, ApplicationTypes: opts.Types}
 	if len(q.States) == 0 && !opts.All {
 		q.States = activeStates
 	}
-	apps, err := c.Apps(opts.Ctx, q)
+	apps, err := shared.ListApps(opts.Ctx, c, q, opts.Limit)
 	if err != nil {
 		return err
 	}
-	slices.SortStableFunc(apps, func(x, y yarn.App) int { return y.StartedTime.Compare(x.StartedTime) })
 	out := make([]view.AppInfo, 0, len(apps))
 	for i := range apps {
 		out = append(out, appInfo(&apps[i]))
@@ -179,7 +177,7 @@ their node and resources (the ResourceManager lists no containers of an ended at
 }
 
 func statusRun(opts *IDOptions) error {
-	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
+	sc, err := shared.NewSubmitClient(opts.F, opts.Conn, false)
 	if err != nil {
 		return err
 	}
@@ -280,7 +278,7 @@ or when it had already ended (saying how).`,
 
 func killRun(opts *IDOptions) error {
 	opts.Conn.LongRunning = true // it waits for the application: --rm-timeout bounds each request
-	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
+	sc, err := shared.NewSubmitClient(opts.F, opts.Conn, false)
 	if err != nil {
 		return err
 	}
@@ -326,7 +324,7 @@ func NewCmdWait(f *cmdutil.Factory, runF func(*WaitOptions) error) *cobra.Comman
 
 func waitRun(opts *WaitOptions) error {
 	opts.Conn.LongRunning = true // it waits for the application: --rm-timeout bounds each request
-	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
+	sc, err := shared.NewSubmitClient(opts.F, opts.Conn, false)
 	if err != nil {
 		return err
 	}
@@ -334,7 +332,7 @@ func waitRun(opts *WaitOptions) error {
 	if opts.Quiet {
 		mode = "none"
 	}
-	pr := submitcmd.NewProgress(opts.F, mode)
+	pr := shared.NewProgress(opts.F, mode)
 	app, err := sc.Follow(opts.Ctx, opts.Args[0], func(e submit.Event) {
 		pr.Live(submit.FormatEvent(e, 0), e.App.State.Terminal())
 	})
@@ -420,7 +418,7 @@ func logsRun(opts *LogsOptions) error {
 	// It waits (for the aggregation, with -f for the application's end): each request is bounded,
 	// not the command.
 	opts.Conn.LongRunning = true
-	sc, err := submitcmd.NewClient(opts.F, opts.Conn, false)
+	sc, err := shared.NewSubmitClient(opts.F, opts.Conn, false)
 	if err != nil {
 		return err
 	}

@@ -3,15 +3,14 @@ package cluster
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/yarn-er/yarn-er/internal/cmd/shared"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
-	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -63,10 +62,8 @@ func appsRun(opts *AppsOptions) error {
 	if err != nil {
 		return err
 	}
-	// The RM's own limit keeps whichever applications it happens to list first; the newest N are
-	// only known after sorting everything that matches.
-	apps, err := c.Apps(opts.Ctx, yarn.AppsQuery{States: opts.States, Queue: opts.Queue, User: opts.Owner,
-		ApplicationTypes: opts.Types})
+	apps, err := shared.ListApps(opts.Ctx, c, yarn.AppsQuery{States: opts.States, Queue: opts.Queue, User: opts.Owner,
+		ApplicationTypes: opts.Types}, opts.Limit)
 	if err != nil {
 		return err
 	}
@@ -85,28 +82,7 @@ func appsRun(opts *AppsOptions) error {
 		}
 		out.Apps = append(out.Apps, o)
 	}
-	slices.SortFunc(out.Apps, func(x, y view.App) int { return compareAppIDs(y.ID, x.ID) }) // newest first
-	if opts.Limit > 0 && len(out.Apps) > opts.Limit {
-		out.Apps = out.Apps[:opts.Limit]
-	}
 	return opts.F.Render(out, func(w io.Writer) error { return writeAppsTable(w, out) })
-}
-
-// compareAppIDs orders application ids application_<cluster timestamp>_<sequence> by cluster
-// timestamp, then sequence, both as numbers (_9999 before _10000). Ids of another form sort
-// before every well-formed one, among themselves as strings.
-func compareAppIDs(a, b string) int {
-	ia, errA := records.ParseApplicationID(a)
-	ib, errB := records.ParseApplicationID(b)
-	switch {
-	case errA == nil && errB == nil:
-		return ia.Compare(ib)
-	case errA == nil:
-		return 1
-	case errB == nil:
-		return -1
-	}
-	return strings.Compare(a, b)
 }
 
 func writeAppsTable(w io.Writer, out view.Apps) error {

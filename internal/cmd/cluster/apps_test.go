@@ -78,21 +78,3 @@ func TestAppsLimitKeepsTheNewest(t *testing.T) {
 		assert.NotContains(t, q, "limit=", "the limit is applied after sorting")
 	}
 }
-
-func TestCompareAppIDs(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"application_1_9999", "application_1_10000", -1},
-		{"application_2_1", "application_1_10000", 1},
-		{"application_1_0001", "application_1_1", 0},
-		{"application_1_1", "application_1_1", 0},
-		{"bogus", "application_1_1", -1},
-		{"application_x_1", "application_1_1", -1},
-		{"a", "b", -1},
-	} {
-		assert.Equal(t, tc.want, compareAppIDs(tc.a, tc.b), "%s vs %s", tc.a, tc.b)
-		assert.Equal(t, -tc.want, compareAppIDs(tc.b, tc.a), "%s vs %s", tc.b, tc.a)
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
+	"github.com/yarn-er/yarn-er/internal/cmd/shared"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 )
@@ -42,36 +43,8 @@ func TestDiscoverFlagDefaults(t *testing.T) {
 	assert.Equal(t, "index", got.Address)
 	assert.Equal(t, "auto", got.Vendor)
 	assert.Equal(t, "gpu", got.Name)
-	assert.Equal(t, DefaultCoordinationFile, got.CoordinationFile)
+	assert.Equal(t, shared.DefaultCoordinationFile, got.CoordinationFile)
 	assert.False(t, got.Coordination)
-}
-
-func TestParseAmount(t *testing.T) {
-	for _, tc := range []struct {
-		args    []string
-		release bool
-		want    int
-		err     string
-	}{
-		{[]string{"2"}, false, 2, ""},
-		{[]string{"1", "null"}, false, 1, ""},
-		{nil, true, 0, ""},
-		{nil, false, 0, "missing AMOUNT"},
-		{[]string{"-1"}, false, 0, "whole number"},
-		{[]string{"4097"}, false, 0, "no host has that many"},
-		{[]string{"1", "2"}, false, 0, "unexpected arguments"},
-		{[]string{"1"}, true, 0, "--release"},
-	} {
-		n, err := ParseAmount(tc.args, tc.release)
-		if tc.err != "" {
-			require.Error(t, err, "%q", tc.args)
-			assert.Contains(t, err.Error(), tc.err)
-			assert.Equal(t, cmdutil.ExitUsage, cmdutil.ExitCode(err))
-			continue
-		}
-		require.NoError(t, err, "%q", tc.args)
-		assert.Equal(t, tc.want, n)
-	}
 }
 
 // The owner is the parent whose identity was read: a parent that ends while its start time is read

@@ -15,13 +15,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-er/yarn-er/discovery"
-	"github.com/yarn-er/yarn-er/internal/cmd/discover"
+	"github.com/yarn-er/yarn-er/internal/cmd/shared"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 )
 
 // Options are exec's flags and the command to run.
 type Options struct {
-	discover.DeviceFlags
+	shared.DeviceFlags
 	cmdutil.Base // Args: the command after --
 	// Amount is --amount, InfoFile --info-file.
 	Amount   int
@@ -98,7 +98,7 @@ func execRun(o *Options) error {
 	}
 	defer holding.Close() // only reached when exec(2) fails
 	if o.InfoFile != "" {
-		if err := writeInfoFile(o.InfoFile, discover.View(o.Name, o.Amount, res, holding.Devices)); err != nil {
+		if err := writeInfoFile(o.InfoFile, shared.DiscoverView(o.Name, o.Amount, res, holding.Devices)); err != nil {
 			return err
 		}
 	}

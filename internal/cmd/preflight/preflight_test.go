@@ -9,35 +9,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/internal/cmd/shared"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
 	"github.com/yarn-er/yarn-er/preflight"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
-
-func TestValidateDiscoverArgs(t *testing.T) {
-	for _, ok := range [][]string{
-		nil, {"null"}, {"--enable-coordination-mode"}, {"--enable-coordination-mode", "--coordination-file", "/var/tmp/x"},
-		{"--coordination-file=/x", "--vendor", "nvidia", "-v"}, {"--format", "json", "--log-level", "debug"},
-	} {
-		assert.NoError(t, validateDiscoverArgs(ok), "%q", ok)
-	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--enable-coordination"}, "did you mean --enable-coordination-mode"},
-		{[]string{"--bogus"}, "unknown flag"},
-		{[]string{"extra"}, "unexpected arguments"},
-		{[]string{"--coordination-file"}, "needs an argument"},
-		{[]string{"--release"}, "--release"},
-		{[]string{"--help"}, "help"},
-	} {
-		err := validateDiscoverArgs(tc.args)
-		require.Error(t, err, "%q", tc.args)
-		assert.Contains(t, err.Error(), tc.want, "%q", tc.args)
-	}
-}
 
 func TestPreflightTableColours(t *testing.T) {
 	rep := &preflight.Report{OK: false, Checks: []preflight.Check{
@@ -45,14 +22,14 @@ func TestPreflightTableColours(t *testing.T) {
 		{ID: preflight.IDClusterReachable, Status: preflight.StatusSkip, Message: "no RM"},
 	}}
 	var b bytes.Buffer
-	require.NoError(t, WriteTable(&b, rep, true))
+	require.NoError(t, shared.WritePreflightTable(&b, rep, true))
 	out := b.String()
 	assert.Contains(t, out, "\x1b[31m✗\x1b[0m flink.amount-invalid")
 	assert.Contains(t, out, "\x1b[2m-\x1b[0m cluster.reachable")
 	assert.Contains(t, out, "fix: fix it")
 	assert.Contains(t, out, "at:  f:1")
 	b.Reset()
-	require.NoError(t, WriteTable(&b, rep, false))
+	require.NoError(t, shared.WritePreflightTable(&b, rep, false))
 	assert.NotContains(t, b.String(), "\x1b[")
 }
 
@@ -65,7 +42,7 @@ func TestPreflightTableExplainsTheIDs(t *testing.T) {
 		{ID: preflight.IDClusterReachable, Status: preflight.StatusSkip, Message: "no RM"},
 	}}
 	var b bytes.Buffer
-	require.NoError(t, WriteTable(&b, rep, false))
+	require.NoError(t, shared.WritePreflightTable(&b, rep, false))
 	lines := strings.Split(b.String(), "\n")
 	require.GreaterOrEqual(t, len(lines), 3)
 	legend := lines[0] + " " + lines[1]
@@ -97,8 +74,8 @@ func TestTableEscapesWhatTheClusterSays(t *testing.T) {
 		{ID: preflight.IDClusterReachable, Status: preflight.StatusFail, Message: cmdtest.Hostile, Fix: cmdtest.Hostile, Source: cmdtest.Hostile},
 	}}
 	var b bytes.Buffer
-	require.NoError(t, WriteTable(&b, rep, true))
+	require.NoError(t, shared.WritePreflightTable(&b, rep, true))
 	assert.Equal(t, 3, strings.Count(b.String(), cmdtest.HostileEscaped), b.String())
-	assert.NotContains(t, strings.NewReplacer("\x1b[31m", "", "\x1b[2m", "", "\x1b[1m", "", ansiReset, "").Replace(b.String()), "\x1b",
+	assert.NotContains(t, strings.NewReplacer("\x1b[31m", "", "\x1b[2m", "", "\x1b[1m", "", "\x1b[0m", "").Replace(b.String()), "\x1b",
 		"no escape sequence but the table's own colours")
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	preflightcmd "github.com/yarn-er/yarn-er/internal/cmd/preflight"
+	"github.com/yarn-er/yarn-er/internal/cmd/shared"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/stage"
@@ -207,48 +207,17 @@ func buildRequest(opts *Options) (submit.Request, error) {
 	return r, nil
 }
 
-// NewClient builds the submit client from the cluster flags; needHadoop makes a missing Hadoop
-// configuration a usage error (submitting needs it, following does not).
-func NewClient(f *cmdutil.Factory, conn *cmdutil.ClusterConn, needHadoop bool) (*submit.Client, error) {
-	hc, err := conn.HadoopConfig()
-	if err != nil {
-		return nil, err
-	}
-	if hc == nil && needHadoop {
-		return nil, cmdutil.Usagef("no Hadoop configuration: submit needs the cluster's (fs.defaultFS, the scheduler address): give --hadoop-conf DIR or set HADOOP_CONF_DIR")
-	}
-	yc, err := conn.RMClient()
-	if err != nil {
-		return nil, err
-	}
-	opts := submit.Options{YARN: yc, Hadoop: hc, Logger: f.Logger()}
-	if hc != nil && strings.EqualFold(strings.TrimSpace(hc.Get(stage.KeyAuthentication)), "kerberos") && yc.KerberosClient() == nil {
-		// A Kerberos HDFS behind a ResourceManager whose REST API is not Kerberized: staging
-		// still needs the login (--keytab/--principal, --krb5-ccache or the default cache).
-		krb, err := yarn.NewKerberosClient(conn.RM.Kerberos, f.Env.Getenv, f.Logger())
-		switch {
-		case err == nil:
-			opts.Stage.Kerberos = krb
-		case needHadoop:
-			return nil, err
-		default:
-			f.Logger().Warn("no Kerberos login for HDFS: staging directories cannot be removed", "err", err)
-		}
-	}
-	return submit.New(opts)
-}
-
 func submitRun(opts *Options) error {
 	f := opts.F
 	req, err := buildRequest(opts)
 	if err != nil {
 		return err
 	}
-	sc, err := NewClient(f, opts.Conn, true)
+	sc, err := shared.NewSubmitClient(f, opts.Conn, true)
 	if err != nil {
 		return err
 	}
-	pr := NewProgress(f, opts.Progress)
+	pr := shared.NewProgress(f, opts.Progress)
 	ctx := opts.Ctx
 	sub, err := sc.Submit(ctx, req, func(s submit.Step) {
 		if s.Upload != nil {
@@ -261,7 +230,7 @@ func submitRun(opts *Options) error {
 	var pe *submit.PreflightError
 	switch {
 	case errors.As(err, &pe):
-		_ = preflightcmd.WriteTable(f.IO.ErrOut, pe.Report, false)
+		_ = shared.WritePreflightTable(f.IO.ErrOut, pe.Report, false)
 		return &cmdutil.FindingsError{Summary: "submit: " + pe.Error()}
 	case errors.Is(err, submit.ErrRequest):
 		return &cmdutil.UsageError{Err: err}

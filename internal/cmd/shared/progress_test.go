@@ -1,4 +1,4 @@
-package submit
+package shared
 
 import (
 	"bytes"
