@@ -556,3 +556,35 @@ func TestSubmitKeepStaging(t *testing.T) {
 	assert.Equal(t, fi.ModTime().UnixMilli(), spec.Binary.MtimeMillis)
 	assert.Equal(t, os.FileMode(0o700), func() os.FileMode { d, _ := raw.Stat(dir); return d.Mode().Perm() }())
 }
+
+// TestAppListLimitIsTheNewest: `app list --all --limit 1` and `cluster apps --limit 1` show the
+// application submitted last, not whichever the ResourceManager happens to list first (app list
+// used to hand the limit to the RM).
+func TestAppListLimitIsTheNewest(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var last string
+	for range 2 {
+		r := runCLI(t, ctx, ep, "submit", "--memory", "128m", "--progress", "none", "--", "true")
+		require.Equal(t, 0, r.code, r.stderr)
+		last = strings.TrimSpace(r.stdout)
+	}
+	list := runCLI(t, ctx, ep, "app", "list", "--all", "--limit", "1", "-o", "json")
+	require.Equal(t, 0, list.code, list.stderr)
+	var apps []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(list.stdout), &apps), list.stdout)
+	require.Len(t, apps, 1)
+	assert.Equal(t, last, apps[0]["id"], "app list --limit 1")
+
+	capps := runCLI(t, ctx, ep, "cluster", "apps", "--limit", "1", "-o", "json")
+	require.Equal(t, 0, capps.code, capps.stderr)
+	var out struct {
+		Apps []struct {
+			ID string `json:"id"`
+		} `json:"apps"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(capps.stdout), &out), capps.stdout)
+	require.Len(t, out.Apps, 1)
+	assert.Equal(t, last, out.Apps[0].ID, "cluster apps --limit 1")
+}
