@@ -97,6 +97,9 @@ type Result struct {
 	Ranks       []Rank
 	// Restarts is the number of rank restarts.
 	Restarts int
+	// Adopted is the number of ranks this attempt took over running from a previous attempt
+	// (ranks.go); AdoptedDone the ranks that had exited 0 before.
+	Adopted, AdoptedDone int
 	// Released are the containers given back (surplus, or lacking an asked resource).
 	Released int
 	// Heartbeats is the number of allocate calls.
@@ -161,6 +164,9 @@ type slot struct {
 	container amrm.Container
 	exit      int32
 	diag      string
+	// lingering: a previous attempt's container of this rank that YARN did not hand over; the
+	// first heartbeat may still report its end (planAdoption).
+	lingering bool
 }
 
 type opened struct {
@@ -192,7 +198,18 @@ type runner struct {
 	fail   *RankError
 
 	stagingCh chan opened
-	cleaned   bool
+	// stagingFed says stagingCh gets the staging connection; stagingConn takes it from there
+	// into staging and stagingErr (stagingGot), under stagingMu.
+	stagingFed bool
+	stagingMu  sync.Mutex
+	stagingGot bool
+	staging    Staging
+	stagingErr error
+	cleaned    bool
+	// record says the ranks record is kept (ranks.go): another attempt may follow.
+	record bool
+	// lingerChecked says the lingering ranks were dealt with after the first heartbeat.
+	lingerChecked bool
 	// freeRestarts counts restarts after the cluster took a container away.
 	freeRestarts int
 	// backoff is the last heartbeat interval; started is set when a container start succeeded
@@ -209,25 +226,52 @@ func (r *runner) removeStaging(ctx context.Context) {
 	r.cleaned = true
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.opts.CleanupTimeout)
 	defer cancel()
-	select {
-	case o := <-r.stagingCh:
-		if o.err != nil {
-			r.res.StagingError = o.err.Error()
-		}
-		if o.st == nil {
-			return
-		}
-		defer o.st.Close()
-		if err := o.st.Remove(cctx); err != nil {
-			r.log.Warn("am: staging directory not removed", "dir", r.spec.StagingDir, "err", err)
-			r.res.StagingError = err.Error()
-			return
-		}
-		r.res.StagingRemoved = true
-		r.log.Info("am: staging directory removed", "dir", r.spec.StagingDir)
-	case <-cctx.Done():
-		r.res.StagingError = "staging connection not ready: " + cctx.Err().Error()
+	st, err := r.stagingConn(cctx)
+	if err != nil {
+		r.res.StagingError = err.Error()
 	}
+	if st == nil {
+		return
+	}
+	defer st.Close()
+	if err := st.Remove(cctx); err != nil {
+		r.log.Warn("am: staging directory not removed", "dir", r.spec.StagingDir, "err", err)
+		r.res.StagingError = err.Error()
+		return
+	}
+	r.res.StagingRemoved = true
+	r.log.Info("am: staging directory removed", "dir", r.spec.StagingDir)
+}
+
+// closeStaging closes the staging connection once it is open, without waiting for it.
+func (r *runner) closeStaging() {
+	if !r.stagingFed {
+		return
+	}
+	go func() {
+		if st, _ := r.stagingConn(context.Background()); st != nil {
+			_ = st.Close()
+		}
+	}()
+}
+
+// stagingConn returns the staging connection opened while the AM registered, waiting for it
+// until ctx ends (the opening itself gives up after stagingConnectTimeout).
+func (r *runner) stagingConn(ctx context.Context) (Staging, error) {
+	if !r.stagingFed {
+		return nil, errors.New("am: no staging connection")
+	}
+	r.stagingMu.Lock()
+	defer r.stagingMu.Unlock()
+	if !r.stagingGot {
+		select {
+		case o := <-r.stagingCh:
+			r.staging, r.stagingErr, r.stagingGot = o.st, o.err, true
+		case <-ctx.Done():
+			return nil, fmt.Errorf("staging connection not ready: %w", ctx.Err())
+		}
+	}
+	return r.staging, r.stagingErr
 }
 
 // Run runs the spec's application as its ApplicationMaster until it ends or ctx ends. It returns
@@ -276,28 +320,33 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 	}
 
 	// The staging connection opens while the AM registers, so that removal later is one call.
-	stagingCh := make(chan opened, 1)
-	if !spec.KeepStaging {
+	// It also carries the ranks record (ranks.go): written while another attempt may follow,
+	// read by an attempt after the first.
+	r.record = !opts.Identity.LastAttempt()
+	adopting := opts.Identity.Attempt > 1
+	r.stagingCh = make(chan opened, 1)
+	if !spec.KeepStaging || r.record || adopting {
+		r.stagingFed = true
 		go func() {
 			if opts.Staging != nil {
-				stagingCh <- opened{st: opts.Staging}
+				r.stagingCh <- opened{st: opts.Staging}
 				return
 			}
 			st, err := OpenStaging(spec.StagingDir, opts.Identity.AppID, spec.User, opts.Credentials)
 			if err != nil {
-				r.log.Warn("am: the staging directory will not be removed", "err", err)
+				r.log.Warn("am: the staging directory will not be removed, nor the ranks recorded for another attempt", "err", err)
 			}
-			stagingCh <- opened{st: st, err: err}
+			r.stagingCh <- opened{st: st, err: err}
 		}()
 	}
 
-	r.stagingCh = stagingCh
 	err := r.run(ctx)
 	r.collect()
 	switch {
 	case r.cleaned:
 	case spec.KeepStaging:
 		r.log.Info("am: keeping the staging directory", "dir", spec.StagingDir)
+		r.closeStaging()
 	case opts.Identity.LastAttempt():
 		// No attempt follows: this attempt's end (killed, or failed) is the application's.
 		// With attempts left, a SIGTERM may as well be a lost AM node: the next attempt needs
@@ -305,11 +354,7 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 		r.removeStaging(ctx)
 	default:
 		r.log.Info("am: keeping the staging directory for the next attempt", "attempt", opts.Identity.Attempt, "maxAttempts", opts.Identity.MaxAttempts)
-		go func() {
-			if o := <-stagingCh; o.st != nil {
-				_ = o.st.Close()
-			}
-		}()
+		r.closeStaging()
 	}
 	return r.res, err
 }
@@ -341,9 +386,18 @@ func (r *runner) run(ctx context.Context) error {
 	r.log.Info("am: registered", "app", r.opts.Identity.AppID, "attempt", r.opts.Identity.Attempt, "queue", reg.Queue,
 		"maxCapability", reg.MaximumCapability.String(), "after", r.res.Registered)
 
+	if r.opts.Identity.Attempt > 1 || len(reg.ContainersFromPreviousAttempts) > 0 {
+		r.adopt(ctx, reg)
+	}
+	want := 0
+	for _, s := range r.slots {
+		if s.state == waiting {
+			want++
+		}
+	}
 	r.capab, err = Capability(spec, reg)
 	if err == nil {
-		err = rm.AskWithLabel(r.prio, r.capab, spec.Containers, spec.NodeLabel)
+		err = rm.AskWithLabel(r.prio, r.capab, want, spec.NodeLabel)
 	}
 	if err != nil {
 		// The job cannot run on this cluster: say why, as the application's final status.
@@ -351,7 +405,7 @@ func (r *runner) run(ctx context.Context) error {
 		r.log.Error("am: ask refused", "err", err)
 		return r.finish(ctx, records.FinalFailed, diag, err)
 	}
-	r.log.Info("am: asked", "containers", spec.Containers, "resource", r.capab.String(), "priority", r.prio, "nodeLabel", spec.NodeLabel)
+	r.log.Info("am: asked", "containers", want, "resource", r.capab.String(), "priority", r.prio, "nodeLabel", spec.NodeLabel)
 
 	nm, err := amrm.NewNMClient(amrm.NMConfig{Tokens: rm, Logger: r.log})
 	if err != nil {
@@ -391,6 +445,10 @@ func (r *runner) run(ctx context.Context) error {
 		r.res.Heartbeats++
 		changed := len(alloc.Allocated) > 0 || len(alloc.Completed) > 0
 		r.handle(lctx, alloc)
+		if !r.lingerChecked {
+			r.lingerChecked = true
+			r.restartLingering()
+		}
 		for drained := false; !drained; {
 			select {
 			case lr := <-r.launch:
@@ -410,7 +468,12 @@ func (r *runner) run(ctx context.Context) error {
 		done := r.succeeded()
 		rm.SetProgress(float32(done) / float32(spec.Containers))
 		if done == spec.Containers {
-			return r.finish(ctx, records.FinalSucceeded, fmt.Sprintf("yarn-er: all %d rank(s) exited 0 (%d restart(s))", spec.Containers, r.res.Restarts), nil)
+			diag := fmt.Sprintf("yarn-er: all %d rank(s) exited 0 (%d restart(s))", spec.Containers, r.res.Restarts)
+			if r.res.Adopted > 0 || r.res.AdoptedDone > 0 {
+				diag += fmt.Sprintf("; attempt %d took over %d running rank(s) and %d finished one(s)",
+					r.opts.Identity.Attempt, r.res.Adopted, r.res.AdoptedDone)
+			}
+			return r.finish(ctx, records.FinalSucceeded, diag, nil)
 		}
 		if r.res.AllAllocated == 0 && r.allHaveContainers() {
 			r.res.AllAllocated = r.since()
@@ -520,9 +583,12 @@ func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 		r.byID[c.ID] = s
 		r.log.Info(jobspec.RankStartMessage, "rank", s.rank, "container", c.ID.String(), "node", c.Node, "resource", c.Resource.String(), "launch", s.launches)
 		lc := LaunchContext(r.spec, r.opts.Identity.AppID, c.ID, s.rank, r.rm.Credentials())
+		rec := launchRecord(s.rank, s.launches, s.failures, c.ID)
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
+			// Recorded before it starts: every running rank is in the record.
+			r.writeRecord(ctx, rec)
 			err := r.nm.StartContainer(ctx, c, lc)
 			r.launch <- launchResult{s: s, id: c.ID, err: err}
 		}()
@@ -592,6 +658,7 @@ func (r *runner) completed(s *slot, exit int32, diag string, taken bool) {
 	if exit == 0 {
 		s.state = succeeded
 		r.log.Info("am: rank exited 0", "rank", s.rank, "container", s.container.ID.String())
+		r.writeRecord(context.Background(), doneRecord(s.rank))
 		return
 	}
 	if (taken || notTheProgram(exit)) && r.freeRestarts < r.maxFreeRestarts() {

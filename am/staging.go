@@ -8,17 +8,24 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/yarn-er/yarn-er/internal/namenode"
 	"github.com/yarn-er/yarn-er/records"
 )
 
-// Staging removes an application's staging directory when the application ends.
+// Staging is an application's staging directory as the ApplicationMaster uses it: it keeps the
+// ranks record there (ranks.go) and removes the directory when the application ends.
 type Staging interface {
 	// Remove deletes the staging directory and everything under it. A directory that is already
 	// gone is not an error.
 	Remove(ctx context.Context) error
+	// Record makes the empty entry name in the ranks record (ranks/ below the directory). An
+	// entry that exists already is no error.
+	Record(ctx context.Context, name string) error
+	// Records lists the ranks record's entries; none (and no error) when it has none.
+	Records(ctx context.Context) ([]string, error)
 	// Close releases the connection, if any.
 	Close() error
 }
@@ -82,7 +89,46 @@ func (d fileStaging) Remove(ctx context.Context) error {
 	return nil
 }
 
+func (d fileStaging) Record(ctx context.Context, name string) error {
+	if err := checkRecordName(name); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(string(d), recordsDir, name), 0o700); err != nil {
+		return fmt.Errorf("am: ranks record: %w", err)
+	}
+	return nil
+}
+
+func (d fileStaging) Records(ctx context.Context) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ents, err := os.ReadDir(filepath.Join(string(d), recordsDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("am: ranks record: %w", err)
+	}
+	names := make([]string, len(ents))
+	for i, e := range ents {
+		names[i] = e.Name()
+	}
+	return names, nil
+}
+
 func (fileStaging) Close() error { return nil }
+
+// checkRecordName refuses a record entry name that is not one plain path element.
+func checkRecordName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+		return fmt.Errorf("am: ranks record: bad entry name %q", name)
+	}
+	return nil
+}
 
 // stagingConnectTimeout bounds connecting to the NameNode while the AM starts.
 const stagingConnectTimeout = 30 * time.Second
@@ -97,6 +143,27 @@ func (h *hdfsStaging) Remove(ctx context.Context) error {
 		return fmt.Errorf("am: remove staging directory hdfs %s: %w", h.path, err)
 	}
 	return nil
+}
+
+func (h *hdfsStaging) Record(ctx context.Context, name string) error {
+	if err := checkRecordName(name); err != nil {
+		return err
+	}
+	if err := h.c.Mkdirs(ctx, path.Join(h.path, recordsDir, name), 0o700); err != nil {
+		return fmt.Errorf("am: ranks record: %w", err)
+	}
+	return nil
+}
+
+func (h *hdfsStaging) Records(ctx context.Context) ([]string, error) {
+	names, err := h.c.List(ctx, path.Join(h.path, recordsDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("am: ranks record: %w", err)
+	}
+	return names, nil
 }
 
 func (h *hdfsStaging) Close() error { return h.c.Close() }

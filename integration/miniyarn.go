@@ -242,3 +242,20 @@ func (m *MiniYARN) Stop(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Fault runs a fault verb of docker/mini-yarn on the cluster of stateDir (stop-nm, start-nm with
+// args "--node", "N"; kill-am with the application id) and returns what the script printed: what
+// it did and how long the cluster took to be whole again.
+func Fault(ctx context.Context, stateDir, verb string, args ...string) (string, error) {
+	script, err := Script()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, script, append(append([]string{verb}, args...), "--state", stateDir)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("docker/mini-yarn %s %s --state %s: %w: %s", verb, strings.Join(args, " "), stateDir, err, out.String())
+	}
+	return strings.TrimSpace(out.String()), nil
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/yarn-er/yarn-er/internal/syncbuf"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/submit"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -547,7 +548,7 @@ func TestSubmitKeepStaging(t *testing.T) {
 	assert.Equal(t, "keep", spec.Name)
 	assert.Equal(t, ep.User, spec.User)
 	assert.True(t, spec.KeepStaging)
-	assert.Equal(t, 1, spec.MaxAttempts)
+	assert.Equal(t, submit.DefaultMaxAttempts, spec.MaxAttempts, "two attempts: a second one adopts the ranks")
 	assert.Equal(t, ep.HDFSURI+dir, spec.StagingDir)
 	assert.Nil(t, spec.Devices, "no device is asked for")
 	fi, err := raw.Stat(dir + "/" + jobspec.BinaryName)

@@ -24,11 +24,12 @@ const (
 	DefaultVCores     = 1
 	DefaultAMMemoryMB = 256
 	DefaultAMVCores   = 1
-	// DefaultMaxAttempts is one AM attempt: a second attempt would start every rank again, which
-	// few programs expect (Flink's yarn.application-attempts defaults to 1 too). The RM silently
-	// caps any value at yarn.resourcemanager.am.global.max-attempts, else
-	// yarn.resourcemanager.am.max-attempts (the preflight's cluster.max-attempts warns).
-	DefaultMaxAttempts = 1
+	// DefaultMaxAttempts is two AM attempts: the application keeps its containers across
+	// attempts, and a second attempt adopts the ranks still running (docs/am.md), so the AM's
+	// node is no single point of failure. The RM silently caps any value at
+	// yarn.resourcemanager.am.global.max-attempts, else yarn.resourcemanager.am.max-attempts
+	// (default 2; the preflight's cluster.max-attempts warns).
+	DefaultMaxAttempts = 2
 	// ApplicationType is the YARN application type of every yarn-er application.
 	ApplicationType = "YARN-ER"
 	// containerPriority is the priority of the AM's container requests.

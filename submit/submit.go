@@ -513,7 +513,9 @@ func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.L
 	return yarn.ApplicationSubmissionContext{
 		ApplicationID: appID, ApplicationName: spec.Name, Queue: req.Queue, Priority: req.Priority,
 		ApplicationType: ApplicationType, ApplicationTags: req.Tags, MaxAppAttempts: req.MaxAttempts,
-		Resource: amResource(req),
+		// A new AM attempt adopts the running ranks (am/ranks.go) instead of starting them again.
+		KeepContainersAcrossApplicationAttempts: true,
+		Resource:                                amResource(req),
 		AMContainerSpec: yarn.ContainerLaunchContext{
 			LocalResources: resources,
 			Environment:    map[string]string{jobspec.EnvSpecFile: jobspec.FileName},

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"slices"
 	"strings"
 
@@ -162,6 +163,61 @@ func (c *Conn) Delete(ctx context.Context, path string, recursive bool) (bool, e
 		return false, fmt.Errorf("namenode %s: delete: %w", c.cl.Addr(), err)
 	}
 	return resp.GetResult(), nil
+}
+
+// Mkdirs makes the directory path, and its missing parents, with permission perm (less the
+// NameNode's umask). An existing directory is no error.
+func (c *Conn) Mkdirs(ctx context.Context, path string, perm uint32) error {
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("namenode: mkdirs %q: not an absolute path", path)
+	}
+	req := &hdfspb.MkdirsRequestProto{Src: proto.String(path), Masked: &hdfspb.FsPermissionProto{Perm: proto.Uint32(perm & 0o7777)},
+		CreateParent: proto.Bool(true)}
+	resp := &hdfspb.MkdirsResponseProto{}
+	// Making a directory again is harmless: idempotent.
+	if err := c.cl.Call(ctx, "mkdirs", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+		return fmt.Errorf("namenode %s: mkdirs %s: %w", c.cl.Addr(), path, err)
+	}
+	if !resp.GetResult() {
+		return fmt.Errorf("namenode %s: mkdirs %s: refused", c.cl.Addr(), path)
+	}
+	return nil
+}
+
+// maxListing bounds the entries List reads: a directory that holds more is refused, not read
+// into memory.
+const maxListing = 1 << 20
+
+// List returns the names of the entries of the directory path, in the NameNode's order (by
+// name), reading page after page; os.ErrNotExist (wrapped) when path does not exist.
+func (c *Conn) List(ctx context.Context, path string) ([]string, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, fmt.Errorf("namenode: list %q: not an absolute path", path)
+	}
+	var names []string
+	after := []byte{}
+	for {
+		req := &hdfspb.GetListingRequestProto{Src: proto.String(path), StartAfter: after, NeedLocation: proto.Bool(false)}
+		resp := &hdfspb.GetListingResponseProto{}
+		if err := c.cl.Call(ctx, "getListing", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+			return nil, fmt.Errorf("namenode %s: list %s: %w", c.cl.Addr(), path, err)
+		}
+		dl := resp.GetDirList()
+		if dl == nil {
+			return nil, fmt.Errorf("namenode %s: list %s: %w", c.cl.Addr(), path, os.ErrNotExist)
+		}
+		page := dl.GetPartialListing()
+		for _, st := range page {
+			names = append(names, string(st.GetPath()))
+		}
+		if len(names) > maxListing {
+			return nil, fmt.Errorf("namenode %s: list %s: more than %d entries", c.cl.Addr(), path, maxListing)
+		}
+		if dl.GetRemainingEntries() == 0 || len(page) == 0 {
+			return names, nil
+		}
+		after = page[len(page)-1].GetPath()
+	}
 }
 
 // Close closes the connection.

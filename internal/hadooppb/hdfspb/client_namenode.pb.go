@@ -9,11 +9,49 @@ import (
 	protobuf_go_lite "github.com/aperturerobotics/protobuf-go-lite"
 	io "io"
 	slices "slices"
+	strconv "strconv"
 )
 
 // yarn-er's copy of the ClientNamenodeProtocol messages it calls beyond the delegation-token ones
 // (those are in yarner/hadoop/common/security.proto), from Hadoop 3.5.0
-// ClientNamenodeProtocol.proto: removing an application's staging directory.
+// ClientNamenodeProtocol.proto and hdfs.proto: removing an application's staging directory, and the
+// ApplicationMaster's record of its ranks below it.
+
+type HdfsFileStatusProto_FileType int32
+
+const (
+	HdfsFileStatusProto_IS_DIR     HdfsFileStatusProto_FileType = 1
+	HdfsFileStatusProto_IS_FILE    HdfsFileStatusProto_FileType = 2
+	HdfsFileStatusProto_IS_SYMLINK HdfsFileStatusProto_FileType = 3
+)
+
+// Enum value maps for HdfsFileStatusProto_FileType.
+var (
+	HdfsFileStatusProto_FileType_name = map[int32]string{
+		1: "IS_DIR",
+		2: "IS_FILE",
+		3: "IS_SYMLINK",
+	}
+	HdfsFileStatusProto_FileType_value = map[string]int32{
+		"IS_DIR":     1,
+		"IS_FILE":    2,
+		"IS_SYMLINK": 3,
+	}
+)
+
+func (x HdfsFileStatusProto_FileType) Enum() *HdfsFileStatusProto_FileType {
+	p := new(HdfsFileStatusProto_FileType)
+	*p = x
+	return p
+}
+
+func (x HdfsFileStatusProto_FileType) String() string {
+	name, valid := HdfsFileStatusProto_FileType_name[int32(x)]
+	if valid {
+		return name
+	}
+	return strconv.Itoa(int(x))
+}
 
 // DeleteRequestProto removes src; a non-empty directory only when recursive is set.
 type DeleteRequestProto struct {
@@ -61,6 +99,188 @@ func (x *DeleteResponseProto) GetResult() bool {
 	return false
 }
 
+// FsPermissionProto is a permission (hdfs.proto): the mode bits, 16 of them used.
+type FsPermissionProto struct {
+	unknownFields []byte
+	Perm          *uint32 `protobuf:"varint,1,req,name=perm" json:"perm,omitempty"`
+}
+
+func (x *FsPermissionProto) Reset() {
+	*x = FsPermissionProto{}
+}
+
+func (*FsPermissionProto) ProtoMessage() {}
+
+func (x *FsPermissionProto) GetPerm() uint32 {
+	if x != nil && x.Perm != nil {
+		return *x.Perm
+	}
+	return 0
+}
+
+// MkdirsRequestProto makes src (and its parents with createParent) with the permission masked.
+type MkdirsRequestProto struct {
+	unknownFields []byte
+	Src           *string            `protobuf:"bytes,1,req,name=src" json:"src,omitempty"`
+	Masked        *FsPermissionProto `protobuf:"bytes,2,req,name=masked" json:"masked,omitempty"`
+	CreateParent  *bool              `protobuf:"varint,3,req,name=createParent" json:"createParent,omitempty"`
+}
+
+func (x *MkdirsRequestProto) Reset() {
+	*x = MkdirsRequestProto{}
+}
+
+func (*MkdirsRequestProto) ProtoMessage() {}
+
+func (x *MkdirsRequestProto) GetSrc() string {
+	if x != nil && x.Src != nil {
+		return *x.Src
+	}
+	return ""
+}
+
+func (x *MkdirsRequestProto) GetMasked() *FsPermissionProto {
+	if x != nil {
+		return x.Masked
+	}
+	return nil
+}
+
+func (x *MkdirsRequestProto) GetCreateParent() bool {
+	if x != nil && x.CreateParent != nil {
+		return *x.CreateParent
+	}
+	return false
+}
+
+// MkdirsResponseProto says whether src exists as a directory now.
+type MkdirsResponseProto struct {
+	unknownFields []byte
+	Result        *bool `protobuf:"varint,1,req,name=result" json:"result,omitempty"`
+}
+
+func (x *MkdirsResponseProto) Reset() {
+	*x = MkdirsResponseProto{}
+}
+
+func (*MkdirsResponseProto) ProtoMessage() {}
+
+func (x *MkdirsResponseProto) GetResult() bool {
+	if x != nil && x.Result != nil {
+		return *x.Result
+	}
+	return false
+}
+
+// GetListingRequestProto lists src from the entry after startAfter (empty: the first).
+type GetListingRequestProto struct {
+	unknownFields []byte
+	Src           *string `protobuf:"bytes,1,req,name=src" json:"src,omitempty"`
+	StartAfter    []byte  `protobuf:"bytes,2,req,name=startAfter" json:"startAfter,omitempty"`
+	NeedLocation  *bool   `protobuf:"varint,3,req,name=needLocation" json:"needLocation,omitempty"`
+}
+
+func (x *GetListingRequestProto) Reset() {
+	*x = GetListingRequestProto{}
+}
+
+func (*GetListingRequestProto) ProtoMessage() {}
+
+func (x *GetListingRequestProto) GetSrc() string {
+	if x != nil && x.Src != nil {
+		return *x.Src
+	}
+	return ""
+}
+
+func (x *GetListingRequestProto) GetStartAfter() []byte {
+	if x != nil {
+		return x.StartAfter
+	}
+	return nil
+}
+
+func (x *GetListingRequestProto) GetNeedLocation() bool {
+	if x != nil && x.NeedLocation != nil {
+		return *x.NeedLocation
+	}
+	return false
+}
+
+// GetListingResponseProto holds the listing; no dirList when src does not exist.
+type GetListingResponseProto struct {
+	unknownFields []byte
+	DirList       *DirectoryListingProto `protobuf:"bytes,1,opt,name=dirList" json:"dirList,omitempty"`
+}
+
+func (x *GetListingResponseProto) Reset() {
+	*x = GetListingResponseProto{}
+}
+
+func (*GetListingResponseProto) ProtoMessage() {}
+
+func (x *GetListingResponseProto) GetDirList() *DirectoryListingProto {
+	if x != nil {
+		return x.DirList
+	}
+	return nil
+}
+
+// DirectoryListingProto is one page of a listing (hdfs.proto) and how many entries follow it.
+type DirectoryListingProto struct {
+	unknownFields    []byte
+	PartialListing   []*HdfsFileStatusProto `protobuf:"bytes,1,rep,name=partialListing" json:"partialListing,omitempty"`
+	RemainingEntries *uint32                `protobuf:"varint,2,req,name=remainingEntries" json:"remainingEntries,omitempty"`
+}
+
+func (x *DirectoryListingProto) Reset() {
+	*x = DirectoryListingProto{}
+}
+
+func (*DirectoryListingProto) ProtoMessage() {}
+
+func (x *DirectoryListingProto) GetPartialListing() []*HdfsFileStatusProto {
+	if x != nil {
+		return x.PartialListing
+	}
+	return nil
+}
+
+func (x *DirectoryListingProto) GetRemainingEntries() uint32 {
+	if x != nil && x.RemainingEntries != nil {
+		return *x.RemainingEntries
+	}
+	return 0
+}
+
+// HdfsFileStatusProto is one entry of a listing (hdfs.proto): only its type and local name are
+// read; Hadoop's other fields (length, permission, owner, times, ...) stay unknown fields.
+type HdfsFileStatusProto struct {
+	unknownFields []byte
+	FileType      *HdfsFileStatusProto_FileType `protobuf:"varint,1,req,name=fileType" json:"fileType,omitempty"`
+	Path          []byte                        `protobuf:"bytes,2,req,name=path" json:"path,omitempty"`
+}
+
+func (x *HdfsFileStatusProto) Reset() {
+	*x = HdfsFileStatusProto{}
+}
+
+func (*HdfsFileStatusProto) ProtoMessage() {}
+
+func (x *HdfsFileStatusProto) GetFileType() HdfsFileStatusProto_FileType {
+	if x != nil && x.FileType != nil {
+		return *x.FileType
+	}
+	return HdfsFileStatusProto_IS_DIR
+}
+
+func (x *HdfsFileStatusProto) GetPath() []byte {
+	if x != nil {
+		return x.Path
+	}
+	return nil
+}
+
 func (m *DeleteRequestProto) CloneVT() *DeleteRequestProto {
 	if m == nil {
 		return (*DeleteRequestProto)(nil)
@@ -103,6 +323,157 @@ func (m *DeleteResponseProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
 	return m.CloneVT()
 }
 
+func (m *FsPermissionProto) CloneVT() *FsPermissionProto {
+	if m == nil {
+		return (*FsPermissionProto)(nil)
+	}
+	r := new(FsPermissionProto)
+	if rhs := m.Perm; rhs != nil {
+		tmpVal := *rhs
+		r.Perm = &tmpVal
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *FsPermissionProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *MkdirsRequestProto) CloneVT() *MkdirsRequestProto {
+	if m == nil {
+		return (*MkdirsRequestProto)(nil)
+	}
+	r := new(MkdirsRequestProto)
+	r.Masked = m.Masked.CloneVT()
+	if rhs := m.Src; rhs != nil {
+		tmpVal := *rhs
+		r.Src = &tmpVal
+	}
+	if rhs := m.CreateParent; rhs != nil {
+		tmpVal := *rhs
+		r.CreateParent = &tmpVal
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *MkdirsRequestProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *MkdirsResponseProto) CloneVT() *MkdirsResponseProto {
+	if m == nil {
+		return (*MkdirsResponseProto)(nil)
+	}
+	r := new(MkdirsResponseProto)
+	if rhs := m.Result; rhs != nil {
+		tmpVal := *rhs
+		r.Result = &tmpVal
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *MkdirsResponseProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *GetListingRequestProto) CloneVT() *GetListingRequestProto {
+	if m == nil {
+		return (*GetListingRequestProto)(nil)
+	}
+	r := new(GetListingRequestProto)
+	if rhs := m.Src; rhs != nil {
+		tmpVal := *rhs
+		r.Src = &tmpVal
+	}
+	if rhs := m.StartAfter; rhs != nil {
+		r.StartAfter = slices.Clone(rhs)
+	}
+	if rhs := m.NeedLocation; rhs != nil {
+		tmpVal := *rhs
+		r.NeedLocation = &tmpVal
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *GetListingRequestProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *GetListingResponseProto) CloneVT() *GetListingResponseProto {
+	if m == nil {
+		return (*GetListingResponseProto)(nil)
+	}
+	r := new(GetListingResponseProto)
+	r.DirList = m.DirList.CloneVT()
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *GetListingResponseProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *DirectoryListingProto) CloneVT() *DirectoryListingProto {
+	if m == nil {
+		return (*DirectoryListingProto)(nil)
+	}
+	r := new(DirectoryListingProto)
+	if rhs := m.PartialListing; rhs != nil {
+		r.PartialListing = make([]*HdfsFileStatusProto, len(rhs))
+		for k, v := range rhs {
+			r.PartialListing[k] = v.CloneVT()
+		}
+	}
+	if rhs := m.RemainingEntries; rhs != nil {
+		tmpVal := *rhs
+		r.RemainingEntries = &tmpVal
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *DirectoryListingProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *HdfsFileStatusProto) CloneVT() *HdfsFileStatusProto {
+	if m == nil {
+		return (*HdfsFileStatusProto)(nil)
+	}
+	r := new(HdfsFileStatusProto)
+	if rhs := m.FileType; rhs != nil {
+		tmpVal := *rhs
+		r.FileType = &tmpVal
+	}
+	if rhs := m.Path; rhs != nil {
+		r.Path = slices.Clone(rhs)
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *HdfsFileStatusProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
 func (this *DeleteRequestProto) EqualVT(that *DeleteRequestProto) bool {
 	if this == that {
 		return true
@@ -139,6 +510,171 @@ func (this *DeleteResponseProto) EqualVT(that *DeleteResponseProto) bool {
 
 func (this *DeleteResponseProto) EqualMessageVT(thatMsg any) bool {
 	that, ok := thatMsg.(*DeleteResponseProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *FsPermissionProto) EqualVT(that *FsPermissionProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.Perm, that.Perm; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *FsPermissionProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*FsPermissionProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *MkdirsRequestProto) EqualVT(that *MkdirsRequestProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.Src, that.Src; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if !this.Masked.EqualVT(that.Masked) {
+		return false
+	}
+	if p, q := this.CreateParent, that.CreateParent; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *MkdirsRequestProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*MkdirsRequestProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *MkdirsResponseProto) EqualVT(that *MkdirsResponseProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.Result, that.Result; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *MkdirsResponseProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*MkdirsResponseProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *GetListingRequestProto) EqualVT(that *GetListingRequestProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.Src, that.Src; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if p, q := this.StartAfter, that.StartAfter; (p == nil && q != nil) || (p != nil && q == nil) || string(p) != string(q) {
+		return false
+	}
+	if p, q := this.NeedLocation, that.NeedLocation; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *GetListingRequestProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*GetListingRequestProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *GetListingResponseProto) EqualVT(that *GetListingResponseProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if !this.DirList.EqualVT(that.DirList) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *GetListingResponseProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*GetListingResponseProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *DirectoryListingProto) EqualVT(that *DirectoryListingProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if len(this.PartialListing) != len(that.PartialListing) {
+		return false
+	}
+	for i, vx := range this.PartialListing {
+		vy := that.PartialListing[i]
+		if p, q := vx, vy; p != q {
+			if p == nil {
+				p = &HdfsFileStatusProto{}
+			}
+			if q == nil {
+				q = &HdfsFileStatusProto{}
+			}
+			if !p.EqualVT(q) {
+				return false
+			}
+		}
+	}
+	if p, q := this.RemainingEntries, that.RemainingEntries; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *DirectoryListingProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*DirectoryListingProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *HdfsFileStatusProto) EqualVT(that *HdfsFileStatusProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.FileType, that.FileType; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if p, q := this.Path, that.Path; (p == nil && q != nil) || (p != nil && q == nil) || string(p) != string(q) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *HdfsFileStatusProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*HdfsFileStatusProto)
 	if !ok {
 		return false
 	}
@@ -243,6 +779,364 @@ func (m *DeleteResponseProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *FsPermissionProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *FsPermissionProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *FsPermissionProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.Perm == nil {
+		return 0, fmt.Errorf("proto: required field perm not set")
+	} else {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.Perm))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MkdirsRequestProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MkdirsRequestProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *MkdirsRequestProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.CreateParent == nil {
+		return 0, fmt.Errorf("proto: required field createParent not set")
+	} else {
+		i--
+		if *m.CreateParent {
+			dAtA[i] = 1
+		} else {
+			dAtA[i] = 0
+		}
+		i--
+		dAtA[i] = 0x18
+	}
+	if m.Masked == nil {
+		return 0, fmt.Errorf("proto: required field masked not set")
+	} else {
+		size, err := m.Masked.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.Src == nil {
+		return 0, fmt.Errorf("proto: required field src not set")
+	} else {
+		i -= len(*m.Src)
+		copy(dAtA[i:], *m.Src)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.Src)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *MkdirsResponseProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *MkdirsResponseProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *MkdirsResponseProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.Result == nil {
+		return 0, fmt.Errorf("proto: required field result not set")
+	} else {
+		i--
+		if *m.Result {
+			dAtA[i] = 1
+		} else {
+			dAtA[i] = 0
+		}
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *GetListingRequestProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *GetListingRequestProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *GetListingRequestProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.NeedLocation == nil {
+		return 0, fmt.Errorf("proto: required field needLocation not set")
+	} else {
+		i--
+		if *m.NeedLocation {
+			dAtA[i] = 1
+		} else {
+			dAtA[i] = 0
+		}
+		i--
+		dAtA[i] = 0x18
+	}
+	if m.StartAfter == nil {
+		return 0, fmt.Errorf("proto: required field startAfter not set")
+	} else {
+		i -= len(m.StartAfter)
+		copy(dAtA[i:], m.StartAfter)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.StartAfter)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.Src == nil {
+		return 0, fmt.Errorf("proto: required field src not set")
+	} else {
+		i -= len(*m.Src)
+		copy(dAtA[i:], *m.Src)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.Src)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *GetListingResponseProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *GetListingResponseProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *GetListingResponseProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.DirList != nil {
+		size, err := m.DirList.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *DirectoryListingProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *DirectoryListingProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *DirectoryListingProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.RemainingEntries == nil {
+		return 0, fmt.Errorf("proto: required field remainingEntries not set")
+	} else {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.RemainingEntries))
+		i--
+		dAtA[i] = 0x10
+	}
+	if len(m.PartialListing) > 0 {
+		for iNdEx := len(m.PartialListing) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.PartialListing[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *HdfsFileStatusProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *HdfsFileStatusProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *HdfsFileStatusProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.Path == nil {
+		return 0, fmt.Errorf("proto: required field path not set")
+	} else {
+		i -= len(m.Path)
+		copy(dAtA[i:], m.Path)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.Path)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.FileType == nil {
+		return 0, fmt.Errorf("proto: required field fileType not set")
+	} else {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.FileType))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
 func (m *DeleteRequestProto) SizeVT() (n int) {
 	if m == nil {
 		return 0
@@ -268,6 +1162,124 @@ func (m *DeleteResponseProto) SizeVT() (n int) {
 	_ = l
 	if m.Result != nil {
 		n += 2
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *FsPermissionProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Perm != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.Perm))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *MkdirsRequestProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Src != nil {
+		l = len(*m.Src)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.Masked != nil {
+		l = m.Masked.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.CreateParent != nil {
+		n += 2
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *MkdirsResponseProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Result != nil {
+		n += 2
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *GetListingRequestProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Src != nil {
+		l = len(*m.Src)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.StartAfter != nil {
+		l = len(m.StartAfter)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.NeedLocation != nil {
+		n += 2
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *GetListingResponseProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.DirList != nil {
+		l = m.DirList.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *DirectoryListingProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.PartialListing) > 0 {
+		for _, e := range m.PartialListing {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	if m.RemainingEntries != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.RemainingEntries))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *HdfsFileStatusProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.FileType != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.FileType))
+	}
+	if m.Path != nil {
+		l = len(m.Path)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
 	}
 	n += len(m.unknownFields)
 	return n
@@ -413,6 +1425,601 @@ func (m *DeleteResponseProto) UnmarshalVT(dAtA []byte) error {
 	}
 	if hasFields[0]&uint64(0x00000001) == 0 {
 		return fmt.Errorf("proto: required field result not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *FsPermissionProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: FsPermissionProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: FsPermissionProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Perm", wireType)
+			}
+			var v uint32
+			v, iNdEx, err = protobuf_go_lite.DecodeVarintUint32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			m.Perm = &v
+			hasFields[0] |= uint64(0x00000001)
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field perm not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MkdirsRequestProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MkdirsRequestProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MkdirsRequestProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Src", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.Src = &s
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000001)
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Masked", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Masked == nil {
+				m.Masked = &FsPermissionProto{}
+			}
+			if err := m.Masked.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000002)
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field CreateParent", wireType)
+			}
+			var v int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			v = int(_v)
+			if err != nil {
+				return err
+			}
+			b := bool(v != 0)
+			m.CreateParent = &b
+			hasFields[0] |= uint64(0x00000004)
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field src not set")
+	}
+	if hasFields[0]&uint64(0x00000002) == 0 {
+		return fmt.Errorf("proto: required field masked not set")
+	}
+	if hasFields[0]&uint64(0x00000004) == 0 {
+		return fmt.Errorf("proto: required field createParent not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *MkdirsResponseProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: MkdirsResponseProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: MkdirsResponseProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Result", wireType)
+			}
+			var v int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			v = int(_v)
+			if err != nil {
+				return err
+			}
+			b := bool(v != 0)
+			m.Result = &b
+			hasFields[0] |= uint64(0x00000001)
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field result not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *GetListingRequestProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: GetListingRequestProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: GetListingRequestProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Src", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.Src = &s
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000001)
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field StartAfter", wireType)
+			}
+			var byteLen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			byteLen = int(_v)
+			if err != nil {
+				return err
+			}
+			if byteLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.StartAfter = append(m.StartAfter[:0], dAtA[iNdEx:postIndex]...)
+			if m.StartAfter == nil {
+				m.StartAfter = []byte{}
+			}
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000002)
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field NeedLocation", wireType)
+			}
+			var v int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			v = int(_v)
+			if err != nil {
+				return err
+			}
+			b := bool(v != 0)
+			m.NeedLocation = &b
+			hasFields[0] |= uint64(0x00000004)
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field src not set")
+	}
+	if hasFields[0]&uint64(0x00000002) == 0 {
+		return fmt.Errorf("proto: required field startAfter not set")
+	}
+	if hasFields[0]&uint64(0x00000004) == 0 {
+		return fmt.Errorf("proto: required field needLocation not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *GetListingResponseProto) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: GetListingResponseProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: GetListingResponseProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field DirList", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.DirList == nil {
+				m.DirList = &DirectoryListingProto{}
+			}
+			if err := m.DirList.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *DirectoryListingProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: DirectoryListingProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: DirectoryListingProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field PartialListing", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.PartialListing = append(m.PartialListing, &HdfsFileStatusProto{})
+			if err := m.PartialListing[len(m.PartialListing)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 2:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field RemainingEntries", wireType)
+			}
+			var v uint32
+			v, iNdEx, err = protobuf_go_lite.DecodeVarintUint32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			m.RemainingEntries = &v
+			hasFields[0] |= uint64(0x00000001)
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field remainingEntries not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *HdfsFileStatusProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: HdfsFileStatusProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: HdfsFileStatusProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field FileType", wireType)
+			}
+			var v HdfsFileStatusProto_FileType
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			v = HdfsFileStatusProto_FileType(_v)
+			if err != nil {
+				return err
+			}
+			m.FileType = &v
+			hasFields[0] |= uint64(0x00000001)
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Path", wireType)
+			}
+			var byteLen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			byteLen = int(_v)
+			if err != nil {
+				return err
+			}
+			if byteLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Path = append(m.Path[:0], dAtA[iNdEx:postIndex]...)
+			if m.Path == nil {
+				m.Path = []byte{}
+			}
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000002)
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field fileType not set")
+	}
+	if hasFields[0]&uint64(0x00000002) == 0 {
+		return fmt.Errorf("proto: required field path not set")
 	}
 
 	if iNdEx > l {

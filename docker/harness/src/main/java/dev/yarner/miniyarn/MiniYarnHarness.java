@@ -239,8 +239,37 @@ public final class MiniYarnHarness {
       }
       Path hadoopConf = writeClientConf(hdfsUri, addrs);
       writeEnv(hadoopConf, rmWeb, hdfsUri);
-      writeEndpoints(rm, addrs, hdfsUri, hadoopConf,
-          ms(tDfs - t0), ms(tYarn - tDfs), ms(tReady - t0));
+      long dfsMs = ms(tDfs - t0);
+      long yarnMs = ms(tYarn - tDfs);
+      long readyMs = ms(tReady - t0);
+      writeEndpoints(rm, addrs, hdfsUri, hadoopConf, dfsMs, yarnMs, readyMs);
+      new Faults(new Faults.Harness() {
+        @Override
+        public MiniYARNCluster yarn() {
+          return yarn;
+        }
+
+        @Override
+        public boolean nodeManagerWeb() {
+          return nmWeb;
+        }
+
+        @Override
+        public void republish() throws IOException {
+          synchronized (MiniYarnHarness.this) {
+            if (!stopping) {
+              writeEndpoints(rm, addrs, hdfsUri, hadoopConf, dfsMs, yarnMs, readyMs);
+            }
+          }
+        }
+
+        @Override
+        public boolean stopping() {
+          synchronized (MiniYarnHarness.this) {
+            return stopping;
+          }
+        }
+      }, stateDir).start();
       ready = true;
     }
     LOG.info("mini-YARN READY in {} ms (HDFS {} ms, YARN {} ms): RM web http://{}, HDFS {}",

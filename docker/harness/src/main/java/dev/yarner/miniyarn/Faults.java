@@ -1,0 +1,393 @@
+package dev.yarner.miniyarn;
+
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
+import org.apache.hadoop.yarn.api.records.ApplicationId;
+import org.apache.hadoop.yarn.api.records.Container;
+import org.apache.hadoop.yarn.api.records.NodeId;
+import org.apache.hadoop.yarn.api.records.NodeState;
+import org.apache.hadoop.yarn.conf.YarnConfiguration;
+import org.apache.hadoop.yarn.server.MiniYARNCluster;
+import org.apache.hadoop.yarn.server.api.protocolrecords.UnRegisterNodeManagerRequest;
+import org.apache.hadoop.yarn.server.nodemanager.Context;
+import org.apache.hadoop.yarn.server.nodemanager.LocalDirsHandlerService;
+import org.apache.hadoop.yarn.server.nodemanager.NodeManager;
+import org.apache.hadoop.yarn.server.nodemanager.ResourceView;
+import org.apache.hadoop.yarn.server.nodemanager.webapp.WebServer;
+import org.apache.hadoop.yarn.server.resourcemanager.ResourceManager;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.RMApp;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttempt;
+import org.apache.hadoop.yarn.server.resourcemanager.rmapp.attempt.RMAppAttemptState;
+import org.apache.hadoop.yarn.server.resourcemanager.rmnode.RMNode;
+import org.apache.hadoop.yarn.server.security.ApplicationACLsManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fault verbs of {@code docker/mini-yarn} ({@code stop-nm}, {@code start-nm},
+ * {@code kill-am}), carried out inside the harness on the running cluster.
+ *
+ * <p>The channel is a directory of the state dir, {@code control/}, which only the cluster's
+ * user can write: the script writes a request {@code ID.req} (one line: the verb and its
+ * arguments), this class runs it and answers with {@code ID.res}: a first line {@code ok} or
+ * {@code error}, then what it did and how long the cluster took to be whole again. Requests run
+ * one at a time, in the order of their names.
+ */
+final class Faults implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(Faults.class);
+  /** How long a verb waits for the cluster to be whole again. */
+  private static final long WAIT_MS = 120_000;
+
+  /** What the verbs need of the harness. */
+  interface Harness {
+    MiniYARNCluster yarn();
+
+    /** Whether the NodeManagers serve their web apps (Hadoop 3.5+). */
+    boolean nodeManagerWeb();
+
+    /** Rewrites endpoints.json after a NodeManager came back (its web port is new). */
+    void republish() throws IOException;
+
+    /** Whether the cluster is stopping: no more requests are taken. */
+    boolean stopping();
+  }
+
+  private final Harness h;
+  private final Path dir;
+  /** The configuration and id of each stopped NodeManager, by index. */
+  private final Map<Integer, Stopped> stopped = new HashMap<>();
+
+  private record Stopped(NodeId id, Configuration conf) {}
+
+  /** A verb's answer: ok or not, and the message for the user. */
+  record Answer(boolean ok, String message) {}
+
+  Faults(Harness h, Path stateDir) {
+    this.h = h;
+    this.dir = stateDir.resolve("control");
+  }
+
+  /** Creates the control directory (owner only) and starts serving it in a daemon thread. */
+  void start() throws IOException {
+    MiniYarnHarness.deleteTree(dir);
+    Files.createDirectories(dir);
+    dir.toFile().setReadable(false, false);
+    dir.toFile().setWritable(false, false);
+    dir.toFile().setExecutable(false, false);
+    dir.toFile().setReadable(true, true);
+    dir.toFile().setWritable(true, true);
+    dir.toFile().setExecutable(true, true);
+    Thread t = new Thread(this, "mini-yarn-faults");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  @Override
+  public void run() {
+    while (!h.stopping()) {
+      try {
+        for (Path req : requests()) {
+          serve(req);
+        }
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        return;
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("fault control: {}", e.toString(), e);
+      }
+    }
+  }
+
+  private List<Path> requests() throws IOException {
+    List<Path> out = new ArrayList<>();
+    try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*.req")) {
+      s.forEach(out::add);
+    }
+    out.sort(Comparator.comparing(Path::toString));
+    return out;
+  }
+
+  private void serve(Path req) throws IOException {
+    String name = req.getFileName().toString();
+    String id = name.substring(0, name.length() - ".req".length());
+    String line;
+    try {
+      line = Files.readString(req, StandardCharsets.UTF_8).trim();
+    } finally {
+      Files.deleteIfExists(req);
+    }
+    LOG.info("fault control: {}", line);
+    Answer a;
+    try {
+      a = handle(line.isEmpty() ? new String[0] : line.split("\\s+"));
+    } catch (Exception e) {
+      LOG.warn("fault control: {} failed: {}", line, e.toString(), e);
+      a = new Answer(false, line + ": " + e);
+    }
+    LOG.info("fault control: {}: {}", a.ok() ? "ok" : "error", a.message());
+    Path tmp = dir.resolve(id + ".res.tmp");
+    Files.writeString(tmp, (a.ok() ? "ok" : "error") + "\n" + a.message() + "\n", StandardCharsets.UTF_8);
+    Files.move(tmp, dir.resolve(id + ".res"), StandardCopyOption.ATOMIC_MOVE,
+        StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  /** Runs one verb: "stop-nm N", "start-nm N" or "kill-am APP_ID". */
+  Answer handle(String[] args) throws Exception {
+    if (args.length != 2) {
+      return new Answer(false, "want one of: stop-nm N, start-nm N, kill-am APP_ID");
+    }
+    return switch (args[0]) {
+      case "stop-nm" -> stopNodeManager(index(args[1]));
+      case "start-nm" -> startNodeManager(index(args[1]));
+      case "kill-am" -> killAM(args[1]);
+      default -> new Answer(false, "unknown verb " + args[0] + ": want stop-nm, start-nm or kill-am");
+    };
+  }
+
+  private int index(String s) {
+    int n = nodeManagerCount();
+    int i;
+    try {
+      i = Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("node " + s + ": want a NodeManager index, 0 to " + (n - 1));
+    }
+    if (i < 0 || i >= n) {
+      throw new IllegalArgumentException("node " + i + ": the cluster has NodeManagers 0 to " + (n - 1));
+    }
+    return i;
+  }
+
+  private int nodeManagerCount() {
+    try {
+      return ((NodeManager[]) nodeManagersField().get(h.yarn())).length;
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("MiniYARNCluster.nodeManagers: " + e, e);
+    }
+  }
+
+  private static Field nodeManagersField() throws NoSuchFieldException {
+    Field f = MiniYARNCluster.class.getDeclaredField("nodeManagers");
+    f.setAccessible(true);
+    return f;
+  }
+
+  /**
+   * Stops NodeManager i as a node that goes away: its containers end, and it leaves the cluster
+   * (the ResourceManager takes its containers as lost and no longer schedules on it).
+   */
+  private synchronized Answer stopNodeManager(int i) throws Exception {
+    if (stopped.containsKey(i)) {
+      return new Answer(false, "NodeManager " + i + " is stopped already (start-nm --node " + i + ")");
+    }
+    NodeManager nm = h.yarn().getNodeManager(i);
+    NodeId id = nm.getNMContext().getNodeId();
+    int containers = nm.getNMContext().getContainers().size();
+    Configuration conf = new Configuration(nm.getConfig());
+    // It comes back on the same web port too, so that endpoints.json stays true.
+    int http = nm.getNMContext().getHttpPort();
+    if (http > 0) {
+      conf.set(YarnConfiguration.NM_WEBAPP_ADDRESS, id.getHost() + ":" + http);
+    } else {
+      conf.set(YarnConfiguration.NM_WEBAPP_ADDRESS, id.getHost() + ":0");
+    }
+    long t0 = System.nanoTime();
+    nm.stop();
+    stopped.put(i, new Stopped(id, conf));
+    // A NodeManager that stops says so to the ResourceManager (NodeStatusUpdaterImpl unregisters
+    // over RPC); MiniYARNCluster's in-process NodeManagers drop that call, which would leave the
+    // node RUNNING until its liveness expires (10 minutes). Say it for them: the RM then has the
+    // node SHUTDOWN and its containers lost, as on a real cluster.
+    h.yarn().getResourceManager().getResourceTrackerService()
+        .unRegisterNodeManager(UnRegisterNodeManagerRequest.newInstance(id));
+    NodeState st = await("NodeManager " + i + " (" + id + ") to leave the ResourceManager's RUNNING nodes",
+        () -> {
+          RMNode n = rmNode(id);
+          return n == null || n.getState() != NodeState.RUNNING ? Optional.of(n == null ? NodeState.SHUTDOWN : n.getState())
+              : Optional.empty();
+        });
+    return new Answer(true, String.format(
+        "stopped NodeManager %d (%s) with %d container(s); the ResourceManager has it %s after %d ms",
+        i, id, containers, st, ms(t0)));
+  }
+
+  /** Starts NodeManager i again, as the same node (same id, dirs and fake GPU host). */
+  private synchronized Answer startNodeManager(int i) throws Exception {
+    Stopped s = stopped.get(i);
+    if (s == null) {
+      return new Answer(false, "NodeManager " + i + " is running (stop-nm --node " + i + " first)");
+    }
+    ResourceManager rm = h.yarn().getResourceManager();
+    Configuration c = new YarnConfiguration(s.conf());
+    String host = s.id().getHost();
+    c.set(YarnConfiguration.NM_ADDRESS, host + ":" + s.id().getPort());
+    c.set(YarnConfiguration.NM_LOCALIZER_ADDRESS, host + ":0");
+    c.set(YarnConfiguration.NM_COLLECTOR_SERVICE_ADDRESS, host + ":0");
+    c.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
+        rm.getConfig().get(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS));
+    long t0 = System.nanoTime();
+    NodeManager nm = new ReturningNodeManager(h.nodeManagerWeb());
+    nm.init(c);
+    nm.start();
+    ((NodeManager[]) nodeManagersField().get(h.yarn()))[i] = nm;
+    stopped.remove(i);
+    await("NodeManager " + i + " (" + s.id() + ") to be RUNNING again", () -> {
+      RMNode n = rmNode(s.id());
+      return n != null && n.getState() == NodeState.RUNNING ? Optional.of(n) : Optional.empty();
+    });
+    h.republish();
+    return new Answer(true, String.format(
+        "started NodeManager %d (%s) again; RUNNING at the ResourceManager after %d ms", i, s.id(), ms(t0)));
+  }
+
+  /**
+   * SIGKILL to the process tree of the application's current ApplicationMaster container; then
+   * waits for the next attempt's AM to register, or the application to end.
+   */
+  private Answer killAM(String appIdText) throws Exception {
+    ApplicationId appId;
+    try {
+      appId = ApplicationId.fromString(appIdText);
+    } catch (IllegalArgumentException e) {
+      return new Answer(false, "'" + appIdText + "' is no application id (application_<timestamp>_<n>)");
+    }
+    ResourceManager rm = h.yarn().getResourceManager();
+    RMApp app = rm.getRMContext().getRMApps().get(appId);
+    if (app == null) {
+      return new Answer(false, "the ResourceManager knows no application " + appId);
+    }
+    if (app.isAppFinalStateStored()) {
+      return new Answer(false, appId + " has ended (" + app.getState() + ")");
+    }
+    RMAppAttempt attempt = app.getCurrentAppAttempt();
+    Container am = attempt == null ? null : attempt.getMasterContainer();
+    if (am == null) {
+      return new Answer(false, appId + " has no ApplicationMaster container yet");
+    }
+    NodeManager nm = nodeManagerOf(am.getNodeId());
+    if (nm == null) {
+      return new Answer(false, "the AM container " + am.getId() + " is on " + am.getNodeId()
+          + ", which is not running");
+    }
+    String pid = nm.getNMContext().getContainerExecutor().getProcessId(am.getId());
+    if (pid == null) {
+      return new Answer(false, "the AM container " + am.getId() + " has no process yet");
+    }
+    Optional<ProcessHandle> ph = ProcessHandle.of(Long.parseLong(pid.trim()));
+    if (ph.isEmpty()) {
+      return new Answer(false, "the AM container's process " + pid + " is gone already");
+    }
+    List<ProcessHandle> tree = new ArrayList<>();
+    ph.get().descendants().forEach(tree::add);
+    tree.add(ph.get());
+    long t0 = System.nanoTime();
+    for (ProcessHandle p : tree) {
+      p.destroyForcibly(); // SIGKILL
+    }
+    ApplicationAttemptId killed = attempt.getAppAttemptId();
+    String outcome = await("the next attempt of " + appId + " to register, or the application to end", () -> {
+      if (app.isAppFinalStateStored()) {
+        return Optional.of("the application ended " + app.getState() + "/" + app.getFinalApplicationStatus()
+            + " (no attempt left)");
+      }
+      RMAppAttempt cur = app.getCurrentAppAttempt();
+      if (cur != null && !cur.getAppAttemptId().equals(killed)
+          && cur.getAppAttemptState() == RMAppAttemptState.RUNNING) {
+        return Optional.of("attempt " + cur.getAppAttemptId().getAttemptId() + " registered");
+      }
+      return Optional.empty();
+    });
+    return new Answer(true, String.format("killed the ApplicationMaster of %s (attempt %d, container %s, %d"
+        + " process(es) from pid %s); %s after %d ms", appId, killed.getAttemptId(), am.getId(), tree.size(),
+        pid.trim(), outcome, ms(t0)));
+  }
+
+  private NodeManager nodeManagerOf(NodeId id) {
+    for (int i = 0; i < nodeManagerCount(); i++) {
+      if (stopped.containsKey(i)) {
+        continue;
+      }
+      NodeManager nm = h.yarn().getNodeManager(i);
+      if (nm != null && id.equals(nm.getNMContext().getNodeId())) {
+        return nm;
+      }
+    }
+    return null;
+  }
+
+  private RMNode rmNode(NodeId id) {
+    ResourceManager rm = h.yarn().getResourceManager();
+    return rm.getRMContext().getRMNodes().get(id);
+  }
+
+  private static <T> T await(String what, Supplier<Optional<T>> check) throws Exception {
+    long deadline = System.currentTimeMillis() + WAIT_MS;
+    while (true) {
+      Optional<T> v = check.get();
+      if (v.isPresent()) {
+        return v.get();
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IOException("gave up waiting " + WAIT_MS / 1000 + " s for " + what);
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  private static long ms(long t0) {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+  }
+
+  /**
+   * A NodeManager that comes back: it registers with the ResourceManager over RPC (the cluster's
+   * own NodeManagers call it in-process), logs in as the harness does (not from a keytab), and
+   * serves no web app where the NodeManagers of this Hadoop line serve none.
+   */
+  static final class ReturningNodeManager extends NodeManager {
+    private final boolean web;
+
+    ReturningNodeManager(boolean web) {
+      this.web = web;
+    }
+
+    @Override
+    protected void doSecureLogin() {
+      // The harness JVM is logged in already, as MiniYARNCluster's NodeManagers assume.
+    }
+
+    @Override
+    protected WebServer createWebServer(Context ctx, ResourceView view, ApplicationACLsManager acls,
+        LocalDirsHandlerService dirs) {
+      if (web) {
+        return super.createWebServer(ctx, view, acls, dirs);
+      }
+      return new WebServer(ctx, view, acls, dirs) {
+        @Override
+        protected void serviceStart() {
+          // Hadoop 3.4 and older: one GuiceFilter per JVM; a second web app would take the RM's.
+        }
+
+        @Override
+        protected void serviceStop() {
+          // Nothing was started.
+        }
+      };
+    }
+  }
+}

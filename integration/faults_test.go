@@ -1,0 +1,179 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// The fault verbs of docker/mini-yarn (harness Faults.java) on a running GPU job: the job
+// survives each, and the ranks themselves count how often each of them started.
+
+// faultJob starts a 4-rank, 1-GPU-each submit whose ranks append "$NM_PORT $CUDA_VISIBLE_DEVICES"
+// to share/rank-R at each start, wait until the file go exists (at most 3 minutes), and exit 0.
+// It returns the application id once all four ranks reported their first start, and a channel
+// with the submit's result.
+func faultJob(t *testing.T, ctx context.Context, ep *Endpoints, share string, extra ...string) (string, <-chan cliRun) {
+	t.Helper()
+	script := `echo "$NM_PORT $CUDA_VISIBLE_DEVICES" >> "$SHARE/rank-$YARN_ER_RANK"; ` +
+		`i=0; while [ ! -e "$SHARE/go" ] && [ $i -lt 900 ]; do sleep 0.2; i=$((i+1)); done`
+	args := append([]string{"submit", "--containers", "4", "--gpus", "1", "--memory", "128m", "-o", "json", "--progress", "plain"},
+		append(extra, shareEnv(share)...)...)
+	done := make(chan cliRun, 1)
+	go func() { done <- runCLI(t, ctx, ep, append(args, "--", "sh", "-c", script)...) }()
+	require.Eventually(t, func() bool {
+		for r := range 4 {
+			if _, err := os.Stat(filepath.Join(share, fmt.Sprintf("rank-%d", r))); err != nil {
+				return false
+			}
+		}
+		return true
+	}, 3*time.Minute, 200*time.Millisecond, "all four ranks started")
+	apps := runCLI(t, ctx, ep, "app", "list", "--limit", "1", "-o", "json")
+	require.Equal(t, 0, apps.code, apps.stderr)
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(apps.stdout), &list), apps.stdout)
+	require.Len(t, list, 1)
+	return list[0]["id"].(string), done
+}
+
+// rankStarts reads share/rank-R of the four ranks: the node port and GPU of each start.
+func rankStarts(t *testing.T, share string) [][]string {
+	t.Helper()
+	out := make([][]string, 4)
+	for r := range 4 {
+		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("rank-%d", r)))
+		require.NoError(t, err)
+		out[r] = strings.Split(strings.TrimSpace(string(b)), "\n")
+	}
+	return out
+}
+
+// finishJob lets the ranks end and returns the submit's final report.
+func finishJob(t *testing.T, ctx context.Context, share string, done <-chan cliRun) map[string]any {
+	t.Helper()
+	require.NoError(t, os.WriteFile(filepath.Join(share, "go"), nil, 0o644))
+	var r cliRun
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		t.Fatal("the job did not end")
+	}
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res), r.stdout)
+	assert.Equal(t, "SUCCEEDED", res["finalStatus"])
+	return res
+}
+
+// TestKillAMAdoptsTheRanks: `docker/mini-yarn kill-am` kills the ApplicationMaster of a running
+// 4-rank job; attempt 2 adopts all four ranks (the application keeps its containers across
+// attempts, the ranks record names them), none starts again, and the job SUCCEEDS.
+func TestKillAMAdoptsTheRanks(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	share := t.TempDir()
+	appID, done := faultJob(t, ctx, ep, share)
+
+	msg, err := Fault(ctx, ep.StateDir, "kill-am", appID)
+	require.NoError(t, err)
+	t.Log(msg)
+	assert.Contains(t, msg, "attempt 2 registered")
+
+	res := finishJob(t, ctx, share, done)
+	assert.Contains(t, res["diagnostics"], "attempt 2 took over 4 running rank(s)")
+	for r, starts := range rankStarts(t, share) {
+		assert.Len(t, starts, 1, "rank %d started once: %v", r, starts)
+	}
+	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
+	require.Equal(t, 0, st.code, st.stderr)
+	var status map[string]any
+	require.NoError(t, json.Unmarshal([]byte(st.stdout), &status))
+	attempt, _ := status["attempt"].(map[string]any)
+	require.NotNil(t, attempt, st.stdout)
+	assert.Contains(t, fmt.Sprint(attempt["id"]), "_000002", "the application ended in attempt 2: %v", attempt)
+}
+
+// TestStopNodeManagerRestartsItsRanksElsewhere: `docker/mini-yarn stop-nm` takes a NodeManager
+// away under a running 4-rank job: the ResourceManager has it SHUTDOWN, its ranks start again on
+// the other node (without using up a restart: --restarts is 0), each on a GPU of its own, and
+// the job SUCCEEDS; `start-nm` brings the node back RUNNING.
+func TestStopNodeManagerRestartsItsRanksElsewhere(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	share := t.TempDir()
+	appID, done := faultJob(t, ctx, ep, share)
+	t.Logf("application %s", appID)
+
+	const victim = 1
+	port := ep.NodeManagers[victim].Port()
+	msg, err := Fault(ctx, ep.StateDir, "stop-nm", "--node", fmt.Sprint(victim))
+	require.NoError(t, err)
+	t.Log(msg)
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			_, _ = Fault(context.Background(), ep.StateDir, "start-nm", "--node", fmt.Sprint(victim))
+		}
+	})
+	assert.Contains(t, msg, "SHUTDOWN")
+	nodes := runCLI(t, ctx, ep, "cluster", "nodes", "-o", "json", "--state", "SHUTDOWN")
+	require.Equal(t, 0, nodes.code, nodes.stderr)
+	assert.Contains(t, nodes.stdout, `"SHUTDOWN"`)
+
+	// The ranks of the lost node start again on the other one.
+	require.Eventually(t, func() bool {
+		for _, starts := range rankStarts(t, share) {
+			if strings.HasPrefix(starts[len(starts)-1], port+" ") {
+				return false
+			}
+		}
+		return true
+	}, 3*time.Minute, 200*time.Millisecond, "every rank runs off the stopped node")
+	res := finishJob(t, ctx, share, done)
+	seen := map[string]bool{}
+	moved := 0
+	for r, starts := range rankStarts(t, share) {
+		last := starts[len(starts)-1]
+		assert.False(t, seen[last], "rank %d shares its GPU with another rank: %s", r, last)
+		seen[last] = true
+		if strings.HasPrefix(starts[0], port+" ") {
+			moved++
+			assert.Len(t, starts, 2, "rank %d of the lost node started once more: %v", r, starts)
+		} else {
+			assert.Len(t, starts, 1, "rank %d of the other node started once: %v", r, starts)
+		}
+	}
+	assert.Positive(t, moved, "some rank ran on the stopped node")
+	assert.Contains(t, res["diagnostics"], "all 4 rank(s) exited 0")
+
+	msg, err = Fault(ctx, ep.StateDir, "start-nm", "--node", fmt.Sprint(victim))
+	require.NoError(t, err)
+	restarted = true
+	t.Log(msg)
+	assert.Contains(t, msg, "RUNNING")
+	yc := yarnClient(t, ep)
+	ns, err := yc.Nodes(ctx, yarn.NodesQuery{})
+	require.NoError(t, err)
+	running := 0
+	for _, n := range ns {
+		if n.State == "RUNNING" {
+			running++
+		}
+	}
+	assert.Equal(t, len(ep.NodeManagers), running, "every NodeManager RUNNING again: %+v", ns)
+}
