@@ -61,8 +61,15 @@ final class Faults implements Runnable {
     /** Whether the NodeManagers serve their web apps (Hadoop 3.5+). */
     boolean nodeManagerWeb();
 
-    /** Rewrites endpoints.json after a NodeManager came back (its web port is new). */
+    /** Rewrites endpoints.json after a NodeManager came back. */
     void republish() throws IOException;
+
+    /**
+     * Called after a NodeManager stopped or started: on Hadoop 3.3 and older, whose web apps share
+     * one GuiceFilter pipeline per JVM, a NodeManager's web app that stops takes the RM's REST API
+     * down with it, until the RM's pipeline is put back.
+     */
+    void nodeManagersChanged() throws ReflectiveOperationException;
 
     /** Whether the cluster is stopping: no more requests are taken. */
     boolean stopping();
@@ -208,8 +215,17 @@ final class Faults implements Runnable {
       conf.set(YarnConfiguration.NM_WEBAPP_ADDRESS, id.getHost() + ":0");
     }
     long t0 = System.nanoTime();
+    // Its web server first, and the RM's REST API back at once (Hadoop 3.3 and older: stopping a
+    // web app resets the one GuiceFilter pipeline of the JVM), then the rest of it.
+    for (org.apache.hadoop.service.Service svc : nm.getServices()) {
+      if (svc instanceof WebServer) {
+        svc.stop();
+        h.nodeManagersChanged();
+      }
+    }
     nm.stop();
     stopped.put(i, new Stopped(id, conf));
+    h.nodeManagersChanged();
     // A NodeManager that stops says so to the ResourceManager (NodeStatusUpdaterImpl unregisters
     // over RPC); MiniYARNCluster's in-process NodeManagers drop that call, which would leave the
     // node RUNNING until its liveness expires (10 minutes). Say it for them: the RM then has the
@@ -247,6 +263,7 @@ final class Faults implements Runnable {
     nm.start();
     ((NodeManager[]) nodeManagersField().get(h.yarn()))[i] = nm;
     stopped.remove(i);
+    h.nodeManagersChanged();
     await("NodeManager " + i + " (" + s.id() + ") to be RUNNING again", () -> {
       RMNode n = rmNode(s.id());
       return n != null && n.getState() == NodeState.RUNNING ? Optional.of(n) : Optional.empty();

@@ -264,6 +264,13 @@ public final class MiniYarnHarness {
         }
 
         @Override
+        public void nodeManagersChanged() throws ReflectiveOperationException {
+          if (guiceShared) {
+            restoreRmGuicePipeline();
+          }
+        }
+
+        @Override
         public boolean stopping() {
           synchronized (MiniYarnHarness.this) {
             return stopping;
