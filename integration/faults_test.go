@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,14 @@ import (
 // The fault verbs of docker/mini-yarn (harness Faults.java) on a running GPU job: the job
 // survives each, and the ranks themselves count how often each of them started.
 
+// envRecoveryState names a running mini-YARN started with --recovery from docker/conf, to reuse.
+const envRecoveryState = "YARN_ER_MINIYARN_RECOVERY_STATE"
+
+// recoveringMiniYARN is docker/conf's cluster started with --recovery: its ResourceManager keeps
+// its state and restarts work-preserving on fixed ports (restart-rm).
+var recoveringMiniYARN = &lazyCluster{what: "recovering", env: envRecoveryState, conf: "conf",
+	state: "mini-yarn-recovery", flags: []string{"--recovery"}}
+
 // faultJob starts a 4-rank, 1-GPU-each submit whose ranks append "$NM_PORT $CUDA_VISIBLE_DEVICES"
 // to share/rank-R at each start, wait until the file go exists (at most 3 minutes), and exit 0.
 // It returns the application id once all four ranks reported their first start, and a channel
@@ -33,6 +42,8 @@ func faultJob(t *testing.T, ctx context.Context, ep *Endpoints, share string, ex
 		append(extra, shareEnv(share)...)...)
 	done := make(chan cliRun, 1)
 	go func() { done <- runCLI(t, ctx, ep, append(args, "--", "sh", "-c", script)...) }()
+	// Whatever happens to the test, the ranks end and give their GPUs back.
+	t.Cleanup(func() { _ = os.WriteFile(filepath.Join(share, "go"), nil, 0o644) })
 	require.Eventually(t, func() bool {
 		for r := range 4 {
 			if _, err := os.Stat(filepath.Join(share, fmt.Sprintf("rank-%d", r))); err != nil {
@@ -78,17 +89,11 @@ func finishJob(t *testing.T, ctx context.Context, share string, done <-chan cliR
 	return res
 }
 
-// TestKillAMAdoptsTheRanks: `docker/mini-yarn kill-am` kills the ApplicationMaster of a running
-// 4-rank job; attempt 2 adopts all four ranks (the application keeps its containers across
-// attempts, the ranks record names them), none starts again, and the job SUCCEEDS.
-func TestKillAMAdoptsTheRanks(t *testing.T) {
-	ep := cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
-	defer cancel()
-	share := t.TempDir()
-	appID, done := faultJob(t, ctx, ep, share)
-	// YARN keeps across attempts only the containers it knows RUNNING: one still starting when
-	// the AM dies is killed with it (and restarted by attempt 2). Wait until the RM lists all four.
+// awaitRanksRunning waits until the RM has the four ranks' containers of appID RUNNING.
+func awaitRanksRunning(t *testing.T, ctx context.Context, ep *Endpoints, appID string) {
+	t.Helper()
+	// YARN keeps across attempts (and an RM restart) only the containers it knows RUNNING: one
+	// still starting then is killed (and the rank restarted). Wait until the RM lists all four.
 	require.Eventually(t, func() bool {
 		st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
 		var v struct {
@@ -112,6 +117,18 @@ func TestKillAMAdoptsTheRanks(t *testing.T) {
 	// heartbeat (500 ms in docker/conf) confirms it; until then the RM holds it ACQUIRED and
 	// kills it with the attempt (Hadoop 3.2 did so here). Leave a few heartbeats' time.
 	time.Sleep(3 * time.Second)
+}
+
+// TestKillAMAdoptsTheRanks: `docker/mini-yarn kill-am` kills the ApplicationMaster of a running
+// 4-rank job; attempt 2 adopts all four ranks (the application keeps its containers across
+// attempts, the ranks record names them), none starts again, and the job SUCCEEDS.
+func TestKillAMAdoptsTheRanks(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	share := t.TempDir()
+	appID, done := faultJob(t, ctx, ep, share)
+	awaitRanksRunning(t, ctx, ep, appID)
 
 	msg, err := Fault(ctx, ep.StateDir, "kill-am", appID)
 	require.NoError(t, err)
@@ -218,4 +235,43 @@ func TestStopNodeManagerRestartsItsRanksElsewhere(t *testing.T) {
 		}
 	}
 	assert.Equal(t, len(ep.NodeManagers), running, "every NodeManager RUNNING again: %+v", ns)
+}
+
+// TestRestartRMKeepsTheRanks: `docker/mini-yarn restart-rm` restarts the ResourceManager of a
+// cluster started with --recovery under a running 4-rank job: the RM recovers the application,
+// the NodeManagers resync with their containers, the AM registers again and resends its state,
+// submit's follow loop goes on, and the job SUCCEEDS with every rank started once.
+func TestRestartRMKeepsTheRanks(t *testing.T) {
+	ep := recoveringMiniYARN.endpoints(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	share := t.TempDir()
+	appID, done := faultJob(t, ctx, ep, share)
+	awaitRanksRunning(t, ctx, ep, appID)
+
+	msg, err := Fault(ctx, ep.StateDir, "restart-rm")
+	require.NoError(t, err)
+	t.Log(msg)
+	m := regexp.MustCompile(`(\d+) of (\d+) application\(s\) recovered`).FindStringSubmatch(msg)
+	require.NotNil(t, m, msg)
+	assert.Equal(t, m[2], m[1], "every application recovered: %s", msg)
+
+	res := finishJob(t, ctx, share, done)
+	assert.Contains(t, res["diagnostics"], "all 4 rank(s) exited 0 (0 restart(s))")
+	for r, starts := range rankStarts(t, share) {
+		assert.Len(t, starts, 1, "rank %d started once: %v", r, starts)
+	}
+}
+
+// TestRestartRMNeedsRecovery: restart-rm on a cluster started without --recovery is refused
+// with the reason, and the cluster runs on.
+func TestRestartRMNeedsRecovery(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	msg, err := Fault(ctx, ep.StateDir, "restart-rm")
+	require.Error(t, err)
+	assert.Contains(t, msg, "started without --recovery")
+	r := runCLI(t, ctx, ep, "cluster", "info")
+	assert.Equal(t, 0, r.code, r.stderr)
 }

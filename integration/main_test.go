@@ -56,7 +56,7 @@ func runMain(m *testing.M) (code int) {
 	defer func() {
 		stopCtx, cancel := context.WithTimeout(ctx, stopBudget)
 		defer cancel()
-		for _, c := range []*MiniYARN{labelledMiniYARN.cluster, misconfiguredMiniYARN.cluster, mainCluster} {
+		for _, c := range []*MiniYARN{labelledMiniYARN.cluster, misconfiguredMiniYARN.cluster, recoveringMiniYARN.cluster, mainCluster} {
 			if err := c.Stop(stopCtx); err != nil {
 				fmt.Fprintln(os.Stderr, "integration:", err)
 				code = 1
@@ -87,7 +87,7 @@ func runMain(m *testing.M) (code int) {
 }
 
 // useOrStart reuses the cluster of stateDir if it runs, or starts one from confDir in fresh.
-func useOrStart(ctx context.Context, stateDir, confDir, fresh string) (*MiniYARN, error) {
+func useOrStart(ctx context.Context, stateDir, confDir, fresh string, flags ...string) (*MiniYARN, error) {
 	if stateDir != "" {
 		c, err := Reuse(ctx, stateDir)
 		if err == nil {
@@ -100,7 +100,7 @@ func useOrStart(ctx context.Context, stateDir, confDir, fresh string) (*MiniYARN
 	startCtx, cancel := context.WithTimeout(ctx, startBudget)
 	defer cancel()
 	fmt.Fprintf(os.Stderr, "integration: starting a mini-YARN from %s in %s\n", confDir, fresh)
-	return Start(startCtx, confDir, fresh, os.Stderr)
+	return Start(startCtx, confDir, fresh, os.Stderr, flags...)
 }
 
 // cluster returns the endpoints of the run's mini-YARN, made from docker/conf: 2 RUNNING
@@ -128,6 +128,8 @@ func misconfiguredCluster(t testing.TB) *Endpoints {
 // once per run (or taken from the state dir that $<env> names), and stopped by TestMain.
 type lazyCluster struct {
 	what, env, conf, state string
+	// flags are docker/mini-yarn start's own (e.g. "--recovery").
+	flags []string
 
 	once    sync.Once
 	cluster *MiniYARN
@@ -145,7 +147,7 @@ func (l *lazyCluster) endpoints(t testing.TB) *Endpoints {
 			return
 		}
 		l.cluster, l.err = useOrStart(context.Background(), os.Getenv(l.env),
-			filepath.Join(root, "docker", l.conf), filepath.Join(tmpRoot, l.state))
+			filepath.Join(root, "docker", l.conf), filepath.Join(tmpRoot, l.state), l.flags...)
 	})
 	if l.err != nil {
 		t.Fatalf("no %s mini-YARN: %v", l.what, l.err)

@@ -205,9 +205,10 @@ func Reuse(ctx context.Context, stateDir string) (*MiniYARN, error) {
 }
 
 // Start starts a mini-YARN from confDir (e.g. docker/conf) in stateDir with docker/mini-yarn
-// and waits until it is ready. The cluster stops by itself when this process ends, even if
-// Stop is never called. The script's progress and errors go to log.
-func Start(ctx context.Context, confDir, stateDir string, log io.Writer) (*MiniYARN, error) {
+// and waits until it is ready, with the start command's flags (e.g. "--recovery"). The cluster
+// stops by itself when this process ends, even if Stop is never called. The script's progress
+// and errors go to log.
+func Start(ctx context.Context, confDir, stateDir string, log io.Writer, flags ...string) (*MiniYARN, error) {
 	script, err := Script()
 	if err != nil {
 		return nil, err
@@ -215,8 +216,8 @@ func Start(ctx context.Context, confDir, stateDir string, log io.Writer) (*MiniY
 	if log == nil {
 		log = io.Discard
 	}
-	cmd := exec.CommandContext(ctx, script, "start", "--conf", confDir, "--state", stateDir,
-		"--watch-pid", fmt.Sprint(os.Getpid()))
+	cmd := exec.CommandContext(ctx, script, append([]string{"start", "--conf", confDir, "--state", stateDir,
+		"--watch-pid", fmt.Sprint(os.Getpid())}, flags...)...)
 	cmd.Stdout = log
 	cmd.Stderr = log
 	if err := cmd.Run(); err != nil {

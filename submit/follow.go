@@ -45,15 +45,41 @@ func (e Event) GPUs() int64 {
 	return n
 }
 
+// DefaultRecoveryWait is the default of Options.RecoveryWait.
+const DefaultRecoveryWait = 3 * time.Minute
+
 // Follow polls the application every PollPeriod until it reaches a terminal state, calling fn
 // (may be nil) for each change, and returns the final report. It returns early with ctx's error,
-// or when the RM cannot be asked (the yarn client has retried already).
+// or when the RM cannot be asked (the yarn client has retried already). An application the RM
+// knew and no longer knows (404) is waited for up to RecoveryWait, with one warning: a restarted
+// RM, or one taking over, answers before it has recovered its applications.
 func (c *Client) Follow(ctx context.Context, appID string, fn func(Event)) (*yarn.App, error) {
 	var prev *Event
+	var lost time.Time // since when the RM no longer knows the application it knew
 	for {
 		app, err := c.opts.YARN.App(ctx, appID)
 		if err != nil {
-			return nil, err
+			if prev == nil || !errors.Is(err, yarn.ErrNotFound) {
+				return nil, err
+			}
+			// Known a moment ago: a restarted ResourceManager (or one that took over) answers
+			// before it has recovered its applications.
+			if lost.IsZero() {
+				lost = time.Now()
+				c.log.Warn("the ResourceManager does not know the application (any more): restarting or failing over? waiting for it to recover the application",
+					"app", appID, "upTo", c.opts.RecoveryWait)
+			}
+			if time.Since(lost) >= c.opts.RecoveryWait {
+				return nil, fmt.Errorf("%w: the ResourceManager has not known the application for %s, though it did before", err, c.opts.RecoveryWait)
+			}
+			if err := ctxsleep.Sleep(ctx, c.opts.PollPeriod); err != nil {
+				return prev.App, err
+			}
+			continue
+		}
+		if !lost.IsZero() {
+			c.log.Info("the ResourceManager knows the application again", "app", appID, "after", time.Since(lost).Round(time.Millisecond))
+			lost = time.Time{}
 		}
 		ev := Event{Time: time.Now(), App: app}
 		if app.State == records.AppRunning {

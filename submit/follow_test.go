@@ -1,9 +1,12 @@
 package submit
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,4 +84,57 @@ func TestFormat(t *testing.T) {
 	assert.Equal(t, "staging 1.0 MiB/4.0 MiB (25%) at 1.0 MiB/s, file 1/2 yarn-er", FormatUpload(p))
 	long := &yarn.App{ID: "a", State: records.AppAccepted, Diagnostics: string(make([]byte, 500))}
 	assert.LessOrEqual(t, len([]rune(FormatEvent(Event{App: long}, 1))), 200)
+}
+
+// TestFollowWaitsForARecoveringRM: an application the RM knew and then answers 404 for (a
+// restarted RM recovering its state, or one taking over) is waited for, with one warning, and
+// followed to its end; one the RM never knew fails at once; one that stays unknown fails after
+// RecoveryWait, naming the wait.
+func TestFollowWaitsForARecoveringRM(t *testing.T) {
+	notFound := `{"RemoteException":{"exception":"NotFoundException","message":"app with id: application_1_0001 not found","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`
+	running := `{"app":{"id":"application_1_0001","state":"RUNNING","finalStatus":"UNDEFINED"}}`
+	finished := `{"app":{"id":"application_1_0001","state":"FINISHED","finalStatus":"SUCCEEDED","progress":100}}`
+	for _, tc := range []struct {
+		name  string
+		polls []string // "" is a 404
+		wait  time.Duration
+		err   string
+	}{
+		{"known, lost, known again", []string{running, "", "", running, finished}, time.Minute, ""},
+		{"never known", []string{""}, time.Minute, "not found"},
+		{"lost for good", []string{running, ""}, 30 * time.Millisecond, "has not known the application for 30ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			rm := yarnfake.New(t, yarnfake.WithRoutesOnly())
+			rm.Handle("GET /ws/v1/cluster/apps/application_1_0001", func(w http.ResponseWriter, _ *http.Request) {
+				body := tc.polls[min(int(n.Add(1))-1, len(tc.polls)-1)]
+				w.Header().Set("Content-Type", "application/json")
+				if body == "" {
+					w.WriteHeader(http.StatusNotFound)
+					_, _ = w.Write([]byte(notFound))
+					return
+				}
+				_, _ = w.Write([]byte(body))
+			})
+			rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0001/appattempts", http.StatusOK, `{"appAttempts":{"appAttempt":[]}}`)
+			yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "alice", Getenv: func(string) string { return "" }})
+			require.NoError(t, err)
+			var logs bytes.Buffer
+			c, err := New(Options{YARN: yc, PollPeriod: 5 * time.Millisecond, RecoveryWait: tc.wait,
+				Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			require.NoError(t, err)
+			app, err := c.Follow(context.Background(), "application_1_0001", nil)
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				assert.ErrorIs(t, err, yarn.ErrNotFound)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, records.AppFinished, app.State)
+			assert.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), "one warning: %s", logs.String())
+			assert.Contains(t, logs.String(), "knows the application again")
+		})
+	}
 }

@@ -109,6 +109,11 @@ type Options struct {
 	Stage stage.Options
 	// PollPeriod is how often Follow, Kill and Logs ask the RM (default 1s).
 	PollPeriod time.Duration
+	// RecoveryWait is how long Follow waits for the ResourceManager to know an application
+	// again that it knew before: a restarting RM, or one taking over after a failover, serves
+	// its REST API before it has recovered the applications from its state store (default
+	// DefaultRecoveryWait).
+	RecoveryWait time.Duration
 	// AggregationWait bounds how long Logs waits for the log aggregation of an ended
 	// application (default 2m).
 	AggregationWait time.Duration
@@ -138,6 +143,9 @@ func New(opts Options) (*Client, error) {
 	}
 	if opts.PollPeriod <= 0 {
 		opts.PollPeriod = time.Second
+	}
+	if opts.RecoveryWait <= 0 {
+		opts.RecoveryWait = DefaultRecoveryWait
 	}
 	if opts.Executable == nil {
 		opts.Executable = os.Executable

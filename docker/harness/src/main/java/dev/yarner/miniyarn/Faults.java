@@ -58,6 +58,9 @@ final class Faults implements Runnable {
   interface Harness {
     MiniYARNCluster yarn();
 
+    /** Whether the cluster was started with --recovery (restart-rm needs it). */
+    boolean recovery();
+
     /** Whether the NodeManagers serve their web apps (Hadoop 3.5+). */
     boolean nodeManagerWeb();
 
@@ -154,16 +157,19 @@ final class Faults implements Runnable {
         StandardCopyOption.REPLACE_EXISTING);
   }
 
-  /** Runs one verb: "stop-nm N", "start-nm N" or "kill-am APP_ID". */
+  /** Runs one verb: "stop-nm N", "start-nm N", "kill-am APP_ID" or "restart-rm". */
   Answer handle(String[] args) throws Exception {
+    if (args.length == 1 && args[0].equals("restart-rm")) {
+      return restartRM();
+    }
     if (args.length != 2) {
-      return new Answer(false, "want one of: stop-nm N, start-nm N, kill-am APP_ID");
+      return new Answer(false, "want one of: stop-nm N, start-nm N, kill-am APP_ID, restart-rm");
     }
     return switch (args[0]) {
       case "stop-nm" -> stopNodeManager(index(args[1]));
       case "start-nm" -> startNodeManager(index(args[1]));
       case "kill-am" -> killAM(args[1]);
-      default -> new Answer(false, "unknown verb " + args[0] + ": want stop-nm, start-nm or kill-am");
+      default -> new Answer(false, "unknown verb " + args[0] + ": want stop-nm, start-nm, kill-am or restart-rm");
     };
   }
 
@@ -333,6 +339,34 @@ final class Faults implements Runnable {
     return new Answer(true, String.format("killed the ApplicationMaster of %s (attempt %d, container %s, %d"
         + " process(es) from pid %s); %s after %d ms", appId, killed.getAttemptId(), am.getId(), tree.size(),
         pid.trim(), outcome, ms(t0)));
+  }
+
+  /**
+   * A work-preserving restart of the ResourceManager: stopped, then a new one started from the
+   * same configuration and ports, which recovers the applications from its state store while the
+   * NodeManagers resync with it and report the containers still running.
+   */
+  private synchronized Answer restartRM() throws Exception {
+    if (!h.recovery()) {
+      return new Answer(false, "the cluster was started without --recovery: its ResourceManager keeps no state"
+          + " and listens on ephemeral ports (docker/mini-yarn start --recovery)");
+    }
+    int apps = h.yarn().getResourceManager().getRMContext().getRMApps().size();
+    long t0 = System.nanoTime();
+    h.yarn().restartResourceManager(0);
+    h.nodeManagersChanged();
+    int want = nodeManagerCount() - stopped.size();
+    String whole = await("the restarted ResourceManager to have every running NodeManager RUNNING", () -> {
+      ResourceManager rm = h.yarn().getResourceManager();
+      if (rm == null || rm.getServiceState() != org.apache.hadoop.service.Service.STATE.STARTED) {
+        return Optional.empty();
+      }
+      long running = rm.getRMContext().getRMNodes().values().stream()
+          .filter(n -> n.getState() == NodeState.RUNNING).count();
+      return running >= want ? Optional.of(running + " NodeManager(s) RUNNING, "
+          + rm.getRMContext().getRMApps().size() + " of " + apps + " application(s) recovered") : Optional.empty();
+    });
+    return new Answer(true, "restarted the ResourceManager (work-preserving); " + whole + " after " + ms(t0) + " ms");
   }
 
   private NodeManager nodeManagerOf(NodeId id) {

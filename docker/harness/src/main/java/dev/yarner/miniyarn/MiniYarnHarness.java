@@ -90,6 +90,8 @@ public final class MiniYarnHarness {
   private final Path stateDir;
   private final int nodeManagers;
   private final long watchPid;
+  /** --recovery: a ResourceManager that restarts work-preserving on fixed ports (restart-rm). */
+  private final boolean recovery;
   private final long startedAt = System.currentTimeMillis();
   private final CountDownLatch stopRequested = new CountDownLatch(1);
   private volatile boolean ready;
@@ -103,11 +105,13 @@ public final class MiniYarnHarness {
   /** Hadoop 3.3 and older: RM and NodeManager web apps share GuiceFilter's static pipeline. */
   private boolean guiceShared;
 
-  private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid) {
+  private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid,
+      boolean recovery) {
     this.confDir = confDir;
     this.stateDir = stateDir;
     this.nodeManagers = nodeManagers;
     this.watchPid = watchPid;
+    this.recovery = recovery;
   }
 
   /**
@@ -120,6 +124,7 @@ public final class MiniYarnHarness {
     Path state = null;
     int nms = 2;
     long watch = -1;
+    boolean recovery = false;
     try {
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
@@ -128,6 +133,7 @@ public final class MiniYarnHarness {
           case "--state" -> state = Path.of(args[++i]).toAbsolutePath().normalize();
           case "--node-managers" -> nms = Integer.parseInt(args[++i]);
           case "--watch-pid" -> watch = Long.parseLong(args[++i]);
+          case "--recovery" -> recovery = true;
           default -> throw new IllegalArgumentException("unknown argument " + a);
         }
       }
@@ -143,11 +149,11 @@ public final class MiniYarnHarness {
     } catch (RuntimeException e) {
       System.err.println("mini-yarn harness: " + e.getMessage());
       System.err.println("usage: MiniYarnHarness --conf DIR --state DIR"
-          + " [--node-managers N] [--watch-pid PID]");
+          + " [--node-managers N] [--watch-pid PID] [--recovery]");
       System.exit(2);
       return;
     }
-    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch);
+    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery);
     try {
       h.run();
       System.exit(0);
@@ -247,6 +253,11 @@ public final class MiniYarnHarness {
         @Override
         public MiniYARNCluster yarn() {
           return yarn;
+        }
+
+        @Override
+        public boolean recovery() {
+          return recovery;
         }
 
         @Override
@@ -369,6 +380,9 @@ public final class MiniYarnHarness {
       LOG.warn("Hadoop {}: NodeManager web servers off (one GuiceFilter per JVM)",
           VersionInfo.getVersion());
     }
+    if (recovery) {
+      restartable(c);
+    }
     StringBuilder why = new StringBuilder();
     FakeGpuHosts hosts = FakeGpuHosts.fromEnvironment(System.getenv(), why);
     if (hosts != null) {
@@ -405,6 +419,46 @@ public final class MiniYarnHarness {
     LOG.info("YARN is up: cluster resource {}", total);
     if (hosts != null) {
       makeGpuHosts(hosts);
+    }
+  }
+
+  /**
+   * --recovery: the ResourceManager keeps its state in a file-system store below the state dir and
+   * recovers work-preserving when restart-rm restarts it, on the same fixed ports (chosen free
+   * now), which the NodeManagers and every client reach over RPC as on a real cluster.
+   * MiniYARNCluster's in-process NodeManagers would keep calling the stopped RM object.
+   */
+  private void restartable(Configuration c) throws IOException {
+    c.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
+    c.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
+    c.set(YarnConfiguration.RM_STORE,
+        "org.apache.hadoop.yarn.server.resourcemanager.recovery.FileSystemRMStateStore");
+    Path store = stateDir.resolve("rm-state");
+    Files.createDirectories(store);
+    c.set(YarnConfiguration.FS_RM_STATE_STORE_URI, store.toUri().toString());
+    // The NodeManagers reconnect to a restarted RM every 500 ms, not every 30 s (their default).
+    c.setLong(YarnConfiguration.RESOURCEMANAGER_CONNECT_RETRY_INTERVAL_MS, 500);
+    c.setBoolean(YarnConfiguration.YARN_MINICLUSTER_FIXED_PORTS, true);
+    c.setBoolean(YarnConfiguration.YARN_MINICLUSTER_USE_RPC, true);
+    String host = MiniYARNCluster.getHostname();
+    for (String key : new String[] {YarnConfiguration.RM_ADDRESS, YarnConfiguration.RM_SCHEDULER_ADDRESS,
+        YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, YarnConfiguration.RM_ADMIN_ADDRESS,
+        YarnConfiguration.RM_WEBAPP_ADDRESS}) {
+      c.set(key, host + ":" + freePort());
+    }
+    // With fixed ports MiniYARNCluster takes the NodeManagers' addresses from the configuration
+    // too, whose defaults (8040, 8042, 8048) two NodeManagers would share.
+    for (String key : new String[] {YarnConfiguration.NM_ADDRESS, YarnConfiguration.NM_LOCALIZER_ADDRESS,
+        YarnConfiguration.NM_WEBAPP_ADDRESS, YarnConfiguration.NM_COLLECTOR_SERVICE_ADDRESS}) {
+      c.set(key, host + ":0");
+    }
+    LOG.info("recovery: RM state in {}, fixed RM ports {}", store, c.get(YarnConfiguration.RM_ADDRESS));
+  }
+
+  private static int freePort() throws IOException {
+    try (java.net.ServerSocket ss = new java.net.ServerSocket(0)) {
+      ss.setReuseAddress(true);
+      return ss.getLocalPort();
     }
   }
 
