@@ -68,10 +68,10 @@ func TestPlanAdoption(t *testing.T) {
 	c := func(s string) amrm.Container { return amrm.Container{ID: cid(t, s), Node: "n:1"} }
 	c2, c3, c4, c7 := c("container_1_0001_01_000002"), c("container_1_0001_01_000003"), c("container_1_0001_01_000004"), c("container_1_0001_01_000007")
 	hist := []rankHistory{
-		{launch: 1, container: c2.ID},             // running, handed over: adopted
+		{launch: 1, container: c2.ID},              // running, handed over: adopted
 		{launch: 2, failures: 1, container: c3.ID}, // its container was not handed over: lingering
 		{launch: 1, container: c4.ID, done: true},  // done; its container still listed: given back
-		{},                                         // never launched: started as usual
+		{}, // never launched: started as usual
 	}
 	a := planAdoption(hist, []amrm.Container{c2, c4, c7})
 	assert.Equal(t, map[int]amrm.Container{0: c2}, a.adopted)
