@@ -273,3 +273,89 @@ func TestRestartRMNeedsRecovery(t *testing.T) {
 	r := runCLI(t, ctx, ep, "cluster", "info")
 	assert.Equal(t, 0, r.code, r.stderr)
 }
+
+// envHAState names a running mini-YARN started with --ha from docker/conf, to reuse.
+const envHAState = "YARN_ER_MINIYARN_HA_STATE"
+
+// haMiniYARN is docker/conf's cluster started with --ha: ResourceManagers rm0 (active at start)
+// and rm1 sharing a state store, manual failover. Hadoop 3.5+ only (docker/README.md): make
+// matrix runs the HA tests on the default line.
+var haMiniYARN = &lazyCluster{what: "HA", env: envHAState, conf: "conf", state: "mini-yarn-ha", flags: []string{"--ha"}}
+
+// TestHAFaultMatrix: each fault of docker/mini-yarn under a running 4-rank GPU job on the HA
+// mini-YARN: the job SUCCEEDS, and (counted by the ranks themselves) every rank started once, but
+// the ranks of a lost NodeManager, which started once more elsewhere. The last case fails over
+// and then restarts the new active ResourceManager under one job.
+func TestHAFaultMatrix(t *testing.T) {
+	ep := haMiniYARN.endpoints(t)
+	for _, tc := range []struct {
+		name   string
+		faults func(t *testing.T, ctx context.Context, appID string) (lostPort string)
+	}{
+		{"failover", func(t *testing.T, ctx context.Context, _ string) string {
+			haFault(t, ctx, ep, "failed over from", "failover")
+			return ""
+		}},
+		{"restart-rm", func(t *testing.T, ctx context.Context, _ string) string {
+			haFault(t, ctx, ep, "restarted the ResourceManager", "restart-rm")
+			return ""
+		}},
+		{"kill-am", func(t *testing.T, ctx context.Context, appID string) string {
+			haFault(t, ctx, ep, "attempt 2 registered", "kill-am", appID)
+			return ""
+		}},
+		{"stop-nm", func(t *testing.T, ctx context.Context, appID string) string {
+			st, ok := appStatus(t, ctx, ep, appID)
+			require.True(t, ok)
+			victim := 0
+			if strings.HasPrefix(st.Attempt.Node, ep.NodeManagers[0].ID) {
+				victim = 1
+			}
+			haFault(t, ctx, ep, "SHUTDOWN", "stop-nm", "--node", fmt.Sprint(victim))
+			t.Cleanup(func() { _, _ = Fault(context.Background(), ep.StateDir, "start-nm", "--node", fmt.Sprint(victim)) })
+			return ep.NodeManagers[victim].Port()
+		}},
+		{"failover then restart-rm", func(t *testing.T, ctx context.Context, _ string) string {
+			haFault(t, ctx, ep, "failed over from", "failover")
+			haFault(t, ctx, ep, "restarted the ResourceManager", "restart-rm")
+			return ""
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+			defer cancel()
+			share := t.TempDir()
+			appID, done := faultJob(t, ctx, ep, share)
+			awaitRanksRunning(t, ctx, ep, appID)
+			lost := tc.faults(t, ctx, appID)
+			if lost != "" {
+				// The lost node's ranks start again elsewhere before the job may end.
+				require.Eventually(t, func() bool {
+					for _, starts := range rankStarts(t, share) {
+						if strings.HasPrefix(starts[len(starts)-1], lost+" ") {
+							return false
+						}
+					}
+					return true
+				}, 3*time.Minute, 200*time.Millisecond, "every rank runs off the stopped node")
+			}
+			finishJob(t, ctx, share, done)
+			for r, starts := range rankStarts(t, share) {
+				want := 1
+				if lost != "" && strings.HasPrefix(starts[0], lost+" ") {
+					want = 2
+				}
+				assert.Len(t, starts, want, "rank %d: %v", r, starts)
+			}
+		})
+	}
+}
+
+// haFault runs a fault verb on the HA cluster and checks that its report says want.
+func haFault(t *testing.T, ctx context.Context, ep *Endpoints, want, verb string, args ...string) {
+	t.Helper()
+	msg, err := Fault(ctx, ep.StateDir, verb, args...)
+	require.NoError(t, err)
+	t.Log(msg)
+	assert.Contains(t, msg, want)
+}

@@ -61,6 +61,9 @@ final class Faults implements Runnable {
     /** Whether the cluster was started with --recovery (restart-rm needs it). */
     boolean recovery();
 
+    /** Whether the cluster was started with --ha: two ResourceManagers (failover needs it). */
+    boolean ha();
+
     /** Whether the NodeManagers serve their web apps (Hadoop 3.5+). */
     boolean nodeManagerWeb();
 
@@ -68,9 +71,10 @@ final class Faults implements Runnable {
     void republish() throws IOException;
 
     /**
-     * Called after a NodeManager stopped or started: on Hadoop 3.3 and older, whose web apps share
-     * one GuiceFilter pipeline per JVM, a NodeManager's web app that stops takes the RM's REST API
-     * down with it, until the RM's pipeline is put back.
+     * Called after a NodeManager stopped or started, or the active ResourceManager changed: the
+     * web apps of a JVM share one GuiceFilter pipeline, which must be the active RM's (on Hadoop
+     * 3.3 and older a NodeManager's web app that stops takes the RM's REST API down with it; under
+     * --ha the RMs' own filters run in it).
      */
     void nodeManagersChanged() throws ReflectiveOperationException;
 
@@ -162,8 +166,11 @@ final class Faults implements Runnable {
     if (args.length == 1 && args[0].equals("restart-rm")) {
       return restartRM();
     }
+    if (args.length == 1 && args[0].equals("failover")) {
+      return failover();
+    }
     if (args.length != 2) {
-      return new Answer(false, "want one of: stop-nm N, start-nm N, kill-am APP_ID, restart-rm");
+      return new Answer(false, "want one of: stop-nm N, start-nm N, kill-am APP_ID, restart-rm, failover");
     }
     return switch (args[0]) {
       case "stop-nm" -> stopNodeManager(index(args[1]));
@@ -352,11 +359,55 @@ final class Faults implements Runnable {
           + " and listens on ephemeral ports (docker/mini-yarn start --recovery)");
     }
     int apps = h.yarn().getResourceManager().getRMContext().getRMApps().size();
+    int index = h.ha() ? h.yarn().getActiveRMIndex() : 0;
     long t0 = System.nanoTime();
-    h.yarn().restartResourceManager(0);
+    h.yarn().restartResourceManager(index);
+    if (h.ha()) {
+      // It comes back standby; it was the active one, so it takes over again.
+      h.yarn().getResourceManager(index).getRMContext().getRMAdminService().transitionToActive(byUser());
+    }
     h.nodeManagersChanged();
+    String whole = awaitWhole("the restarted ResourceManager", apps);
+    return new Answer(true, "restarted the ResourceManager" + (h.ha() ? " " + MiniYarnHarness.RM_IDS[index] : "")
+        + " (work-preserving); " + whole + " after " + ms(t0) + " ms");
+  }
+
+  /**
+   * A failover of an --ha cluster: the active ResourceManager becomes standby and the other one
+   * active, recovering the applications from the shared state store, as yarn rmadmin
+   * -transitionToStandby and -transitionToActive do; the NodeManagers and AMs fail over to it.
+   */
+  private synchronized Answer failover() throws Exception {
+    if (!h.ha()) {
+      return new Answer(false, "the cluster has one ResourceManager: start it with --ha for a failover");
+    }
+    int from = h.yarn().getActiveRMIndex();
+    if (from < 0) {
+      return new Answer(false, "no ResourceManager is active");
+    }
+    int to = (from + 1) % MiniYarnHarness.RM_IDS.length;
+    int apps = h.yarn().getResourceManager(from).getRMContext().getRMApps().size();
+    long t0 = System.nanoTime();
+    h.yarn().getResourceManager(from).getRMContext().getRMAdminService().transitionToStandby(byUser());
+    h.yarn().getResourceManager(to).getRMContext().getRMAdminService().transitionToActive(byUser());
+    h.nodeManagersChanged();
+    String whole = awaitWhole("ResourceManager " + MiniYarnHarness.RM_IDS[to], apps);
+    return new Answer(true, "failed over from " + MiniYarnHarness.RM_IDS[from] + " to " + MiniYarnHarness.RM_IDS[to]
+        + "; " + whole + " after " + ms(t0) + " ms");
+  }
+
+  private static org.apache.hadoop.ha.HAServiceProtocol.StateChangeRequestInfo byUser() {
+    return new org.apache.hadoop.ha.HAServiceProtocol.StateChangeRequestInfo(
+        org.apache.hadoop.ha.HAServiceProtocol.RequestSource.REQUEST_BY_USER);
+  }
+
+  /**
+   * Waits until the active ResourceManager runs, has every NodeManager that is not stopped
+   * RUNNING and knows the apps applications it had before, and says so.
+   */
+  private String awaitWhole(String what, int apps) throws Exception {
     int want = nodeManagerCount() - stopped.size();
-    String whole = await("the restarted ResourceManager to have every running NodeManager RUNNING", () -> {
+    return await(what + " to be active with every running NodeManager RUNNING", () -> {
       ResourceManager rm = h.yarn().getResourceManager();
       if (rm == null || rm.getServiceState() != org.apache.hadoop.service.Service.STATE.STARTED) {
         return Optional.empty();
@@ -366,7 +417,6 @@ final class Faults implements Runnable {
       return running >= want ? Optional.of(running + " NodeManager(s) RUNNING, "
           + rm.getRMContext().getRMApps().size() + " of " + apps + " application(s) recovered") : Optional.empty();
     });
-    return new Answer(true, "restarted the ResourceManager (work-preserving); " + whole + " after " + ms(t0) + " ms");
   }
 
   private NodeManager nodeManagerOf(NodeId id) {

@@ -92,6 +92,14 @@ public final class MiniYarnHarness {
   private final long watchPid;
   /** --recovery: a ResourceManager that restarts work-preserving on fixed ports (restart-rm). */
   private final boolean recovery;
+  /** --ha: two ResourceManagers (rm0 active, rm1 standby) sharing the state store (failover). */
+  private final boolean ha;
+  /** The RM service keys that get a per-rm-id value under --ha. */
+  private static final String[] RM_SERVICE_KEYS = {YarnConfiguration.RM_ADDRESS,
+    YarnConfiguration.RM_SCHEDULER_ADDRESS, YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
+    YarnConfiguration.RM_ADMIN_ADDRESS, YarnConfiguration.RM_WEBAPP_ADDRESS};
+  /** The rm-ids of --ha. */
+  static final String[] RM_IDS = {"rm0", "rm1"};
   private final long startedAt = System.currentTimeMillis();
   private final CountDownLatch stopRequested = new CountDownLatch(1);
   private volatile boolean ready;
@@ -106,12 +114,13 @@ public final class MiniYarnHarness {
   private boolean guiceShared;
 
   private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid,
-      boolean recovery) {
+      boolean recovery, boolean ha) {
     this.confDir = confDir;
     this.stateDir = stateDir;
     this.nodeManagers = nodeManagers;
     this.watchPid = watchPid;
-    this.recovery = recovery;
+    this.recovery = recovery || ha;
+    this.ha = ha;
   }
 
   /**
@@ -125,6 +134,7 @@ public final class MiniYarnHarness {
     int nms = 2;
     long watch = -1;
     boolean recovery = false;
+    boolean ha = false;
     try {
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
@@ -134,6 +144,7 @@ public final class MiniYarnHarness {
           case "--node-managers" -> nms = Integer.parseInt(args[++i]);
           case "--watch-pid" -> watch = Long.parseLong(args[++i]);
           case "--recovery" -> recovery = true;
+          case "--ha" -> ha = true;
           default -> throw new IllegalArgumentException("unknown argument " + a);
         }
       }
@@ -149,11 +160,11 @@ public final class MiniYarnHarness {
     } catch (RuntimeException e) {
       System.err.println("mini-yarn harness: " + e.getMessage());
       System.err.println("usage: MiniYarnHarness --conf DIR --state DIR"
-          + " [--node-managers N] [--watch-pid PID] [--recovery]");
+          + " [--node-managers N] [--watch-pid PID] [--recovery] [--ha]");
       System.exit(2);
       return;
     }
-    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery);
+    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery, ha);
     try {
       h.run();
       System.exit(0);
@@ -236,6 +247,9 @@ public final class MiniYarnHarness {
     addrs.put(YarnConfiguration.RM_ADMIN_ADDRESS,
         hostPort(rmConf.get(YarnConfiguration.RM_ADMIN_ADDRESS)));
     addrs.put(YarnConfiguration.RM_WEBAPP_ADDRESS, rmWeb);
+    if (ha) {
+      addrs.putAll(haClientKeys());
+    }
 
     // Publish, unless a stop began meanwhile: endpoints.json must never outlive the cluster.
     synchronized (this) {
@@ -244,7 +258,7 @@ public final class MiniYarnHarness {
         return;
       }
       Path hadoopConf = writeClientConf(hdfsUri, addrs);
-      writeEnv(hadoopConf, rmWeb, hdfsUri);
+      writeEnv(hadoopConf, rmWebAddresses(rmWeb), hdfsUri);
       long dfsMs = ms(tDfs - t0);
       long yarnMs = ms(tYarn - tDfs);
       long readyMs = ms(tReady - t0);
@@ -258,6 +272,11 @@ public final class MiniYarnHarness {
         @Override
         public boolean recovery() {
           return recovery;
+        }
+
+        @Override
+        public boolean ha() {
+          return ha;
         }
 
         @Override
@@ -278,6 +297,8 @@ public final class MiniYarnHarness {
         public void nodeManagersChanged() throws ReflectiveOperationException {
           if (guiceShared) {
             restoreRmGuicePipeline();
+          } else if (ha) {
+            pinRmGuicePipelines();
           }
         }
 
@@ -383,6 +404,9 @@ public final class MiniYarnHarness {
     if (recovery) {
       restartable(c);
     }
+    if (ha) {
+      highlyAvailable(c);
+    }
     StringBuilder why = new StringBuilder();
     FakeGpuHosts hosts = FakeGpuHosts.fromEnvironment(System.getenv(), why);
     if (hosts != null) {
@@ -391,11 +415,14 @@ public final class MiniYarnHarness {
       LOG.warn("no fake GPU hosts for the NodeManagers' containers: {}", why);
     }
     LOG.info("starting MiniYARNCluster (1 ResourceManager, {} NodeManagers)", nodeManagers);
-    yarn = newMiniYarn(nodeManagers, nmWeb);
+    yarn = ha ? new MiniYARNCluster("cluster", RM_IDS.length, nodeManagers, 1, 1)
+        : newMiniYarn(nodeManagers, nmWeb);
     yarn.init(c);
     yarn.start();
     if (guiceShared) {
       restoreRmGuicePipeline();
+    } else if (ha) {
+      pinRmGuicePipelines();
     }
 
     long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
@@ -453,6 +480,65 @@ public final class MiniYarnHarness {
       c.set(key, host + ":0");
     }
     LOG.info("recovery: RM state in {}, fixed RM ports {}", store, c.get(YarnConfiguration.RM_ADDRESS));
+  }
+
+  /**
+   * --ha: two ResourceManagers, rm0 and rm1, each on fixed ports of its own (per-rm-id keys),
+   * sharing --recovery's state store. Failover is manual (the failover verb transitions them, as
+   * yarn rmadmin -transitionToStandby/-transitionToActive does): MiniYARNCluster makes rm0 active
+   * when it starts. The plain keys name rm0, the first active one.
+   */
+  private void highlyAvailable(Configuration c) throws IOException {
+    if (VersionInfo.getVersion().matches("3\\.[0-4]\\..*")) {
+      throw new IllegalArgumentException("--ha needs Hadoop 3.5+ here: on " + VersionInfo.getVersion()
+          + " the two ResourceManagers' web apps would share one Guice pipeline in this JVM");
+    }
+    c.setBoolean(YarnConfiguration.RM_HA_ENABLED, true);
+    c.set(YarnConfiguration.RM_HA_IDS, String.join(",", RM_IDS));
+    c.set(YarnConfiguration.RM_CLUSTER_ID, "mini-yarn");
+    c.setBoolean(YarnConfiguration.AUTO_FAILOVER_ENABLED, false);
+    String host = MiniYARNCluster.getHostname();
+    for (String key : RM_SERVICE_KEYS) {
+      for (String id : RM_IDS) {
+        String v = id.equals(RM_IDS[0]) ? c.get(key) : host + ":" + freePort();
+        c.set(key + "." + id, v);
+      }
+    }
+    // The NodeManagers and the AMs fail over between the two every 200 ms at first.
+    c.setLong(YarnConfiguration.CLIENT_FAILOVER_SLEEPTIME_BASE_MS, 200);
+    c.setLong(YarnConfiguration.CLIENT_FAILOVER_SLEEPTIME_MAX_MS, 1000);
+    LOG.info("HA: ResourceManagers {} ({} active first), manual failover", String.join(",", RM_IDS), RM_IDS[0]);
+  }
+
+  /** The client configuration keys of --ha: the set and each ResourceManager's addresses. */
+  private Map<String, String> haClientKeys() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put(YarnConfiguration.RM_HA_ENABLED, "true");
+    m.put(YarnConfiguration.RM_HA_IDS, String.join(",", RM_IDS));
+    m.put(YarnConfiguration.RM_CLUSTER_ID, "mini-yarn");
+    Configuration c = yarn.getConfig();
+    for (String id : RM_IDS) {
+      for (String key : RM_SERVICE_KEYS) {
+        m.put(key + "." + id, hostPort(c.get(key + "." + id)));
+      }
+    }
+    return m;
+  }
+
+  /** The web addresses of the ResourceManagers (one without --ha), active first at start. */
+  private List<String> rmWebAddresses(String rmWeb) {
+    List<String> out = new ArrayList<>();
+    out.add(rmWeb);
+    if (ha) {
+      Configuration c = yarn.getConfig();
+      for (String id : RM_IDS) {
+        String a = hostPort(c.get(YarnConfiguration.RM_WEBAPP_ADDRESS + "." + id));
+        if (!out.contains(a)) {
+          out.add(a);
+        }
+      }
+    }
+    return out;
   }
 
   private static int freePort() throws IOException {
@@ -657,11 +743,15 @@ public final class MiniYarnHarness {
         .replace("\"", "&quot;");
   }
 
-  private void writeEnv(Path hadoopConf, String rmWeb, String hdfsUri) throws IOException {
+  private void writeEnv(Path hadoopConf, List<String> rmWebs, String hdfsUri) throws IOException {
+    List<String> urls = new ArrayList<>();
+    for (String w : rmWebs) {
+      urls.add("http://" + w);
+    }
     String s = "export HADOOP_CONF_DIR=" + sh(hadoopConf.toString()) + "\n"
         + "export YARN_CONF_DIR=" + sh(hadoopConf.toString()) + "\n"
         + "export YARN_ER_MINIYARN_STATE=" + sh(stateDir.toString()) + "\n"
-        + "export YARN_ER_RM=" + sh("http://" + rmWeb) + "\n"
+        + "export YARN_ER_RM=" + sh(String.join(",", urls)) + "\n"
         + "export YARN_ER_HDFS=" + sh(hdfsUri) + "\n";
     atomicWrite(stateDir.resolve("env.sh"), s);
   }
@@ -675,6 +765,15 @@ public final class MiniYarnHarness {
     Json j = new Json();
     j.field("hadoopVersion", VersionInfo.getVersion());
     j.field("rmWebAddress", "http://" + addrs.get(YarnConfiguration.RM_WEBAPP_ADDRESS));
+    j.key("rmWebAddresses").append("[");
+    int w = 0;
+    for (String a : rmWebAddresses(addrs.get(YarnConfiguration.RM_WEBAPP_ADDRESS))) {
+      j.append(w++ == 0 ? "" : ",").append(Json.quote("http://" + a));
+    }
+    j.append("]").comma();
+    if (ha) {
+      j.field("haRmIds", String.join(",", RM_IDS));
+    }
     j.field("rmAddress", addrs.get(YarnConfiguration.RM_ADDRESS));
     j.field("rmSchedulerAddress", addrs.get(YarnConfiguration.RM_SCHEDULER_ADDRESS));
     j.field("rmResourceTrackerAddress", addrs.get(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS));
@@ -818,6 +917,53 @@ public final class MiniYarnHarness {
    * and are reported without an HTTP address, as on 3.4). Reflection: Guice is shaded on 3.5.
    */
   private void restoreRmGuicePipeline() throws ReflectiveOperationException {
+    activeRmGuicePipeline();
+    nmWeb = false;
+    LOG.warn("Hadoop {}: the RM's Guice pipeline restored over the NodeManagers' (one"
+        + " GuiceFilter per JVM); NodeManager web servers serve nothing", VersionInfo.getVersion());
+  }
+
+  /**
+   * --ha: gives the GuiceFilter that Jetty runs for each ResourceManager's web server that RM's
+   * own pipeline. Jetty makes that filter from its class name, so it runs the JVM's one static
+   * pipeline, the last RM's to start (or restart): both RMs' requests would then go through that
+   * RM's filters, among them RMWebAppFilter, which redirects a standby's requests to the active
+   * RM, judged by the wrong RM's HA state. Hadoop 3.5 (Jersey 2) only; --ha refuses older lines.
+   */
+  private void pinRmGuicePipelines() throws ReflectiveOperationException {
+    for (int i = 0; i < RM_IDS.length; i++) {
+      ResourceManager rm = yarn.getResourceManager(i);
+      if (rm == null) {
+        continue;
+      }
+      Object webApp = field(rm, "webApp");
+      Object pipeline = field(field(webApp, "guiceFilter"), "injectedPipeline");
+      Object http = webApp.getClass().getMethod("httpServer").invoke(webApp);
+      Object ctx = http.getClass().getMethod("getWebAppContext").invoke(http);
+      Object handler = ctx.getClass().getMethod("getServletHandler").invoke(ctx);
+      Object[] holders = (Object[]) handler.getClass().getMethod("getFilters").invoke(handler);
+      int pinned = 0;
+      for (Object holder : holders) {
+        Object filter = holder.getClass().getMethod("getFilter").invoke(holder);
+        if (filter == null) {
+          continue;
+        }
+        for (Class<?> c = filter.getClass(); c != null; c = c.getSuperclass()) {
+          if (c.getName().endsWith(".GuiceFilter")) {
+            java.lang.reflect.Field f = c.getDeclaredField("injectedPipeline");
+            f.setAccessible(true);
+            f.set(filter, pipeline);
+            pinned++;
+            break;
+          }
+        }
+      }
+      LOG.info("HA: {} web server runs its own Guice pipeline ({} filter(s))", RM_IDS[i], pinned);
+    }
+  }
+
+  /** Makes the active ResourceManager's Guice pipeline the JVM's one (restoreRmGuicePipeline). */
+  private void activeRmGuicePipeline() throws ReflectiveOperationException {
     Object webApp = field(yarn.getResourceManager(), "webApp");
     Object rmFilter = field(webApp, "guiceFilter");
     Object pipeline = field(rmFilter, "injectedPipeline");
@@ -828,9 +974,6 @@ public final class MiniYarnHarness {
     java.lang.reflect.Field stat = gf.getDeclaredField("pipeline");
     stat.setAccessible(true);
     stat.set(null, pipeline);
-    nmWeb = false;
-    LOG.warn("Hadoop {}: the RM's Guice pipeline restored over the NodeManagers' (one"
-        + " GuiceFilter per JVM); NodeManager web servers serve nothing", VersionInfo.getVersion());
   }
 
   /** The value of the field called name of o (declared by its class or a superclass). */
