@@ -401,11 +401,14 @@ public final class MiniYarnHarness {
       LOG.warn("Hadoop {}: NodeManager web servers off (one GuiceFilter per JVM)",
           VersionInfo.getVersion());
     }
+    // Every fixed port at once, each held open until all are chosen, so that no two are the same.
+    java.util.Deque<Integer> ports = freePorts(
+        recovery ? RM_SERVICE_KEYS.length * (ha ? RM_IDS.length : 1) : 0);
     if (recovery) {
-      restartable(c);
+      restartable(c, ports);
     }
     if (ha) {
-      highlyAvailable(c);
+      highlyAvailable(c, ports);
     }
     StringBuilder why = new StringBuilder();
     FakeGpuHosts hosts = FakeGpuHosts.fromEnvironment(System.getenv(), why);
@@ -455,7 +458,7 @@ public final class MiniYarnHarness {
    * now), which the NodeManagers and every client reach over RPC as on a real cluster.
    * MiniYARNCluster's in-process NodeManagers would keep calling the stopped RM object.
    */
-  private void restartable(Configuration c) throws IOException {
+  private void restartable(Configuration c, java.util.Deque<Integer> ports) throws IOException {
     c.setBoolean(YarnConfiguration.RECOVERY_ENABLED, true);
     c.setBoolean(YarnConfiguration.RM_WORK_PRESERVING_RECOVERY_ENABLED, true);
     c.set(YarnConfiguration.RM_STORE,
@@ -468,10 +471,8 @@ public final class MiniYarnHarness {
     c.setBoolean(YarnConfiguration.YARN_MINICLUSTER_FIXED_PORTS, true);
     c.setBoolean(YarnConfiguration.YARN_MINICLUSTER_USE_RPC, true);
     String host = MiniYARNCluster.getHostname();
-    for (String key : new String[] {YarnConfiguration.RM_ADDRESS, YarnConfiguration.RM_SCHEDULER_ADDRESS,
-        YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS, YarnConfiguration.RM_ADMIN_ADDRESS,
-        YarnConfiguration.RM_WEBAPP_ADDRESS}) {
-      c.set(key, host + ":" + freePort());
+    for (String key : RM_SERVICE_KEYS) {
+      c.set(key, host + ":" + ports.remove());
     }
     // With fixed ports MiniYARNCluster takes the NodeManagers' addresses from the configuration
     // too, whose defaults (8040, 8042, 8048) two NodeManagers would share.
@@ -488,7 +489,7 @@ public final class MiniYarnHarness {
    * yarn rmadmin -transitionToStandby/-transitionToActive does): MiniYARNCluster makes rm0 active
    * when it starts. The plain keys name rm0, the first active one.
    */
-  private void highlyAvailable(Configuration c) throws IOException {
+  private void highlyAvailable(Configuration c, java.util.Deque<Integer> ports) throws IOException {
     if (VersionInfo.getVersion().matches("3\\.[0-4]\\..*")) {
       throw new IllegalArgumentException("--ha needs Hadoop 3.5+ here: on " + VersionInfo.getVersion()
           + " the two ResourceManagers' web apps would share one Guice pipeline in this JVM");
@@ -500,7 +501,7 @@ public final class MiniYarnHarness {
     String host = MiniYARNCluster.getHostname();
     for (String key : RM_SERVICE_KEYS) {
       for (String id : RM_IDS) {
-        String v = id.equals(RM_IDS[0]) ? c.get(key) : host + ":" + freePort();
+        String v = id.equals(RM_IDS[0]) ? c.get(key) : host + ":" + ports.remove();
         c.set(key + "." + id, v);
       }
     }
@@ -541,11 +542,23 @@ public final class MiniYarnHarness {
     return out;
   }
 
-  private static int freePort() throws IOException {
-    try (java.net.ServerSocket ss = new java.net.ServerSocket(0)) {
-      ss.setReuseAddress(true);
-      return ss.getLocalPort();
+  /** n free ports, all distinct: each socket stays open until every port is chosen. */
+  private static java.util.Deque<Integer> freePorts(int n) throws IOException {
+    java.util.Deque<Integer> out = new java.util.ArrayDeque<>();
+    List<java.net.ServerSocket> open = new ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        java.net.ServerSocket ss = new java.net.ServerSocket(0);
+        ss.setReuseAddress(true);
+        open.add(ss);
+        out.add(ss.getLocalPort());
+      }
+    } finally {
+      for (java.net.ServerSocket ss : open) {
+        ss.close();
+      }
     }
+    return out;
   }
 
   /**
