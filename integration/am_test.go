@@ -43,8 +43,8 @@ type amJob struct {
 // runAMJob stages the built yarn-er and a job spec in a file: staging directory named after the
 // application, submits `yarn-er am` over REST with both as file: local resources (as submit
 // does with hdfs: ones), and waits for the application to end while watching the nodes' GPUs.
-// The containers find their GPUs in their NodeManager's own fake GPU host, with no variable set
-// here (docker/README.md, "Fake GPU hosts").
+// The containers find their GPUs in their NodeManager's own fake GPU host (docker/README.md,
+// "Fake GPU hosts"), with a coordination file of the test's own.
 func runAMJob(t testing.TB, ep *Endpoints, mod func(*jobspec.Spec)) *amJob {
 	t.Helper()
 	return runAMJobWith(t, ep, amJobOptions{Mod: mod})
@@ -93,7 +93,8 @@ func runAMJobWith(t testing.TB, ep *Endpoints, o amJobOptions) *amJob {
 			{Name: "yarn.io/gpu", Value: 1},
 		},
 		Devices: &jobspec.Devices{Kind: "gpu", Amount: 1},
-		Env:     map[string]string{"SHARE": share},
+		// The NodeManager's fake GPU host, a coordination file of this test's (shareEnv).
+		Env: map[string]string{"SHARE": share, "YARN_ER_COORDINATION_FILE": filepath.Join(share, "gpus")},
 		Binary: jobspec.LocalFile{Name: jobspec.BinaryName, URL: "file://" + stagedBin, Size: binFI.Size(),
 			MtimeMillis: binFI.ModTime().UnixMilli(), Type: records.LocalFile},
 		StagingDir: "file://" + staging,

@@ -132,10 +132,13 @@ func TestSubmitBadInput(t *testing.T) {
 	}
 }
 
-// shareEnv returns the submit flag that sets $SHARE to share, a directory the ranks write to.
-// Their devices need no flag: each NodeManager hands its containers its own fake GPU host.
+// shareEnv returns the submit flags that set $SHARE to share, a directory the ranks write to,
+// and give the test a coordination file of its own there. The devices need no flag: each
+// NodeManager hands its containers its own fake GPU host (and a coordination file, which
+// TestSubmitGPUsWithoutEnv and the fault tests use); a ledger per test keeps a process that
+// outlives an earlier test's container from holding this test's GPUs.
 func shareEnv(share string) []string {
-	return []string{"--env", "SHARE=" + share}
+	return []string{"--env", "SHARE=" + share, "--env", "YARN_ER_COORDINATION_FILE=" + filepath.Join(share, "gpus")}
 }
 
 func tgz(t *testing.T, files map[string]string) string {
