@@ -237,8 +237,9 @@ func (r *runner) adopt(ctx context.Context, reg *amrm.Registration) {
 }
 
 // restartLingering starts again the ranks whose previous container was neither handed over nor
-// reported ended by the first heartbeat: its end went unseen while no ApplicationMaster ran. The
-// restart does not count against the rank's restarts (its exit status is unknown).
+// reported ended by the first heartbeat: its end went unseen while no ApplicationMaster ran. Its
+// exit status is unknown, so the restart is the cluster's doing (completed with taken): it does
+// not use up the rank's restarts, within the bound of such restarts.
 func (r *runner) restartLingering() {
 	for _, s := range r.slots {
 		if !s.lingering {
@@ -249,10 +250,6 @@ func (r *runner) restartLingering() {
 			continue // its end was reported
 		}
 		delete(r.byID, s.container.ID)
-		r.log.Warn("am: the previous attempt's container of a rank ended unseen; starting the rank again", "rank", s.rank,
-			"container", s.container.ID.String())
-		s.state = waiting
-		r.res.Restarts++
-		r.askOneMore(s, -1000)
+		r.completed(s, -1000, "its container ended while no ApplicationMaster ran (exit status unknown)", true)
 	}
 }
