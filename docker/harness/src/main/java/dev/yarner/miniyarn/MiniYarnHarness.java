@@ -94,6 +94,8 @@ public final class MiniYarnHarness {
   private final boolean recovery;
   /** --ha: two ResourceManagers (rm0 active, rm1 standby) sharing the state store (failover). */
   private final boolean ha;
+  /** --kerberos: the KDC and the secure settings; null without. */
+  private final Secure secure;
   /** The RM service keys that get a per-rm-id value under --ha. */
   private static final String[] RM_SERVICE_KEYS = {YarnConfiguration.RM_ADDRESS,
     YarnConfiguration.RM_SCHEDULER_ADDRESS, YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
@@ -114,8 +116,9 @@ public final class MiniYarnHarness {
   private boolean guiceShared;
 
   private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid,
-      boolean recovery, boolean ha) {
+      boolean recovery, boolean ha, Secure secure) {
     this.confDir = confDir;
+    this.secure = secure;
     this.stateDir = stateDir;
     this.nodeManagers = nodeManagers;
     this.watchPid = watchPid;
@@ -135,6 +138,9 @@ public final class MiniYarnHarness {
     long watch = -1;
     boolean recovery = false;
     boolean ha = false;
+    boolean kerberos = false;
+    boolean https = false;
+    String protection = null;
     try {
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
@@ -145,6 +151,9 @@ public final class MiniYarnHarness {
           case "--watch-pid" -> watch = Long.parseLong(args[++i]);
           case "--recovery" -> recovery = true;
           case "--ha" -> ha = true;
+          case "--kerberos" -> kerberos = true;
+          case "--https" -> https = true;
+          case "--rpc-protection" -> protection = Secure.checkProtection(args[++i]);
           default -> throw new IllegalArgumentException("unknown argument " + a);
         }
       }
@@ -154,17 +163,27 @@ public final class MiniYarnHarness {
       if (!Files.isDirectory(conf)) {
         throw new IllegalArgumentException("conf dir " + conf + " does not exist");
       }
+      if ((https || protection != null) && !kerberos) {
+        throw new IllegalArgumentException("--https and --rpc-protection need --kerberos");
+      }
+      if (kerberos && (recovery || ha)) {
+        throw new IllegalArgumentException(
+            "--kerberos does not combine with --recovery or --ha yet");
+      }
       if (nms < 1) {
         throw new IllegalArgumentException("--node-managers must be at least 1");
       }
     } catch (RuntimeException e) {
       System.err.println("mini-yarn harness: " + e.getMessage());
       System.err.println("usage: MiniYarnHarness --conf DIR --state DIR"
-          + " [--node-managers N] [--watch-pid PID] [--recovery] [--ha]");
+          + " [--node-managers N] [--watch-pid PID] [--recovery] [--ha]"
+          + " [--kerberos [--rpc-protection P] [--https]]");
       System.exit(2);
       return;
     }
-    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery, ha);
+    Secure secure = kerberos ? new Secure(state,
+        protection == null ? "authentication" : protection, https) : null;
+    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery, ha, secure);
     try {
       h.run();
       System.exit(0);
@@ -188,8 +207,15 @@ public final class MiniYarnHarness {
     // Every Configuration created from here on (in this thread and in the threads it starts)
     // finds the conf dir's *-site.xml, capacity-scheduler.xml, resource-types.xml and
     // node-resources.xml on its class path, exactly as the daemons of a real cluster do.
+    if (secure != null) {
+      // Java's replay cache refuses two SPNEGO authenticators of one second from one client.
+      System.setProperty("sun.security.krb5.rcache", "none");
+      secure.start();
+    }
+    // With --kerberos, a copy of the conf dir with the security keys in its core-site.xml.
+    Path daemonConf = secure == null ? confDir : secure.writeDaemonConf(confDir);
     ClassLoader confLoader = new ConfClassLoader(
-        confDir.toUri().toURL(), MiniYarnHarness.class.getClassLoader());
+        daemonConf.toUri().toURL(), MiniYarnHarness.class.getClassLoader());
     Thread.currentThread().setContextClassLoader(confLoader);
     for (String f : CONF_FILES) {
       URL u = confLoader.getResource(f);
@@ -222,6 +248,10 @@ public final class MiniYarnHarness {
     new HdfsConfiguration(); // registers hdfs-default.xml and hdfs-site.xml as defaults
     Configuration base = new YarnConfiguration();
     base.set("hadoop.tmp.dir", stateDir.resolve("tmp").toString());
+    if (secure != null) {
+      secure.apply(base);
+      secure.login(base);
+    }
 
     startDfs(base);
     long tDfs = System.nanoTime();
@@ -234,7 +264,7 @@ public final class MiniYarnHarness {
 
     ResourceManager rm = yarn.getResourceManager();
     Configuration rmConf = rm.getConfig();
-    String rmWeb = hostPort(rmConf.get(YarnConfiguration.RM_WEBAPP_ADDRESS));
+    String rmWeb = hostPort(rmConf.get(webKey()));
     waitForRest(rmWeb);
     long tReady = System.nanoTime();
 
@@ -246,7 +276,7 @@ public final class MiniYarnHarness {
         hostPort(rmConf.get(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS)));
     addrs.put(YarnConfiguration.RM_ADMIN_ADDRESS,
         hostPort(rmConf.get(YarnConfiguration.RM_ADMIN_ADDRESS)));
-    addrs.put(YarnConfiguration.RM_WEBAPP_ADDRESS, rmWeb);
+    addrs.put(webKey(), rmWeb);
     if (ha) {
       addrs.putAll(haClientKeys());
     }
@@ -324,6 +354,39 @@ public final class MiniYarnHarness {
     shutdown();
   }
 
+  /** The RM's web address key clients use: the https one under yarn.http.policy=HTTPS_ONLY. */
+  private String webKey() {
+    return secure != null && secure.https() ? YarnConfiguration.RM_WEBAPP_HTTPS_ADDRESS
+        : YarnConfiguration.RM_WEBAPP_ADDRESS;
+  }
+
+  /** http:// or https://, as YARN's web endpoints are served. */
+  private String scheme() {
+    return secure != null && secure.https() ? "https://" : "http://";
+  }
+
+  /**
+   * The address clients dial for a daemon's "127.0.0.1:port": with Kerberos "localhost:port",
+   * the host name in the principals and the certificate (as clients of a real cluster use host
+   * names, not addresses).
+   */
+  private String clientAddr(String hostPort) {
+    if (secure == null || hostPort == null) {
+      return hostPort;
+    }
+    int i = hostPort.lastIndexOf(':');
+    return "localhost" + hostPort.substring(i);
+  }
+
+  /** The user whose applications the cluster expects: the Kerberos user, else the JVM's. */
+  private static String jvmUser() throws IOException {
+    return UserGroupInformation.getCurrentUser().getShortUserName();
+  }
+
+  private String yarnUser() throws IOException {
+    return secure != null ? Secure.USER : jvmUser();
+  }
+
   private static long ms(long nanos) {
     return TimeUnit.NANOSECONDS.toMillis(nanos);
   }
@@ -370,11 +433,19 @@ public final class MiniYarnHarness {
       sleep(200);
     }
     // The directories that YARN applications expect, like on a fresh real cluster.
-    String user = UserGroupInformation.getCurrentUser().getShortUserName();
+    String user = yarnUser();
     org.apache.hadoop.fs.Path tmp = new org.apache.hadoop.fs.Path("/tmp");
     fs.mkdirs(tmp);
     fs.setPermission(tmp, new FsPermission((short) 01777));
     fs.mkdirs(new org.apache.hadoop.fs.Path("/user/" + user));
+    if (secure != null) {
+      // The Kerberos users' homes, theirs (the NameNode's login is the superuser).
+      for (String u : new String[] {Secure.USER, Secure.OTHER_USER}) {
+        org.apache.hadoop.fs.Path home = new org.apache.hadoop.fs.Path("/user/" + u);
+        fs.mkdirs(home, new FsPermission((short) 0755));
+        fs.setOwner(home, u, null);
+      }
+    }
     LOG.info("HDFS is up: hdfs://127.0.0.1:{} (user {})", dfs.getNameNodePort(), user);
   }
 
@@ -643,13 +714,31 @@ public final class MiniYarnHarness {
 
   /** Waits until the RM's REST API answers and lists every NodeManager as RUNNING. */
   private void waitForRest(String rmWeb) throws IOException {
-    String user = URLEncoder.encode(UserGroupInformation.getCurrentUser().getShortUserName(),
-        StandardCharsets.UTF_8);
-    URL url = URI.create("http://" + rmWeb + "/ws/v1/cluster/nodes?states=RUNNING&user.name="
-        + user).toURL();
+    String user = URLEncoder.encode(jvmUser(), StandardCharsets.UTF_8);
+    URL url = secure != null
+        ? URI.create(scheme() + clientAddr(rmWeb) + "/ws/v1/cluster/nodes?states=RUNNING").toURL()
+        : URI.create("http://" + rmWeb + "/ws/v1/cluster/nodes?states=RUNNING&user.name="
+            + user).toURL();
     long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
     String last = "";
     while (System.currentTimeMillis() < deadline) {
+      if (secure != null) {
+        try {
+          Object[] got = secure.get(url);
+          int n = count((String) got[1], "\"state\":\"RUNNING\"");
+          if (n >= nodeManagers) {
+            return;
+          }
+          last = "HTTP " + got[0] + ", " + n + " RUNNING nodes over REST (SPNEGO)";
+        } catch (IOException e) {
+          last = e.toString();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IOException("interrupted", e);
+        }
+        sleep(200);
+        continue;
+      }
       try {
         HttpURLConnection conn = (HttpURLConnection) url.openConnection();
         conn.setRequestProperty("Accept", "application/json");
@@ -674,7 +763,7 @@ public final class MiniYarnHarness {
       }
       sleep(200);
     }
-    throw new IOException("RM REST API at http://" + rmWeb + " not ready: " + last);
+    throw new IOException("RM REST API at " + url + " not ready: " + last);
   }
 
   private static int count(String s, String sub) {
@@ -696,20 +785,34 @@ public final class MiniYarnHarness {
     deleteTree(tmp);
     Files.createDirectories(tmp);
 
+    Map<String, Map<String, String>> secureKeys = secure != null ? secure.clientKeys()
+        : Map.of();
     Map<String, String> core = readXml("core-site.xml");
     core.put("fs.defaultFS", hdfsUri);
+    core.putAll(secureKeys.getOrDefault("core-site.xml", Map.of()));
     writeXml(tmp.resolve("core-site.xml"), core);
 
     Map<String, String> hdfs = readXml("hdfs-site.xml");
     hdfs.put("dfs.namenode.rpc-address", "127.0.0.1:" + dfs.getNameNodePort());
     InetSocketAddress nnHttp = dfs.getNameNode().getHttpAddress();
     hdfs.put("dfs.namenode.http-address", "127.0.0.1:" + nnHttp.getPort());
+    hdfs.putAll(secureKeys.getOrDefault("hdfs-site.xml", Map.of()));
     writeXml(tmp.resolve("hdfs-site.xml"), hdfs);
 
     Map<String, String> yarnSite = readXml("yarn-site.xml");
-    yarnSite.put(YarnConfiguration.RM_HOSTNAME, "127.0.0.1");
-    yarnSite.putAll(yarnAddrs);
+    yarnSite.put(YarnConfiguration.RM_HOSTNAME, secure != null ? "localhost" : "127.0.0.1");
+    for (Map.Entry<String, String> e : yarnAddrs.entrySet()) {
+      yarnSite.put(e.getKey(), clientAddr(e.getValue()));
+    }
+    yarnSite.putAll(secureKeys.getOrDefault("yarn-site.xml", Map.of()));
     writeXml(tmp.resolve("yarn-site.xml"), yarnSite);
+    if (secure != null && secure.https()) {
+      // What Java clients (Flink's, Hadoop's own) read to trust the cluster's CA.
+      Path sslClient = secure.sslConfDir().resolve("ssl-client.xml");
+      Files.copy(sslClient, tmp.resolve("ssl-client.xml"), StandardCopyOption.REPLACE_EXISTING);
+      Files.setPosixFilePermissions(tmp.resolve("ssl-client.xml"),
+          java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    }
 
     for (String f : new String[] {"capacity-scheduler.xml", "resource-types.xml",
         "node-resources.xml"}) {
@@ -759,13 +862,18 @@ public final class MiniYarnHarness {
   private void writeEnv(Path hadoopConf, List<String> rmWebs, String hdfsUri) throws IOException {
     List<String> urls = new ArrayList<>();
     for (String w : rmWebs) {
-      urls.add("http://" + w);
+      urls.add(scheme() + clientAddr(w));
     }
     String s = "export HADOOP_CONF_DIR=" + sh(hadoopConf.toString()) + "\n"
         + "export YARN_CONF_DIR=" + sh(hadoopConf.toString()) + "\n"
         + "export YARN_ER_MINIYARN_STATE=" + sh(stateDir.toString()) + "\n"
         + "export YARN_ER_RM=" + sh(String.join(",", urls)) + "\n"
         + "export YARN_ER_HDFS=" + sh(hdfsUri) + "\n";
+    if (secure != null) {
+      for (Map.Entry<String, String> e : secure.env().entrySet()) {
+        s += "export " + e.getKey() + "=" + sh(e.getValue()) + "\n";
+      }
+    }
     atomicWrite(stateDir.resolve("env.sh"), s);
   }
 
@@ -777,11 +885,11 @@ public final class MiniYarnHarness {
       Path hadoopConf, long dfsMs, long yarnMs, long readyMs) throws IOException {
     Json j = new Json();
     j.field("hadoopVersion", VersionInfo.getVersion());
-    j.field("rmWebAddress", "http://" + addrs.get(YarnConfiguration.RM_WEBAPP_ADDRESS));
+    j.field("rmWebAddress", scheme() + clientAddr(addrs.get(webKey())));
     j.key("rmWebAddresses").append("[");
     int w = 0;
-    for (String a : rmWebAddresses(addrs.get(YarnConfiguration.RM_WEBAPP_ADDRESS))) {
-      j.append(w++ == 0 ? "" : ",").append(Json.quote("http://" + a));
+    for (String a : rmWebAddresses(addrs.get(webKey()))) {
+      j.append(w++ == 0 ? "" : ",").append(Json.quote(scheme() + clientAddr(a)));
     }
     j.append("]").comma();
     if (ha) {
@@ -815,7 +923,16 @@ public final class MiniYarnHarness {
     j.field("confSource", confDir.toString());
     j.field("stateDir", stateDir.toString());
     j.field("clusterLog", stateDir.resolve("cluster.log").toString());
-    j.field("user", UserGroupInformation.getCurrentUser().getShortUserName());
+    j.field("user", yarnUser());
+    if (secure != null) {
+      j.key("secure").append("{");
+      int f = 0;
+      for (Map.Entry<String, String> e : secure.endpointFields().entrySet()) {
+        j.append(f++ == 0 ? "" : ",").append(Json.quote(e.getKey())).append(":")
+            .append(Json.quote(e.getValue()));
+      }
+      j.append("}").comma();
+    }
     j.key("resourceTypes").append("[");
     Set<String> types = new TreeSet<>();
     for (ResourceInformation ri : ResourceUtils.getResourceTypesArray()) {
@@ -1048,6 +1165,9 @@ public final class MiniYarnHarness {
       } catch (RuntimeException e) {
         LOG.warn("stopping HDFS: {}", e.toString(), e);
       }
+    }
+    if (secure != null) {
+      secure.stop();
     }
     LOG.info("mini-YARN STOPPED in {} ms", ms(System.nanoTime() - t0));
   }
