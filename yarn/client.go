@@ -2,6 +2,8 @@ package yarn
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -107,7 +109,7 @@ func NewClient(opts Options) (*Client, error) {
 					return nil, err
 				}
 			}
-			neg = &krb5Negotiator{cl: cl, spn: strings.TrimSpace(opts.Kerberos.ServicePrincipal)}
+			neg = &krb5Negotiator{cl: cl, spn: strings.TrimSpace(opts.Kerberos.ServicePrincipal), lookupAddr: opts.Kerberos.lookupAddr}
 			c.krb = cl
 		}
 		rt = &spnegoTransport{next: rt, neg: neg, logger: logger}
@@ -409,11 +411,35 @@ func (c *Client) classifyTransportError(ctx, actx context.Context, cl call, u *u
 		return outcomeRetryable, rerr
 	case errors.Is(err, ErrAuthentication):
 		return outcomeDone, err
+	case tlsVerifyError(err) != "":
+		// The server's certificate is not trusted: retrying cannot help.
+		return outcomeDone, &RequestError{Method: cl.method, URL: redactURL(u),
+			Err: fmt.Errorf("%w: %w (fix: %s)", ErrAuthentication, err, tlsVerifyError(err))}
 	case notSent(err):
 		rerr.Err = fmt.Errorf("%w: %w", ErrUnreachable, err)
 		return outcomeNotSent, rerr
 	}
 	return outcomeRetryable, rerr
+}
+
+// tlsVerifyError returns how to fix a failed verification of the server's certificate, or "" when
+// err is no such failure.
+func tlsVerifyError(err error) string {
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var verify *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &unknown):
+		return "trust the CA that signed the ResourceManager's certificate: --tls-ca FILE (PEM) or YARN_ER_TLS_CA; the cluster's administrators have it (Hadoop's ssl-client.xml trust store holds it)"
+	case errors.As(err, &host):
+		return "reach the ResourceManager by a name its certificate holds (yarn.resourcemanager.webapp.https.address, or --rm), or have the certificate reissued with this name"
+	case errors.As(err, &invalid):
+		return "the certificate is expired, not yet valid or not for a server: have it reissued, and check this host's clock"
+	case errors.As(err, &verify):
+		return "check the ResourceManager's certificate and the CA given with --tls-ca or YARN_ER_TLS_CA"
+	}
+	return ""
 }
 
 // notSent reports whether err proves the request never reached the server (the connection

@@ -1,15 +1,18 @@
 package yarn
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
 	krb5config "github.com/jcmturner/gokrb5/v8/config"
@@ -31,6 +34,28 @@ type negotiator interface {
 type krb5Negotiator struct {
 	cl  *krb5client.Client
 	spn string // configured service principal, may hold _HOST and @REALM
+	// lookupAddr names an IP address: _HOST of an RM reached by IP address is its name, as
+	// Kerberos clients canonicalise (MIT's rdns); nil means net.DefaultResolver.LookupAddr.
+	lookupAddr func(ctx context.Context, addr string) ([]string, error)
+}
+
+// hostName returns the name of host for the service principal: host itself, or for an IP
+// address its first name (host when it has none).
+func (k *krb5Negotiator) hostName(ctx context.Context, host string) string {
+	if net.ParseIP(host) == nil {
+		return host
+	}
+	lookup := k.lookupAddr
+	if lookup == nil {
+		lookup = net.DefaultResolver.LookupAddr
+	}
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	names, err := lookup(lctx, host)
+	if err != nil || len(names) == 0 {
+		return host
+	}
+	return strings.TrimSuffix(names[0], ".")
 }
 
 // servicePrincipal returns the SPN for a request: the configured one with _HOST replaced by the
@@ -48,8 +73,15 @@ func servicePrincipal(configured, host string) string {
 
 func (k *krb5Negotiator) negotiate(req *http.Request) (string, error) {
 	scratch := &http.Request{Header: http.Header{}, URL: req.URL, Host: req.Host}
-	spn := servicePrincipal(k.spn, req.URL.Hostname())
+	spn := servicePrincipal(k.spn, k.hostName(req.Context(), req.URL.Hostname()))
 	if err := spnego.SetSPNEGOHeader(k.cl, scratch, spn); err != nil {
+		client := ""
+		if k.cl.Credentials != nil {
+			client = k.cl.Credentials.UserName() + "@" + k.cl.Credentials.Domain()
+		}
+		if what, fix, ok := explainKerberos(err.Error(), client, spn); ok {
+			return "", fmt.Errorf("%w: Kerberos SPNEGO for %s: %s (fix: %s)", ErrAuthentication, spn, what, fix)
+		}
 		return "", fmt.Errorf("%w: Kerberos SPNEGO for %s: %s (fix: check the ticket with klist, kinit again or use a keytab; check the service principal)",
 			ErrAuthentication, spn, redactText(err.Error()))
 	}
@@ -156,6 +188,9 @@ func newKerberosClient(o KerberosOptions, getenv func(string) string, logger *sl
 		if err != nil {
 			return nil, err
 		}
+		if err := keytabHolds(kt, o.Keytab, user, realm); err != nil {
+			return nil, err
+		}
 		return krb5client.NewWithKeytab(user, realm, kt, cfg, settings...), nil
 	}
 	path, err := ccachePath(o.CCache, getenv)
@@ -237,6 +272,29 @@ func loadKrb5Conf(path string) (*krb5config.Config, error) {
 		return nil, fmt.Errorf("%w: Kerberos configuration %s: %s (fix: %s)", ErrAuthentication, path, redactText(err.Error()), fix)
 	}
 	return cfg, nil
+}
+
+// keytabHolds checks that the keytab has a key of user@realm, naming the principals it has when
+// not (principal names are not secret; the keys are never shown).
+func keytabHolds(kt *keytab.Keytab, path, user, realm string) error {
+	var have []string
+	seen := map[string]bool{}
+	for _, e := range kt.Entries {
+		name := strings.Join(e.Principal.Components, "/")
+		if name == user && e.Principal.Realm == realm {
+			return nil
+		}
+		if p := name + "@" + e.Principal.Realm; !seen[p] && len(have) < 8 {
+			seen[p] = true
+			have = append(have, p)
+		}
+	}
+	held := "it holds no key at all"
+	if len(have) > 0 {
+		held = "only of " + strings.Join(have, ", ")
+	}
+	return fmt.Errorf("%w: the keytab %s holds no key of %s@%s, %s (fix: give the keytab of %s@%s, or the principal of this keytab with --principal or YARN_ER_PRINCIPAL)",
+		ErrAuthentication, path, user, realm, redactText(held), user, realm)
 }
 
 // splitPrincipal splits "user@REALM" (or "user", with the default realm).

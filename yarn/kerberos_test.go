@@ -3,6 +3,7 @@ package yarn
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -67,7 +68,7 @@ func TestKerberosSPNEGOWithCredentialCache(t *testing.T) {
 	var logs bytes.Buffer
 	c := testClient(t, Options{
 		Auth:     AuthKerberos,
-		Kerberos: KerberosOptions{CCache: ccache, Krb5Conf: krb5conf},
+		Kerberos: KerberosOptions{CCache: ccache, Krb5Conf: krb5conf, lookupAddr: noNames},
 		Logger:   newDebugLogger(&logs),
 	}, srv.URL)
 	for range 3 {
@@ -116,4 +117,37 @@ func TestServicePrincipalOption(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int32(1), sent.Load())
 	assert.Greater(t, len(auth.Load().(string)), len("Negotiate "), "a token for the configured principal")
+}
+
+// noNames is a resolver that knows no name for any address: the service principal keeps the IP.
+func noNames(context.Context, string) ([]string, error) { return nil, errors.New("no name") }
+
+// TestKerberosSPNEGONamesAnIPAddress: an RM reached by IP address is asked for the service
+// principal of its name (the resolver's first, trailing dot dropped), as Kerberos clients
+// canonicalise, not HTTP/<ip>.
+func TestKerberosSPNEGONamesAnIPAddress(t *testing.T) {
+	info := loadCapture(t, "info.json").body
+	var kt *keytab.Keytab
+	// Fault injection: SPNEGO negotiation, which yarnfake does not model.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		spnego.SPNEGOKRB5Authenticate(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(info)
+		}), kt).ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ccache, krb5conf, k := fakeKerberos(t, "HTTP/rm.example.com")
+	kt = k
+	var asked []string
+	c := testClient(t, Options{
+		Auth: AuthKerberos,
+		Kerberos: KerberosOptions{CCache: ccache, Krb5Conf: krb5conf, lookupAddr: func(_ context.Context, addr string) ([]string, error) {
+			asked = append(asked, addr)
+			return []string{"RM.example.com.", "other.example.com."}, nil
+		}},
+	}, srv.URL)
+	info2, err := c.ClusterInfo(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "ACTIVE", info2.HAState)
+	assert.Equal(t, []string{"127.0.0.1"}, asked)
 }

@@ -1,6 +1,7 @@
 package yarn
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -102,6 +103,8 @@ type KerberosOptions struct {
 
 	// negotiator replaces gokrb5 in tests.
 	negotiator negotiator
+	// lookupAddr replaces the resolver that names an RM reached by IP address, in tests.
+	lookupAddr func(ctx context.Context, addr string) ([]string, error)
 }
 
 // TLSOptions configure https.
