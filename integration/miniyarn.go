@@ -55,8 +55,12 @@ type Endpoints struct {
 	StateDir string `json:"stateDir"`
 	// ClusterLog is the log of the cluster's JVM.
 	ClusterLog string `json:"clusterLog"`
-	// User is the user the cluster runs as; containers run as this user too.
+	// User is the user the cluster runs as; containers run as this user too. On a secure
+	// cluster it is the Kerberos user's short name (alice), whose applications they are.
 	User string `json:"user"`
+	// Secure describes the KDC and the credentials of a cluster started with --kerberos; nil
+	// otherwise.
+	Secure *SecureEndpoints `json:"secure"`
 	// ResourceTypes are the resource types the RM knows, memory-mb and vcores included.
 	ResourceTypes []string `json:"resourceTypes"`
 	// ClusterResource is the total resource of all NodeManagers by type, at start-up.
@@ -120,6 +124,28 @@ func (e *Endpoints) RMURL(path string, query url.Values) string {
 		q.Set("user.name", e.User)
 	}
 	return strings.TrimRight(e.RMWebAddress, "/") + path + "?" + q.Encode()
+}
+
+// SecureEndpoints are the secure mode's fields of endpoints.json.
+type SecureEndpoints struct {
+	// Realm is the MiniKdc's realm, EXAMPLE.COM.
+	Realm string `json:"realm"`
+	// KDC is the KDC's host:port.
+	KDC string `json:"kdc"`
+	// Krb5Conf is the krb5.conf of the realm.
+	Krb5Conf string `json:"krb5Conf"`
+	// Principal and Keytab are the user yarn-er logs in as (alice@REALM, proxy-user rights).
+	Principal string `json:"principal"`
+	Keytab    string `json:"keytab"`
+	// OtherPrincipal and OtherKeytab are a second user without proxy-user rights (bob@REALM).
+	OtherPrincipal string `json:"otherPrincipal"`
+	OtherKeytab    string `json:"otherKeytab"`
+	// ServicePrincipal is the daemons' principal (hadoop/localhost@REALM).
+	ServicePrincipal string `json:"servicePrincipal"`
+	// RPCProtection is hadoop.rpc.protection (and dfs.data.transfer.protection).
+	RPCProtection string `json:"rpcProtection"`
+	// TLSCA is the CA certificate (PEM) of the web endpoints with --https, else "".
+	TLSCA string `json:"tlsCa"`
 }
 
 // LoadEndpoints reads stateDir/endpoints.json.

@@ -69,6 +69,14 @@ func (c *Client) openLogFS(ctx context.Context) (LogFS, error) {
 		_ = sc.Close()
 		return nil, errors.New("no HDFS client to read aggregated logs with")
 	}
+	if needsWebHDFS(c.opts.Stage.HadoopConf) {
+		web, err := newWebHDFS(c.opts.Stage.HadoopConf, c.opts.Stage.Kerberos, 0)
+		if err != nil {
+			_ = sc.Close()
+			return nil, fmt.Errorf("aggregated logs: %w", err)
+		}
+		return webHDFSLogFS{hdfsLogFS: hdfsLogFS{sc: sc}, web: web, ctx: ctx}, nil
+	}
 	return hdfsLogFS{sc: sc}, nil
 }
 

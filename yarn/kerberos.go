@@ -328,3 +328,15 @@ func ccachePath(explicit string, getenv func(string) string) (string, error) {
 	}
 	return filepath.Join(os.TempDir(), "krb5cc_"+strconv.Itoa(os.Getuid())), nil
 }
+
+// SPNEGOTransport returns a RoundTripper that authenticates every request to next with Kerberos
+// SPNEGO as the REST client does (the service principal spn, "" meaning HTTP/<host>, _HOST
+// replaced by the request's host, an IP address named first; the hadoop.auth cookie reused while
+// valid, so give the http.Client a cookie jar), for the Hadoop web services other than the
+// ResourceManager's (WebHDFS). logger may be nil.
+func SPNEGOTransport(next http.RoundTripper, cl *krb5client.Client, spn string, logger *slog.Logger) http.RoundTripper {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &spnegoTransport{next: next, neg: &krb5Negotiator{cl: cl, spn: strings.TrimSpace(spn)}, logger: logger}
+}
