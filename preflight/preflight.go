@@ -122,6 +122,7 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 	r.hadoopChecks()
 	r.clusterChecks()
 	r.appCapChecks()
+	r.securityChecks(ctx)
 
 	rep := &Report{Checks: r.c.checks(), strict: in.Strict, liveSkip: r.live == nil || r.live.infoErr != nil}
 	if in.Container != nil {

@@ -95,6 +95,25 @@ const (
 	// instead, or is not 0 on a FairScheduler or FifoScheduler, which give every application 0
 	// (warn).
 	IDPriority = "cluster.priority"
+
+	// IDLogin: the cluster uses Kerberos (hadoop.security.authentication=kerberos) and yarn-er has
+	// no login, its login failed, or its ticket has expired (or expires within the hour: warn).
+	IDLogin = "security.login"
+	// IDPrincipals: under Kerberos, yarn.resourcemanager.principal (the services' and the HDFS
+	// token's renewer) or dfs.namenode.kerberos.principal is not set, or its _HOST cannot be
+	// resolved from the service's address (an address without a host, an IP without a name).
+	IDPrincipals = "security.principals"
+	// IDRPCProtection: hadoop.rpc.protection or dfs.data.transfer.protection holds a value Hadoop
+	// does not know, or this configuration shares no hadoop.rpc.protection value with the
+	// ResourceManager's own (read from its /conf): "No common protection layer".
+	IDRPCProtection = "security.rpc-protection"
+	// IDHTTPS: yarn.http.policy is HTTPS_ONLY but the ResourceManager is reached over http, or its
+	// certificate does not verify with the trusted CAs (--tls-ca).
+	IDHTTPS = "security.https"
+	// IDSecureExecutor: under Kerberos, the NodeManagers run containers with another executor than
+	// LinuxContainerExecutor, so every user's containers run as the NodeManager's user and GPUs are
+	// not isolated (warn).
+	IDSecureExecutor = "security.container-executor"
 )
 
 // ids is the canonical order: the order, grouped by area.
@@ -105,6 +124,7 @@ var ids = [...]string{
 	IDNMResources,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
 	IDQueueCapacity, IDNodeLabel, IDMaxAttempts, IDPriority,
+	IDLogin, IDPrincipals, IDRPCProtection, IDHTTPS, IDSecureExecutor,
 }
 
 // IDs returns every check id in report order.
@@ -118,10 +138,12 @@ const (
 	AreaFlink   Area = "flink"
 	AreaYarn    Area = "yarn"
 	AreaCluster Area = "cluster"
+	// AreaSecurity: Kerberos, the SASL protection and TLS.
+	AreaSecurity Area = "security"
 )
 
 // Areas returns the areas in report order.
-func Areas() []Area { return []Area{AreaFlink, AreaYarn, AreaCluster} }
+func Areas() []Area { return []Area{AreaFlink, AreaYarn, AreaCluster, AreaSecurity} }
 
 // AreaOf returns the area of a check id: the text before its first '.'.
 func AreaOf(id string) Area {
@@ -129,7 +151,8 @@ func AreaOf(id string) Area {
 	return Area(a)
 }
 
-// Title is the area's heading: "Flink configuration", "Hadoop configuration", "Live cluster".
+// Title is the area's heading: "Flink configuration", "Hadoop configuration", "Live cluster",
+// "Security (Kerberos, TLS)".
 func (a Area) Title() string {
 	switch a {
 	case AreaFlink:
@@ -138,6 +161,8 @@ func (a Area) Title() string {
 		return "Hadoop configuration"
 	case AreaCluster:
 		return "Live cluster"
+	case AreaSecurity:
+		return "Security (Kerberos, TLS)"
 	}
 	return string(a)
 }

@@ -26,11 +26,12 @@ func TestIDsArePublicContract(t *testing.T) {
 	}
 	// The additions: the TaskManager container check, the unit of a requested type, the GPU
 	// plugin jar, node labels, the queue's capacity, and the ResourceManager's caps of the
-	// ApplicationMaster attempts and the application priority.
-	assert.Len(t, got, len(publicIDs)+7)
+	// ApplicationMaster attempts and the application priority, and the security area.
+	assert.Len(t, got, len(publicIDs)+12)
 	assert.Contains(t, got, IDMaxAttempts)
 	assert.Contains(t, got, IDPriority)
-	assert.Equal(t, []string{"cluster.max-attempts", "cluster.priority"}, got[len(got)-2:], "the newest ids come last")
+	assert.Equal(t, []string{"security.login", "security.principals", "security.rpc-protection", "security.https",
+		"security.container-executor"}, got[len(got)-5:], "the newest ids come last")
 	assert.Contains(t, got, IDQueueCapacity)
 	assert.Contains(t, got, IDNodeLabel)
 	assert.Contains(t, got, IDGPUPluginJar)
