@@ -158,13 +158,23 @@ func TestSecureEndToEnd(t *testing.T) {
 				assert.Equal(t, 0, pf.code, pf.stderr)
 				rep := pf.jsonObject(t)
 				assert.Equal(t, true, rep["ok"], pf.stdout)
+				want := map[string][2]string{
+					"cluster.reachable":           {"pass", env["YARN_ER_RM"]},
+					"security.login":              {"pass", "logged in as alice@" + ep.Secure.Realm + " from a keytab"},
+					"security.principals":         {"pass", "yarn.resourcemanager.principal = hadoop/localhost@" + ep.Secure.Realm},
+					"security.rpc-protection":     {"pass", "privacy here, privacy on the ResourceManager"},
+					"security.https":              {"pass", "HTTPS_ONLY and the ResourceManager's certificate verifies"},
+					"security.container-executor": {"warn", "DefaultContainerExecutor"},
+				}
 				for _, c := range rep["checks"].([]any) {
 					m := c.(map[string]any)
-					if m["id"] == "cluster.reachable" {
-						assert.Equal(t, "pass", m["status"], m)
-						assert.Contains(t, m["message"], env["YARN_ER_RM"])
+					if w, ok := want[m["id"].(string)]; ok {
+						assert.Equal(t, w[0], m["status"], m)
+						assert.Contains(t, m["message"], w[1], m)
+						delete(want, m["id"].(string))
 					}
 				}
+				assert.Empty(t, want, "checks missing from the report")
 			}
 
 			// A rank checks that its container carries the HDFS delegation token (its Hadoop
