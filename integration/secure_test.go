@@ -25,6 +25,9 @@ import (
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // The secure mini-YARN (docker/mini-yarn start --kerberos [--rpc-protection P] [--https]): every
@@ -307,4 +310,63 @@ func writeKeytabOf(t *testing.T, user, realm string) string {
 	p := filepath.Join(t.TempDir(), user+".keytab")
 	require.NoError(t, os.WriteFile(p, b, 0o600))
 	return p
+}
+
+// secureYarnClient is a REST client of the secure cluster's ResourceManager as its Kerberos user.
+func secureYarnClient(t *testing.T, ep *Endpoints) *yarn.Client {
+	t.Helper()
+	c, err := yarn.NewClient(yarn.Options{
+		Addresses: []string{ep.RMWebAddress},
+		Auth:      yarn.AuthKerberos,
+		Kerberos:  yarn.KerberosOptions{Principal: ep.Secure.Principal, Keytab: ep.Secure.Keytab, Krb5Conf: ep.Secure.Krb5Conf},
+		TLS:       yarn.TLSOptions{CAFile: ep.Secure.TLSCA},
+	})
+	require.NoError(t, err)
+	return c
+}
+
+// TestFlinkOnSecureYARN: Flink's GPU report job in application mode on the secure mini-YARN
+// (privacy, https), logged in with Flink's own security.kerberos.login.* (the keytab shipped to
+// the JobManager and TaskManagers), yarn-er as the discovery script: both TaskManagers get GPUs
+// of their own and the job succeeds.
+func TestFlinkOnSecureYARN(t *testing.T) {
+	ep := secureCluster(t, "privacy", true)
+	version := flinkVersions()[0]
+	opts, err := exec.Command(filepath.Join(repoRoot(t), "docker", "flink", "build"), "java17-opts").Output()
+	require.NoError(t, err)
+	s := newFlinkSetup(t, ep, version, 8, map[string]string{
+		"security.kerberos.login.keytab":           ep.Secure.Keytab,
+		"security.kerberos.login.principal":        ep.Secure.Principal,
+		"security.kerberos.login.use-ticket-cache": "false",
+		"security.kerberos.krb5-conf.path":         ep.Secure.Krb5Conf,
+		// The client's JVM and the containers' find the realm's KDC in the cluster's krb5.conf.
+		"env.java.opts.all": strings.TrimSpace(string(opts)) + " -Djava.security.krb5.conf=" + ep.Secure.Krb5Conf +
+			" -Dsun.security.krb5.rcache=none",
+	})
+	// The client's JVM (bin/flink takes JVM_ARGS).
+	s.env = append(s.env, "JVM_ARGS=-Djava.security.krb5.conf="+ep.Secure.Krb5Conf+" -Dsun.security.krb5.rcache=none")
+	c := secureYarnClient(t, ep)
+
+	app := s.deploy(t, "flink-gpu-secure-"+version)
+	t.Cleanup(func() {
+		if a, err := c.App(context.Background(), app); err == nil && !a.State.Terminal() {
+			_, _, _ = c.KillApplication(context.Background(), app)
+		}
+	})
+	reps := s.waitReports(t, c, app, "report-0-0.json", "report-1-0.json")
+	r0, r1 := reps["report-0-0.json"], reps["report-1-0.json"]
+	assert.NotEqual(t, r0.ResourceID, r1.ResourceID, "both subtasks ran in one TaskManager")
+	assertDisjoint(t, []tmReport{r0, r1})
+	a, err := c.App(context.Background(), app)
+	require.NoError(t, err)
+	assert.Equal(t, "alice", a.User, "the application is the Kerberos user's")
+	assert.NotEmpty(t, s.grepContainerLogs(app, "Login successful for user"), "the JobManager logged in from the shipped keytab")
+
+	require.NoError(t, os.WriteFile(s.release, nil, 0o644))
+	ctx, cancel := context.WithTimeout(context.Background(), flinkFinishBudget)
+	defer cancel()
+	a, err = c.WaitApp(ctx, app, time.Second, nil)
+	require.NoError(t, err, "application %s did not end", app)
+	assert.Equal(t, records.AppFinished, a.State, a.Diagnostics)
+	assert.Equal(t, records.FinalSucceeded, a.FinalStatus, a.Diagnostics)
 }
