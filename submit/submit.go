@@ -386,7 +386,13 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 
 	step(Step{Phase: PhaseSubmitting, AppID: na.ID, Message: "submitting the ApplicationMaster"})
 	if err := c.opts.YARN.SubmitApplication(ctx, amc); err != nil {
-		return nil, submitError("submission of "+na.ID, err)
+		// The answer may be lost while the RM has the application (retries exhausted during a
+		// failover, say): then it runs, and its staging and token must stay.
+		if a, gerr := c.opts.YARN.App(ctx, na.ID); gerr == nil && a != nil && a.ID == na.ID {
+			c.log.Warn("the submission's answer was lost, but the ResourceManager has the application", "app", na.ID, "error", err)
+		} else {
+			return nil, submitError("submission of "+na.ID, err)
+		}
 	}
 	ok = true
 	out.StagingDir, out.Spec = dir.URL, spec

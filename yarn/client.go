@@ -165,6 +165,9 @@ type call struct {
 	body   []byte
 	want   []int // success statuses; default 200
 	accept string
+	// resendable marks a POST or PUT that may be sent again after an answer was lost, because the
+	// RM takes a repeat as the same request (a submission carries its application id).
+	resendable bool
 }
 
 // getDecoded GETs path (with query) from the active RM and decodes the answer with decode.
@@ -179,7 +182,7 @@ func getDecoded[T any](ctx context.Context, c *Client, path string, query url.Va
 }
 
 func (cl call) idempotent() bool {
-	return cl.method == http.MethodGet || cl.method == http.MethodHead
+	return cl.method == http.MethodGet || cl.method == http.MethodHead || cl.resendable
 }
 
 func (cl call) success(status int) bool {

@@ -293,6 +293,10 @@ func (c *Client) SubmitApplication(ctx context.Context, s ApplicationSubmissionC
 	if err != nil {
 		return fmt.Errorf("submission context for %s: %w", s.ApplicationID, err)
 	}
-	cl := call{method: http.MethodPost, path: pathApps, body: body, want: []int{http.StatusAccepted, http.StatusOK}}
+	// Sent again after a lost answer (a dropped connection, a timeout, a 5xx, a failover): the RM
+	// takes a submission of an application id it already has as that application
+	// (ClientRMService: "This is an earlier submitted application"), so a resend never makes a
+	// second one.
+	cl := call{method: http.MethodPost, path: pathApps, body: body, want: []int{http.StatusAccepted, http.StatusOK}, resendable: true}
 	return c.do(ctx, cl, func(rmAddress, *rawResponse) error { return nil })
 }

@@ -3,7 +3,9 @@ package yarn
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,4 +144,86 @@ func TestAppsQueryValues(t *testing.T) {
 		"applicationTags": {"t1,t2"}, "limit": {"3"}, "startedTimeBegin": {"1700000000000"},
 	}, map[string][]string(q.values()))
 	assert.Empty(t, AppsQuery{}.values())
+}
+
+// TestSubmitResendsAfterALostAnswer: a submission whose answer is lost (the connection dropped
+// after the RM read it, a 5xx, as in a failover) is sent again with the same application id, which
+// the RM takes as the same application: one application, never two. A refusal (4xx) is not sent
+// again; a new-application POST (each consumes an id) is never resent.
+func TestSubmitResendsAfterALostAnswer(t *testing.T) {
+	sub := ApplicationSubmissionContext{
+		ApplicationID: "application_1796117006310_0007", ApplicationName: "x", Queue: "default",
+		AMContainerSpec: ContainerLaunchContext{Commands: []string{"true"}},
+		Resource:        records.NewResources(128, 1), MaxAppAttempts: 1,
+	}
+	for _, tc := range []struct {
+		name    string
+		first   func(w http.ResponseWriter)
+		posts   int
+		wantErr error
+	}{
+		{"connection dropped after the RM read the submission", func(w http.ResponseWriter) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
+		}, 2, nil},
+		{"5xx", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, `{"RemoteException":{"exception":"WebApplicationException","message":"failing over"}}`)
+		}, 2, nil},
+		{"refused", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"RemoteException":{"exception":"BadRequestException","message":"Requested more memory than configured max"}}`)
+		}, 1, ErrBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rm := newFakeRM(t)
+			var mu sync.Mutex
+			var bodies []string
+			// Fault injection: a dropped connection mid-request, which the fake's faults do not model.
+			rm.Handle("POST /ws/v1/cluster/apps", func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				bodies = append(bodies, string(b))
+				n := len(bodies)
+				mu.Unlock()
+				if n == 1 {
+					tc.first(w)
+					return
+				}
+				w.WriteHeader(http.StatusAccepted)
+			})
+			err := testClient(t, Options{}, rm.URL()).SubmitApplication(context.Background(), sub)
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+			} else {
+				require.NoError(t, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			require.Len(t, bodies, tc.posts)
+			for _, b := range bodies {
+				assert.Equal(t, bodies[0], b, "the same submission, the same application id")
+				assert.Contains(t, b, sub.ApplicationID)
+			}
+		})
+	}
+
+	t.Run("new-application is not resent", func(t *testing.T) {
+		rm := newFakeRM(t)
+		var n atomic.Int32
+		// Fault injection: a dropped connection mid-request.
+		rm.Handle("POST /ws/v1/cluster/apps/new-application", func(w http.ResponseWriter, _ *http.Request) {
+			n.Add(1)
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+		})
+		_, err := testClient(t, Options{}, rm.URL()).NewApplication(context.Background())
+		require.Error(t, err)
+		assert.Equal(t, int32(1), n.Load(), "each new-application uses up an id")
+	})
 }
