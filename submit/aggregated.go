@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/logagg"
 	"github.com/yarn-er/yarn-er/stage"
+	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // LogFS is read access to the file system of YARN's remote log directory (HDFS).
@@ -70,7 +72,11 @@ func (c *Client) openLogFS(ctx context.Context) (LogFS, error) {
 		return nil, errors.New("no HDFS client to read aggregated logs with")
 	}
 	if needsWebHDFS(c.opts.Stage.HadoopConf) {
-		web, err := newWebHDFS(c.opts.Stage.HadoopConf, c.opts.Stage.Kerberos, 0)
+		var spnego func(http.RoundTripper) http.RoundTripper
+		if krb := c.opts.Stage.Kerberos; krb != nil {
+			spnego = func(next http.RoundTripper) http.RoundTripper { return yarn.SPNEGOTransport(next, krb, "", c.log) }
+		}
+		web, err := newWebHDFS(c.opts.Stage.HadoopConf, spnego, 0)
 		if err != nil {
 			_ = sc.Close()
 			return nil, fmt.Errorf("aggregated logs: %w", err)

@@ -15,10 +15,7 @@ import (
 	"strings"
 	"time"
 
-	krb5client "github.com/jcmturner/gokrb5/v8/client"
-
 	"github.com/yarn-er/yarn-er/conf"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // WebHDFS reads of aggregated logs.
@@ -97,12 +94,14 @@ type webHDFS struct {
 // maxWebHDFSRead bounds one read (the logs reader asks for blocks of a few MiB at most).
 const maxWebHDFSRead = 256 << 20
 
-func newWebHDFS(hc *conf.HadoopConfig, krb *krb5client.Client, timeout time.Duration) (*webHDFS, error) {
+// newWebHDFS reads through the NameNodes of hc; spnego wraps a transport in the Kerberos
+// login's SPNEGO (yarn.SPNEGOTransport).
+func newWebHDFS(hc *conf.HadoopConfig, spnego func(http.RoundTripper) http.RoundTripper, timeout time.Duration) (*webHDFS, error) {
 	bases, err := webHDFSBases(hc)
 	if err != nil {
 		return nil, err
 	}
-	if krb == nil {
+	if spnego == nil {
 		return nil, errors.New("WebHDFS needs the Kerberos login")
 	}
 	if timeout <= 0 {
@@ -115,7 +114,7 @@ func newWebHDFS(hc *conf.HadoopConfig, krb *krb5client.Client, timeout time.Dura
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	return &webHDFS{
 		bases: bases,
-		nn: &http.Client{Transport: yarn.SPNEGOTransport(tr, krb, "", nil), Jar: jar, Timeout: timeout,
+		nn: &http.Client{Transport: spnego(tr), Jar: jar, Timeout: timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
 		dn: &http.Client{Transport: tr, Timeout: timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
