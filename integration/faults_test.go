@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -292,8 +294,22 @@ func TestHAFaultMatrix(t *testing.T) {
 		name   string
 		faults func(t *testing.T, ctx context.Context, appID string) (lostPort string)
 	}{
-		{"failover", func(t *testing.T, ctx context.Context, _ string) string {
+		{"failover", func(t *testing.T, ctx context.Context, appID string) string {
 			haFault(t, ctx, ep, "failed over from", "failover")
+			// The other commands follow the active RM too: no error, at most a warning line.
+			for _, tc := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"cluster", "nodes", "-o", "json"}, `"state": "RUNNING"`},
+				{[]string{"cluster", "apps", "-o", "json"}, appID},
+				{[]string{"app", "status", appID, "-o", "json"}, appID},
+			} {
+				r := runCLI(t, ctx, ep, tc.args...)
+				assert.Equal(t, 0, r.code, "%v after the failover: %s", tc.args, r.stderr)
+				assert.LessOrEqual(t, strings.Count(r.stderr, "\n"), 1, "%v after the failover: %s", tc.args, r.stderr)
+				assert.Contains(t, r.stdout, tc.want, tc.args)
+			}
 			return ""
 		}},
 		{"restart-rm", func(t *testing.T, ctx context.Context, _ string) string {
@@ -358,4 +374,66 @@ func haFault(t *testing.T, ctx context.Context, ep *Endpoints, want, verb string
 	require.NoError(t, err)
 	t.Log(msg)
 	assert.Contains(t, msg, want)
+}
+
+// TestHAFlinkThroughFailover: Flink's own ApplicationMaster (the JobManager) with yarn-er as the
+// discovery script through an RM failover on the HA mini-YARN: the job keeps its TaskManagers, a
+// TaskManager killed after the failover is replaced by one whose GPUs no other TaskManager holds,
+// and the job succeeds.
+func TestHAFlinkThroughFailover(t *testing.T) {
+	ep := haMiniYARN.endpoints(t)
+	version := flinkVersions()[0]
+	s := newFlinkSetup(t, ep, version, 8, nil)
+	c, err := yarn.NewClient(yarn.Options{Addresses: ep.RMWebAddresses, User: ep.User})
+	require.NoError(t, err)
+
+	app := s.deploy(t, "flink-gpu-failover-"+version)
+	t.Cleanup(func() {
+		if a, err := c.App(context.Background(), app); err == nil && !a.State.Terminal() {
+			_, _, _ = c.KillApplication(context.Background(), app)
+		}
+	})
+	first := s.waitReports(t, c, app, "report-0-0.json", "report-1-0.json")
+	r0, r1 := first["report-0-0.json"], first["report-1-0.json"]
+	assertDisjoint(t, []tmReport{r0, r1})
+
+	ctx, cancel := context.WithTimeout(context.Background(), flinkFinishBudget+flinkReportBudget)
+	defer cancel()
+	haFault(t, ctx, ep, "failed over from", "failover")
+	require.True(t, alive(r0.PID) && alive(r1.PID), "the TaskManagers outlive the failover")
+
+	// After the failover: kill one TaskManager; the JobManager, re-registered with the new active
+	// RM, asks for a replacement, whose discovery must not hand out the survivor's GPUs.
+	require.NoError(t, syscall.Kill(r0.PID, syscall.SIGKILL))
+	var replacement tmReport
+	deadline := time.Now().Add(flinkReportBudget)
+	for replacement.ResourceID == "" {
+		for _, r := range s.reports(t) {
+			if r.Attempt > 0 && r.ResourceID != r0.ResourceID && r.ResourceID != r1.ResourceID {
+				replacement = r
+			}
+		}
+		if replacement.ResourceID != "" {
+			break
+		}
+		a, err := c.App(ctx, app)
+		require.NoError(t, err)
+		require.False(t, a.State.Terminal(), "application ended after the failover and the kill: %s/%s %s", a.State, a.FinalStatus, a.Diagnostics)
+		require.True(t, time.Now().Before(deadline), "no replacement TaskManager after %s\n%s",
+			flinkReportBudget, s.containerLogs(app, "jobmanager.log", 40))
+		time.Sleep(time.Second)
+	}
+	live := []tmReport{replacement}
+	for _, r := range s.reports(t) {
+		if r.ResourceID != replacement.ResourceID && alive(r.PID) {
+			live = append(live, r)
+		}
+	}
+	assertDisjoint(t, live)
+
+	require.NoError(t, os.WriteFile(s.release, nil, 0o644))
+	a, err := c.WaitApp(ctx, app, time.Second, nil)
+	require.NoError(t, err, "application %s did not end", app)
+	assert.Equal(t, records.AppFinished, a.State, a.Diagnostics)
+	assert.Equal(t, records.FinalSucceeded, a.FinalStatus, a.Diagnostics)
 }

@@ -31,6 +31,8 @@ type Endpoints struct {
 	HadoopVersion string `json:"hadoopVersion"`
 	// RMWebAddress is the RM's web/REST base URL, e.g. "http://127.0.0.1:41234".
 	RMWebAddress string `json:"rmWebAddress"`
+	// RMWebAddresses are every RM's web base URL (one, or each of an HA cluster's).
+	RMWebAddresses []string `json:"rmWebAddresses"`
 	// RMAddress is the ApplicationClientProtocol address (yarn.resourcemanager.address).
 	RMAddress string `json:"rmAddress"`
 	// RMSchedulerAddress is the ApplicationMasterProtocol address
