@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -21,6 +22,31 @@ const (
 
 // autoOrder is the order in which "auto" tries the vendors.
 var autoOrder = []Vendor{VendorNVIDIA, VendorAMD, VendorIntelFPGA, VendorXilinx}
+
+// AutoVendors returns the vendors "auto" tries, in order, for devices of kind: the GPU vendors for
+// KindGPU (and KindMIG), the FPGA vendors for KindFPGA, every vendor for "". A host with GPUs and
+// FPGAs then never hands a GPU to a process that asked for an FPGA, or the other way round.
+func AutoVendors(kind Kind) []Vendor {
+	switch kind {
+	case KindGPU, KindMIG:
+		return []Vendor{VendorNVIDIA, VendorAMD}
+	case KindFPGA:
+		return []Vendor{VendorIntelFPGA, VendorXilinx}
+	}
+	return slices.Clone(autoOrder)
+}
+
+// KindOfName is the kind of device a resource name asks for: "gpu" (any case) KindGPU, "fpga"
+// KindFPGA, anything else "" (every kind).
+func KindOfName(name string) Kind {
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "gpu":
+		return KindGPU
+	case "fpga":
+		return KindFPGA
+	}
+	return ""
+}
 
 // ParseVendor reads a --vendor value: auto (returned as ""), nvidia, amd, intel-fpga or xilinx.
 func ParseVendor(s string) (Vendor, error) {

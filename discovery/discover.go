@@ -13,6 +13,9 @@ import (
 type Options struct {
 	// Root is where /sys, /proc/driver and /dev are read; the zero Root is the real host.
 	Root Root
+	// Kind limits the vendors an automatic search (vendor "") tries to those of this kind of
+	// device (AutoVendors); "" tries every vendor.
+	Kind Kind
 	// Getenv reads the visibility variables and PATH; nil reads nothing (every device visible).
 	Getenv func(string) string
 	// Runner runs nvidia-smi, amd-smi and aocl; nil means an ExecRunner on Getenv("PATH").
@@ -80,7 +83,7 @@ func Discover(ctx context.Context, vendor Vendor, opts Options) (*Result, error)
 		if opts.Chain != nil {
 			return nil, fmt.Errorf("a custom backend chain needs an explicit vendor")
 		}
-		vendors = autoOrder
+		vendors = AutoVendors(opts.Kind)
 	}
 	res := &Result{NVMLCompiled: nvmlCompiled, Devices: []Device{}, Skipped: []SkippedDevice{}, Probes: []ProbeResult{}, Warnings: []string{}}
 	for _, v := range vendors {

@@ -91,6 +91,9 @@ type NodeManager struct {
 	// GPUs is the number of NVIDIA GPUs in the NodeManager's fake GPU host: as many as it
 	// advertises as yarn.io/gpu.
 	GPUs int `json:"gpus"`
+	// FPGAs is the number of Intel FPGAs (DFL) in the same tree: as many as it advertises as
+	// yarn.io/fpga.
+	FPGAs int `json:"fpgas"`
 	// GPUHostRoot is the NodeManager's fake GPU host tree, the YARN_ER_HOST_ROOT its containers
 	// get from it (docker/README.md, "Fake GPU hosts").
 	GPUHostRoot string `json:"gpuHostRoot"`

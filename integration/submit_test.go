@@ -211,6 +211,40 @@ func TestSubmitGPUsWithoutEnv(t *testing.T) {
 	assert.Contains(t, bad.stderr, "exit status 5", "the rank's exec found no devices in its own host root")
 }
 
+// TestSubmitFPGAsWithoutEnv: the NodeManagers' fake hosts hold their FPGAs too (Intel, DFL), so
+// `submit --fpgas 1` needs no --env; each of 4 ranks, held at once, gets an FPGA of its own node
+// (the 2 of each), never one of the GPUs beside them.
+func TestSubmitFPGAsWithoutEnv(t *testing.T) {
+	ep := cluster(t)
+	for _, nm := range ep.NodeManagers {
+		assert.Equal(t, 2, nm.FPGAs, "NodeManager %s: a fake FPGA per advertised yarn.io/fpga", nm.ID)
+		assert.DirExists(t, filepath.Join(nm.GPUHostRoot, "sys/class/fpga_region"), nm.ID)
+	}
+	share := t.TempDir()
+	script := `grep -o '"vendor": *"[^"]*"' yarn-er-devices.json > "$SHARE/v-$YARN_ER_RANK" && ` +
+		`echo "$NM_PORT $(grep -o 'dfl-port\.[0-9]*' yarn-er-devices.json | head -n1)" > "$SHARE/rank-$YARN_ER_RANK" && ` +
+		`i=0; while [ "$(ls "$SHARE" | grep -c '^rank-')" -lt 4 ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	// The NodeManagers' own coordination files: FPGA port ids repeat from node to node (each has
+	// dfl-port.0), so one ledger shared by both nodes would see each id held twice.
+	args := []string{"submit", "--containers", "4", "--fpgas", "1", "--memory", "128m", "-o", "json", "--env", "SHARE=" + share}
+	r := runCLI(t, ctx, ep, append(args, "--", "sh", "-c", script)...)
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	seen := map[string]bool{}
+	for rank := range 4 {
+		v, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("v-%d", rank)))
+		require.NoError(t, err)
+		assert.Contains(t, string(v), "intel-fpga", "rank %d", rank)
+		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("rank-%d", rank)))
+		require.NoError(t, err)
+		got := strings.TrimSpace(string(b))
+		assert.Regexp(t, `^[0-9]+ dfl-port\.[01]$`, got, "rank %d", rank)
+		assert.False(t, seen[got], "rank %d got %s, which another rank held at the same time", rank, got)
+		seen[got] = true
+	}
+}
+
 // TestSubmitGPUContainers: 8 containers with one yarn.io/gpu each on the two 4-GPU NodeManagers,
 // a file and an archive localized and an --env variable visible in every one (the command fails
 // otherwise), the application SUCCEEDED, exit 0 and the staging directory gone.

@@ -289,3 +289,28 @@ func TestExecUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestDiscoverNameLimitsTheVendors: on a host with GPUs and FPGAs, --name fpga (what yarn-er's AM
+// gives exec for submit --fpgas) finds the FPGAs, not the GPUs that --vendor auto tries first;
+// --name gpu on a host with FPGAs only finds nothing; without --name auto searches every vendor.
+func TestDiscoverNameLimitsTheVendors(t *testing.T) {
+	mixed := discoverytest.Load(t, "intel-dfl")
+	mixed.NVIDIAHost(2)
+	vendorOf := func(res cliResult) string {
+		t.Helper()
+		require.Equal(t, cmdutil.ExitOK, res.code, res.stderr)
+		var out struct {
+			Vendor string `json:"vendor"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(res.stdout), &out), res.stdout)
+		return out.Vendor
+	}
+	assert.Equal(t, "nvidia", vendorOf(runCLI(t, nil, "discover", "1", "--host-root", mixed.Root, "--format", "json")))
+	assert.Equal(t, "intel-fpga", vendorOf(runCLI(t, nil, "discover", "1", "--host-root", mixed.Root, "--format", "json", "--name", "fpga")))
+	assert.Equal(t, "nvidia", vendorOf(runCLI(t, nil, "discover", "1", "--host-root", mixed.Root, "--format", "json", "--name", "GPU")))
+
+	fpgaOnly := discoverytest.Load(t, "intel-dfl")
+	res := runCLI(t, nil, "discover", "1", "--host-root", fpgaOnly.Root, "--name", "gpu")
+	assert.Equal(t, cmdutil.ExitNoDevices, res.code, res.stderr)
+	assert.Equal(t, "intel-fpga", vendorOf(runCLI(t, nil, "discover", "1", "--host-root", fpgaOnly.Root, "--format", "json")))
+}

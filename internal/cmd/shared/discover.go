@@ -38,12 +38,15 @@ type DeviceFlags struct {
 	Shared           bool
 	LockTimeout      time.Duration
 	ForeignTTL       time.Duration
+
+	fs *pflag.FlagSet // where the flags were registered: whether --name was given
 }
 
 // Register adds the device flags to fs.
 func (f *DeviceFlags) Register(fs *pflag.FlagSet) {
+	f.fs = fs
 	fs.StringVar(&f.Vendor, "vendor", "auto", "device vendor: auto, nvidia, amd, intel-fpga or xilinx")
-	fs.StringVar(&f.Name, "name", "gpu", "resource name reported in the spark and json formats")
+	fs.StringVar(&f.Name, "name", "gpu", "resource name reported in the spark and json formats; given as gpu or fpga, it also limits --vendor auto to that kind's vendors")
 	fs.StringVar(&f.HostRoot, "host-root", "/", "directory holding the host's /sys, /proc and /dev")
 	fs.StringVar(&f.ProcRoot, "proc-root", "/", "directory holding the /proc in which owner processes are checked")
 	fs.StringSliceVar(&f.Backends, "backend", nil, "use only these backends (nvml, procfs, nvidia-smi, kfd, amd-smi, dfl, opae, aocl, xilinx-pci)")
@@ -88,10 +91,20 @@ func (f *DeviceFlags) Validate() (discovery.Vendor, error) {
 	return v, nil
 }
 
+// kind is the kind of device --name asks for when it was given (yarn-er's AM gives it: gpu or fpga),
+// else "" (every kind, as --vendor auto always searched).
+func (f *DeviceFlags) kind() discovery.Kind {
+	if f.fs == nil || !f.fs.Changed("name") {
+		return ""
+	}
+	return discovery.KindOfName(f.Name)
+}
+
 // DiscoveryOptions are the discovery options of the flags; byID addresses devices by UUID.
 func (f *DeviceFlags) DiscoveryOptions(cf *cmdutil.Factory, byID bool) discovery.Options {
 	return discovery.Options{
 		Root:            discovery.NewRoot(f.HostRoot),
+		Kind:            f.kind(),
 		Getenv:          cf.Env.Getenv,
 		CommandTimeout:  f.CommandTimeout,
 		NVMLLibraryPath: f.NVMLLibrary,

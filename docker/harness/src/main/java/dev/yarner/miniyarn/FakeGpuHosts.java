@@ -34,7 +34,8 @@ import org.apache.hadoop.yarn.conf.YarnConfiguration;
  * and, once the NodeManagers run, writes for each one a tree of as many NVIDIA GPUs as it
  * advertises: the procfs information files and {@code /dev} nodes yarn-er reads below
  * {@code YARN_ER_HOST_ROOT}. GPU {@code i} of NodeManager {@code n} has the UUID
- * {@code GPU-<n as 8 hex digits>-0000-0000-0000-<i as 12 digits>}.
+ * {@code GPU-<n as 8 hex digits>-0000-0000-0000-<i as 12 digits>}. The tree also holds as many
+ * Intel FPGAs as the node advertises {@code yarn.io/fpga}, as the DFL driver shows them in sysfs.
  */
 final class FakeGpuHosts {
   /** Where yarn-er's discovery reads the host's devices (its --host-root). */
@@ -44,6 +45,7 @@ final class FakeGpuHosts {
   /** The container variable that tells the NodeManagers apart. */
   static final String NODE_VAR = "NM_PORT";
   static final String GPU = "yarn.io/gpu";
+  static final String FPGA = "yarn.io/fpga";
 
   private final String rootTemplate;
   private final String coordinationTemplate;
@@ -96,7 +98,7 @@ final class FakeGpuHosts {
   }
 
   /** One NodeManager's fake host, as endpoints.json reports it. */
-  record Node(long gpus, Path root, Path coordinationFile) {}
+  record Node(long gpus, long fpgas, Path root, Path coordinationFile) {}
 
   /**
    * Writes the fake host of the NodeManager with this index and port: a fresh tree with as many
@@ -104,14 +106,17 @@ final class FakeGpuHosts {
    */
   Node make(int index, int port, Resource total) throws IOException {
     long gpus = 0;
+    long fpgas = 0;
     for (ResourceInformation ri : total.getResources()) {
       if (GPU.equals(ri.getName())) {
         gpus = ri.getValue();
+      } else if (FPGA.equals(ri.getName())) {
+        fpgas = ri.getValue();
       }
     }
-    if (gpus < 0 || gpus > 256) {
-      throw new IOException("NodeManager " + index + " advertises " + gpus + " " + GPU
-          + ": the fake GPU host makes 0 to 256");
+    if (gpus < 0 || gpus > 256 || fpgas < 0 || fpgas > 64) {
+      throw new IOException("NodeManager " + index + " advertises " + gpus + " " + GPU + " and "
+          + fpgas + " " + FPGA + ": the fake host makes 0 to 256 GPUs and 0 to 64 FPGAs");
     }
     Path root = Path.of(expand(rootTemplate, port));
     Path coord = Path.of(expand(coordinationTemplate, port));
@@ -127,7 +132,35 @@ final class FakeGpuHosts {
       Files.writeString(root.resolve("dev/nvidia" + i), "");
     }
     Files.writeString(root.resolve("dev/nvidiactl"), "");
-    return new Node(gpus, root, coord);
+    for (int j = 0; j < fpgas; j++) {
+      writeDflFpga(root, index, j);
+    }
+    return new Node(gpus, fpgas, root, coord);
+  }
+
+  /**
+   * FPGA {@code j} as the upstream Intel DFL driver shows it (the layout yarn-er's discovery and
+   * Intel's device plugin read): {@code /sys/class/fpga_region/region<j>} linking into its PCI
+   * device, an FME with the interface id and one port, {@code dfl-port.<j>}, with its AFU id, and
+   * the device nodes. Port ids are per host, so every node has {@code dfl-port.0}, ...
+   */
+  private static void writeDflFpga(Path root, int node, int j) throws IOException {
+    String bdf = String.format("0000:%02x:00.0", 0x5e + j);
+    String region = "region" + j;
+    Path dev = root.resolve("sys/devices/pci0000:" + bdf.substring(5, 7) + "/" + bdf + "/fpga_region/" + region);
+    Path compat = dev.resolve("dfl-fme." + j + "/dfl-fme-region." + j + "/fpga_region/region" + (100 + j) + "/compat_id");
+    Files.createDirectories(compat.getParent());
+    Files.writeString(compat, String.format("ce48969398f05f33946d5607%08x%n", node), StandardCharsets.UTF_8);
+    Path port = dev.resolve("dfl-port." + j);
+    Files.createDirectories(port);
+    Files.writeString(port.resolve("afu_id"), String.format("d8424dc4a4a3c413f89e4336%04x%04x%n", node, j),
+        StandardCharsets.UTF_8);
+    Files.writeString(port.resolve("dev"), "510:" + j + "\n", StandardCharsets.UTF_8);
+    Path cls = root.resolve("sys/class/fpga_region/" + region);
+    Files.createDirectories(cls.getParent());
+    Files.createSymbolicLink(cls, cls.getParent().relativize(dev));
+    Files.writeString(root.resolve("dev/dfl-fme." + j), "");
+    Files.writeString(root.resolve("dev/dfl-port." + j), "");
   }
 
   static String expand(String template, int port) {

@@ -646,8 +646,8 @@ public final class MiniYarnHarness {
       }
       FakeGpuHosts.Node h = hosts.make(i, id.getPort(), n.getTotalCapability());
       gpuHosts.add(h);
-      LOG.info("NodeManager {} ({}): fake GPU host of {} GPU(s) in {}, coordination file {}",
-          i, id, h.gpus(), h.root(), h.coordinationFile());
+      LOG.info("NodeManager {} ({}): fake host of {} GPU(s) and {} FPGA(s) in {}, coordination file {}",
+          i, id, h.gpus(), h.fpgas(), h.root(), h.coordinationFile());
     }
   }
 
@@ -911,6 +911,7 @@ public final class MiniYarnHarness {
       if (i < gpuHosts.size()) {
         FakeGpuHosts.Node h = gpuHosts.get(i);
         n.number("gpus", h.gpus());
+        n.number("fpgas", h.fpgas());
         n.field("gpuHostRoot", h.root().toString());
         n.field("coordinationFile", h.coordinationFile().toString());
       }
