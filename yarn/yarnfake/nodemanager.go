@@ -11,14 +11,16 @@ import (
 
 // NodeManager is a fake NodeManager web server: the container log endpoint
 // /ws/v1/node/containers/<container>/logs/<file> that yarn-er reads live logs from, answering the
-// logs a test sets and Hadoop's 404 NotFoundException for any other. Its methods are safe for
+// logs a test sets and Hadoop's 404 NotFoundException for any other, and the resource plugins'
+// /ws/v1/node/resources/<name>. Its methods are safe for
 // concurrent use, also while requests are served.
 type NodeManager struct {
 	srv *httptest.Server
 
-	mu   sync.Mutex
-	logs map[string]nmLog // by "<container>/<file>"
-	reqs []Request
+	mu        sync.Mutex
+	logs      map[string]nmLog // by "<container>/<file>"
+	resources map[string]nmResource
+	reqs      []Request
 }
 
 type nmLog struct {
@@ -30,7 +32,7 @@ type nmLog struct {
 // NewNodeManager starts a fake NodeManager for a test and closes it when the test ends.
 func NewNodeManager(tb TB) *NodeManager {
 	tb.Helper()
-	nm := &NodeManager{logs: map[string]nmLog{}}
+	nm := &NodeManager{logs: map[string]nmLog{}, resources: map[string]nmResource{}}
 	nm.srv = httptest.NewServer(http.HandlerFunc(nm.serve))
 	tb.Cleanup(nm.srv.Close)
 	return nm
@@ -58,6 +60,25 @@ func (nm *NodeManager) SetWrappedLog(container, file, content, node string) {
 	nm.logs[container+"/"+file] = nmLog{content: content, node: node}
 }
 
+// SetResource makes /ws/v1/node/resources/<name> (e.g. yarn.io/gpu) answer body (JSON), as the
+// NodeManager's resource plugin would; see the nm-resource-*.json captures.
+func (nm *NodeManager) SetResource(name, body string) {
+	nm.SetResourceStatus(name, http.StatusOK, body)
+}
+
+// SetResourceStatus is SetResource with another status than 200 (e.g. the GPU plugin's 503
+// without LinuxContainerExecutor).
+func (nm *NodeManager) SetResourceStatus(name string, status int, body string) {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	nm.resources[name] = nmResource{status: status, body: body}
+}
+
+type nmResource struct {
+	status int
+	body   string
+}
+
 // Requests returns every request received, in order.
 func (nm *NodeManager) Requests() []Request {
 	nm.mu.Lock()
@@ -68,6 +89,18 @@ func (nm *NodeManager) Requests() []Request {
 func (nm *NodeManager) serve(w http.ResponseWriter, r *http.Request) {
 	nm.mu.Lock()
 	nm.reqs = append(nm.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), At: time.Now()})
+	if name, isRes := strings.CutPrefix(r.URL.Path, "/ws/v1/node/resources/"); isRes {
+		res, found := nm.resources[name]
+		nm.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		if !found {
+			// What a NodeManager answers for a resource no plugin serves.
+			res = nmResource{status: http.StatusOK, body: `{"nmResourceInfo":{"resourceValue":0}}`}
+		}
+		w.WriteHeader(res.status)
+		_, _ = w.Write([]byte(res.body))
+		return
+	}
 	key, ok := strings.CutPrefix(r.URL.Path, "/ws/v1/node/containers/")
 	container, file, _ := strings.Cut(key, "/logs/")
 	l, found := nm.logs[container+"/"+file]

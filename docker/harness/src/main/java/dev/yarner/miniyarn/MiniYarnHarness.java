@@ -96,6 +96,8 @@ public final class MiniYarnHarness {
   private final boolean ha;
   /** --kerberos: the KDC and the secure settings; null without. */
   private final Secure secure;
+  /** --gpu-plugin: the NodeManagers discover GPUs with YARN's GPU plugin. */
+  private final boolean gpuPlugin;
   /** The RM service keys that get a per-rm-id value under --ha. */
   private static final String[] RM_SERVICE_KEYS = {YarnConfiguration.RM_ADDRESS,
     YarnConfiguration.RM_SCHEDULER_ADDRESS, YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
@@ -116,9 +118,10 @@ public final class MiniYarnHarness {
   private boolean guiceShared;
 
   private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid,
-      boolean recovery, boolean ha, Secure secure) {
+      boolean recovery, boolean ha, Secure secure, boolean gpuPlugin) {
     this.confDir = confDir;
     this.secure = secure;
+    this.gpuPlugin = gpuPlugin;
     this.stateDir = stateDir;
     this.nodeManagers = nodeManagers;
     this.watchPid = watchPid;
@@ -140,6 +143,7 @@ public final class MiniYarnHarness {
     boolean ha = false;
     boolean kerberos = false;
     boolean https = false;
+    boolean gpuPlugin = false;
     String protection = null;
     try {
       for (int i = 0; i < args.length; i++) {
@@ -152,6 +156,7 @@ public final class MiniYarnHarness {
           case "--recovery" -> recovery = true;
           case "--ha" -> ha = true;
           case "--kerberos" -> kerberos = true;
+          case "--gpu-plugin" -> gpuPlugin = true;
           case "--https" -> https = true;
           case "--rpc-protection" -> protection = Secure.checkProtection(args[++i]);
           default -> throw new IllegalArgumentException("unknown argument " + a);
@@ -177,13 +182,13 @@ public final class MiniYarnHarness {
       System.err.println("mini-yarn harness: " + e.getMessage());
       System.err.println("usage: MiniYarnHarness --conf DIR --state DIR"
           + " [--node-managers N] [--watch-pid PID] [--recovery] [--ha]"
-          + " [--kerberos [--rpc-protection P] [--https]]");
+          + " [--kerberos [--rpc-protection P] [--https]] [--gpu-plugin]");
       System.exit(2);
       return;
     }
     Secure secure = kerberos ? new Secure(state,
         protection == null ? "authentication" : protection, https) : null;
-    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery, ha, secure);
+    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery, ha, secure, gpuPlugin);
     try {
       h.run();
       System.exit(0);
@@ -213,7 +218,10 @@ public final class MiniYarnHarness {
       secure.start();
     }
     // With --kerberos, a copy of the conf dir with the security keys in its core-site.xml.
-    Path daemonConf = secure == null ? confDir : secure.writeDaemonConf(confDir);
+    Path daemonConf = confDir;
+    if (secure != null || gpuPlugin) {
+      daemonConf = writeDaemonConf();
+    }
     ClassLoader confLoader = new ConfClassLoader(
         daemonConf.toUri().toURL(), MiniYarnHarness.class.getClassLoader());
     Thread.currentThread().setContextClassLoader(confLoader);
@@ -354,6 +362,42 @@ public final class MiniYarnHarness {
     shutdown();
   }
 
+  /**
+   * Writes the daemons' conf dir, {@code STATE/daemon-conf}: the conf dir's files, with the secure
+   * mode's keys added to core-site.xml (which every Configuration reads) and its ssl-*.xml beside
+   * them, and under --gpu-plugin node-resources.xml without the GPU count (the plugin discovers
+   * it). Every Configuration the daemons make for themselves (a NodeManager's localizer, the node
+   * resources ResourceUtils reads) must see these, as on a real cluster where all share the files.
+   */
+  private Path writeDaemonConf() throws IOException {
+    Path out = stateDir.resolve("daemon-conf");
+    deleteTree(out);
+    Files.createDirectories(out);
+    try (var files = Files.list(confDir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (Files.isRegularFile(f)) {
+          Files.copy(f, out.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+    if (secure != null) {
+      Map<String, String> core = readXml("core-site.xml");
+      core.putAll(secure.coreKeys());
+      writeXml(out.resolve("core-site.xml"), core);
+      for (Path f : secure.sslFiles()) {
+        if (Files.isRegularFile(f)) {
+          Files.copy(f, out.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+    if (gpuPlugin) {
+      Map<String, String> nodeResources = readXml("node-resources.xml");
+      nodeResources.remove(GpuPlugin.COUNT);
+      writeXml(out.resolve("node-resources.xml"), nodeResources);
+    }
+    return out;
+  }
+
   /** The RM's web address key clients use: the https one under yarn.http.policy=HTTPS_ONLY. */
   private String webKey() {
     return secure != null && secure.https() ? YarnConfiguration.RM_WEBAPP_HTTPS_ADDRESS
@@ -480,6 +524,11 @@ public final class MiniYarnHarness {
     }
     if (ha) {
       highlyAvailable(c, ports);
+    }
+    if (gpuPlugin) {
+      // The count the conf dir gives (the daemons' copy no longer has it), else 4.
+      String n = readXml("node-resources.xml").get(GpuPlugin.COUNT);
+      GpuPlugin.apply(c, stateDir, n == null ? 4 : Integer.parseInt(n.trim()));
     }
     StringBuilder why = new StringBuilder();
     FakeGpuHosts hosts = FakeGpuHosts.fromEnvironment(System.getenv(), why);

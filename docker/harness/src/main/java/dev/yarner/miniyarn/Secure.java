@@ -156,41 +156,14 @@ final class Secure {
     }
   }
 
-  /**
-   * Writes the daemons' conf dir: the given conf dir's files, with the security keys added to
-   * core-site.xml (which every Configuration reads), and ssl-server.xml/ssl-client.xml. Every
-   * Configuration the daemons make for themselves (a NodeManager's localizer, say) must find
-   * them, as on a real cluster where all share one core-site.xml.
-   */
-  Path writeDaemonConf(Path confDir) throws IOException {
-    Path out = dir.resolve("daemon-conf");
-    MiniYarnHarness.deleteTree(out);
-    Files.createDirectories(out);
-    try (var files = Files.list(confDir)) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        if (Files.isRegularFile(f)) {
-          Files.copy(f, out.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
-        }
-      }
-    }
-    Configuration core = new Configuration(false);
-    Path coreSite = out.resolve("core-site.xml");
-    Map<String, String> keys = new java.util.TreeMap<>();
-    if (Files.isRegularFile(coreSite)) {
-      core.addResource(new org.apache.hadoop.fs.Path(coreSite.toUri()));
-      for (Map.Entry<String, String> e : core) {
-        keys.put(e.getKey(), e.getValue());
-      }
-    }
-    keys.putAll(daemonKeys());
-    writeXml(coreSite, keys);
-    for (String f : new String[] {"ssl-server.xml", "ssl-client.xml"}) {
-      Path src = sslConfDir().resolve(f);
-      if (Files.isRegularFile(src)) {
-        Files.copy(src, out.resolve(f), StandardCopyOption.REPLACE_EXISTING);
-      }
-    }
-    return out;
+  /** The ssl-server.xml and ssl-client.xml to put beside the daemons' configuration (--https). */
+  Path[] sslFiles() {
+    return new Path[] {sslConfDir().resolve("ssl-server.xml"), sslConfDir().resolve("ssl-client.xml")};
+  }
+
+  /** The daemons' security keys, for their core-site.xml. */
+  Map<String, String> coreKeys() {
+    return daemonKeys();
   }
 
   /** The daemons' security keys. */
