@@ -28,13 +28,6 @@ func NewCmdApp(f *cmdutil.Factory) *cobra.Command {
 var activeStates = []string{string(records.AppNew), string(records.AppNewSaving), string(records.AppSubmitted),
 	string(records.AppAccepted), string(records.AppRunning)}
 
-func optTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
 // appInfo is an application's public view.
 func appInfo(x *yarn.App) view.AppInfo { return view.AppInfoOf(x) }
 
