@@ -55,41 +55,45 @@ type App struct {
 	// LogAggregationStatus is the application's log aggregation: DISABLED, NOT_START, RUNNING,
 	// RUNNING_WITH_FAILURE, SUCCEEDED, FAILED or TIME_OUT ("" when not reported).
 	LogAggregationStatus string
+	// ResourceRequests are the application's outstanding asks (resourceRequests); nil when it
+	// has none or the RM does not report them.
+	ResourceRequests []ResourceRequest
 }
 
 type appJSON struct {
-	ID                   jsonString           `json:"id"`
-	User                 jsonString           `json:"user"`
-	Name                 jsonString           `json:"name"`
-	Queue                jsonString           `json:"queue"`
-	State                jsonString           `json:"state"`
-	FinalStatus          jsonString           `json:"finalStatus"`
-	Progress             jsonFloat            `json:"progress"`
-	TrackingUI           jsonString           `json:"trackingUI"`
-	TrackingURL          jsonString           `json:"trackingUrl"`
-	Diagnostics          jsonString           `json:"diagnostics"`
-	ClusterID            jsonInt64            `json:"clusterId"`
-	ApplicationType      jsonString           `json:"applicationType"`
-	ApplicationTags      jsonString           `json:"applicationTags"`
-	Priority             jsonInt64            `json:"priority"`
-	StartedTime          jsonInt64            `json:"startedTime"`
-	LaunchTime           jsonInt64            `json:"launchTime"`
-	FinishedTime         jsonInt64            `json:"finishedTime"`
-	ElapsedTime          jsonInt64            `json:"elapsedTime"`
-	AMContainerLogs      jsonString           `json:"amContainerLogs"`
-	AMHostHTTPAddress    jsonString           `json:"amHostHttpAddress"`
-	AMRPCAddress         jsonString           `json:"amRPCAddress"`
-	AllocatedMB          jsonInt64            `json:"allocatedMB"`
-	AllocatedVCores      jsonInt64            `json:"allocatedVCores"`
-	ReservedMB           jsonInt64            `json:"reservedMB"`
-	ReservedVCores       jsonInt64            `json:"reservedVCores"`
-	RunningContainers    jsonInt64            `json:"runningContainers"`
-	MemorySeconds        jsonInt64            `json:"memorySeconds"`
-	VcoreSeconds         jsonInt64            `json:"vcoreSeconds"`
-	ResourceSecondsMap   entryList            `json:"resourceSecondsMap"`
-	ResourceInfo         *appResourceInfoJSON `json:"resourceInfo"`
-	UnmanagedApplication jsonBool             `json:"unmanagedApplication"`
-	LogAggregationStatus jsonString           `json:"logAggregationStatus"`
+	ID                   jsonString                `json:"id"`
+	User                 jsonString                `json:"user"`
+	Name                 jsonString                `json:"name"`
+	Queue                jsonString                `json:"queue"`
+	State                jsonString                `json:"state"`
+	FinalStatus          jsonString                `json:"finalStatus"`
+	Progress             jsonFloat                 `json:"progress"`
+	TrackingUI           jsonString                `json:"trackingUI"`
+	TrackingURL          jsonString                `json:"trackingUrl"`
+	Diagnostics          jsonString                `json:"diagnostics"`
+	ClusterID            jsonInt64                 `json:"clusterId"`
+	ApplicationType      jsonString                `json:"applicationType"`
+	ApplicationTags      jsonString                `json:"applicationTags"`
+	Priority             jsonInt64                 `json:"priority"`
+	StartedTime          jsonInt64                 `json:"startedTime"`
+	LaunchTime           jsonInt64                 `json:"launchTime"`
+	FinishedTime         jsonInt64                 `json:"finishedTime"`
+	ElapsedTime          jsonInt64                 `json:"elapsedTime"`
+	AMContainerLogs      jsonString                `json:"amContainerLogs"`
+	AMHostHTTPAddress    jsonString                `json:"amHostHttpAddress"`
+	AMRPCAddress         jsonString                `json:"amRPCAddress"`
+	AllocatedMB          jsonInt64                 `json:"allocatedMB"`
+	AllocatedVCores      jsonInt64                 `json:"allocatedVCores"`
+	ReservedMB           jsonInt64                 `json:"reservedMB"`
+	ReservedVCores       jsonInt64                 `json:"reservedVCores"`
+	RunningContainers    jsonInt64                 `json:"runningContainers"`
+	MemorySeconds        jsonInt64                 `json:"memorySeconds"`
+	VcoreSeconds         jsonInt64                 `json:"vcoreSeconds"`
+	ResourceSecondsMap   entryList                 `json:"resourceSecondsMap"`
+	ResourceInfo         *appResourceInfoJSON      `json:"resourceInfo"`
+	UnmanagedApplication jsonBool                  `json:"unmanagedApplication"`
+	LogAggregationStatus jsonString                `json:"logAggregationStatus"`
+	ResourceRequests     list[resourceRequestJSON] `json:"resourceRequests"`
 }
 
 // appResourceInfoJSON is ResourcesInfo: {"resourceUsagesByPartition": [{"partitionName": "",
@@ -136,6 +140,11 @@ func (a *appJSON) app() (App, error) {
 			out.ResourceSeconds[kv.Key] = v
 		}
 	}
+	rr, err := resourceRequests(out.ID, a.ResourceRequests)
+	if err != nil {
+		return App{}, err
+	}
+	out.ResourceRequests = rr
 	if a.ResourceInfo != nil {
 		for _, p := range a.ResourceInfo.ResourceUsagesByPartition {
 			r, err := p.Used.resources()
