@@ -154,6 +154,23 @@ func ClusterMetricsOf(m *yarn.ClusterMetrics) *ClusterMetrics {
 	}
 }
 
+// CompareAppIDs orders application ids application_<cluster timestamp>_<sequence> by cluster
+// timestamp, then sequence, both as numbers (_9999 before _10000). Ids of another form sort
+// before every well-formed one, among themselves as strings.
+func CompareAppIDs(a, b string) int {
+	ia, errA := records.ParseApplicationID(a)
+	ib, errB := records.ParseApplicationID(b)
+	switch {
+	case errA == nil && errB == nil:
+		return ia.Compare(ib)
+	case errA == nil:
+		return 1
+	case errB == nil:
+		return -1
+	}
+	return strings.Compare(a, b)
+}
+
 func optTime(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
