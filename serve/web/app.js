@@ -13,11 +13,18 @@ function el(tag, cls, text) {
   return e;
 }
 
-// colour gives each application a stable colour from its id.
+// colour gives each application a stable colour from its id: successive applications are a
+// golden angle apart on the colour wheel, so that neighbours never look alike.
 function colour(id) {
-  let h = 0;
-  for (const c of id) h = (h * 31 + c.charCodeAt(0)) >>> 0;
-  return "hsl(" + (h % 360) + ", 62%, 45%)";
+  const m = /_(\d+)_(\d+)$/.exec(id);
+  let hue = 0;
+  if (m) {
+    hue = (Number(m[2]) * 137.508 + Number(m[1]) % 360) % 360;
+  } else {
+    for (const c of id) hue = (Math.imul(hue ^ c.charCodeAt(0), 16777619) >>> 0);
+    hue %= 360;
+  }
+  return "hsl(" + hue.toFixed(0) + ", 62%, 45%)";
 }
 
 function seq(id) {

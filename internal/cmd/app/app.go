@@ -21,7 +21,8 @@ import (
 // NewCmdApp returns `yarn-er app` with its subcommands.
 func NewCmdApp(f *cmdutil.Factory) *cobra.Command {
 	return cmdutil.NewGroupCommand("app", "List, inspect, wait for and kill YARN applications (those of yarn-er submit and any other)", "",
-		NewCmdList(f, nil), NewCmdStatus(f, nil), NewCmdLogs(f, nil), NewCmdKill(f, nil), NewCmdWait(f, nil))
+		NewCmdList(f, nil), NewCmdStatus(f, nil), NewCmdLogs(f, nil), NewCmdKill(f, nil), NewCmdWait(f, nil),
+		NewCmdWhy(f, nil))
 }
 
 // activeStates are the states `app list` shows by default, as `yarn application -list` does.
