@@ -80,9 +80,11 @@ func parseCommandRequest(r *http.Request, limit int64, w http.ResponseWriter) (*
 	case "application/json":
 	case "application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml":
 		asJSON = false
-	default:
+	case "", "application/x-www-form-urlencoded", "text/plain", "application/octet-stream":
 		// curl's default (form) and text/plain: JSON when it looks like an object, else YAML.
 		asJSON = len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '{'
+	default:
+		return nil, &httpError{http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type %q: send application/json (a CommandRequest) or application/yaml (the Flink configuration)", ct)}
 	}
 	if !asJSON {
 		req.FlinkConf = string(raw)

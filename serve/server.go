@@ -102,6 +102,12 @@ func NewHandler(opts Options) (*Handler, error) {
 	m.HandleFunc("GET /api/v1/gpumap", h.auth(h.snapshotJSON(h.gpuMap)))
 	m.HandleFunc("POST /api/v1/translate", h.auth(h.command("translate")))
 	m.HandleFunc("POST /api/v1/preflight", h.auth(h.command("preflight")))
+	for _, p := range []string{"/api/v1/translate", "/api/v1/preflight"} {
+		m.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", http.MethodPost)
+			h.writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: use POST with the Flink configuration as the body", r.Method, r.URL.Path))
+		})
+	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, http.StatusNotFound, fmt.Sprintf("no route %s %s: see /api/v1/openapi.json", r.Method, r.URL.Path))
 	})
