@@ -70,3 +70,36 @@ func (a *App) PendingAny() (records.Resources, error) {
 	}
 	return sum, nil
 }
+
+// resourcesBytes estimates the memory of a resource vector: its entries and their names.
+func resourcesBytes(r records.Resources) int64 {
+	n := int64(24)
+	for _, e := range r.All() {
+		n += 48 + int64(len(e.Name)+len(e.Units))
+	}
+	return n
+}
+
+// retainedBytes estimates the memory a decoded node keeps (MaxListRetained).
+func (n *Node) retainedBytes() int64 {
+	s := int64(256 + len(n.ID) + len(n.State) + len(n.Host) + len(n.Rack) + len(n.HTTPAddress) + len(n.Version) + len(n.HealthReport))
+	for _, l := range n.NodeLabels {
+		s += 16 + int64(len(l))
+	}
+	return s + resourcesBytes(n.Total) + resourcesBytes(n.Used) + resourcesBytes(n.Available)
+}
+
+// retainedBytes estimates the memory a decoded application keeps (MaxListRetained).
+func (a *App) retainedBytes() int64 {
+	s := int64(512 + len(a.ID) + len(a.User) + len(a.Name) + len(a.Queue) + len(a.TrackingUI) + len(a.TrackingURL) +
+		len(a.Diagnostics) + len(a.ApplicationType) + len(a.AMContainerLogs) + len(a.AMHostHTTPAddr) + len(a.AMRPCAddress) +
+		len(a.LogAggregationStatus))
+	for _, t := range a.ApplicationTags {
+		s += 16 + int64(len(t))
+	}
+	s += 48 * int64(len(a.ResourceSeconds))
+	for _, r := range a.ResourceRequests {
+		s += 64 + int64(len(r.ResourceName)+len(r.NodeLabelExpression)) + resourcesBytes(r.Capability)
+	}
+	return s + resourcesBytes(a.Allocated)
+}
