@@ -54,8 +54,7 @@ func (s *Snapshot) aggregates() *aggregates {
 	s.aggOnce.Do(func() {
 		a := &aggregates{racks: map[string]*triple{}, partitions: map[string]*triple{}, nodeStates: map[string]int{},
 			queueAsks: map[string]records.Resources{}}
-		for i := range s.Nodes {
-			n := &s.Nodes[i]
+		for _, n := range uniqueNodes(s) {
 			a.nodeStates[n.State]++
 			if n.State != "RUNNING" {
 				// Only RUNNING nodes offer resources; the others' totals would count GPUs no one gets.

@@ -129,11 +129,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func (h *Handler) gpuMap(r *http.Request, s *Snapshot) (string, any, error) {
+func (h *Handler) gpuMap(r *http.Request, s *Snapshot) (string, func() any, error) {
 	res := r.URL.Query().Get("resource")
 	key := "gpumap/" + res
 	if res == "" {
 		res = records.GPU
 	}
-	return key, GPUMapOf(s, res), nil
+	return key, func() any { return GPUMapOf(s, res) }, nil
 }

@@ -2,9 +2,12 @@ package serve
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,6 +15,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // Metric names. Every resource quantity is in the resource's YARN unit (memory-mb in MiB, vcores,
@@ -43,131 +47,197 @@ const (
 	metricPollFailures   = "yarner_poll_failures_total"
 )
 
-// nodeStates are the NodeManager states yarner_node_state reports, one series each (1 for the
-// node's state, 0 for the others).
+// nodeStates are the NodeManager states (the ?state= filter of /api/v1/cluster/nodes).
 var nodeStates = []string{"NEW", "RUNNING", "UNHEALTHY", "DECOMMISSIONING", "DECOMMISSIONED", "LOST", "REBOOTED", "SHUTDOWN"}
 
-// clusterCollector emits a snapshot's cluster metrics.
-type clusterCollector struct{ s *Snapshot }
+// expo writes Prometheus' text format (0.0.4) directly: a 50,000-node cluster has some 650,000
+// series, which client_golang's const metrics would first build as objects.
+type expo struct {
+	b bytes.Buffer
+}
 
-// Describe sends nothing: the collector is unchecked (its series depend on the cluster).
-func (clusterCollector) Describe(chan<- *prometheus.Desc) {}
+// family starts a metric family: its HELP and TYPE lines. Each name is written once.
+func (e *expo) family(name, help string) {
+	e.b.WriteString("# HELP ")
+	e.b.WriteString(name)
+	e.b.WriteByte(' ')
+	e.b.WriteString(strings.NewReplacer(`\`, `\\`, "\n", `\n`).Replace(help))
+	e.b.WriteString("\n# TYPE ")
+	e.b.WriteString(name)
+	e.b.WriteString(" gauge\n")
+}
+
+// labelEscaper escapes a label value: backslash, double quote and line feed.
+var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+// sample writes name{k1="v1",...} value; kv alternates label names and values.
+func (e *expo) sample(name string, v int64, kv ...string) {
+	e.b.WriteString(name)
+	if len(kv) > 0 {
+		e.b.WriteByte('{')
+		for i := 0; i+1 < len(kv); i += 2 {
+			if i > 0 {
+				e.b.WriteByte(',')
+			}
+			e.b.WriteString(kv[i])
+			e.b.WriteString(`="`)
+			e.b.WriteString(labelEscaper.Replace(label(kv[i+1])))
+			e.b.WriteByte('"')
+		}
+		e.b.WriteByte('}')
+	}
+	e.b.WriteByte(' ')
+	e.b.Write(strconv.AppendInt(e.b.AvailableBuffer(), v, 10))
+	e.b.WriteByte('\n')
+}
+
+// resources writes one sample per entry of r, labelled kv plus resource.
+func (e *expo) resources(name string, r records.Resources, kv ...string) {
+	for _, x := range r.All() {
+		e.sample(name, x.Value, append(kv, "resource", x.Name)...)
+	}
+}
 
 // label makes a label value valid UTF-8 (the RM's names are any YARN user's text).
 func label(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
-func emitResources(ch chan<- prometheus.Metric, d *prometheus.Desc, r records.Resources, labels ...string) {
-	for _, e := range r.All() {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, float64(e.Value), append(labels, label(e.Name))...)
-	}
-}
-
-// Collect sends every cluster series of the snapshot.
-func (c clusterCollector) Collect(ch chan<- prometheus.Metric) {
-	s := c.s
-	nodeLabels := []string{"node", "rack", "resource"}
-	nTotal := prometheus.NewDesc(metricNodeTotal, "Total amount of a resource type on a NodeManager (YARN totalResource), in the type's YARN unit.", nodeLabels, nil)
-	nUsed := prometheus.NewDesc(metricNodeUsed, "Amount of a resource type allocated to containers on a NodeManager (usedResource).", nodeLabels, nil)
-	nAvail := prometheus.NewDesc(metricNodeAvailable, "Amount of a resource type free on a NodeManager (availableResource).", nodeLabels, nil)
-	nState := prometheus.NewDesc(metricNodeState, "NodeManager state: 1 for the node's current state, 0 for the others.", []string{"node", "state"}, nil)
+// uniqueNodes are the snapshot's nodes with distinct ids (a series may not repeat).
+func uniqueNodes(s *Snapshot) []*yarn.Node {
+	seen := make(map[string]bool, len(s.Nodes))
+	out := make([]*yarn.Node, 0, len(s.Nodes))
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
-		id, rack := label(n.ID), label(n.Rack)
-		emitResources(ch, nTotal, n.Total, id, rack)
-		emitResources(ch, nUsed, n.Used, id, rack)
-		emitResources(ch, nAvail, n.Available, id, rack)
-		known := false
-		for _, st := range nodeStates {
-			v := 0.0
-			if st == n.State {
-				v, known = 1, true
-			}
-			ch <- prometheus.MustNewConstMetric(nState, prometheus.GaugeValue, v, id, st)
+		if seen[n.ID] {
+			continue
 		}
-		if !known && n.State != "" {
-			ch <- prometheus.MustNewConstMetric(nState, prometheus.GaugeValue, 1, id, label(n.State))
+		seen[n.ID] = true
+		out = append(out, n)
+	}
+	return out
+}
+
+// writeClusterMetrics writes the snapshot's cluster metrics.
+func writeClusterMetrics(e *expo, s *Snapshot) {
+	nodes := uniqueNodes(s)
+	for _, m := range []struct {
+		name, help string
+		pick       func(n *yarn.Node) records.Resources
+	}{
+		{metricNodeAvailable, "Amount of a resource type free on a NodeManager (availableResource).", func(n *yarn.Node) records.Resources { return n.Available }},
+		{metricNodeTotal, "Total amount of a resource type on a NodeManager (YARN totalResource), in the type's YARN unit.", func(n *yarn.Node) records.Resources { return n.Total }},
+		{metricNodeUsed, "Amount of a resource type allocated to containers on a NodeManager (usedResource).", func(n *yarn.Node) records.Resources { return n.Used }},
+	} {
+		e.family(m.name, m.help)
+		for _, n := range nodes {
+			e.resources(m.name, m.pick(n), "node", n.ID, "rack", n.Rack)
+		}
+	}
+	e.family(metricNodeState, "NodeManager state: one series per node, 1, labelled with its current state.")
+	for _, n := range nodes {
+		if n.State != "" {
+			e.sample(metricNodeState, 1, "node", n.ID, "state", n.State)
 		}
 	}
 	a := s.aggregates()
-	nodes := prometheus.NewDesc(metricNodes, "Number of NodeManagers by state.", []string{"state"}, nil)
-	for st, k := range a.nodeStates {
-		ch <- prometheus.MustNewConstMetric(nodes, prometheus.GaugeValue, float64(k), label(st))
+	e.family(metricNodes, "Number of NodeManagers by state.")
+	for _, st := range sortedKeys(a.nodeStates) {
+		e.sample(metricNodes, int64(a.nodeStates[st]), "state", st)
 	}
-	groups := []struct {
-		m                   map[string]*triple
-		key                 string
-		total, used, avail  string
-		totalHelp, usedHelp string
+	for _, g := range []struct {
+		m                  map[string]*triple
+		key, what          string
+		total, used, avail string
 	}{
-		{a.racks, "rack", metricRackTotal, metricRackUsed, metricRackAvailable, "Total amount of a resource type on the rack's RUNNING NodeManagers.", "Amount of a resource type allocated on the rack's RUNNING NodeManagers."},
-		{a.partitions, "partition", metricPartTotal, metricPartUsed, metricPartAvailable, "Total amount of a resource type on the partition's RUNNING NodeManagers (partition \"\": the default partition).", "Amount of a resource type allocated on the partition's RUNNING NodeManagers."},
-	}
-	for _, g := range groups {
-		dt := prometheus.NewDesc(g.total, g.totalHelp, []string{g.key, "resource"}, nil)
-		du := prometheus.NewDesc(g.used, g.usedHelp, []string{g.key, "resource"}, nil)
-		da := prometheus.NewDesc(g.avail, "Amount of a resource type free on the "+g.key+"'s RUNNING NodeManagers.", []string{g.key, "resource"}, nil)
-		for k, t := range g.m {
-			emitResources(ch, dt, t.Total, label(k))
-			emitResources(ch, du, t.Used, label(k))
-			emitResources(ch, da, t.Available, label(k))
+		{a.partitions, "partition", "partition's (\"\": the default partition)", metricPartTotal, metricPartUsed, metricPartAvailable},
+		{a.racks, "rack", "rack's", metricRackTotal, metricRackUsed, metricRackAvailable},
+	} {
+		keys := sortedKeys(g.m)
+		for _, f := range []struct {
+			name, help string
+			pick       func(t *triple) records.Resources
+		}{
+			{g.avail, "Amount of a resource type free on the " + g.what + " RUNNING NodeManagers.", func(t *triple) records.Resources { return t.Available }},
+			{g.total, "Total amount of a resource type on the " + g.what + " RUNNING NodeManagers.", func(t *triple) records.Resources { return t.Total }},
+			{g.used, "Amount of a resource type allocated on the " + g.what + " RUNNING NodeManagers.", func(t *triple) records.Resources { return t.Used }},
+		} {
+			e.family(f.name, f.help)
+			for _, k := range keys {
+				e.resources(f.name, f.pick(g.m[k]), g.key, k)
+			}
 		}
 	}
-	qUsed := prometheus.NewDesc(metricQueueUsed, "Amount of a resource type the queue's containers use.", []string{"queue", "resource"}, nil)
-	qMin := prometheus.NewDesc(metricQueueGuarantee, "Resources guaranteed to the queue (CapacityScheduler effective minimum, FairScheduler minResources).", []string{"queue", "resource"}, nil)
-	qMax := prometheus.NewDesc(metricQueueMax, "Most resources the queue may use (CapacityScheduler effective maximum, FairScheduler maxResources).", []string{"queue", "resource"}, nil)
-	qPend := prometheus.NewDesc(metricQueuePending, "Resources the queue's applications still ask for (their off-switch requests).", []string{"queue", "resource"}, nil)
-	for _, q := range s.Scheduler.Queues() {
-		path := label(q.Path)
-		emitResources(ch, qUsed, q.Used, path)
-		minR, maxR := q.MinEffectiveCapacity, q.MaxEffectiveCapacity
-		if minR.Len() == 0 {
-			minR = q.MinResources
+	queues := s.Scheduler.Queues()
+	for _, f := range []struct {
+		name, help string
+		pick       func(q *yarn.Queue) records.Resources
+	}{
+		{metricQueueGuarantee, "Resources guaranteed to the queue (CapacityScheduler effective minimum, FairScheduler minResources).", func(q *yarn.Queue) records.Resources {
+			if q.MinEffectiveCapacity.Len() > 0 {
+				return q.MinEffectiveCapacity
+			}
+			return q.MinResources
+		}},
+		{metricQueueMax, "Most resources the queue may use (CapacityScheduler effective maximum, FairScheduler maxResources).", func(q *yarn.Queue) records.Resources {
+			if q.MaxEffectiveCapacity.Len() > 0 {
+				return q.MaxEffectiveCapacity
+			}
+			return q.MaxResources
+		}},
+		{metricQueueUsed, "Amount of a resource type the queue's containers use.", func(q *yarn.Queue) records.Resources { return q.Used }},
+	} {
+		e.family(f.name, f.help)
+		seen := map[string]bool{}
+		for _, q := range queues {
+			if !seen[q.Path] {
+				seen[q.Path] = true
+				e.resources(f.name, f.pick(q), "queue", q.Path)
+			}
 		}
-		if maxR.Len() == 0 {
-			maxR = q.MaxResources
-		}
-		emitResources(ch, qMin, minR, path)
-		emitResources(ch, qMax, maxR, path)
 	}
-	for q, p := range a.queueAsks {
-		emitResources(ch, qPend, p, label(q))
+	e.family(metricQueuePending, "Resources the queue's applications still ask for (their off-switch requests).")
+	for _, q := range sortedKeys(a.queueAsks) {
+		e.resources(metricQueuePending, a.queueAsks[q], "queue", q)
 	}
-	appLabels := []string{"app", "queue", "user", "resource"}
-	aPend := prometheus.NewDesc(metricAppPending, "Resources an unfinished application still asks for (its off-switch requests).", appLabels, nil)
-	for _, x := range a.appAsks {
-		emitResources(ch, aPend, x.Pending, label(x.ID), label(x.Queue), label(x.User))
-	}
-	aAlloc := prometheus.NewDesc(metricAppAllocated, "Resources allocated to a running application's containers.", appLabels, nil)
+	e.family(metricAppAllocated, "Resources allocated to a running application's containers.")
+	seen := map[string]bool{}
 	for i := range s.Apps {
 		ap := &s.Apps[i]
-		if ap.State.Terminal() || ap.Allocated.Len() == 0 {
+		if ap.State.Terminal() || ap.Allocated.Len() == 0 || seen[ap.ID] {
 			continue
 		}
-		emitResources(ch, aAlloc, ap.Allocated, label(ap.ID), label(ap.Queue), label(ap.User))
+		seen[ap.ID] = true
+		e.resources(metricAppAllocated, ap.Allocated, "app", ap.ID, "queue", ap.Queue, "user", ap.User)
+	}
+	e.family(metricAppPending, "Resources an unfinished application still asks for (its off-switch requests).")
+	seen = map[string]bool{}
+	for _, x := range a.appAsks {
+		if !seen[x.ID] {
+			seen[x.ID] = true
+			e.resources(metricAppPending, x.Pending, "app", x.ID, "queue", x.Queue, "user", x.User)
+		}
 	}
 }
 
-// clusterMetricsText is the snapshot's cluster metrics in Prometheus' text format, encoded once
-// per snapshot.
-func (s *Snapshot) clusterMetricsText() ([]byte, error) {
-	type encoded struct {
-		b   []byte
-		err error
-	}
-	if v, ok := s.bodies.Load("metrics"); ok {
-		e := v.(*encoded)
-		return e.b, e.err
-	}
-	reg := prometheus.NewRegistry()
-	e := &encoded{}
-	if e.err = reg.Register(clusterCollector{s}); e.err == nil {
-		var buf bytes.Buffer
-		e.err = writeFamilies(&buf, reg)
-		e.b = buf.Bytes()
-	}
-	v, _ := s.bodies.LoadOrStore("metrics", e)
-	e = v.(*encoded)
-	return e.b, e.err
+// encodedMetrics is a snapshot's cluster metrics in Prometheus' text format, plain and as one
+// gzip member, encoded once per snapshot whatever the number of scrapers.
+type encodedMetrics struct {
+	once  sync.Once
+	plain []byte
+	gz    []byte
+	err   error
+}
+
+// clusterMetricsText returns the snapshot's cluster metrics, encoding them on first use.
+func (s *Snapshot) clusterMetricsText() *encodedMetrics {
+	v, _ := s.bodies.LoadOrStore("metrics", &encodedMetrics{})
+	e := v.(*encodedMetrics)
+	e.once.Do(func() {
+		var x expo
+		writeClusterMetrics(&x, s)
+		e.plain = x.b.Bytes()
+		e.gz, e.err = gzipBytes(e.plain)
+	})
+	return e
 }
 
 func writeFamilies(w io.Writer, g prometheus.Gatherer) error {
@@ -185,9 +255,49 @@ func writeFamilies(w io.Writer, g prometheus.Gatherer) error {
 }
 
 // liveMetrics are the metrics of the serve process itself: the watch's state and the Go runtime.
+// They are gathered at most once per liveTTL, so that many scrapers cost one gathering.
 type liveMetrics struct {
 	reg      *prometheus.Registry
 	duration prometheus.Histogram
+
+	mu   sync.Mutex
+	last *encodedMetrics
+	at   time.Time
+}
+
+// liveTTL is how long the process's own metrics are served from one gathering.
+const liveTTL = time.Second
+
+// encoded returns the process's metrics, gathered anew when the last gathering is older than
+// liveTTL.
+func (lm *liveMetrics) encoded(now time.Time) (*encodedMetrics, error) {
+	lm.mu.Lock()
+	defer lm.mu.Unlock()
+	if lm.last != nil && now.Sub(lm.at) < liveTTL && now.Sub(lm.at) >= 0 {
+		return lm.last, nil
+	}
+	e := &encodedMetrics{}
+	var buf bytes.Buffer
+	if err := writeFamilies(&buf, lm.reg); err != nil {
+		return nil, err
+	}
+	e.plain = buf.Bytes()
+	var err error
+	if e.gz, err = gzipBytes(e.plain); err != nil {
+		return nil, err
+	}
+	lm.last, lm.at = e, now
+	return e, nil
+}
+
+func gzipBytes(b []byte) ([]byte, error) {
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+	_, _ = zw.Write(b)
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return gz.Bytes(), nil
 }
 
 func newLiveMetrics(w *Watcher) *liveMetrics {

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -271,6 +272,8 @@ func TestMetricsPartitionsAndStates(t *testing.T) {
 		{ID: "a:1", Rack: "/r1", Total: gpu, Labels: []string{"gpu"}},
 		{ID: "b:1", Rack: "/r1", Total: gpu, Used: []yarnfake.Resource{{Name: "yarn.io/gpu", Value: 1}}},
 		{ID: "c:1", Rack: "/r2", Total: gpu, State: "LOST"},
+		{ID: "evil\"}\n\\x:1", Rack: "/r1\xff", Total: gpu},
+		{ID: "a:1", Rack: "/dup", Total: gpu},
 	})
 	require.NoError(t, err)
 	s := newSetup(t, Options{})
@@ -287,6 +290,11 @@ func TestMetricsPartitionsAndStates(t *testing.T) {
 		assert.Contains(t, m, want)
 	}
 	assert.NotContains(t, m, `yarner_rack_total_resource{rack="/r2"`, "a LOST node's resources count in no rack")
+	assert.Contains(t, m, `yarner_node_state{node="evil\"}\n\\x:1",state="RUNNING"} 1`, "label values escaped")
+	assert.NotContains(t, m, `rack="/dup"`, "a repeated node id is written once")
+	problems, err := promlint.New(strings.NewReader(m)).Lint()
+	require.NoError(t, err, "the text parses")
+	assert.Empty(t, problems)
 }
 
 func TestPageIsSelfContained(t *testing.T) {
@@ -403,4 +411,24 @@ func TestRunStopsWithContext(t *testing.T) {
 	assert.ErrorIs(t, <-done, context.Canceled)
 	_, err := io.ReadAll(strings.NewReader(""))
 	assert.NoError(t, err)
+}
+
+// With Accept-Encoding: gzip, /metrics is the same text as two gzip members (the process's
+// metrics compressed per scrape, the cluster's once per poll).
+func TestMetricsGzip(t *testing.T) {
+	s := newSetup(t, Options{})
+	require.NoError(t, s.w.PollOnce(context.Background()))
+	rec := s.get(t, "/metrics", "Accept-Encoding", "gzip")
+	require.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "gzip", rec.Header().Get("Content-Encoding"))
+	zr, err := gzip.NewReader(rec.Body)
+	require.NoError(t, err)
+	text, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "yarner_rm_up 1")
+	assert.Contains(t, string(text), `resource="yarn.io/gpu"} 4`)
+	plain := s.get(t, "/metrics").Body.String()
+	cut := func(s string) string { return s[strings.Index(s, "# HELP yarner_node_available_resource"):] }
+	assert.Equal(t, cut(plain), cut(string(text)), "the cluster's part is the same")
+	assert.Empty(t, s.get(t, "/metrics", "Accept-Encoding", "gzip;q=0").Header().Get("Content-Encoding"))
 }

@@ -197,7 +197,7 @@ func (e *httpError) Error() string { return e.msg }
 
 // snapshotJSON serves the view f builds from the newest snapshot (503 before the first poll).
 // The key f returns, when not empty, caches the encoded body for the snapshot's lifetime.
-func (h *Handler) snapshotJSON(f func(r *http.Request, s *Snapshot) (key string, v any, err error)) http.HandlerFunc {
+func (h *Handler) snapshotJSON(f func(r *http.Request, s *Snapshot) (key string, v func() any, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		st := h.opts.Watcher.Status()
 		s := st.Snapshot
@@ -220,22 +220,24 @@ func (h *Handler) snapshotJSON(f func(r *http.Request, s *Snapshot) (key string,
 			h.writeError(w, http.StatusBadGateway, err.Error())
 			return
 		}
+		encode := func() ([]byte, error) {
+			var buf bytes.Buffer
+			err := h.opts.EncodeJSON(&buf, v())
+			return buf.Bytes(), err
+		}
 		var body []byte
 		if key != "" {
-			if b, ok := s.bodies.Load(key); ok {
-				body = b.([]byte)
-			}
+			// Encoded once per snapshot and route, whatever the number of clients.
+			c, _ := s.bodies.LoadOrStore("body/"+key, &encodedBody{})
+			e := c.(*encodedBody)
+			e.once.Do(func() { e.b, e.err = encode() })
+			body, err = e.b, e.err
+		} else {
+			body, err = encode()
 		}
-		if body == nil {
-			var buf bytes.Buffer
-			if err := h.opts.EncodeJSON(&buf, v); err != nil {
-				h.writeError(w, http.StatusInternalServerError, "encode: "+err.Error())
-				return
-			}
-			body = buf.Bytes()
-			if key != "" {
-				s.bodies.Store(key, body)
-			}
+		if err != nil {
+			h.writeError(w, http.StatusInternalServerError, "encode: "+err.Error())
+			return
 		}
 		h.setAge(w, s)
 		w.Header().Set("Content-Type", "application/json")
@@ -243,11 +245,18 @@ func (h *Handler) snapshotJSON(f func(r *http.Request, s *Snapshot) (key string,
 	}
 }
 
-func (h *Handler) clusterInfo(_ *http.Request, s *Snapshot) (string, any, error) {
-	return "info", view.ClusterInfoOf(s.Info, s.RMs, s.Metrics), nil
+// encodedBody is a view encoded once per snapshot.
+type encodedBody struct {
+	once sync.Once
+	b    []byte
+	err  error
 }
 
-func (h *Handler) clusterNodes(r *http.Request, s *Snapshot) (string, any, error) {
+func (h *Handler) clusterInfo(_ *http.Request, s *Snapshot) (string, func() any, error) {
+	return "info", func() any { return view.ClusterInfoOf(s.Info, s.RMs, s.Metrics) }, nil
+}
+
+func (h *Handler) clusterNodes(r *http.Request, s *Snapshot) (string, func() any, error) {
 	q := r.URL.Query()
 	resource := q.Get("resource")
 	states, err := upperList(q["state"], nodeStates, "state")
@@ -267,7 +276,7 @@ func (h *Handler) clusterNodes(r *http.Request, s *Snapshot) (string, any, error
 	if resource == "" && len(states) == 0 {
 		key = "nodes"
 	}
-	return key, view.NodesOf(nodes, resource), nil
+	return key, func() any { return view.NodesOf(nodes, resource) }, nil
 }
 
 // upperList parses a repeatable, comma-separated query parameter of names from allowed.
@@ -292,14 +301,16 @@ func upperList(vals []string, allowed []string, param string) (map[string]bool, 
 	return out, nil
 }
 
-func (h *Handler) clusterQueues(_ *http.Request, s *Snapshot) (string, any, error) {
-	out, _ := view.QueuesOf(s.Scheduler)
-	return "queues", out, nil
+func (h *Handler) clusterQueues(_ *http.Request, s *Snapshot) (string, func() any, error) {
+	return "queues", func() any {
+		out, _ := view.QueuesOf(s.Scheduler)
+		return out
+	}, nil
 }
 
 var appStates = []string{"NEW", "NEW_SAVING", "SUBMITTED", "ACCEPTED", "RUNNING", "FINISHED", "FAILED", "KILLED"}
 
-func (h *Handler) clusterApps(r *http.Request, s *Snapshot) (string, any, error) {
+func (h *Handler) clusterApps(r *http.Request, s *Snapshot) (string, func() any, error) {
 	q := r.URL.Query()
 	states, err := upperList(q["state"], appStates, "state")
 	if err != nil {
@@ -321,7 +332,7 @@ func (h *Handler) clusterApps(r *http.Request, s *Snapshot) (string, any, error)
 		}
 	}
 	if len(states) == 0 && queue == "" && user == "" && len(types) == 0 && limit == 0 {
-		return "apps", view.AppsOf(s.Apps), nil
+		return "apps", func() any { return view.AppsOf(s.Apps) }, nil
 	}
 	var apps []yarn.App
 	for _, ap := range s.Apps {
@@ -334,7 +345,7 @@ func (h *Handler) clusterApps(r *http.Request, s *Snapshot) (string, any, error)
 			break
 		}
 	}
-	return "", view.AppsOf(apps), nil
+	return "", func() any { return view.AppsOf(apps) }, nil
 }
 
 // appFrom returns the application the path names, or a 400/404 httpError.
@@ -357,13 +368,13 @@ type detail struct {
 	err  error
 }
 
-func (h *Handler) appStatus(r *http.Request, s *Snapshot) (string, any, error) {
+func (h *Handler) appStatus(r *http.Request, s *Snapshot) (string, func() any, error) {
 	ap, err := appFrom(r, s)
 	if err != nil {
 		return "", nil, err
 	}
 	if h.opts.Details == nil {
-		return "", view.AppStatusOf(ap, nil, nil), nil
+		return "", func() any { return view.AppStatusOf(ap, nil, nil) }, nil
 	}
 	v, _ := s.bodies.LoadOrStore("detail/"+ap.ID, &detail{})
 	d := v.(*detail)
@@ -372,7 +383,7 @@ func (h *Handler) appStatus(r *http.Request, s *Snapshot) (string, any, error) {
 		defer cancel()
 		d.v, d.err = appDetail(ctx, h.opts.Details, ap)
 	})
-	return "", d.v, d.err
+	return "", func() any { return d.v }, d.err
 }
 
 // appDetail is `app status`: the application, its last attempt and that attempt's live
@@ -397,24 +408,47 @@ func appDetail(ctx context.Context, c AppDetails, ap *yarn.App) (view.AppStatus,
 	return view.AppStatusOf(ap, at, cs), nil
 }
 
-func (h *Handler) metrics(w http.ResponseWriter, _ *http.Request) {
-	var buf bytes.Buffer
-	if err := writeFamilies(&buf, h.live.reg); err != nil {
+func (h *Handler) metrics(w http.ResponseWriter, r *http.Request) {
+	live, err := h.live.encoded(h.opts.Watcher.Now())
+	if err != nil {
 		h.writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	var cluster []byte
+	var cluster *encodedMetrics
 	if s := h.opts.Watcher.Status().Snapshot; s != nil {
-		var err error
-		if cluster, err = s.clusterMetricsText(); err != nil {
-			h.opts.Logger.Warn("cluster metrics", "error", err)
-			h.writeError(w, http.StatusInternalServerError, err.Error())
+		if cluster = s.clusterMetricsText(); cluster.err != nil {
+			h.opts.Logger.Warn("cluster metrics", "error", cluster.err)
+			h.writeError(w, http.StatusInternalServerError, cluster.err.Error())
 			return
 		}
 	}
 	w.Header().Set("Content-Type", string(textFormat))
-	_, _ = w.Write(buf.Bytes())
-	_, _ = w.Write(cluster)
+	w.Header().Set("Vary", "Accept-Encoding")
+	if acceptsGzip(r) {
+		// Two gzip members, each compressed once: the process's own metrics (at most once a
+		// second) and the cluster's (once per poll). A gzip stream may hold several (RFC 1952).
+		w.Header().Set("Content-Encoding", "gzip")
+		_, _ = w.Write(live.gz)
+		if cluster != nil {
+			_, _ = w.Write(cluster.gz)
+		}
+		return
+	}
+	_, _ = w.Write(live.plain)
+	if cluster != nil {
+		_, _ = w.Write(cluster.plain)
+	}
+}
+
+// acceptsGzip reports whether the request's Accept-Encoding takes gzip.
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(name), "gzip") && strings.ReplaceAll(strings.TrimSpace(params), " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *Handler) openapi(w http.ResponseWriter, _ *http.Request) {

@@ -322,11 +322,13 @@ func asksText(asks []view.WhyAsk) string {
 	return strings.Join(parts, ", ")
 }
 
-func (h *Handler) appWhy(r *http.Request, s *Snapshot) (string, any, error) {
+func (h *Handler) appWhy(r *http.Request, s *Snapshot) (string, func() any, error) {
 	ap, err := appFrom(r, s)
 	if err != nil {
 		return "", nil, err
 	}
-	out, _ := Why(s, ap.ID)
-	return "why/" + ap.ID, out, nil
+	return "why/" + ap.ID, func() any {
+		out, _ := Why(s, ap.ID)
+		return out
+	}, nil
 }
