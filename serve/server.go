@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -436,7 +437,10 @@ func (h *Handler) metrics(w http.ResponseWriter, r *http.Request) {
 	}
 	_, _ = w.Write(live.plain)
 	if cluster != nil {
-		_, _ = w.Write(cluster.plain)
+		zr, err := gzip.NewReader(bytes.NewReader(cluster.gz))
+		if err == nil {
+			_, _ = io.Copy(w, zr)
+		}
 	}
 }
 
