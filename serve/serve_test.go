@@ -432,3 +432,33 @@ func TestMetricsGzip(t *testing.T) {
 	assert.Equal(t, cut(plain), cut(string(text)), "the cluster's part is the same")
 	assert.Empty(t, s.get(t, "/metrics", "Accept-Encoding", "gzip;q=0").Header().Get("Content-Encoding"))
 }
+
+// With two RMs, the watch follows the active one across a failover, and cluster/info lists both
+// RMs' states, as `cluster info` does.
+func TestWatchFollowsTheActiveRM(t *testing.T) {
+	rm1 := yarnfake.New(t, yarnfake.WithVersion("3.3.6"))
+	rm2 := yarnfake.New(t, yarnfake.WithVersion("3.3.6"))
+	rm2.Standby(rm1.URL())
+	c, err := yarn.NewClient(yarn.Options{Addresses: []string{rm1.URL(), rm2.URL()}, User: "yarner", Timeout: 5 * time.Second,
+		Retry: yarn.RetryPolicy{FailoverTimeout: 2 * time.Second}})
+	require.NoError(t, err)
+	w, err := NewWatcher(WatchOptions{Client: c, Interval: time.Hour})
+	require.NoError(t, err)
+	h, err := NewHandler(Options{Watcher: w})
+	require.NoError(t, err)
+	require.NoError(t, w.PollOnce(context.Background()))
+	assert.Equal(t, 1, rm1.Count("GET /ws/v1/cluster/nodes"))
+	assert.Zero(t, rm2.Count("GET /ws/v1/cluster/nodes"))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/cluster/info", nil))
+	var info view.ClusterInfo
+	require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &info))
+	assert.Len(t, info.ResourceManagers, 2)
+
+	// Failover: rm1 becomes standby, rm2 active.
+	rm2.Active()
+	rm1.Standby(rm2.URL())
+	require.NoError(t, w.PollOnce(context.Background()))
+	assert.Equal(t, 1, rm2.Count("GET /ws/v1/cluster/nodes"), "the next poll reads the new active RM")
+	assert.True(t, w.Status().Up)
+}
