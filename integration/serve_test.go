@@ -150,6 +150,51 @@ func TestServeAPIIsTheCLI(t *testing.T) {
 	require.NoError(t, err, "promtool check metrics: %s", out)
 	assert.Empty(t, strings.TrimSpace(string(out)), "no lint findings")
 
+	// POST /api/v1/translate and /api/v1/preflight answer what the CLI prints with -o json for the
+	// same file (run in the file's directory, so that both name it flink-conf.yaml).
+	conf := "taskmanager.memory.process.size: 2g\nexternal-resources: gpu\nexternal-resource.gpu.amount: 2\n" +
+		"external-resource.gpu.yarn.config-key: yarn.io/gpu\n" +
+		"external-resource.gpu.driver-factory.class: org.apache.flink.externalresource.gpu.GPUDriverFactory\n"
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "flink-conf.yaml"), []byte(conf), 0o644))
+	for _, tc := range []struct {
+		route string
+		args  []string
+	}{
+		{"translate", []string{"translate", "--flink-conf", "flink-conf.yaml", "-o", "json"}},
+		{"preflight", []string{"preflight", "--flink-conf", "flink-conf.yaml", "--containers", "2", "-o", "json"}},
+	} {
+		cmd := exec.CommandContext(ctx, yarnErBinary(t), tc.args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "HADOOP_CONF_DIR="+ep.HadoopConfDir, "HADOOP_USER_NAME="+ep.User, "NO_COLOR=1")
+		cli := runCommand(t, cmd)
+		require.Contains(t, []int{0, 3}, cli.code, cli.stderr)
+		resp, err := http.Post(p.base+"/api/v1/"+tc.route, "application/yaml", strings.NewReader(conf))
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+		assert.Equal(t, cli.stdout, string(body), "POST /api/v1/%s is `yarn-er %s -o json`", tc.route, tc.route)
+	}
+	// Hostile bodies: 4xx with a message, and serve still answers.
+	for _, tc := range []struct {
+		body string
+		code int
+	}{
+		{strings.Repeat("x", 2<<20), http.StatusRequestEntityTooLarge},
+		{`{"hadoopConf":{"../core-site.xml":"x"}}`, http.StatusBadRequest},
+		{`{"flinkConf":"taskmanager.memory.process.size: lots"}`, http.StatusUnprocessableEntity},
+	} {
+		resp, err := http.Post(p.base+"/api/v1/translate", "", strings.NewReader(tc.body))
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, tc.code, resp.StatusCode, string(body))
+		assert.Contains(t, string(body), `"error"`)
+	}
+	code, _ = httpGet(t, p.base+"/healthz")
+	assert.Equal(t, http.StatusOK, code)
+
 	// SIGTERM under load: 8 clients reading as fast as they can.
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
