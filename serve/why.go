@@ -135,6 +135,11 @@ func (w *why) check(a ask) {
 		w.reason("queue-stopped", fmt.Sprintf("queue %s is %s: it starts no containers", q.Path, q.State),
 			fmt.Sprintf("start the queue (yarn.scheduler.capacity.%s.state=RUNNING, then yarn rmadmin -refreshQueues)", q.Path))
 	}
+	// The partition: a queue reaches only its accessible node labels.
+	if a.partition != "" && q.NodeLabels != nil && !slices.Contains(q.NodeLabels, "*") && !slices.Contains(q.NodeLabels, a.partition) {
+		w.reason("queue-partition", fmt.Sprintf("queue %s cannot use partition %s (its accessible node labels: %s)", q.Path, a.partition, strings.Join(q.NodeLabels, ", ")),
+			fmt.Sprintf("ask for a partition the queue reaches, or add %s to yarn.scheduler.capacity.%s.accessible-node-labels", a.partition, q.Path))
+	}
 	// The largest container the queue allows.
 	for _, name := range names(a.res) {
 		if limit, ok := q.MaximumAllocation.Quantity(name); ok && limit.Value < a.res.Value(name) {

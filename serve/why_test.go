@@ -93,4 +93,10 @@ func TestWhyLimits(t *testing.T) {
 	}
 	assert.Equal(t, []string{"queue-max-allocation", "user-limit", "no-node-in-partition"}, codes)
 	assert.Equal(t, "fast", w.Asks[0].Partition)
+
+	q.NodeLabels = []string{"slow"}
+	w, _ = Why(s, "application_1_0003")
+	require.NotEmpty(t, w.Reasons)
+	assert.Equal(t, "queue-partition", w.Reasons[0].Code)
+	assert.Contains(t, w.Reasons[0].Message, "cannot use partition fast")
 }

@@ -36,8 +36,8 @@ type WhyAsk struct {
 // WhyReason is one thing that keeps an ask out: a stable code, the message, and what would let
 // the ask in.
 type WhyReason struct {
-	// Code is one of queue-max, queue-max-allocation, user-limit, am-limit, no-free-node,
-	// no-node-offers, no-node-in-partition, queue-unknown, queue-stopped.
+	// Code is one of queue-unknown, queue-stopped, queue-partition, queue-max-allocation,
+	// queue-max, user-limit, am-limit, no-node-in-partition, no-node-offers, no-free-node.
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Fix     string `json:"fix"`
