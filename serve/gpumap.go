@@ -131,9 +131,14 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (h *Handler) gpuMap(r *http.Request, s *Snapshot) (string, func() any, error) {
 	res := r.URL.Query().Get("resource")
-	key := "gpumap/" + res
 	if res == "" {
 		res = records.GPU
+	}
+	// Cached for the default type only: a client's arbitrary ?resource= values must not grow the
+	// snapshot's cache.
+	key := ""
+	if res == records.GPU {
+		key = "gpumap"
 	}
 	return key, func() any { return GPUMapOf(s, res) }, nil
 }
