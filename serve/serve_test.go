@@ -462,3 +462,29 @@ func TestWatchFollowsTheActiveRM(t *testing.T) {
 	assert.Equal(t, 1, rm2.Count("GET /ws/v1/cluster/nodes"), "the next poll reads the new active RM")
 	assert.True(t, w.Status().Up)
 }
+
+// The applications' details a snapshot reads from the RM are bounded, whatever the clients ask.
+func TestAppDetailsBoundedPerPoll(t *testing.T) {
+	var apps []string
+	for i := range maxDetailsPerPoll + 5 {
+		apps = append(apps, fmt.Sprintf(`{"id":"application_1_%04d","state":"RUNNING","finalStatus":"UNDEFINED"}`, i+1))
+	}
+	s := newSetup(t, Options{})
+	s.rm.ReplyJSON("GET /ws/v1/cluster/apps", 200, `{"apps":{"app":[`+strings.Join(apps, ",")+`]}}`)
+	require.NoError(t, s.w.PollOnce(context.Background()))
+	var ok, limited int
+	for i := range maxDetailsPerPoll + 5 {
+		rec := s.get(t, fmt.Sprintf("/api/v1/apps/application_1_%04d", i+1))
+		switch rec.Code {
+		case http.StatusTooManyRequests:
+			limited++
+			assert.Contains(t, rec.Body.String(), "retry after the next poll")
+		default:
+			ok++
+		}
+	}
+	assert.Equal(t, maxDetailsPerPoll, ok)
+	assert.Equal(t, 5, limited)
+	require.NoError(t, s.w.PollOnce(context.Background()))
+	assert.NotEqual(t, http.StatusTooManyRequests, s.get(t, "/api/v1/apps/application_1_0069").Code, "a new poll, a new budget")
+}

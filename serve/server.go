@@ -362,6 +362,10 @@ func appFrom(r *http.Request, s *Snapshot) (*yarn.App, error) {
 	return ap, nil
 }
 
+// maxDetailsPerPoll bounds the applications whose attempts and containers one snapshot reads
+// for /api/v1/apps/{id}.
+const maxDetailsPerPoll = 64
+
 // detail is one application's attempts and containers, read once per snapshot.
 type detail struct {
 	once sync.Once
@@ -377,7 +381,14 @@ func (h *Handler) appStatus(r *http.Request, s *Snapshot) (string, func() any, e
 	if h.opts.Details == nil {
 		return "", func() any { return view.AppStatusOf(ap, nil, nil) }, nil
 	}
-	v, _ := s.bodies.LoadOrStore("detail/"+ap.ID, &detail{})
+	v, loaded := s.bodies.LoadOrStore("detail/"+ap.ID, &detail{})
+	if !loaded && s.details.Add(1) > maxDetailsPerPoll {
+		// Each application's attempts and containers cost the RM two requests: at most
+		// maxDetailsPerPoll applications per poll, whatever the clients ask.
+		s.bodies.Delete("detail/" + ap.ID)
+		return "", nil, &httpError{http.StatusTooManyRequests, fmt.Sprintf(
+			"more than %d applications' details asked for since the last poll: retry after the next poll (in %s)", maxDetailsPerPoll, h.opts.Watcher.Interval())}
+	}
 	d := v.(*detail)
 	d.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)

@@ -50,6 +50,8 @@ type Snapshot struct {
 
 	// bodies caches what the handler encodes from this snapshot, by route.
 	bodies sync.Map
+	// details counts the applications whose details this snapshot read (maxDetailsPerPoll).
+	details atomic.Int64
 	// agg are the aggregates /metrics and the GPU map use, computed once.
 	aggOnce sync.Once
 	agg     *aggregates
