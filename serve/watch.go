@@ -82,6 +82,9 @@ type WatchOptions struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// AfterPoll, when set, runs after each successful poll, once the new snapshot is published
+	// (the serve command returns the previous snapshot's memory to the OS there).
+	AfterPoll func()
 }
 
 // Status is where the watch stands: the last snapshot, the last poll's outcome and counters.
@@ -208,6 +211,9 @@ func (w *Watcher) PollOnce(ctx context.Context) error {
 	}
 	if err == nil {
 		w.once.Do(func() { close(w.ready) })
+		if w.opts.AfterPoll != nil {
+			w.opts.AfterPoll()
+		}
 	}
 	return err
 }

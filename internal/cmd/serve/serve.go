@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -139,7 +140,11 @@ func serveRun(opts *Options) error {
 	}
 	log := opts.F.Logger().With("component", "serve")
 	w, err := serve.NewWatcher(serve.WatchOptions{Client: client, Interval: opts.Interval, MaxBackoff: opts.MaxBackoff,
-		PollTimeout: max(opts.Conn.RM.Timeout, opts.Interval), Logger: log})
+		PollTimeout: max(opts.Conn.RM.Timeout, opts.Interval), Logger: log,
+		// The previous snapshot and the decoding of the new one are garbage now: hand the memory
+		// back, so that serve's resident size follows what it keeps, not its peak (a full
+		// collection per poll: some 10-50 ms at 50,000 nodes).
+		AfterPoll: debug.FreeOSMemory})
 	if err != nil {
 		return err
 	}
