@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/yarn-er/yarn-er/internal/redact"
 	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -121,6 +122,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
+// errText is an error's message for an answer: passed through the redaction every yarn-er
+// message passes (URLs with passwords, tokens in query strings), as the CLI prints it.
+func errText(err error) string { return redact.Text(err.Error()) }
+
 // ErrorBody is every error answer: {"error": "..."}, the message the CLI prints for the same
 // failure (without its "yarn-er: " prefix), and for the POST endpoints the CLI's exit code.
 type ErrorBody struct {
@@ -171,7 +176,7 @@ func (h *Handler) readyz(w http.ResponseWriter, _ *http.Request) {
 	if st.Snapshot == nil {
 		msg := "not ready: the first poll of the ResourceManager has not succeeded yet"
 		if st.LastErr != nil {
-			msg += ": " + st.LastErr.Error()
+			msg += ": " + errText(st.LastErr)
 		}
 		writeText(w, http.StatusServiceUnavailable, msg+"\n")
 		return
@@ -205,7 +210,7 @@ func (h *Handler) snapshotJSON(f func(r *http.Request, s *Snapshot) (key string,
 		if s == nil {
 			msg := "no data yet: the first poll of the ResourceManager has not succeeded"
 			if st.LastErr != nil {
-				msg += ": " + st.LastErr.Error()
+				msg += ": " + errText(st.LastErr)
 			}
 			h.writeError(w, http.StatusServiceUnavailable, msg)
 			return
@@ -218,7 +223,7 @@ func (h *Handler) snapshotJSON(f func(r *http.Request, s *Snapshot) (key string,
 				return
 			}
 			h.opts.Logger.Warn("request failed", "path", r.URL.Path, "error", err)
-			h.writeError(w, http.StatusBadGateway, err.Error())
+			h.writeError(w, http.StatusBadGateway, errText(err))
 			return
 		}
 		encode := func() ([]byte, error) {
