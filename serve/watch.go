@@ -194,6 +194,12 @@ func (w *Watcher) Run(ctx context.Context) error {
 func (w *Watcher) PollOnce(ctx context.Context) error {
 	start := w.opts.Now()
 	snap, err := Poll(ctx, w.opts.Client, w.opts.PollTimeout)
+	if d, ok := w.opts.Client.(AppDetails); ok && err == nil {
+		// For the GPU map: which application holds which node's devices.
+		cctx, cancel := context.WithTimeout(ctx, w.opts.PollTimeout)
+		snap.Containers = pollContainers(cctx, d, snap.Apps, records.GPU)
+		cancel()
+	}
 	end := w.opts.Now()
 	prev := w.status.Load()
 	st := &Status{Snapshot: prev.Snapshot, Up: err == nil, LastErr: err, LastPoll: end, LastDuration: end.Sub(start),
@@ -245,8 +251,5 @@ func Poll(ctx context.Context, c RM, timeout time.Duration) (*Snapshot, error) {
 		return nil, fmt.Errorf("applications: %w", err)
 	}
 	slices.SortStableFunc(s.Apps, func(x, y yarn.App) int { return view.CompareAppIDs(y.ID, x.ID) })
-	if d, ok := c.(AppDetails); ok {
-		s.Containers = pollContainers(ctx, d, s.Apps, records.GPU)
-	}
 	return s, nil
 }
