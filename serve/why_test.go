@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -99,4 +100,30 @@ func TestWhyLimits(t *testing.T) {
 	require.NotEmpty(t, w.Reasons)
 	assert.Equal(t, "queue-partition", w.Reasons[0].Code)
 	assert.Contains(t, w.Reasons[0].Message, "cannot use partition fast")
+}
+
+// The GPU map: a cell per device, the holder's containers attributed to their nodes, the rest of
+// the used devices "?", the waiting application with its why.
+func TestGPUMapOf(t *testing.T) {
+	s := whySnapshot(4, 0)
+	s.Containers = map[string][]yarn.AppContainer{
+		"application_1_0001": {{ID: "c1", NodeID: "n1:1", Resource: gpus(1024, 1, 3)}, {ID: "c2", NodeID: "n2:1", Resource: gpus(1024, 1, 1)}},
+	}
+	m := GPUMapOf(s, records.GPU)
+	require.Len(t, m.Nodes, 2)
+	assert.Equal(t, []string{"application_1_0001", "application_1_0001", "application_1_0001", "?"}, m.Nodes[0].Devices)
+	assert.Equal(t, []string{"application_1_0001", "?", "", ""}, m.Nodes[1].Devices)
+	require.Len(t, m.Queues, 2)
+	assert.Equal(t, int64(4), m.Queues[0].Used)
+	assert.Equal(t, int64(4), m.Queues[0].Max)
+	assert.Equal(t, int64(1), m.Queues[0].Pending)
+	var waiter *view.GPUMapApp
+	for i := range m.Apps {
+		if m.Apps[i].ID == "application_1_0003" {
+			waiter = &m.Apps[i]
+		}
+	}
+	require.NotNil(t, waiter)
+	assert.Equal(t, int64(1), waiter.Pending)
+	assert.Contains(t, waiter.Why, "queue root.gpu is full")
 }
