@@ -61,39 +61,39 @@ type App struct {
 }
 
 type appJSON struct {
-	ID                   jsonString                `json:"id"`
-	User                 jsonString                `json:"user"`
-	Name                 jsonString                `json:"name"`
-	Queue                jsonString                `json:"queue"`
-	State                jsonString                `json:"state"`
-	FinalStatus          jsonString                `json:"finalStatus"`
-	Progress             jsonFloat                 `json:"progress"`
-	TrackingUI           jsonString                `json:"trackingUI"`
-	TrackingURL          jsonString                `json:"trackingUrl"`
-	Diagnostics          jsonString                `json:"diagnostics"`
-	ClusterID            jsonInt64                 `json:"clusterId"`
-	ApplicationType      jsonString                `json:"applicationType"`
-	ApplicationTags      jsonString                `json:"applicationTags"`
-	Priority             jsonInt64                 `json:"priority"`
-	StartedTime          jsonInt64                 `json:"startedTime"`
-	LaunchTime           jsonInt64                 `json:"launchTime"`
-	FinishedTime         jsonInt64                 `json:"finishedTime"`
-	ElapsedTime          jsonInt64                 `json:"elapsedTime"`
-	AMContainerLogs      jsonString                `json:"amContainerLogs"`
-	AMHostHTTPAddress    jsonString                `json:"amHostHttpAddress"`
-	AMRPCAddress         jsonString                `json:"amRPCAddress"`
-	AllocatedMB          jsonInt64                 `json:"allocatedMB"`
-	AllocatedVCores      jsonInt64                 `json:"allocatedVCores"`
-	ReservedMB           jsonInt64                 `json:"reservedMB"`
-	ReservedVCores       jsonInt64                 `json:"reservedVCores"`
-	RunningContainers    jsonInt64                 `json:"runningContainers"`
-	MemorySeconds        jsonInt64                 `json:"memorySeconds"`
-	VcoreSeconds         jsonInt64                 `json:"vcoreSeconds"`
-	ResourceSecondsMap   entryList                 `json:"resourceSecondsMap"`
-	ResourceInfo         *appResourceInfoJSON      `json:"resourceInfo"`
-	UnmanagedApplication jsonBool                  `json:"unmanagedApplication"`
-	LogAggregationStatus jsonString                `json:"logAggregationStatus"`
-	ResourceRequests     list[resourceRequestJSON] `json:"resourceRequests"`
+	ID                   jsonString           `json:"id"`
+	User                 jsonString           `json:"user"`
+	Name                 jsonString           `json:"name"`
+	Queue                jsonString           `json:"queue"`
+	State                jsonString           `json:"state"`
+	FinalStatus          jsonString           `json:"finalStatus"`
+	Progress             jsonFloat            `json:"progress"`
+	TrackingUI           jsonString           `json:"trackingUI"`
+	TrackingURL          jsonString           `json:"trackingUrl"`
+	Diagnostics          jsonString           `json:"diagnostics"`
+	ClusterID            jsonInt64            `json:"clusterId"`
+	ApplicationType      jsonString           `json:"applicationType"`
+	ApplicationTags      jsonString           `json:"applicationTags"`
+	Priority             jsonInt64            `json:"priority"`
+	StartedTime          jsonInt64            `json:"startedTime"`
+	LaunchTime           jsonInt64            `json:"launchTime"`
+	FinishedTime         jsonInt64            `json:"finishedTime"`
+	ElapsedTime          jsonInt64            `json:"elapsedTime"`
+	AMContainerLogs      jsonString           `json:"amContainerLogs"`
+	AMHostHTTPAddress    jsonString           `json:"amHostHttpAddress"`
+	AMRPCAddress         jsonString           `json:"amRPCAddress"`
+	AllocatedMB          jsonInt64            `json:"allocatedMB"`
+	AllocatedVCores      jsonInt64            `json:"allocatedVCores"`
+	ReservedMB           jsonInt64            `json:"reservedMB"`
+	ReservedVCores       jsonInt64            `json:"reservedVCores"`
+	RunningContainers    jsonInt64            `json:"runningContainers"`
+	MemorySeconds        jsonInt64            `json:"memorySeconds"`
+	VcoreSeconds         jsonInt64            `json:"vcoreSeconds"`
+	ResourceSecondsMap   entryList            `json:"resourceSecondsMap"`
+	ResourceInfo         *appResourceInfoJSON `json:"resourceInfo"`
+	UnmanagedApplication jsonBool             `json:"unmanagedApplication"`
+	LogAggregationStatus jsonString           `json:"logAggregationStatus"`
+	appRequestsJSON
 }
 
 // appResourceInfoJSON is ResourcesInfo: {"resourceUsagesByPartition": [{"partitionName": "",

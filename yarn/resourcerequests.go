@@ -20,6 +20,11 @@ type ResourceRequest struct {
 	NodeLabelExpression string
 }
 
+// appRequestsJSON is the resourceRequests field of an application's JSON (embedded in appJSON).
+type appRequestsJSON struct {
+	ResourceRequests list[resourceRequestJSON] `json:"resourceRequests"`
+}
+
 type resourceRequestJSON struct {
 	Priority            jsonInt64         `json:"priority"`
 	ResourceName        jsonString        `json:"resourceName"`
