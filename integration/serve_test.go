@@ -23,6 +23,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // servedProcess is a running `yarn-er serve` on the mini-YARN.
@@ -328,6 +330,7 @@ func submitDetached(t *testing.T, ctx context.Context, ep *Endpoints, args ...st
 		kctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		runCLI(t, kctx, ep, "app", "kill", id)
+		runCLI(t, kctx, ep, "app", "wait", id, "-q")
 	})
 	return id
 }
@@ -339,8 +342,27 @@ func TestServeAppWhyAndGPUMap(t *testing.T) {
 	ep := cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	holder := submitDetached(t, ctx, ep, "--containers", "2", "--gpus", "4", "--memory", "128m", "--name", "holder", "--", "sleep", "600")
 	yc := yarnClient(t, ep)
+	// Registered first, so it runs last: after the applications are killed, wait until their
+	// containers have let go of every GPU (the next test needs all 8).
+	t.Cleanup(func() {
+		wctx, wcancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer wcancel()
+		for wctx.Err() == nil {
+			nodes, err := yc.Nodes(wctx, yarn.NodesQuery{})
+			used := int64(0)
+			for _, n := range nodes {
+				used += n.Used.Value("yarn.io/gpu")
+			}
+			if err == nil && used == 0 {
+				time.Sleep(2 * time.Second) // the NodeManagers' processes end after the RM frees them
+				return
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+		t.Logf("the killed applications' GPUs were not free within 2 minutes")
+	})
+	holder := submitDetached(t, ctx, ep, "--containers", "2", "--gpus", "4", "--memory", "128m", "--name", "holder", "--", "sleep", "600")
 	require.Eventually(t, func() bool {
 		ap, err := yc.App(ctx, holder)
 		return err == nil && ap.Allocated.Value("yarn.io/gpu") == 8
