@@ -55,6 +55,9 @@ type App struct {
 	// LogAggregationStatus is the application's log aggregation: DISABLED, NOT_START, RUNNING,
 	// RUNNING_WITH_FAILURE, SUCCEEDED, FAILED or TIME_OUT ("" when not reported).
 	LogAggregationStatus string
+	// ResourceRequests are the application's outstanding asks (resourceRequests); nil when it
+	// has none or the RM does not report them.
+	ResourceRequests []ResourceRequest
 }
 
 type appJSON struct {
@@ -90,6 +93,7 @@ type appJSON struct {
 	ResourceInfo         *appResourceInfoJSON `json:"resourceInfo"`
 	UnmanagedApplication jsonBool             `json:"unmanagedApplication"`
 	LogAggregationStatus jsonString           `json:"logAggregationStatus"`
+	appRequestsJSON
 }
 
 // appResourceInfoJSON is ResourcesInfo: {"resourceUsagesByPartition": [{"partitionName": "",
@@ -136,6 +140,11 @@ func (a *appJSON) app() (App, error) {
 			out.ResourceSeconds[kv.Key] = v
 		}
 	}
+	rr, err := resourceRequests(out.ID, a.ResourceRequests)
+	if err != nil {
+		return App{}, err
+	}
+	out.ResourceRequests = rr
 	if a.ResourceInfo != nil {
 		for _, p := range a.ResourceInfo.ResourceUsagesByPartition {
 			r, err := p.Used.resources()

@@ -22,6 +22,15 @@ const (
 	// MaxObjectBody bounds every other answer (cluster info, metrics, one application, a new
 	// application id).
 	MaxObjectBody = 4 << 20
+	// MaxListRecordBody bounds one record of a streamed list (/nodes, /apps): a node is about
+	// 2.6 KB, an application a few kilobytes (its diagnostics YARN cuts at 64 KB). The whole list
+	// is not bounded by its bytes, so that a cluster of any size is read: by the number of its
+	// records (maxListElements), the memory they keep (MaxListRetained) and the request's time
+	// (Options.Timeout).
+	MaxListRecordBody = 1 << 20
+	// MaxListRetained bounds the memory the records of one streamed list keep once decoded
+	// (estimated from their strings and resource vectors): about 500 bytes a node.
+	MaxListRetained = 256 << 20
 	// maxJSONDepth bounds nesting in an answer; Hadoop's nest about ten deep (the scheduler's queues
 	// nest deeper, one level per queue level plus a few).
 	maxJSONDepth = 256
@@ -76,12 +85,33 @@ func bodyLimit(path string) (int64, string) {
 	return MaxObjectBody, "the limit of single-object answers, which are a few kilobytes"
 }
 
-// capReader fails once more than limit bytes were read.
+// streamedList reports whether the answers to path are lists decoded record by record (nodes,
+// applications), bounded per record rather than as a whole.
+func streamedList(path string) bool {
+	p := strings.TrimRight(path, "/")
+	switch p[strings.LastIndexByte(p, '/')+1:] {
+	case "nodes", "apps":
+		return true
+	}
+	return false
+}
+
+// capReader fails once more than limit bytes were read (since the last recordDone, for a
+// per-record cap).
 type capReader struct {
 	r     io.Reader
 	left  int64
 	err   *ResponseLimitError
 	tripd bool
+	// perRecord, when set, is the budget recordDone restores.
+	perRecord int64
+}
+
+// recordDone starts a new record's budget.
+func (c *capReader) recordDone() {
+	if c.perRecord > 0 && !c.tripd {
+		c.left = c.perRecord
+	}
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
@@ -108,17 +138,25 @@ func (c *capReader) Read(p []byte) (int, error) {
 func limitBody(method, path string, header http.Header, body io.ReadCloser) io.ReadCloser {
 	limit, class := bodyLimit(path)
 	endpoint := method + " " + path
-	wire := &capReader{r: body, left: limit, err: &ResponseLimitError{Endpoint: endpoint, What: "body", Limit: limit, Class: class}}
+	what, perRecord := "body", int64(0)
+	if streamedList(path) {
+		limit, perRecord, what = MaxListRecordBody, MaxListRecordBody, "list record"
+		class = "the limit of one record of a list: a node is about 2.6 KB, an application a few KB"
+	}
+	wire := &capReader{r: body, left: limit, perRecord: perRecord, err: &ResponseLimitError{Endpoint: endpoint, What: what, Limit: limit, Class: class}}
+	caps := []*capReader{wire}
 	var r io.Reader = wire
 	switch enc := strings.ToLower(strings.TrimSpace(header.Get("Content-Encoding"))); enc {
 	case "", "identity":
 	case "gzip", "x-gzip":
-		wire.err.What = "compressed body"
+		wire.err.What = "compressed " + what
 		gz, err := gzip.NewReader(wire)
 		if err != nil {
 			return failingBody{err: &bodyError{msg: fmt.Sprintf("%s: the gzip-encoded answer cannot be decompressed: %v", endpoint, err)}, Closer: body}
 		}
-		r = &capReader{r: gz, left: limit, err: &ResponseLimitError{Endpoint: endpoint, What: "decompressed body", Limit: limit, Class: class}}
+		dc := &capReader{r: gz, left: limit, perRecord: perRecord, err: &ResponseLimitError{Endpoint: endpoint, What: "decompressed " + what, Limit: limit, Class: class}}
+		caps = append(caps, dc)
+		r = dc
 		header.Del("Content-Encoding")
 		header.Del("Content-Length")
 	default:
@@ -127,7 +165,26 @@ func limitBody(method, path string, header http.Header, body io.ReadCloser) io.R
 	if strings.Contains(strings.ToLower(header.Get("Content-Type")), "json") {
 		r = newJSONGuard(r, endpoint)
 	}
+	if perRecord > 0 {
+		return listBody{readCloser: readCloser{Reader: r, Closer: body}, caps: caps}
+	}
 	return readCloser{Reader: r, Closer: body}
+}
+
+// recordBoundary is a body whose byte budget is per record: the list decoder tells it where each
+// record ends.
+type recordBoundary interface{ recordDone() }
+
+// listBody is a streamed list's body: each record gets the per-record budget anew.
+type listBody struct {
+	readCloser
+	caps []*capReader
+}
+
+func (l listBody) recordDone() {
+	for _, c := range l.caps {
+		c.recordDone()
+	}
 }
 
 // bodyError is a problem with an answer's encoding; it wraps ErrUnexpectedResponse without repeating

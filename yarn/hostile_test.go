@@ -77,17 +77,23 @@ func TestHostileRM(t *testing.T) {
 		{name: "1 GiB answer to cluster info", route: "GET " + pathInfo,
 			handler: stream("application/json", "", func() io.Reader { return repeatReader(`{"clusterInfo":`, spaces, 1024, `}`) }),
 			is:      ErrResponseTooLarge, want: "GET /ws/v1/cluster/info: the answer's body exceeds 4194304 bytes (the limit of single-object answers"},
-		{name: "one huge JSON string", route: "GET " + pathNodes,
+		{name: "one huge JSON string", route: "GET " + pathScheduler,
+			handler: stream("application/json", "", func() io.Reader {
+				return repeatReader(`{"scheduler":{"schedulerInfo":{"type":"`, bytes.Repeat([]byte("a"), 1<<20), 8, `"}}}`)
+			}),
+			call: func(ctx context.Context, c *Client) error { _, err := c.Scheduler(ctx); return err },
+			is:   ErrResponseTooLarge, want: "GET /ws/v1/cluster/scheduler: the answer's JSON string exceeds 4194304 bytes"},
+		{name: "one huge node", route: "GET " + pathNodes,
 			handler: stream("application/json", "", func() io.Reader {
 				return repeatReader(`{"nodes":{"node":[{"id":"`, bytes.Repeat([]byte("a"), 1<<20), 8, `"}]}}`)
 			}),
-			call: nodesCall, is: ErrResponseTooLarge, want: "GET /ws/v1/cluster/nodes: the answer's JSON string exceeds 4194304 bytes"},
+			call: nodesCall, is: ErrResponseTooLarge, want: "GET /ws/v1/cluster/nodes: the answer's list record exceeds 1048576 bytes"},
 		{name: "gzip bomb of white space", route: "GET " + pathInfo,
 			handler: stream("application/json", "gzip", func() io.Reader { return bytes.NewReader(bombSpaces) }),
 			is:      ErrResponseTooLarge, want: "the answer's decompressed body exceeds 4194304 bytes"},
 		{name: "gzip bomb of one string", route: "GET " + pathNodes,
 			handler: stream("application/json", "gzip", func() io.Reader { return bytes.NewReader(bombString) }),
-			call:    nodesCall, is: ErrResponseTooLarge, want: "JSON string exceeds"},
+			call:    nodesCall, is: ErrResponseTooLarge, want: "decompressed list record exceeds 1048576 bytes"},
 		{name: "gzip bomb of nodes", route: "GET " + pathNodes,
 			handler: stream("application/json", "gzip", func() io.Reader { return bytes.NewReader(bombList) }),
 			call:    nodesCall, is: ErrResponseTooLarge, want: "more than 100000 elements"},

@@ -579,18 +579,37 @@ func skipValue(dec *json.Decoder) error {
 // of streamList, element by element, converting each JSON form J into the record T.
 func decodeList[J, T any](r io.Reader, outer, inner string, convert func(*J) (T, error)) ([]T, error) {
 	var out []T
+	var kept int64
+	boundary, _ := r.(recordBoundary)
 	err := streamList(r, outer, inner, func(j *J) error {
 		t, err := convert(j)
 		if err != nil {
 			return err
 		}
+		kept += retainedBytes(&t)
+		if kept > MaxListRetained {
+			return &ResponseLimitError{Endpoint: outer, What: "records kept", Limit: MaxListRetained,
+				Class: "the memory the records of one list may keep, about 500 bytes a node"}
+		}
 		out = append(out, t)
+		if boundary != nil {
+			boundary.recordDone()
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, unexpected(outer, err)
 	}
 	return out, nil
+}
+
+// retainedBytes estimates the memory a decoded record keeps: its own size estimate when it has
+// one, else a fixed 512 bytes.
+func retainedBytes[T any](t *T) int64 {
+	if s, ok := any(t).(interface{ retainedBytes() int64 }); ok {
+		return s.retainedBytes()
+	}
+	return 512
 }
 
 // decodeSingle decodes an answer holding one object under key, {"app": {...}}, converting its JSON

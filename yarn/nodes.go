@@ -64,12 +64,12 @@ type nodeJSON struct {
 func (n *nodeJSON) node() (Node, error) {
 	out := Node{
 		ID:               string(n.ID),
-		State:            string(n.State),
+		State:            intern(string(n.State)),
 		Host:             string(n.NodeHostName),
-		Rack:             string(n.Rack),
+		Rack:             intern(string(n.Rack)),
 		HTTPAddress:      string(n.NodeHTTPAddress),
-		Version:          string(n.Version),
-		HealthReport:     string(n.HealthReport),
+		Version:          intern(string(n.Version)),
+		HealthReport:     intern(string(n.HealthReport)),
 		LastHealthUpdate: millis(n.LastHealthUpdate),
 		NumContainers:    int64(n.NumContainers),
 		NodeLabels:       []string(n.NodeLabels),

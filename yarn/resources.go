@@ -90,11 +90,11 @@ func (r *resourceInfoJSON) resources() (records.Resources, error) {
 		return out, nil
 	}
 	for i, ri := range r.ResourceInformations {
-		name := string(ri.Name)
+		name := intern(string(ri.Name))
 		if name == "" {
 			return records.Resources{}, fmt.Errorf("%w: resourceInformation #%d has no name", ErrUnexpectedResponse, i+1)
 		}
-		out.Set(name, records.Quantity{Value: int64(ri.Value), Units: string(ri.Units)})
+		out.Set(name, records.Quantity{Value: int64(ri.Value), Units: intern(string(ri.Units))})
 	}
 	if _, ok := out.Get(records.MemoryMB); !ok && r.Memory != nil {
 		out.Set(records.MemoryMB, records.Quantity{Value: int64(*r.Memory), Units: records.MemoryUnits})

@@ -21,35 +21,16 @@ import (
 // NewCmdApp returns `yarn-er app` with its subcommands.
 func NewCmdApp(f *cmdutil.Factory) *cobra.Command {
 	return cmdutil.NewGroupCommand("app", "List, inspect, wait for and kill YARN applications (those of yarn-er submit and any other)", "",
-		NewCmdList(f, nil), NewCmdStatus(f, nil), NewCmdLogs(f, nil), NewCmdKill(f, nil), NewCmdWait(f, nil))
+		NewCmdList(f, nil), NewCmdStatus(f, nil), NewCmdLogs(f, nil), NewCmdKill(f, nil), NewCmdWait(f, nil),
+		NewCmdWhy(f, nil))
 }
 
 // activeStates are the states `app list` shows by default, as `yarn application -list` does.
 var activeStates = []string{string(records.AppNew), string(records.AppNewSaving), string(records.AppSubmitted),
 	string(records.AppAccepted), string(records.AppRunning)}
 
-func optTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
-}
-
 // appInfo is an application's public view.
-func appInfo(x *yarn.App) view.AppInfo {
-	tags := x.ApplicationTags
-	if tags == nil {
-		tags = []string{}
-	}
-	return view.AppInfo{
-		ID: x.ID, Name: x.Name, Type: x.ApplicationType, User: x.User, Queue: x.Queue, State: string(x.State),
-		FinalStatus: x.FinalStatus.String(), Progress: x.Progress, Tags: tags,
-		StartedTime: optTime(x.StartedTime), LaunchTime: optTime(x.LaunchTime), FinishedTime: optTime(x.FinishedTime),
-		ElapsedMillis: x.ElapsedTime.Milliseconds(), RunningContainers: x.RunningContainers,
-		Allocated: view.ResourceMap(x.Allocated), GPUs: x.Allocated.Value(records.GPU),
-		Diagnostics: x.Diagnostics, TrackingURL: x.TrackingURL, AMContainerLogs: x.AMContainerLogs,
-	}
-}
+func appInfo(x *yarn.App) view.AppInfo { return view.AppInfoOf(x) }
 
 // ListOptions are `app list`'s flags.
 type ListOptions struct {
@@ -191,17 +172,7 @@ func statusRun(opts *IDOptions) error {
 
 // statusView is an application's status in its public view.
 func statusView(st *submit.Status) view.AppStatus {
-	out := view.AppStatus{AppInfo: appInfo(st.App), Containers: []view.AppContainer{}}
-	if at := st.Attempt; at != nil {
-		out.Attempt = &view.AppAttempt{ID: at.AppAttemptID, State: at.State, ContainerID: at.ContainerID,
-			Node: at.NodeID, LogsLink: at.LogsLink, Diagnostics: at.Diagnostics}
-	}
-	for _, c := range st.Containers {
-		out.Containers = append(out.Containers, view.AppContainer{ID: c.ID, State: c.State, Node: c.NodeID,
-			NodeHTTP: c.NodeHTTPAddress, Resource: view.ResourceMap(c.Resource), GPUs: c.Resource.Value(records.GPU),
-			ExitStatus: c.ExitStatus, LogURL: c.LogURL, AM: out.Attempt != nil && c.ID == out.Attempt.ContainerID})
-	}
-	return out
+	return view.AppStatusOf(st.App, st.Attempt, st.Containers)
 }
 
 func writeStatus(w io.Writer, s view.AppStatus) error {

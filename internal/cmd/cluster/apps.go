@@ -67,21 +67,7 @@ func appsRun(opts *AppsOptions) error {
 	if err != nil {
 		return err
 	}
-	out := view.Apps{Apps: []view.App{}}
-	for _, ap := range apps {
-		o := view.App{
-			ID: ap.ID, Name: ap.Name, User: ap.User, Queue: ap.Queue, State: string(ap.State), FinalStatus: ap.FinalStatus.String(),
-			Progress: ap.Progress, ApplicationType: ap.ApplicationType, Allocated: view.ResourceMap(ap.Allocated),
-			Diagnostics: ap.Diagnostics,
-		}
-		if !ap.StartedTime.IsZero() {
-			o.StartedTime = &ap.StartedTime
-		}
-		if !ap.FinishedTime.IsZero() {
-			o.FinishedTime = &ap.FinishedTime
-		}
-		out.Apps = append(out.Apps, o)
-	}
+	out := view.AppsOf(apps)
 	return opts.F.Render(out, func(w io.Writer) error { return writeAppsTable(w, out) })
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
-	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -22,45 +21,17 @@ func infoRun(opts *InfoOptions) error {
 	if err != nil {
 		return err
 	}
-	out := view.ClusterInfo{
-		ResourceManager: info.RMAddress, HAState: info.HAState, State: info.State, ClusterID: info.ID,
-		HadoopVersion: info.HadoopVersion, ResourceManagerVersion: info.ResourceManagerVersion,
-		HAZooKeeperConnectionState: info.HAZooKeeperConnectionState,
-		ResourceManagers:           []view.RMStatus{},
-	}
-	if !info.StartedOn.IsZero() {
-		out.StartedOn = &info.StartedOn
-	}
+	var rms []yarn.RMStatus
 	if len(c.Addresses()) > 1 {
-		for _, st := range c.RMs(ctx) {
-			r := view.RMStatus{ID: st.ID, Address: st.Address, HAState: st.HAState}
-			if st.Err != nil {
-				r.Error = st.Err.Error()
-			}
-			out.ResourceManagers = append(out.ResourceManagers, r)
-		}
+		rms = c.RMs(ctx)
 	}
-	if m, err := c.Metrics(ctx); err != nil {
+	m, err := c.Metrics(ctx)
+	if err != nil {
 		opts.F.Logger().Warn("cluster metrics unavailable", "error", err)
-	} else {
-		out.Metrics = metricsView(m)
+		m = nil
 	}
+	out := view.ClusterInfoOf(info, rms, m)
 	return opts.F.Render(out, func(w io.Writer) error { return writeInfo(w, out) })
-}
-
-func metricsView(m *yarn.ClusterMetrics) *view.ClusterMetrics {
-	total, used := m.TotalClusterResourcesAcrossPartition, m.TotalUsedResourcesAcrossPartition
-	if total.Len() == 0 {
-		total = records.NewResources(m.TotalMB, m.TotalVirtualCores)
-	}
-	if used.Len() == 0 {
-		used = records.NewResources(m.AllocatedMB, m.AllocatedVirtualCores)
-	}
-	return &view.ClusterMetrics{
-		ActiveNodes: m.ActiveNodes, UnhealthyNodes: m.UnhealthyNodes, LostNodes: m.LostNodes,
-		AppsRunning: m.AppsRunning, AppsPending: m.AppsPending, AppsSubmitted: m.AppsSubmitted,
-		Total: view.ResourceMap(total), Used: view.ResourceMap(used),
-	}
 }
 
 func writeInfo(w io.Writer, out view.ClusterInfo) error {

@@ -61,17 +61,7 @@ func nodesRun(opts *NodesOptions) error {
 	if err := checkResourceKnown(opts.Resource, nodes); err != nil {
 		return err
 	}
-	out := view.Nodes{Nodes: []view.Node{}}
-	for _, n := range nodes {
-		if opts.Resource != "" && n.Total.Value(opts.Resource) <= 0 {
-			continue
-		}
-		out.Nodes = append(out.Nodes, view.Node{
-			ID: n.ID, State: n.State, Host: n.Host, Rack: n.Rack, HTTPAddress: n.HTTPAddress,
-			Total: view.ResourceMap(n.Total), Used: view.ResourceMap(n.Used), Available: view.ResourceMap(n.Available),
-		})
-	}
-	slices.SortFunc(out.Nodes, func(x, y view.Node) int { return strings.Compare(x.ID, y.ID) })
+	out := view.NodesOf(nodes, opts.Resource)
 	return opts.F.Render(out, func(w io.Writer) error { return writeNodesTable(w, out, nodes) })
 }
 

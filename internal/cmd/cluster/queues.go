@@ -8,7 +8,6 @@ import (
 
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/view"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
 func queuesRun(opts *QueuesOptions) error {
@@ -20,28 +19,7 @@ func queuesRun(opts *QueuesOptions) error {
 	if err != nil {
 		return err
 	}
-	out := view.Queues{Scheduler: s.Type, MaximumAllocation: view.ResourceMap(s.MaximumAllocation), Queues: []view.Queue{}}
-	var depths []int // each queue's depth below root, for the table's indentation
-	var walk func(q *yarn.Queue, depth int)
-	walk = func(q *yarn.Queue, depth int) {
-		out.Queues = append(out.Queues, view.Queue{
-			Path: q.Path, Name: q.Name, State: q.State, Leaf: q.Leaf,
-			Capacity: q.Capacity, MaxCapacity: q.MaxCapacity, UsedCapacity: q.UsedCapacity,
-			AbsoluteCapacity: q.AbsoluteCapacity, AbsoluteMaxCapacity: q.AbsoluteMaxCapacity,
-			AbsoluteUsedCapacity: q.AbsoluteUsedCapacity, NumApplications: q.NumApplications,
-			SchedulingPolicy:  q.SchedulingPolicy,
-			MaximumAllocation: view.ResourceMap(q.MaximumAllocation), Used: view.ResourceMap(q.Used),
-			MinEffectiveCapacity: view.ResourceMap(q.MinEffectiveCapacity), MaxEffectiveCapacity: view.ResourceMap(q.MaxEffectiveCapacity),
-			MinResources: view.ResourceMap(q.MinResources), MaxResources: view.ResourceMap(q.MaxResources),
-		})
-		depths = append(depths, depth)
-		for _, ch := range q.Children {
-			walk(ch, depth+1)
-		}
-	}
-	if s.Root != nil {
-		walk(s.Root, 0)
-	}
+	out, depths := view.QueuesOf(s)
 	return opts.F.Render(out, func(w io.Writer) error { return writeQueuesTable(w, out, depths) })
 }
 

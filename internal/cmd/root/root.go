@@ -2,6 +2,10 @@
 package root
 
 import (
+	"bytes"
+	"context"
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-er/yarn-er/internal/cmd/am"
@@ -11,10 +15,12 @@ import (
 	"github.com/yarn-er/yarn-er/internal/cmd/exec"
 	"github.com/yarn-er/yarn-er/internal/cmd/exitcodes"
 	"github.com/yarn-er/yarn-er/internal/cmd/preflight"
+	"github.com/yarn-er/yarn-er/internal/cmd/serve"
 	"github.com/yarn-er/yarn-er/internal/cmd/submit"
 	"github.com/yarn-er/yarn-er/internal/cmd/translate"
 	"github.com/yarn-er/yarn-er/internal/cmd/version"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	servelib "github.com/yarn-er/yarn-er/serve"
 )
 
 // NewCmdRoot returns the yarn-er command with every subcommand, sharing f.
@@ -44,8 +50,27 @@ containers without handing one device to two processes.`)
 		am.NewCmdAM(f, nil),
 		version.NewCmdVersion(f, nil),
 		exitcodes.NewCmdExitCodes(),
+		serve.NewCmdServe(f, nil, func(ctx context.Context, args []string) servelib.CommandResult { return runInProcess(ctx, f, args) }),
 	)
 	root.SuggestionsMinimumDistance = 2
 	cmdutil.MarkArgErrorsAsUsage(root)
 	return root
+}
+
+// runInProcess runs yarn-er with args in this process, on buffers and f's environment, as
+// cmd/yarn-er's Main does: serve's POST endpoints answer with the CLI's own commands.
+func runInProcess(ctx context.Context, f *cmdutil.Factory, args []string) servelib.CommandResult {
+	var out, errOut bytes.Buffer
+	sub := cmdutil.New(&cmdutil.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, f.Env)
+	sub.Build = f.Build
+	cmd := NewCmdRoot(sub)
+	cmd.SetArgs(args)
+	cmd.SetIn(sub.IO.In)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	code := cmdutil.ExitOK
+	if err := cmd.ExecuteContext(ctx); err != nil {
+		code = sub.ReportError(cmd, args, err)
+	}
+	return servelib.CommandResult{Stdout: out.Bytes(), Stderr: errOut.String(), ExitCode: code}
 }

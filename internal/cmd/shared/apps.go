@@ -3,9 +3,8 @@ package shared
 import (
 	"context"
 	"slices"
-	"strings"
 
-	"github.com/yarn-er/yarn-er/records"
+	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn"
 )
 
@@ -32,19 +31,5 @@ func ListApps(ctx context.Context, c AppLister, q yarn.AppsQuery, limit int) ([]
 	return apps, nil
 }
 
-// CompareAppIDs orders application ids application_<cluster timestamp>_<sequence> by cluster
-// timestamp, then sequence, both as numbers (_9999 before _10000). Ids of another form sort
-// before every well-formed one, among themselves as strings.
-func CompareAppIDs(a, b string) int {
-	ia, errA := records.ParseApplicationID(a)
-	ib, errB := records.ParseApplicationID(b)
-	switch {
-	case errA == nil && errB == nil:
-		return ia.Compare(ib)
-	case errA == nil:
-		return 1
-	case errB == nil:
-		return -1
-	}
-	return strings.Compare(a, b)
-}
+// CompareAppIDs orders application ids newest last: view.CompareAppIDs.
+func CompareAppIDs(a, b string) int { return view.CompareAppIDs(a, b) }
