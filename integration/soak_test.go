@@ -242,4 +242,3 @@ func newestApp(b *testing.B, ep *Endpoints) string {
 	})
 	return ids[len(ids)-1]
 }
-
