@@ -174,6 +174,10 @@ type opened struct {
 	err error
 }
 
+// launchQueue is how many container starts' outcomes wait for the run loop at most; a start
+// beyond it waits in its goroutine (the AM's memory does not grow with the spec's count).
+const launchQueue = 64
+
 type launchResult struct {
 	s   *slot
 	id  records.ContainerID
@@ -314,7 +318,7 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 		opts.Identity.MaxAttempts = spec.MaxAttempts // the RM does not set MAX_APP_ATTEMPTS (3.5)
 	}
 	r := &runner{spec: spec, opts: opts, log: opts.Logger, start: opts.Now(), prio: spec.Priority,
-		byID: map[records.ContainerID]*slot{}, res: &Result{}, launch: make(chan launchResult, spec.Containers)}
+		byID: map[records.ContainerID]*slot{}, res: &Result{}, launch: make(chan launchResult, launchQueue)}
 	for i := range spec.Containers {
 		r.slots = append(r.slots, &slot{rank: i, exit: -1000})
 	}

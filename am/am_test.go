@@ -407,6 +407,12 @@ func TestRunRefusesBadInput(t *testing.T) {
 	bad.Containers = 0
 	_, err := Run(context.Background(), &bad, f.options(t))
 	assert.ErrorIs(t, err, jobspec.ErrInvalid)
+	// A count no AM could keep a record for is refused at start, before any allocation (it
+	// used to die with "fatal error: runtime: out of memory").
+	bad.Containers = 1000000000
+	_, err = Run(context.Background(), &bad, f.options(t))
+	assert.ErrorIs(t, err, jobspec.ErrInvalid)
+	assert.ErrorContains(t, err, "hard bound of 100000")
 
 	opts := f.options(t)
 	opts.Credentials = nil

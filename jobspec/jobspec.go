@@ -30,6 +30,12 @@ const FileName = "yarn-er-job.json"
 // BinaryName is the name the yarn-er executable is localized under in every container.
 const BinaryName = "yarn-er"
 
+// MaxContainers is yarn-er's hard bound on the ranks of one job (all roles together). The AM
+// keeps a small record per rank (its state, container and restarts) and asks the
+// ResourceManager by counts, so its memory grows with this bound only: at 100,000 ranks a few
+// tens of MiB. A count above it is refused before anything is staged (docs/jobs.md).
+const MaxContainers = 100_000
+
 // MaxSize bounds a spec document (a spec is small; this only stops garbage early).
 const MaxSize = 4 << 20
 
@@ -304,6 +310,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.Containers < 1 {
 		return invalid("containers", "%d: at least 1", s.Containers)
+	}
+	if s.Containers > MaxContainers {
+		return invalid("containers", "%d: above yarn-er's hard bound of %d ranks per job", s.Containers, MaxContainers)
 	}
 	if s.Restarts < 0 {
 		return invalid("restarts", "%d: must not be negative", s.Restarts)

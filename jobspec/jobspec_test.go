@@ -96,6 +96,7 @@ func TestValidate(t *testing.T) {
 		{"bad scheduler", func(s *Spec) { s.SchedulerAddresses = []string{"rm"} }, "schedulerAddresses[0]"},
 		{"bad port", func(s *Spec) { s.SchedulerAddresses = []string{"rm:80x"} }, "schedulerAddresses[0]"},
 		{"no containers", func(s *Spec) { s.Containers = 0 }, "containers"},
+		{"containers above the hard bound", func(s *Spec) { s.Containers = MaxContainers + 1 }, "containers"},
 		{"negative restarts", func(s *Spec) { s.Restarts = -1 }, "restarts"},
 		{"negative priority", func(s *Spec) { s.Priority = -1 }, "priority"},
 		{"no memory", func(s *Spec) { s.Resource = s.Resource[1:] }, "resource"},

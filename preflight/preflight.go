@@ -58,6 +58,10 @@ type Input struct {
 	NodeLabel string
 	// Strict makes warnings count as failures in Report.OK.
 	Strict bool
+	// RequireCapacity makes cluster.capacity fail, instead of warn, when even an empty cluster
+	// (every RUNNING node's totals) holds fewer than Containers: yarn-er submit, whose ranks
+	// would wait forever for containers no node will ever free.
+	RequireCapacity bool
 	// FlinkVersion selects Flink 1.x or 2.x rules where they differ (the TaskManager memory
 	// model); FlinkVersionUnset: what the configuration file implies (profile.DefaultFlinkVersion).
 	FlinkVersion profile.FlinkVersion

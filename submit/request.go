@@ -371,6 +371,9 @@ func (r *Request) validate() error {
 	if r.Containers < 0 {
 		return badRequest("--containers", "%d: must be 1 or more", r.Containers)
 	}
+	if r.Containers > jobspec.MaxContainers {
+		return badRequest("--containers", "%d is above yarn-er's hard bound of %d ranks per job (docs/jobs.md): ask for at most %d, or split the job", r.Containers, jobspec.MaxContainers, jobspec.MaxContainers)
+	}
 	if r.Restarts < 0 {
 		return badRequest("--restarts", "%d: must not be negative", r.Restarts)
 	}

@@ -262,7 +262,8 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		rep, err := preflight.Run(ctx, preflight.Input{
 			Container: &vec, ContainerName: "container", Hadoop: c.opts.Hadoop, Client: c.opts.YARN,
 			Containers: req.Containers, Queue: req.Queue, NodeLabel: req.NodeLabel, MaxAttempts: req.MaxAttempts, Priority: req.Priority,
-			Logger: c.opts.Logger.With("component", "preflight"),
+			RequireCapacity: true,
+			Logger:          c.opts.Logger.With("component", "preflight"),
 		})
 		if err != nil {
 			return nil, err
