@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/yarn-er/yarn-er/records"
@@ -115,6 +116,15 @@ type Request struct {
 	Force bool
 	// HeartbeatMillis is the AM's heartbeat while container asks are outstanding (0: its default).
 	HeartbeatMillis int
+
+	// Roles, when set, are the job's roles (yarn-er submit --spec): each with its count,
+	// container and command, which Command, Containers, Restarts and the container flags then
+	// must not give.
+	Roles []RoleRequest
+	// Gang puts every role into one gang; GangTimeout bounds a gang's wait for its containers
+	// (0: jobspec.DefaultGangTimeoutMillis).
+	Gang        bool
+	GangTimeout time.Duration
 }
 
 // Container returns the container vector of the request: memory-mb and vcores, then yarn.io/gpu,
@@ -362,11 +372,17 @@ const deviceInfoFile = "yarn-er-devices.json"
 
 // validate checks what needs no cluster.
 func (r *Request) validate() error {
-	if len(r.Command) == 0 || r.Command[0] == "" {
-		return badRequest("", "no command: give it after --, e.g. yarn-er submit --gpus 1 -- nvidia-smi")
-	}
-	if n := commandBytes(r.Command); n > MaxCommandBytes {
-		return badRequest("", "the command is %d bytes as the NodeManager's launch script runs it, more than the %d that fit in one argument of bash -c (Linux takes 128 KiB): put it in a script and ship it with --file", n, MaxCommandBytes)
+	if len(r.Roles) > 0 {
+		if err := r.validateRoles(); err != nil {
+			return err
+		}
+	} else {
+		if len(r.Command) == 0 || r.Command[0] == "" {
+			return badRequest("", "no command: give it after --, e.g. yarn-er submit --gpus 1 -- nvidia-smi")
+		}
+		if n := commandBytes(r.Command); n > MaxCommandBytes {
+			return badRequest("", "the command is %d bytes as the NodeManager's launch script runs it, more than the %d that fit in one argument of bash -c (Linux takes 128 KiB): put it in a script and ship it with --file", n, MaxCommandBytes)
+		}
 	}
 	if r.Containers < 0 {
 		return badRequest("--containers", "%d: must be 1 or more", r.Containers)
@@ -514,6 +530,9 @@ func checkEnv(name, value string) error {
 	if by, set := setEnv[name]; set {
 		return badRequest("--env", "%s is set in every container by %s, which would override it: use another name", name, by)
 	}
+	if slices.Contains(jobspec.AMSetEnv(), name) {
+		return badRequest("--env", "%s is set in every container by yarn-er's ApplicationMaster (the rendezvous, docs/jobs.md), which would override it: use another name", name)
+	}
 	if strings.ContainsAny(value, "`\"\\") {
 		return badRequest("--env", "%s=%q: the NodeManager's launch script would interpret ` \" \\ in the value (export %s=\"...\"): leave them out", name, value, name)
 	}
@@ -547,6 +566,13 @@ func (r *Request) appName() string {
 		return r.Name
 	}
 	name := "yarn-er: " + strings.Join(r.Command, " ")
+	if len(r.Roles) > 0 {
+		var parts []string
+		for _, rr := range r.Roles {
+			parts = append(parts, fmt.Sprintf("%s×%d", rr.Name, max(rr.Containers, 1)))
+		}
+		name = "yarn-er: " + strings.Join(parts, ", ")
+	}
 	if len(name) > 200 {
 		// Cut before a rune, not inside one: half a rune is not UTF-8, which the spec refuses.
 		cut := 200

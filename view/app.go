@@ -71,3 +71,42 @@ type Submit struct {
 	Containers    int      `json:"containers"`
 	Resource      []string `json:"resource"`
 }
+
+// Job is `yarn-er submit --dry-run`: the job as it would be submitted.
+type Job struct {
+	Name        string            `json:"name"`
+	Queue       string            `json:"queue,omitempty"`
+	NodeLabel   string            `json:"nodeLabel,omitempty"`
+	Priority    *int32            `json:"priority,omitempty"`
+	Tags        []string          `json:"tags,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Files       []string          `json:"files,omitempty"`
+	Archives    []string          `json:"archives,omitempty"`
+	Ranks       int               `json:"ranks"`
+	GangTimeout string            `json:"gangTimeout"`
+	Roles       []JobRole         `json:"roles"`
+}
+
+// JobRole is one role of a Job.
+type JobRole struct {
+	Name      string            `json:"name"`
+	Count     int               `json:"count"`
+	Resource  string            `json:"resource"`
+	Devices   string            `json:"devices,omitempty"`
+	Profile   string            `json:"profile,omitempty"`
+	Command   []string          `json:"command"`
+	Restarts  int               `json:"restarts"`
+	Env       map[string]string `json:"env,omitempty"`
+	Placement *JobPlacement     `json:"placement,omitempty"`
+	DependsOn []string          `json:"dependsOn,omitempty"`
+	Gang      string            `json:"gang,omitempty"`
+	Framework string            `json:"framework,omitempty"`
+}
+
+// JobPlacement is a role's placement.
+type JobPlacement struct {
+	Spread string   `json:"spread,omitempty"`
+	Pack   string   `json:"pack,omitempty"`
+	Nodes  []string `json:"nodes,omitempty"`
+	Racks  []string `json:"racks,omitempty"`
+}
