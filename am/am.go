@@ -237,6 +237,8 @@ type runner struct {
 	started bool
 	// lctx is the context container starts run under (the run's, cancelled when it ends).
 	lctx context.Context
+	// clusterNodes is the number of NodeManagers the last heartbeat reported (0: unknown).
+	clusterNodes int
 }
 
 // removeStaging removes the staging directory once (unless the spec keeps it).
@@ -463,7 +465,11 @@ func (r *runner) run(ctx context.Context) error {
 		lastOK = r.opts.Now()
 		r.res.Heartbeats++
 		changed := len(alloc.Allocated) > 0 || len(alloc.Completed) > 0
+		if alloc.NumClusterNodes > 0 {
+			r.clusterNodes = alloc.NumClusterNodes
+		}
 		r.handle(lctx, alloc)
+		r.spreadAsks()
 		if !r.lingerChecked {
 			r.lingerChecked = true
 			r.restartLingering()
@@ -621,6 +627,9 @@ func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 			r.log.Info("am: releasing a surplus container", "container", c.ID.String(), "node", c.Node)
 			_ = r.rm.Release(c.ID)
 			r.res.Released++
+			continue
+		}
+		if r.misplaced(s.role, c) {
 			continue
 		}
 		if g := s.role.gang; g != nil && !g.started {

@@ -25,6 +25,10 @@ type roleState struct {
 	// cursor is the lowest rank that may be waiting (ranks below it have had a container).
 	cursor int
 	gang   *gangState
+	// misplaced counts the containers given back for landing beside another rank (spread);
+	// spreadWarned says the ranks that wait for a node were logged.
+	misplaced    int
+	spreadWarned bool
 }
 
 // gangState is a set of roles that start together: no rank of it starts until every container of
@@ -232,5 +236,63 @@ func (r *runner) startGangs() {
 		}
 		r.log.Error("am: gang timed out", "gang", g.name, "waited", waited, "missing", ge.Missing)
 		r.fail = ge
+	}
+}
+
+// spread reports a role whose ranks go at most one per node.
+func (role *roleState) spread() bool {
+	return role.spec.Placement != nil && role.spec.Placement.Spread == "node"
+}
+
+// usedNodes are the nodes where the role's ranks have (or hold) containers.
+func (role *roleState) usedNodes() map[string]bool {
+	used := map[string]bool{}
+	for _, s := range role.slots {
+		if s.hasContainer() {
+			used[s.container.Node] = true
+		}
+	}
+	return used
+}
+
+// misplaced gives back a container of a spread role on a node that already has a rank of the
+// role, and asks for another in its place (spreadAsks bounds the ask by the nodes left). The AM
+// places the ranks itself, through any scheduler and any placement-constraints handler: the
+// ResourceManager places a ResourceRequest anywhere.
+func (r *runner) misplaced(role *roleState, c amrm.Container) bool {
+	if !role.spread() || !role.usedNodes()[c.Node] {
+		return false
+	}
+	r.log.Info("am: giving back a container on a node that has a rank of the role already (placement spread: node)",
+		"role", role.spec.Name, "container", c.ID.String(), "node", c.Node)
+	_ = r.rm.Release(c.ID)
+	r.res.Released++
+	role.misplaced++
+	if r.fail == nil {
+		_ = r.rm.AskWithLabel(role.prio, role.capab, r.rm.Outstanding(role.prio)+1, r.spec.NodeLabel)
+	}
+	return true
+}
+
+// spreadAsks bounds the ask of each spread role by the nodes without a rank of it: the ranks
+// beyond wait (and the AM says so once) until a node frees or joins.
+func (r *runner) spreadAsks() {
+	if r.clusterNodes <= 0 || r.fail != nil {
+		return
+	}
+	for _, role := range r.roles {
+		if !role.spread() || !role.asked {
+			continue
+		}
+		free := max(r.clusterNodes-len(role.usedNodes()), 0)
+		want := min(role.waitingCount(), free)
+		if out := r.rm.Outstanding(role.prio); out != want {
+			_ = r.rm.AskWithLabel(role.prio, role.capab, want, r.spec.NodeLabel)
+		}
+		if waiting := role.waitingCount(); waiting > want && !role.spreadWarned {
+			role.spreadWarned = true
+			r.log.Warn("am: ranks wait: placement spread: node puts at most one rank of the role on each node, and every node has one",
+				"role", role.spec.Name, "waiting", waiting-want, "nodes", r.clusterNodes)
+		}
 	}
 }

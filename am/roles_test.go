@@ -219,3 +219,24 @@ func TestRankPort(t *testing.T) {
 	}
 	assert.Equal(t, RankPort("application_1_0001", 5), RankPort("application_1_0001", 5))
 }
+
+// placement spread: node: at most one rank of the role per node. The third rank of three on two
+// nodes waits (its container on an occupied node is given back) until a node is free of the role.
+func TestSpreadNode(t *testing.T) {
+	f := newFixture(t, 0, amrmfake.Options{RoundRobin: true, Exit: func(l amrmfake.Launch) amrmfake.Outcome {
+		return amrmfake.Outcome{Heartbeats: 5}
+	}})
+	f.withRoles(jobspec.Role{Name: "worker", Containers: 3, Resource: oneGPU, Command: []string{"train"},
+		Placement: &jobspec.Placement{Spread: "node"}})
+	res, err := f.run(t, f.options(t))
+	require.NoError(t, err)
+	assert.Equal(t, records.FinalSucceeded, res.Status)
+	ls := f.cluster.Launches()
+	require.Len(t, ls, 3)
+	assert.NotEqual(t, ls[0].Node, ls[1].Node, "the first two ranks on two nodes")
+	assert.NotEmpty(t, f.cluster.Releases(), "the container that landed beside a rank was given back")
+	assert.GreaterOrEqual(t, res.Released, 1)
+	// The third started only once a node was free of the role: after the first two had ended.
+	assert.Equal(t, "2", ls[2].Environment[jobspec.EnvRank])
+	assert.Equal(t, "1", ls[2].Environment[jobspec.EnvLocalWorldSize])
+}

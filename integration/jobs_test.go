@@ -131,6 +131,7 @@ roles:
     gpus: 1
     memory: 128m
     gang: true
+    placement: {spread: node}
     depends_on: [coordinator]
     framework: pytorch
     command: 'test -f "$SHARE/coordinator" && echo "$RANK $WORLD_SIZE $MASTER_ADDR $MASTER_PORT $NODE_RANK $LOCAL_RANK $NM_PORT $(wc -l < "$YARN_ER_PEERS")" > "$SHARE/worker-$RANK"'
@@ -160,8 +161,64 @@ roles:
 			first = f
 		} else {
 			assert.Equal(t, first[2:4], f[2:4], "both workers meet at worker 0's MASTER_ADDR:MASTER_PORT")
+			assert.NotEqual(t, first[6], f[6], "placement spread: node: the workers ran on different NodeManagers")
+			assert.NotEqual(t, first[4], f[4], "and so have different NODE_RANKs")
 		}
 	}
+}
+
+// TestSubmitSpecSpreadThirdWaits: 3 ranks with placement spread: node on the 2 NodeManagers: two
+// run at once on different nodes, the third waits (the AM's log says why) and runs once a node
+// is free of the role.
+func TestSubmitSpecSpreadThirdWaits(t *testing.T) {
+	ep := cluster(t)
+	share := t.TempDir()
+	job := writeJob(t, fmt.Sprintf(`name: spread
+env: {SHARE: %s}
+roles:
+  worker:
+    count: 3
+    memory: 128m
+    placement: {spread: node}
+    command: 'echo "$NM_PORT $(date +%%s%%N)" > "$SHARE/start-$RANK"; sleep 4; echo "$(date +%%s%%N)" > "$SHARE/end-$RANK"'
+`, share), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r := runCLI(t, ctx, ep, "submit", "--spec", job, "-o", "json")
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res), r.stdout)
+	appID, _ := res["applicationId"].(string)
+
+	type span struct {
+		port       string
+		start, end int64
+	}
+	var spans []span
+	for rank := range 3 {
+		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("start-%d", rank)))
+		require.NoError(t, err, "rank %d ran", rank)
+		var sp span
+		_, err = fmt.Sscan(string(b), &sp.port, &sp.start)
+		require.NoError(t, err)
+		b, err = os.ReadFile(filepath.Join(share, fmt.Sprintf("end-%d", rank)))
+		require.NoError(t, err)
+		_, err = fmt.Sscan(string(b), &sp.end)
+		require.NoError(t, err)
+		spans = append(spans, sp)
+	}
+	// No two ranks ran on one NodeManager at the same time.
+	for i := range spans {
+		for j := i + 1; j < len(spans); j++ {
+			if spans[i].port == spans[j].port {
+				overlap := spans[i].start < spans[j].end && spans[j].start < spans[i].end
+				assert.False(t, overlap, "ranks %d and %d overlapped on NodeManager port %s", i, j, spans[i].port)
+			}
+		}
+	}
+	logs := runCLI(t, ctx, ep, "app", "logs", appID)
+	require.Equal(t, 0, logs.code, logs.stderr)
+	assert.Contains(t, logs.stdout+logs.stderr, "ranks wait: placement spread: node puts at most one rank of the role on each node")
 }
 
 // TestSubmitSpecBadJobFiles: bad job files are refused before anything is staged, with file:line,
