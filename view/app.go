@@ -33,6 +33,9 @@ type AppStatus struct {
 	Attempt *AppAttempt `json:"attempt"`
 	// Containers are the live containers of the current attempt (none once it ended).
 	Containers []AppContainer `json:"containers"`
+	// Ranks are a running yarn-er application's ranks by role (omitted when its
+	// ApplicationMaster's log cannot be read, or it has ended).
+	Ranks []AppRank `json:"ranks,omitempty"`
 }
 
 // AppAttempt is one ApplicationMaster attempt.
@@ -109,4 +112,15 @@ type JobPlacement struct {
 	Pack   string   `json:"pack,omitempty"`
 	Nodes  []string `json:"nodes,omitempty"`
 	Racks  []string `json:"racks,omitempty"`
+}
+
+// AppRank is one rank of a running yarn-er application (app status), from its
+// ApplicationMaster's log: the rank's latest container.
+type AppRank struct {
+	Role      string `json:"role"`
+	Rank      int    `json:"rank"`
+	Container string `json:"container"`
+	Node      string `json:"node"`
+	Restarts  int    `json:"restarts"`
+	Live      bool   `json:"live"`
 }
