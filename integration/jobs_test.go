@@ -184,11 +184,28 @@ roles:
 `, share), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	r := runCLI(t, ctx, ep, "submit", "--spec", job, "-o", "json")
+	r := runCLI(t, ctx, ep, "submit", "--spec", job, "--detach", "-o", "json")
 	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
 	var res map[string]any
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res), r.stdout)
 	appID, _ := res["applicationId"].(string)
+	require.NotEmpty(t, appID)
+
+	// While it runs, app status shows the ranks by role, from the AM's log.
+	var ranks []any
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline) && len(ranks) < 2; time.Sleep(500 * time.Millisecond) {
+		st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
+		require.Equal(t, 0, st.code, st.stderr)
+		var status map[string]any
+		require.NoError(t, json.Unmarshal([]byte(st.stdout), &status))
+		ranks, _ = status["ranks"].([]any)
+	}
+	require.GreaterOrEqual(t, len(ranks), 2, "app status lists the running ranks")
+	first := ranks[0].(map[string]any)
+	assert.Equal(t, "worker", first["role"])
+	assert.Contains(t, first["container"], "container_")
+	w := runCLI(t, ctx, ep, "app", "wait", appID, "-q")
+	require.Equal(t, 0, w.code, w.stderr)
 
 	type span struct {
 		port       string
@@ -219,6 +236,12 @@ roles:
 	logs := runCLI(t, ctx, ep, "app", "logs", appID)
 	require.Equal(t, 0, logs.code, logs.stderr)
 	assert.Contains(t, logs.stdout+logs.stderr, "ranks wait: placement spread: node puts at most one rank of the role on each node")
+
+	// app logs --role R --rank N: that rank's container only.
+	one := runCLI(t, ctx, ep, "app", "logs", appID, "--role", "worker", "--rank", "2", "--file", "stderr")
+	require.Equal(t, 0, one.code, one.stderr)
+	assert.Contains(t, one.stdout, "(worker rank 2)")
+	assert.NotContains(t, one.stdout, "(worker rank 0)")
 }
 
 // TestSubmitSpecBadJobFiles: bad job files are refused before anything is staged, with file:line,
