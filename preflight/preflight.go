@@ -128,6 +128,10 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 	r.appCapChecks()
 
 	rep := &Report{Checks: r.c.checks(), strict: in.Strict, liveSkip: r.live == nil || r.live.infoErr != nil}
+	if r.profilesOff {
+		// A cluster without resource profiles: their checks do not apply.
+		rep.notApplicable += 2
+	}
 	if in.Container != nil {
 		name := r.containerName()
 		rep.subject = name + "s"
@@ -158,9 +162,11 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 
 // runner holds what the checks share.
 type runner struct {
-	in  Input
-	log *slog.Logger
-	c   *collector
+	// profilesOff says the cluster has no resource profiles (their checks do not apply).
+	profilesOff bool
+	in          Input
+	log         *slog.Logger
+	c           *collector
 
 	// tr is the translation of Flink's configuration (partial when it has errors).
 	tr *profile.Translation

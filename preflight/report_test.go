@@ -27,7 +27,10 @@ func TestIDsArePublicContract(t *testing.T) {
 	// The additions: the TaskManager container check, the unit of a requested type, the GPU
 	// plugin jar, node labels, the queue's capacity, and the ResourceManager's caps of the
 	// ApplicationMaster attempts and the application priority.
-	assert.Len(t, got, len(publicIDs)+7)
+	assert.Len(t, got, len(publicIDs)+9)
+	// The resource profiles' checks, in the Hadoop configuration's group.
+	assert.Contains(t, got, IDResourceProfiles)
+	assert.Contains(t, got, IDProfileMaxAllocation)
 	assert.Contains(t, got, IDMaxAttempts)
 	assert.Contains(t, got, IDPriority)
 	assert.Equal(t, []string{"cluster.max-attempts", "cluster.priority"}, got[len(got)-2:], "the newest ids come last")
