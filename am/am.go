@@ -414,6 +414,13 @@ func (r *runner) run(ctx context.Context) error {
 		if role.capab, err = RoleCapability(role.spec, reg); err != nil {
 			break
 		}
+		if role.spec.Profile != "" {
+			if role.capab, err = ProfileCapability(role.spec.Profile, reg); err != nil {
+				err = fmt.Errorf("role %s: %w", role.spec.Name, err)
+				break
+			}
+			r.log.Info("am: asking by resource profile", "role", role.spec.Name, "profile", role.spec.Profile, "resource", role.capab.String())
+		}
 	}
 	if err == nil {
 		err = r.askRoles()

@@ -1,7 +1,10 @@
 package am
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -123,4 +126,20 @@ func RoleCapability(role jobspec.Role, reg *amrm.Registration) (records.Resource
 		r.Set(q.Name, records.Quantity{Value: v, Units: to})
 	}
 	return r, nil
+}
+
+// ErrNoProfile is a resource profile the ResourceManager did not hand the AM at registration.
+var ErrNoProfile = errors.New("am: no such resource profile")
+
+// ProfileCapability is the resource profile name as the ResourceManager declared it at
+// registration (as Hadoop's AMRMClient resolves a ProfileCapability): the vector the AM asks for.
+func ProfileCapability(name string, reg *amrm.Registration) (records.Resources, error) {
+	if len(reg.ResourceProfiles) == 0 {
+		return records.Resources{}, fmt.Errorf("%w: the job asks by profile %q, and the ResourceManager has no resource profiles (yarn.resourcemanager.resource-profiles.enabled is off there)", ErrNoProfile, name)
+	}
+	v, ok := reg.ResourceProfiles[name]
+	if !ok {
+		return records.Resources{}, fmt.Errorf("%w: the job asks by profile %q, and the ResourceManager's profiles are %s", ErrNoProfile, name, strings.Join(slices.Sorted(maps.Keys(reg.ResourceProfiles)), ", "))
+	}
+	return v, nil
 }

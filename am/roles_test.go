@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/amrm/amrmfake"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
@@ -116,7 +117,8 @@ func TestGangStartsOnlyWhenComplete(t *testing.T) {
 	}})
 	f.withRoles(
 		jobspec.Role{Name: "prep", Containers: 1, Resource: twoGPU, Command: []string{"prep"}},
-		jobspec.Role{Name: "worker", Containers: 2, Resource: twoGPU, Command: []string{"train"}, Gang: "g"},
+		// (asked once prep runs, so that prep's container comes first)
+		jobspec.Role{Name: "worker", Containers: 2, Resource: twoGPU, Command: []string{"train"}, Gang: "g", DependsOn: []string{"prep"}},
 	)
 	res, err := f.run(t, f.options(t))
 	require.NoError(t, err)
@@ -239,4 +241,31 @@ func TestSpreadNode(t *testing.T) {
 	// The third started only once a node was free of the role: after the first two had ended.
 	assert.Equal(t, "2", ls[2].Environment[jobspec.EnvRank])
 	assert.Equal(t, "1", ls[2].Environment[jobspec.EnvLocalWorldSize])
+}
+
+func TestProfileCapability(t *testing.T) {
+	gpu := records.ResourcesOf(records.Resource{Name: records.MemoryMB, Value: 4096, Units: "Mi"}, records.Resource{Name: records.VCores, Value: 2},
+		records.Resource{Name: records.GPU, Value: 1})
+	reg := &amrm.Registration{ResourceProfiles: map[string]records.Resources{"default": records.NewResources(1024, 1), "gpu": gpu}}
+	v, err := ProfileCapability("gpu", reg)
+	require.NoError(t, err)
+	assert.Equal(t, gpu, v)
+	_, err = ProfileCapability("huge", reg)
+	assert.ErrorIs(t, err, ErrNoProfile)
+	assert.ErrorContains(t, err, `profile "huge", and the ResourceManager's profiles are default, gpu`)
+	_, err = ProfileCapability("gpu", &amrm.Registration{})
+	assert.ErrorContains(t, err, "has no resource profiles")
+}
+
+// A job asking by a profile the ResourceManager does not hand over fails at once, saying so.
+func TestUnknownProfileFails(t *testing.T) {
+	f := newFixture(t, 0, amrmfake.Options{})
+	f.withRoles(jobspec.Role{Name: "worker", Containers: 1, Resource: oneGPU, Command: []string{"train"}, Profile: "gpu"})
+	res, err := f.run(t, f.options(t))
+	assert.ErrorIs(t, err, ErrNoProfile)
+	assert.Equal(t, records.FinalFailed, res.Status)
+	fin := f.cluster.Finishes()
+	require.Len(t, fin, 1)
+	assert.Contains(t, fin[0].Diagnostics, `role worker: am: no such resource profile: the job asks by profile "gpu"`)
+	assert.Empty(t, f.cluster.Launches())
 }

@@ -161,7 +161,7 @@ func TestRequest(t *testing.T) {
 	assert.Equal(t, 2, req.Roles[1].Containers)
 	assert.Equal(t, path+":13: roles.worker", req.Roles[1].Field)
 
-	plan, err := req.Plan(nil)
+	plan, err := req.Plan(nil, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 3, plan.Total)
 	assert.Equal(t, "worker", plan.Roles[1].GangName)

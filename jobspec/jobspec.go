@@ -102,6 +102,9 @@ type Spec struct {
 	// Command and Restarts are empty (each role has its own); Env applies to every role (a
 	// role's own Env wins).
 	Roles []Role `json:"roles,omitempty"`
+	// Profile is the YARN resource profile of the containers of a spec without roles ("": none;
+	// see Role.Profile).
+	Profile string `json:"profile,omitempty"`
 	// GangTimeoutMillis is how long a gang waits for all its containers before the AM gives
 	// back what it holds and fails the application (0: DefaultGangTimeout).
 	GangTimeoutMillis int64 `json:"gangTimeoutMillis,omitempty"`
@@ -150,8 +153,10 @@ type Role struct {
 	Framework string `json:"framework,omitempty"`
 	// Placement says where the role's ranks may land (nil: anywhere).
 	Placement *Placement `json:"placement,omitempty"`
-	// Profile is the YARN resource profile the role's resource vector came from ("": none), for
-	// diagnostics.
+	// Profile is the YARN resource profile the role asks by ("": none): the AM asks for the
+	// vector the ResourceManager hands it at registration under that name (Resource is the
+	// client's copy, from the profiles file it read), and fails when the ResourceManager has no
+	// such profile.
 	Profile string `json:"profile,omitempty"`
 }
 
@@ -174,7 +179,7 @@ func (s *Spec) RoleList() []Role {
 		return s.Roles
 	}
 	return []Role{{Name: DefaultRole, Containers: s.Containers, Restarts: s.Restarts, Priority: s.Priority,
-		Resource: s.Resource, Devices: s.Devices, Command: s.Command}}
+		Resource: s.Resource, Devices: s.Devices, Command: s.Command, Profile: s.Profile}}
 }
 
 // GangTimeout returns the gang timeout in milliseconds (the default when unset).
@@ -397,7 +402,7 @@ func (s *Spec) Validate() error {
 	if s.Version < MinVersion || s.Version > Version {
 		return invalid("version", "format %d, want %d to %d", s.Version, MinVersion, Version)
 	}
-	if s.Version < 2 && (len(s.Roles) > 0 || s.GangTimeoutMillis != 0) {
+	if s.Version < 2 && (len(s.Roles) > 0 || s.GangTimeoutMillis != 0 || s.Profile != "") {
 		return invalid("roles", "format %d has no roles: write format %d", s.Version, Version)
 	}
 	if err := s.validateText(); err != nil {
@@ -480,7 +485,7 @@ func (s *Spec) validateText() error {
 		field, s string
 		noNUL    bool
 	}
-	texts := []text{{"name", s.Name, false}, {"user", s.User, false}, {"nodeLabel", s.NodeLabel, false}, {"stagingDir", s.StagingDir, false}}
+	texts := []text{{"name", s.Name, false}, {"user", s.User, false}, {"nodeLabel", s.NodeLabel, false}, {"stagingDir", s.StagingDir, false}, {"profile", s.Profile, false}}
 	for i, a := range s.SchedulerAddresses {
 		texts = append(texts, text{fmt.Sprintf("schedulerAddresses[%d]", i), a, false})
 	}

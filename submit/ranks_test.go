@@ -10,9 +10,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/profile"
 	"github.com/yarn-er/yarn-er/yarn"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
+
+// gpuHadoop is a Hadoop configuration declaring yarn.io/gpu.
+func gpuHadoop(t *testing.T) *conf.HadoopConfig {
+	t.Helper()
+	hc := &conf.HadoopConfig{}
+	hc.Set("yarn.resource-types", "yarn.io/gpu", conf.Source{File: "resource-types.xml", Line: 1})
+	return hc
+}
 
 // A running job of roles: its AM's log names each rank start with its role; app logs --role and
 // --rank select by them, and Ranks gives each rank's latest container with its restarts.
@@ -90,4 +100,38 @@ func join(parts []string) string {
 		b.WriteString(p)
 	}
 	return b.String()
+}
+
+func TestPlanByProfile(t *testing.T) {
+	types, problems := profile.LoadResourceTypes(gpuHadoop(t))
+	require.Empty(t, problems)
+	profiles, err := profile.ParseResourceProfiles("rp.json", []byte(`{"default": {"memory-mb": 1024, "vcores": 1},
+		"gpu": {"memory-mb": 4096, "vcores": 2, "yarn.io/gpu": 1}}`), types)
+	require.NoError(t, err)
+	req := Request{Profile: "gpu", Containers: 2, Command: []string{"true"}}
+	plan, err := req.Plan(nil, profiles)
+	require.NoError(t, err)
+	assert.Equal(t, "<memory-mb:4096, vcores:2, yarn.io/gpu:1>", plan.Roles[0].Resource.String())
+	require.NotNil(t, plan.Roles[0].Devices, "exec locks the profile's GPU")
+	assert.Equal(t, int64(1), plan.Roles[0].Devices.Amount)
+
+	for _, tc := range []struct {
+		req  Request
+		prof bool
+		msg  string
+	}{
+		{Request{Profile: "huge", Command: []string{"true"}}, true, `--profile: "huge" is not a resource profile of the ResourceManager (rp.json has: default, gpu)`},
+		{Request{Profile: "gpu", Command: []string{"true"}}, false, "does not enable resource profiles"},
+		{Request{Profile: "gpu", GPUs: 1, Command: []string{"true"}}, true, "--profile: gives the whole container"},
+		{Request{Roles: []RoleRequest{{Name: "w", Profile: "nope", Command: []string{"x"}}}}, true, `role w.profile: "nope" is not a resource profile`},
+		{Request{Roles: []RoleRequest{{Name: "w", Profile: "gpu", Memory: "1g", Command: []string{"x"}}}}, true, "give the profile alone"},
+	} {
+		p := profiles
+		if !tc.prof {
+			p = nil
+		}
+		_, err := tc.req.Plan(nil, p)
+		assert.ErrorIs(t, err, ErrRequest)
+		assert.ErrorContains(t, err, tc.msg)
+	}
 }

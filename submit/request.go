@@ -76,6 +76,10 @@ type Request struct {
 	Memory string
 	// VCores is the container's vcores; 0 means DefaultVCores.
 	VCores int64
+	// Profile, when set, gives the container instead: the ResourceManager's resource profile of
+	// that name (its resource-profiles.json, read from the Hadoop configuration; the AM asks by the
+	// profile the ResourceManager hands it at registration). It excludes the flags above and Flink.
+	Profile string
 	// Flink, when set, gives the container instead: exactly the TaskManager container that
 	// `yarn-er translate` computes from it. It excludes GPUs, FPGAs, Resources, Memory and VCores.
 	Flink *conf.FlinkConfig

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/profile"
 	"github.com/yarn-er/yarn-er/records"
@@ -137,8 +138,8 @@ func (r *Request) validateRoles() error {
 				return badRequest(rr.field(fmt.Sprintf("command[%d]", j)), "%v", err)
 			}
 		}
-		if rr.Profile != "" {
-			return badRequest(rr.field("profile"), "%q: yarn-er does not ask by resource profile yet: give memory, vcores and gpus instead", rr.Profile)
+		if rr.Profile != "" && (rr.GPUs != 0 || rr.FPGAs != 0 || len(rr.Resources) > 0 || rr.Memory != "" || rr.VCores != 0) {
+			return badRequest(rr.field("profile"), "%q with memory, vcores, gpus, fpgas or resources: give the profile alone, or the resources without it", rr.Profile)
 		}
 	}
 	if total > jobspec.MaxContainers {
@@ -167,8 +168,10 @@ func (r *Request) validateRoles() error {
 
 // Plan resolves the request as Submit would, without the cluster: its roles (the one role of the
 // flags, jobspec.DefaultRole, when it has none) with their container vectors in the units of
-// types (nil: plain counts). It is what `yarn-er submit --dry-run` prints.
-func (r *Request) Plan(types *profile.ResourceTypes) (*Plan, error) {
+// types (nil: plain counts), a role that names a resource profile with that profile's vector from
+// profiles (the ResourceManager's resource-profiles.json; nil: profiles are not enabled). It is
+// what `yarn-er submit --dry-run` prints.
+func (r *Request) Plan(types *profile.ResourceTypes, profiles *profile.ResourceProfiles) (*Plan, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
@@ -177,18 +180,33 @@ func (r *Request) Plan(types *profile.ResourceTypes) (*Plan, error) {
 		p.GangTimeout = time.Duration(jobspec.DefaultGangTimeoutMillis) * time.Millisecond
 	}
 	if len(r.Roles) == 0 {
-		vec, err := r.Container(types)
+		var vec records.Resources
+		var err error
+		if r.Profile != "" {
+			if r.Flink != nil || r.GPUs != 0 || r.FPGAs != 0 || len(r.Resources) > 0 || r.Memory != "" || r.VCores != 0 {
+				return nil, badRequest("--profile", "gives the whole container: drop --gpus, --fpgas, --resource, --memory, --vcores and --flink-conf, or drop --profile")
+			}
+			vec, err = profileVector("--profile", r.Profile, profiles)
+		} else {
+			vec, err = r.Container(types)
+		}
 		if err != nil {
 			return nil, err
 		}
 		n := max(r.Containers, 1)
-		p.Roles = []PlannedRole{{RoleRequest: RoleRequest{Name: jobspec.DefaultRole, Containers: n, Command: r.Command, Restarts: r.Restarts},
+		p.Roles = []PlannedRole{{RoleRequest: RoleRequest{Name: jobspec.DefaultRole, Containers: n, Command: r.Command, Restarts: r.Restarts, Profile: r.Profile},
 			Resource: vec, Devices: devices(vec)}}
 		p.Total = n
 		return p, nil
 	}
 	for _, rr := range r.Roles {
-		vec, err := rr.vector(types)
+		var vec records.Resources
+		var err error
+		if rr.Profile != "" {
+			vec, err = profileVector(rr.field("profile"), rr.Profile, profiles)
+		} else {
+			vec, err = rr.vector(types)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -225,4 +243,37 @@ func (p *Plan) specRoles(req *Request) []jobspec.Role {
 			DependsOn: pr.DependsOn, Framework: pr.Framework, Placement: pr.Placement, Profile: pr.Profile}
 	}
 	return out
+}
+
+// profileVector is a resource profile's vector from the ResourceManager's profiles; flag names
+// the flag or field in errors.
+func profileVector(flag, name string, profiles *profile.ResourceProfiles) (records.Resources, error) {
+	if profiles == nil {
+		return records.Resources{}, badRequest(flag, "%q: the Hadoop configuration does not enable resource profiles (%s): ask by resources instead, or give the ResourceManager's configuration (--hadoop-conf) with profiles on",
+			name, profile.KeyProfilesEnabled)
+	}
+	v, ok := profiles.Get(name)
+	if !ok {
+		return records.Resources{}, badRequest(flag, "%q is not a resource profile of the ResourceManager (%s has: %s): give one of them",
+			name, profiles.Path, strings.Join(profiles.Names(), ", "))
+	}
+	return v, nil
+}
+
+// Profiles returns the ResourceManager's resource profiles from hc when the request names one
+// (nil otherwise, or when hc does not enable them), for Plan; a profiles file the ResourceManager
+// could not read either is an error.
+func (r *Request) Profiles(hc *conf.HadoopConfig, types *profile.ResourceTypes) (*profile.ResourceProfiles, error) {
+	asked := r.Profile != ""
+	for _, rr := range r.Roles {
+		asked = asked || rr.Profile != ""
+	}
+	if !asked || hc == nil {
+		return nil, nil
+	}
+	p, err := profile.LoadResourceProfiles(hc, types)
+	if err != nil {
+		return nil, badRequest("--profile", "%v", err)
+	}
+	return p, nil
 }

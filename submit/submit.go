@@ -232,7 +232,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	if c.opts.Hadoop != nil {
 		types, _ = profile.LoadResourceTypes(c.opts.Hadoop)
 	}
-	plan, err := req.Plan(types)
+	profiles, err := req.Profiles(c.opts.Hadoop, types)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := req.Plan(types, profiles)
 	if err != nil {
 		return nil, err
 	}
@@ -341,6 +345,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		Binary: files[0], Files: files[1:], StagingDir: dir.URL, KeepStaging: req.KeepStaging,
 		HeartbeatMillis: req.HeartbeatMillis, MaxAttempts: int(req.MaxAttempts),
 	}
+	spec.Profile = req.Profile
 	if roles := plan.specRoles(&req); roles != nil {
 		spec.Roles, spec.Containers, spec.Restarts = roles, plan.Total, 0
 		spec.Resource, spec.Devices, spec.Command = nil, nil, nil

@@ -15,7 +15,7 @@ import (
 
 // roleFlags are the flags that size or run one role: with --spec they override the job file's
 // role when it has exactly one.
-var roleFlags = []string{"containers", "gpus", "fpgas", "resource", "memory", "vcores", "restarts"}
+var roleFlags = []string{"containers", "gpus", "fpgas", "resource", "memory", "vcores", "restarts", "profile"}
 
 // specRequest reads the job file of --spec and applies the flags given beside it.
 func specRequest(opts *Options) (submit.Request, error) {
@@ -72,6 +72,10 @@ func specRequest(opts *Options) (submit.Request, error) {
 		if changed("restarts") {
 			rr.Restarts = f.Restarts
 		}
+		if changed("profile") {
+			rr.Profile = f.Profile
+			rr.GPUs, rr.FPGAs, rr.Resources, rr.Memory, rr.VCores = 0, 0, nil, "", 0
+		}
 		if len(opts.Args) > 0 {
 			rr.Command = opts.Args
 		}
@@ -95,10 +99,14 @@ func specRequest(opts *Options) (submit.Request, error) {
 // dryRun prints the resolved job: what submit would ask YARN for, and what each rank runs.
 func dryRun(opts *Options, req submit.Request) error {
 	var types *profile.ResourceTypes
+	var profiles *profile.ResourceProfiles
 	if hc, err := opts.Conn.HadoopConfig(); err == nil && hc != nil {
 		types, _ = profile.LoadResourceTypes(hc)
+		if profiles, err = req.Profiles(hc, types); err != nil {
+			return &cmdutil.UsageError{Err: err}
+		}
 	}
-	plan, err := req.Plan(types)
+	plan, err := req.Plan(types, profiles)
 	if errors.Is(err, submit.ErrRequest) {
 		return &cmdutil.UsageError{Err: err}
 	}

@@ -32,7 +32,7 @@ type Options struct {
 	cmdutil.Base
 	Conn  *cmdutil.ClusterConn
 	Flink cmdutil.FlinkFlags
-	// Req is --gpus, --fpgas, --resource, --memory, --vcores, --containers, --queue, --name,
+	// Req is --gpus, --fpgas, --resource, --memory, --vcores, --profile, --containers, --queue, --name,
 	// --tags, --node-label, --am-vcores, --max-attempts, --restarts, --yarn-er-binary, --am-binary,
 	// --keep-staging and --force.
 	Req submit.Request
@@ -117,6 +117,7 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	fl.StringArrayVar(&r.Resources, "resource", nil, "TYPE=AMOUNT[UNIT] per container, any resource type (repeatable), e.g. nvidia.com/gpu=1")
 	fl.StringVar(&r.Memory, "memory", "", fmt.Sprintf("memory per container, e.g. 4g, 512m, 4096 (MiB) (default %dm)", submit.DefaultMemoryMB))
 	fl.Int64Var(&r.VCores, "vcores", 0, fmt.Sprintf("vcores per container (default %d)", submit.DefaultVCores))
+	fl.StringVar(&r.Profile, "profile", "", "ask by this YARN resource profile (the ResourceManager's resource-profiles.json) instead of --gpus, --memory, --vcores...")
 	fl.IntVar(&r.Containers, "containers", 1, "number of containers (ranks 0..N-1)")
 	fl.StringVar(&r.Queue, "queue", "", "YARN queue (default: the ResourceManager's)")
 	fl.StringVar(&r.Name, "name", "", `application name (default "yarn-er: COMMAND")`)
