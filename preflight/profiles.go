@@ -64,7 +64,7 @@ func (r *runner) profilesCheck() {
 				what = "the maximum allocation " + key + atSource(where)
 				fix = fmt.Sprintf("make profile %s ask for at most %s of %s in %s, or raise %s", name, fmtAmount(limit.Value, limit.Units), res.Name, profiles.Path, key)
 			}
-			r.c.fail(IDProfileMaxAllocation, profiles.Path, fix, "profile %s asks for %s of %s, above %s, %s: every request by this profile is refused",
+			r.c.warn(IDProfileMaxAllocation, profiles.Path, fix, "profile %s asks for %s of %s, above %s, %s: every request by this profile is refused",
 				name, res.Quantity(), res.Name, what, fmtAmount(limit.Value, limit.Units))
 		}
 	}
