@@ -32,8 +32,8 @@ var Schema []byte
 // MaxSize bounds a job file.
 const MaxSize = 1 << 20
 
-// MaxRoles bounds the roles of one job.
-const MaxRoles = 64
+// MaxRoles bounds the roles of one job (jobspec.MaxRoles).
+const MaxRoles = jobspec.MaxRoles
 
 // DefaultGangTimeout is the gang timeout when the job file gives none.
 const DefaultGangTimeout = time.Duration(jobspec.DefaultGangTimeoutMillis) * time.Millisecond

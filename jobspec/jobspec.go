@@ -42,6 +42,9 @@ const BinaryName = "yarn-er"
 // tens of MiB. A count above it is refused before anything is staged (docs/jobs.md).
 const MaxContainers = 100_000
 
+// MaxRoles bounds the roles of one job.
+const MaxRoles = 64
+
 // MaxSize bounds a spec document (a spec is small; this only stops garbage early).
 const MaxSize = 4 << 20
 
@@ -591,6 +594,9 @@ func (s *Spec) validateRoles() error {
 		return invalid("command", "set with roles: each role has its own")
 	case s.Restarts != 0:
 		return invalid("restarts", "set with roles: each role has its own")
+	}
+	if len(s.Roles) > MaxRoles {
+		return invalid("roles", "%d roles: at most %d", len(s.Roles), MaxRoles)
 	}
 	names := map[string]int{}
 	prios := map[int32]string{}
