@@ -41,6 +41,8 @@ type gangState struct {
 	// started: every rank of the gang had its container and was started; a rank restarted later
 	// starts on its own.
 	started bool
+	// waits counts the timeouts after which the gang gave back its containers and asked again.
+	waits int
 }
 
 // GangError is a gang that did not get all its containers within the spec's gang timeout: the AM
@@ -216,6 +218,10 @@ func (r *runner) startGangs() {
 		if waited < timeout || r.fail != nil {
 			continue
 		}
+		if r.spec.GangTimeoutAction == jobspec.GangWait {
+			r.regang(g, waited)
+			continue
+		}
 		ge := &GangError{Gang: g.name, Waited: timeout}
 		for _, role := range g.roles {
 			have := 0
@@ -295,4 +301,35 @@ func (r *runner) spreadAsks() {
 				"role", role.spec.Name, "waiting", waiting-want, "nodes", r.clusterNodes)
 		}
 	}
+}
+
+// regang gives back what an incomplete gang holds, past its timeout, and asks for all of it again
+// (gang timeout action "wait"): no container is held idle past the timeout, and the gang waits
+// another timeout.
+func (r *runner) regang(g *gangState, waited time.Duration) {
+	var missing []string
+	for _, role := range g.roles {
+		have := 0
+		for _, s := range role.slots {
+			if s.state == held {
+				have++
+				delete(r.byID, s.container.ID)
+				_ = r.rm.Release(s.container.ID)
+				r.res.Released++
+				s.container = amrm.Container{}
+				s.toWaiting()
+			}
+		}
+		if have < len(role.slots) {
+			missing = append(missing, fmt.Sprintf("%d of %d %s container(s) allocated", have, len(role.slots), role.spec.Name))
+		}
+		if err := r.rm.AskWithLabel(role.prio, role.capab, role.waitingCount(), r.spec.NodeLabel); err != nil {
+			r.fail = fmt.Errorf("yarn-er: role %s: cannot ask again for the gang %s: %w", role.spec.Name, g.name, err)
+			return
+		}
+	}
+	g.asked = r.opts.Now()
+	g.waits++
+	r.log.Warn("am: gang incomplete after the gang timeout; gave back what it held and asks again", "gang", g.name,
+		"waited", waited, "missing", strings.Join(missing, "; "), "round", g.waits+1)
 }

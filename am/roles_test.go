@@ -1,11 +1,13 @@
 package am
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -268,4 +270,23 @@ func TestUnknownProfileFails(t *testing.T) {
 	require.Len(t, fin, 1)
 	assert.Contains(t, fin[0].Diagnostics, `role worker: am: no such resource profile: the job asks by profile "gpu"`)
 	assert.Empty(t, f.cluster.Launches())
+}
+
+// Gang timeout action "wait": after each timeout the gang gives back what it holds and asks again,
+// holding nothing past the timeout; it starts nothing until it is complete.
+func TestGangTimeoutWaitsAgain(t *testing.T) {
+	f := newFixture(t, 0, amrmfake.Options{})
+	f.withRoles(jobspec.Role{Name: "worker", Containers: 10, Resource: oneGPU, Command: []string{"train"}, Gang: "all"})
+	f.spec.GangTimeoutMillis = 100
+	f.spec.GangTimeoutAction = jobspec.GangWait
+	// Stopped as the NodeManager stops an AM (SIGTERM: its context is cancelled).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(550*time.Millisecond, cancel)
+	opts := f.options(t)
+	res, err := Run(ctx, f.spec, opts)
+	assert.ErrorIs(t, err, ErrKilled, "it waits until stopped")
+	assert.Empty(t, f.cluster.Launches(), "no rank of an incomplete gang starts")
+	assert.GreaterOrEqual(t, res.Released, 16, "the 8 containers it could get, given back after each timeout (at least twice)")
+	assert.GreaterOrEqual(t, len(f.cluster.Releases()), 16)
 }

@@ -93,6 +93,8 @@ type Job struct {
 	Gang bool `json:"gang,omitempty"`
 	// GangTimeout is how long a gang waits for all its containers (0: DefaultGangTimeout).
 	GangTimeout time.Duration `json:"gang_timeout,omitempty"`
+	// GangTimeoutAction is "fail" (default) or "wait" (give back, ask again, wait again).
+	GangTimeoutAction string `json:"gang_timeout_action,omitempty"`
 	// MaxAttempts, AMMemory and AMVCores size the ApplicationMaster (0/"": defaults).
 	MaxAttempts int32  `json:"max_attempts,omitempty"`
 	AMMemory    string `json:"am_memory,omitempty"`
@@ -135,7 +137,7 @@ type Role struct {
 
 // The fields of each level, as the parser knows them (and the schema must list).
 var (
-	topFields       = []string{"name", "queue", "node_label", "priority", "tags", "files", "archives", "env", "gang", "gang_timeout", "max_attempts", "am_memory", "am_vcores", "roles"}
+	topFields       = []string{"name", "queue", "node_label", "priority", "tags", "files", "archives", "env", "gang", "gang_timeout", "gang_timeout_action", "max_attempts", "am_memory", "am_vcores", "roles"}
 	roleFields      = []string{"count", "gpus", "fpgas", "resources", "memory", "vcores", "profile", "command", "restarts", "env", "placement", "depends_on", "gang", "framework"}
 	placementFields = []string{"spread", "pack", "nodes", "racks"}
 )
@@ -411,6 +413,11 @@ func (p *parser) job(n *yaml.Node, j *Job) error {
 			j.Gang, err = p.boolean(v, key)
 		case "gang_timeout":
 			j.GangTimeout, err = p.duration(v, key)
+		case "gang_timeout_action":
+			j.GangTimeoutAction, err = p.str(v, key, "gang_timeout_action: fail (or wait)")
+			if err == nil && j.GangTimeoutAction != jobspec.GangFail && j.GangTimeoutAction != jobspec.GangWait {
+				return p.errf(v, key, "gang_timeout_action: fail, or wait to give the containers back and ask again", "%q: want fail or wait", j.GangTimeoutAction)
+			}
 		case "max_attempts":
 			var x int64
 			x, err = p.integer(v, key, 1, math.MaxInt32, "max_attempts: 2")

@@ -15,7 +15,7 @@ import (
 // LOCAL path are taken relative to the job file's directory; they must exist.
 func (j *Job) Request() (submit.Request, error) {
 	req := submit.Request{Name: j.Name, Queue: j.Queue, NodeLabel: j.NodeLabel, Priority: j.Priority, Tags: j.Tags,
-		Gang: j.Gang, GangTimeout: j.GangTimeout, MaxAttempts: j.MaxAttempts, AMVCores: j.AMVCores}
+		Gang: j.Gang, GangTimeout: j.GangTimeout, GangTimeoutAction: j.GangTimeoutAction, MaxAttempts: j.MaxAttempts, AMVCores: j.AMVCores}
 	if len(j.Env) > 0 {
 		req.Env = maps.Clone(j.Env)
 	}

@@ -111,7 +111,17 @@ type Spec struct {
 	// GangTimeoutMillis is how long a gang waits for all its containers before the AM gives
 	// back what it holds and fails the application (0: DefaultGangTimeout).
 	GangTimeoutMillis int64 `json:"gangTimeoutMillis,omitempty"`
+	// GangTimeoutAction is what the AM does when a gang is not complete after the gang timeout:
+	// GangFail (the default, ""), or GangWait: give back what it holds, ask again and wait
+	// another timeout.
+	GangTimeoutAction string `json:"gangTimeoutAction,omitempty"`
 }
+
+// Gang timeout actions.
+const (
+	GangFail = "fail"
+	GangWait = "wait"
+)
 
 // DefaultRole is the name of the one role of a spec without roles (yarn-er submit's flags).
 const DefaultRole = "main"
@@ -405,7 +415,7 @@ func (s *Spec) Validate() error {
 	if s.Version < MinVersion || s.Version > Version {
 		return invalid("version", "format %d, want %d to %d", s.Version, MinVersion, Version)
 	}
-	if s.Version < 2 && (len(s.Roles) > 0 || s.GangTimeoutMillis != 0 || s.Profile != "") {
+	if s.Version < 2 && (len(s.Roles) > 0 || s.GangTimeoutMillis != 0 || s.Profile != "" || s.GangTimeoutAction != "") {
 		return invalid("roles", "format %d has no roles: write format %d", s.Version, Version)
 	}
 	if err := s.validateText(); err != nil {
@@ -413,6 +423,11 @@ func (s *Spec) Validate() error {
 	}
 	if s.GangTimeoutMillis < 0 {
 		return invalid("gangTimeoutMillis", "%d: must not be negative", s.GangTimeoutMillis)
+	}
+	switch s.GangTimeoutAction {
+	case "", GangFail, GangWait:
+	default:
+		return invalid("gangTimeoutAction", "%q: %s or %s", s.GangTimeoutAction, GangFail, GangWait)
 	}
 	if len(s.Roles) > 0 {
 		if err := s.validateRoles(); err != nil {
@@ -488,7 +503,8 @@ func (s *Spec) validateText() error {
 		field, s string
 		noNUL    bool
 	}
-	texts := []text{{"name", s.Name, false}, {"user", s.User, false}, {"nodeLabel", s.NodeLabel, false}, {"stagingDir", s.StagingDir, false}, {"profile", s.Profile, false}}
+	texts := []text{{"name", s.Name, false}, {"user", s.User, false}, {"nodeLabel", s.NodeLabel, false}, {"stagingDir", s.StagingDir, false}, {"profile", s.Profile, false},
+		{"gangTimeoutAction", s.GangTimeoutAction, false}}
 	for i, a := range s.SchedulerAddresses {
 		texts = append(texts, text{fmt.Sprintf("schedulerAddresses[%d]", i), a, false})
 	}

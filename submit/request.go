@@ -129,6 +129,8 @@ type Request struct {
 	// (0: jobspec.DefaultGangTimeoutMillis).
 	Gang        bool
 	GangTimeout time.Duration
+	// GangTimeoutAction is jobspec.GangFail (default "") or jobspec.GangWait.
+	GangTimeoutAction string
 }
 
 // Container returns the container vector of the request: memory-mb and vcores, then yarn.io/gpu,

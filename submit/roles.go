@@ -163,6 +163,11 @@ func (r *Request) validateRoles() error {
 	if r.GangTimeout < 0 {
 		return badRequest("gang_timeout", "%v: must be positive", r.GangTimeout)
 	}
+	switch r.GangTimeoutAction {
+	case "", jobspec.GangFail, jobspec.GangWait:
+	default:
+		return badRequest("gang_timeout_action", "%q: %s or %s", r.GangTimeoutAction, jobspec.GangFail, jobspec.GangWait)
+	}
 	return nil
 }
 

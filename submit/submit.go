@@ -353,6 +353,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	if req.GangTimeout > 0 {
 		spec.GangTimeoutMillis = req.GangTimeout.Milliseconds()
 	}
+	spec.GangTimeoutAction = req.GangTimeoutAction
 	data, err := spec.Marshal()
 	if err != nil {
 		// What the request's own checks cannot know before staging (the spec's size); the
