@@ -412,7 +412,9 @@ func (c *Client) preflight(ctx context.Context, req Request, pr PlannedRole, nam
 	rep, err := preflight.Run(ctx, preflight.Input{
 		Container: &vec, ContainerName: "container", Hadoop: c.opts.Hadoop, Client: c.opts.YARN,
 		Containers: pr.Containers, Queue: req.Queue, NodeLabel: req.NodeLabel, MaxAttempts: req.MaxAttempts, Priority: req.Priority,
-		RequireCapacity: true,
+		// A gang needs all its containers at once; other ranks may run in turns (9 ranks on 8
+		// GPUs), which the capacity check only warns of.
+		RequireCapacity: pr.GangName != "",
 		Logger:          c.opts.Logger.With("component", "preflight"),
 	})
 	if err != nil {

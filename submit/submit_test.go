@@ -240,8 +240,11 @@ func TestSubmitRefusals(t *testing.T) {
 			want: ErrRequest, msg: "--containers: 1000000000 is above yarn-er's hard bound of 100000 ranks per job"},
 		{name: "count above the hard bound, forced", captures: "", req: Request{GPUs: 1, Containers: 100001, Force: true, Command: []string{"true"}},
 			want: ErrRequest, msg: "ask for at most 100000"},
-		{name: "count beyond an empty cluster", captures: "", req: Request{GPUs: 1, Containers: 5000, Command: []string{"true"}},
-			want: ErrPreflight, msg: "fix the failures", failed: "cluster.capacity"},
+		{name: "gang beyond an empty cluster", captures: "", req: Request{Gang: true, Roles: []RoleRequest{{Name: "w", GPUs: 1, Containers: 5000, Command: []string{"true"}}}},
+			want: ErrRequest, msg: "role w.count: gang job: 5000 containers <memory-mb:1024, vcores:1, yarn.io/gpu:1> wanted, but even an empty cluster holds only 8"},
+		{name: "gang role beyond an empty cluster, with another role", captures: "", req: Request{Roles: []RoleRequest{
+			{Name: "ps", Command: []string{"true"}}, {Name: "w", GPUs: 1, Containers: 9, Gang: true, Command: []string{"true"}}}},
+			want: ErrRequest, msg: "role w.count: gang w:"},
 		{name: "missing file", captures: "", req: Request{Command: []string{"true"}, Files: []stage.Item{{Local: filepath.Join(tmp, "nope"), Name: "nope"}}},
 			want: ErrRequest, msg: "nope"},
 		{name: "archive stored as another file's name", captures: "", req: Request{Command: []string{"true"},
