@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/profile"
 	"github.com/yarn-er/yarn-er/yarn"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
@@ -134,4 +135,16 @@ func TestPlanByProfile(t *testing.T) {
 		assert.ErrorIs(t, err, ErrRequest)
 		assert.ErrorContains(t, err, tc.msg)
 	}
+}
+
+func TestPlacementNotYetSupportedIsRefused(t *testing.T) {
+	for _, pl := range []*jobspec.Placement{{Pack: "node"}, {Nodes: []string{"h1"}}, {Racks: []string{"/r"}}} {
+		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: pl}}}
+		_, err := req.Plan(nil, nil)
+		assert.ErrorIs(t, err, ErrRequest)
+		assert.ErrorContains(t, err, "role w.placement: pack, nodes and racks are not supported yet")
+	}
+	req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: &jobspec.Placement{Spread: "node"}}}}
+	_, err := req.Plan(nil, nil)
+	assert.NoError(t, err)
 }
