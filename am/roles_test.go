@@ -290,3 +290,20 @@ func TestGangTimeoutWaitsAgain(t *testing.T) {
 	assert.GreaterOrEqual(t, res.Released, 16, "the 8 containers it could get, given back after each timeout (at least twice)")
 	assert.GreaterOrEqual(t, len(f.cluster.Releases()), 16)
 }
+
+// BenchmarkRanks100k: the AM's record of a job at yarn-er's hard bound (jobspec.MaxContainers
+// ranks, two roles): what it allocates for them before any container is asked for. The asks are
+// counts per role (amrm), so this is the AM's memory that grows with the spec's count.
+func BenchmarkRanks100k(b *testing.B) {
+	spec := &jobspec.Spec{Version: jobspec.Version, Containers: jobspec.MaxContainers, Roles: []jobspec.Role{
+		{Name: "ps", Containers: 1, Priority: 1}, {Name: "worker", Containers: jobspec.MaxContainers - 1, Priority: 2, Gang: "g"},
+	}}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := &runner{spec: spec, byPrio: map[int32]*roleState{}}
+		r.setupRoles()
+		if len(r.slots) != jobspec.MaxContainers {
+			b.Fatal(len(r.slots))
+		}
+	}
+}
