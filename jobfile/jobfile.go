@@ -24,10 +24,11 @@ import (
 	"github.com/yarn-er/yarn-er/jobspec"
 )
 
-// Schema is the JSON Schema (draft 2020-12) of a job file.
-//
 //go:embed schema.json
-var Schema []byte
+var schema []byte
+
+// Schema returns the JSON Schema (draft 2020-12) of a job file (a copy).
+func Schema() []byte { return bytes.Clone(schema) }
 
 // MaxSize bounds a job file.
 const MaxSize = 1 << 20

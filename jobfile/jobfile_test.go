@@ -176,7 +176,7 @@ func TestRequest(t *testing.T) {
 // the test's job file are valid under it.
 func TestSchema(t *testing.T) {
 	var schema map[string]any
-	require.NoError(t, json.Unmarshal(Schema, &schema))
+	require.NoError(t, json.Unmarshal(Schema(), &schema))
 	keys := func(m any) []string {
 		var out []string
 		for k := range m.(map[string]any)["properties"].(map[string]any) {
