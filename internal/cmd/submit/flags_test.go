@@ -161,3 +161,17 @@ func TestBuildRequestFromSpec(t *testing.T) {
 	require.ErrorAs(t, err, &usage)
 	assert.ErrorContains(t, err, "does not go with --spec")
 }
+
+// --dry-run prints a job file's names, commands and values escaped.
+func TestDryRunIsTerminalSafe(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("name: \"job\\e[31m\"\nenv: {A: \"x\\e]0;t\\a\"}\nroles:\n  w:\n    command: [\"echo\", \"\\e[2J\\u202e\"]\n"), 0o600))
+	for _, output := range []string{cmdutil.OutputTable, cmdutil.OutputJSON} {
+		f, out, errOut := cmdtest.Buffers(cmdutil.Env{})
+		f.Output = output
+		require.NoError(t, cmdtest.Execute(NewCmdSubmit(f, nil), "--spec", p, "--dry-run"), errOut.String())
+		cmdtest.AssertTerminalSafe(t, out.String())
+		assert.Contains(t, out.String(), "echo")
+	}
+}
