@@ -239,6 +239,8 @@ type runner struct {
 	lctx context.Context
 	// clusterNodes is the number of NodeManagers the last heartbeat reported (0: unknown).
 	clusterNodes int
+	// peersWarned says the job's peers were too many for the peers file, logged once.
+	peersWarned bool
 }
 
 // removeStaging removes the staging directory once (unless the spec keeps it).

@@ -39,6 +39,11 @@ const PeersFile = "yarn-er-peers"
 // 128 KiB in one argument): above it no file is written and YARN_ER_PEERS is not set.
 const maxPeersBytes = 64 << 10
 
+// MaxPeersRanks is the most ranks a job may have for the AM to write the peers file and TF_CONFIG:
+// more would not fit maxPeersBytes anyway, and listing them for every start would cost the AM
+// time quadratic in the job's size.
+const MaxPeersRanks = 2048
+
 // RankPort returns the port the AM chooses for the rank at index global of the job (all roles'
 // ranks numbered in order) of application appID.
 func RankPort(appID string, global int) int {
@@ -127,13 +132,18 @@ func (r *runner) rankLaunch(s *slot) *amrm.LaunchContext {
 	}
 
 	var pre []string
-	peers := r.peers(s)
+	var peers []Peer
 	var lines []string
 	size := 0
-	for _, p := range peers {
-		l := p.Role + " " + strconv.Itoa(p.Rank) + " " + p.Host + " " + strconv.Itoa(p.Port)
-		size += len(l) + 1
-		lines = append(lines, l)
+	if len(r.slots) <= MaxPeersRanks {
+		peers = r.peers(s)
+		for _, p := range peers {
+			l := p.Role + " " + strconv.Itoa(p.Rank) + " " + p.Host + " " + strconv.Itoa(p.Port)
+			size += len(l) + 1
+			lines = append(lines, l)
+		}
+	} else {
+		size = maxPeersBytes + 1
 	}
 	if size <= maxPeersBytes {
 		pre = append(pre, "printf", launchQuote(`%s\n`))
@@ -142,10 +152,11 @@ func (r *runner) rankLaunch(s *slot) *amrm.LaunchContext {
 		}
 		pre = append(pre, ">"+PeersFile, "&&")
 		env[jobspec.EnvPeers] = PeersFile
-	} else {
-		r.log.Warn("am: too many ranks for the peers file; YARN_ER_PEERS is not set", "ranks", len(lines), "bytes", size)
+	} else if !r.peersWarned {
+		r.peersWarned = true
+		r.log.Warn("am: too many ranks for the peers file; YARN_ER_PEERS is not set", "ranks", len(r.slots), "limit", MaxPeersRanks)
 	}
-	if role.spec.Framework == jobspec.FrameworkTensorFlow {
+	if role.spec.Framework == jobspec.FrameworkTensorFlow && peers != nil {
 		// TF_CONFIG holds JSON, whose quotes the NodeManager's `export K="V"` would break: it
 		// is set by the launch command instead.
 		pre = append(pre, "TF_CONFIG="+launchQuote(r.tfConfig(s, peers)))

@@ -151,6 +151,11 @@ func (r *Request) validateRoles() error {
 		return badRequest("roles", "%d ranks in all, above yarn-er's hard bound of %d ranks per job: ask for fewer, or split the job", total, jobspec.MaxContainers)
 	}
 	for i := range r.Roles {
+		if rr := &r.Roles[i]; rr.Framework == jobspec.FrameworkTensorFlow && total > maxTFRanks {
+			return badRequest(rr.field("framework"), "tensorflow: TF_CONFIG lists every rank of the job, and yarn-er passes it for jobs of at most %d ranks (this one has %d): split the job", maxTFRanks, total)
+		}
+	}
+	for i := range r.Roles {
 		rr := &r.Roles[i]
 		for _, d := range rr.DependsOn {
 			if !names[d] || d == rr.Name {
@@ -287,3 +292,7 @@ func (r *Request) Profiles(hc *conf.HadoopConfig, types *profile.ResourceTypes) 
 	}
 	return p, nil
 }
+
+// maxTFRanks is am.MaxPeersRanks (this package does not import the AM side): the most ranks of a
+// job whose ranks get TF_CONFIG.
+const maxTFRanks = 2048
