@@ -74,6 +74,8 @@ type Options struct {
 
 // Rank is one rank's state at the end of Run.
 type Rank struct {
+	// Role is the rank's role (jobspec.DefaultRole in a job without roles); Rank is within it.
+	Role string
 	Rank int
 	// Launches is how many containers the rank was started in.
 	Launches int
@@ -118,6 +120,8 @@ var ErrApplicationFailed = errors.New("am: application failed")
 // RankError is a rank that failed more often than the spec allows; the application unregistered
 // FAILED with its message as diagnostics.
 type RankError struct {
+	// Role is the rank's role ("" in a job without roles).
+	Role       string
 	Rank       int
 	Failures   int
 	Restarts   int
@@ -129,8 +133,12 @@ type RankError struct {
 }
 
 func (e *RankError) Error() string {
-	msg := fmt.Sprintf("yarn-er: rank %d failed %d time(s) (restarts allowed: %d); last in container %s on node %s with exit status %d",
-		e.Rank, e.Failures, e.Restarts, e.Container, e.Node, e.ExitStatus)
+	who := fmt.Sprintf("rank %d", e.Rank)
+	if e.Role != "" {
+		who = fmt.Sprintf("role %s rank %d", e.Role, e.Rank)
+	}
+	msg := fmt.Sprintf("yarn-er: %s failed %d time(s) (restarts allowed: %d); last in container %s on node %s with exit status %d",
+		who, e.Failures, e.Restarts, e.Container, e.Node, e.ExitStatus)
 	if e.Diagnostics != "" {
 		msg += ": " + e.Diagnostics
 	}
@@ -149,6 +157,8 @@ type slotState int
 
 const (
 	waiting slotState = iota
+	// held: allocated for a rank of a gang that has not started yet.
+	held
 	starting
 	running
 	succeeded
@@ -157,7 +167,10 @@ const (
 )
 
 type slot struct {
+	// rank is the rank within its role; global its index in the job (the ranks record's).
 	rank      int
+	global    int
+	role      *roleState
 	state     slotState
 	launches  int
 	failures  int
@@ -174,6 +187,10 @@ type opened struct {
 	err error
 }
 
+// launchQueue is how many container starts' outcomes wait for the run loop at most; a start
+// beyond it waits in its goroutine (the AM's memory does not grow with the spec's count).
+const launchQueue = 64
+
 type launchResult struct {
 	s   *slot
 	id  records.ContainerID
@@ -188,14 +205,16 @@ type runner struct {
 	start  time.Time
 	rm     *amrm.Client
 	nm     *amrm.NMClient
-	prio   int32
-	capab  records.Resources
+	roles  []*roleState
+	byPrio map[int32]*roleState
+	gangs  []*gangState
 	slots  []*slot
 	byID   map[records.ContainerID]*slot
 	res    *Result
 	launch chan launchResult
 	wg     sync.WaitGroup
-	fail   *RankError
+	// fail is the application's failure (*RankError, *GangError) once it is decided.
+	fail error
 
 	stagingCh chan opened
 	// stagingFed says stagingCh gets the staging connection; stagingConn takes it from there
@@ -216,6 +235,12 @@ type runner struct {
 	// since the last heartbeat.
 	backoff time.Duration
 	started bool
+	// lctx is the context container starts run under (the run's, cancelled when it ends).
+	lctx context.Context
+	// clusterNodes is the number of NodeManagers the last heartbeat reported (0: unknown).
+	clusterNodes int
+	// peersWarned says the job's peers were too many for the peers file, logged once.
+	peersWarned bool
 }
 
 // removeStaging removes the staging directory once (unless the spec keeps it).
@@ -313,11 +338,9 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 	if opts.Identity.MaxAttempts == 0 {
 		opts.Identity.MaxAttempts = spec.MaxAttempts // the RM does not set MAX_APP_ATTEMPTS (3.5)
 	}
-	r := &runner{spec: spec, opts: opts, log: opts.Logger, start: opts.Now(), prio: spec.Priority,
-		byID: map[records.ContainerID]*slot{}, res: &Result{}, launch: make(chan launchResult, spec.Containers)}
-	for i := range spec.Containers {
-		r.slots = append(r.slots, &slot{rank: i, exit: -1000})
-	}
+	r := &runner{spec: spec, opts: opts, log: opts.Logger, start: opts.Now(), byPrio: map[int32]*roleState{},
+		byID: map[records.ContainerID]*slot{}, res: &Result{}, launch: make(chan launchResult, launchQueue)}
+	r.setupRoles()
 
 	// The staging connection opens while the AM registers, so that removal later is one call.
 	// It also carries the ranks record (ranks.go): written while another attempt may follow,
@@ -389,23 +412,30 @@ func (r *runner) run(ctx context.Context) error {
 	if r.opts.Identity.Attempt > 1 || len(reg.ContainersFromPreviousAttempts) > 0 {
 		r.adopt(ctx, reg)
 	}
-	want := 0
-	for _, s := range r.slots {
-		if s.state == waiting {
-			want++
+	for _, role := range r.roles {
+		if role.capab, err = RoleCapability(role.spec, reg); err != nil {
+			break
+		}
+		if role.spec.Profile != "" {
+			if role.capab, err = ProfileCapability(role.spec.Profile, reg); err != nil {
+				err = fmt.Errorf("role %s: %w", role.spec.Name, err)
+				break
+			}
+			r.log.Info("am: asking by resource profile", "role", role.spec.Name, "profile", role.spec.Profile, "resource", role.capab.String())
 		}
 	}
-	r.capab, err = Capability(spec, reg)
 	if err == nil {
-		err = rm.AskWithLabel(r.prio, r.capab, want, spec.NodeLabel)
+		err = r.askRoles()
 	}
 	if err != nil {
 		// The job cannot run on this cluster: say why, as the application's final status.
-		diag := fmt.Sprintf("yarn-er: cannot ask for %d container(s) of %s: %v", spec.Containers, r.capab.String(), err)
+		diag := "yarn-er: " + err.Error()
+		if len(r.spec.Roles) == 0 {
+			diag = fmt.Sprintf("yarn-er: cannot ask for %d container(s) of %s: %v", spec.Containers, r.roles[0].capab.String(), errors.Unwrap(err))
+		}
 		r.log.Error("am: ask refused", "err", err)
 		return r.finish(ctx, records.FinalFailed, diag, err)
 	}
-	r.log.Info("am: asked", "containers", want, "resource", r.capab.String(), "priority", r.prio, "nodeLabel", spec.NodeLabel)
 
 	nm, err := amrm.NewNMClient(amrm.NMConfig{Tokens: rm, Logger: r.log})
 	if err != nil {
@@ -444,10 +474,21 @@ func (r *runner) run(ctx context.Context) error {
 		lastOK = r.opts.Now()
 		r.res.Heartbeats++
 		changed := len(alloc.Allocated) > 0 || len(alloc.Completed) > 0
+		if alloc.NumClusterNodes > 0 {
+			r.clusterNodes = alloc.NumClusterNodes
+		}
 		r.handle(lctx, alloc)
+		r.spreadAsks()
 		if !r.lingerChecked {
 			r.lingerChecked = true
 			r.restartLingering()
+		}
+		r.lctx = lctx
+		r.startGangs()
+		if r.fail == nil {
+			if err := r.askRoles(); err != nil && r.fail == nil {
+				r.fail = fmt.Errorf("yarn-er: %w", err)
+			}
 		}
 		for drained := false; !drained; {
 			select {
@@ -463,6 +504,13 @@ func (r *runner) run(ctx context.Context) error {
 		if r.fail != nil {
 			r.waitLaunches(lctx) // then every started container is known, and stopped
 			r.stopAll(ctx)
+			if _, gang := r.fail.(*GangError); gang {
+				// The held containers go back to the scheduler now, with the asks withdrawn,
+				// not only when the application ends.
+				if _, err := rm.Allocate(ctx); err != nil {
+					r.log.Warn("am: giving back the gang's containers", "err", err)
+				}
+			}
 			return r.finish(ctx, records.FinalFailed, r.fail.Error(), r.fail)
 		}
 		done := r.succeeded()
@@ -505,12 +553,15 @@ func (r *runner) register(ctx context.Context) (*amrm.Registration, error) {
 // interval is the next heartbeat's delay (see nextInterval); changed says the last heartbeat
 // brought an allocation or a completion, or a container started since the one before.
 func (r *runner) interval(changed bool) time.Duration {
-	busy := r.rm.Outstanding(r.prio) > 0
+	busy := false
+	for _, role := range r.roles {
+		busy = busy || r.rm.Outstanding(role.prio) > 0
+	}
 	for _, s := range r.slots {
 		if busy {
 			break
 		}
-		busy = s.state == waiting || s.state == starting
+		busy = s.state == waiting || s.state == starting || s.state == held
 	}
 	r.backoff = nextInterval(r.backoff, r.opts.Heartbeat, r.opts.IdleHeartbeat, busy, changed)
 	if r.opts.traceInterval != nil {
@@ -546,7 +597,7 @@ func (r *runner) succeeded() int {
 
 func (r *runner) allHaveContainers() bool {
 	for _, s := range r.slots {
-		if s.state == waiting {
+		if s.state == waiting || s.state == held {
 			return false
 		}
 	}
@@ -567,10 +618,19 @@ func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 		delete(r.byID, st.ID)
 		r.completed(s, st.ExitStatus, st.Diagnostics, false)
 	}
+	r.lctx = ctx
+	// Every container of the heartbeat is assigned first, then the ranks start: each sees the
+	// others of its batch as peers.
+	var batch []*slot
+	defer func() {
+		for _, s := range batch {
+			r.launch1(s)
+		}
+	}()
 	for _, c := range a.Allocated {
 		var s *slot
-		if r.fail == nil { // a failing application starts nothing more
-			s = r.nextWaiting()
+		if role := r.byPrio[c.Priority]; role != nil && r.fail == nil { // a failing application starts nothing more
+			s = role.nextWaiting()
 		}
 		if s == nil {
 			r.log.Info("am: releasing a surplus container", "container", c.ID.String(), "node", c.Node)
@@ -578,30 +638,39 @@ func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
 			r.res.Released++
 			continue
 		}
-		s.state, s.container, s.exit, s.diag = starting, c, -1000, ""
-		s.launches++
-		r.byID[c.ID] = s
-		r.log.Info(jobspec.RankStartMessage, "rank", s.rank, "container", c.ID.String(), "node", c.Node, "resource", c.Resource.String(), "launch", s.launches)
-		lc := LaunchContext(r.spec, r.opts.Identity.AppID, c.ID, s.rank, r.rm.Credentials())
-		rec := launchRecord(s.rank, s.launches, s.failures, c.ID)
-		r.wg.Add(1)
-		go func() {
-			defer r.wg.Done()
-			// Recorded before it starts: every running rank is in the record.
-			r.writeRecord(ctx, rec)
-			err := r.nm.StartContainer(ctx, c, lc)
-			r.launch <- launchResult{s: s, id: c.ID, err: err}
-		}()
+		if r.misplaced(s.role, c) {
+			continue
+		}
+		if g := s.role.gang; g != nil && !g.started {
+			r.hold(s, c)
+			continue
+		}
+		s.container, s.state = c, starting
+		batch = append(batch, s)
 	}
 }
 
-func (r *runner) nextWaiting() *slot {
-	for _, s := range r.slots {
-		if s.state == waiting {
-			return s
-		}
+// launch1 starts rank s in its container (s.container), under the run's launch context.
+func (r *runner) launch1(s *slot) {
+	ctx, c := r.lctx, s.container
+	s.state, s.exit, s.diag = starting, -1000, ""
+	s.launches++
+	r.byID[c.ID] = s
+	attrs := []any{"rank", s.rank, "container", c.ID.String(), "node", c.Node, "resource", c.Resource.String(), "launch", s.launches}
+	if role := r.roleOfLog(s); role != "" {
+		attrs = append([]any{"role", role}, attrs...)
 	}
-	return nil
+	r.log.Info(jobspec.RankStartMessage, attrs...)
+	lc := r.rankLaunch(s)
+	rec := launchRecord(s.global, s.launches, s.failures, c.ID)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		// Recorded before it starts: every running rank is in the record.
+		r.writeRecord(ctx, rec)
+		err := r.nm.StartContainer(ctx, c, lc)
+		r.launch <- launchResult{s: s, id: c.ID, err: err}
+	}()
 }
 
 // waitLaunches waits for the container starts in flight (run under ctx), applying their outcomes.
@@ -655,10 +724,19 @@ func (r *runner) launched(ctx context.Context, lr launchResult) {
 // taken says the cluster ended the container whatever its exit status (see notTheProgram).
 func (r *runner) completed(s *slot, exit int32, diag string, taken bool) {
 	s.exit, s.diag = exit, trimDiagFor(exit, diag)
+	if s.state == held {
+		// A held container of a gang not started yet ended (its node lost, preempted): the
+		// rank waits for another, which is no restart.
+		r.log.Warn("am: a container held for the gang ended before the gang started; asking for another", "role", s.role.spec.Name, "rank", s.rank,
+			"container", s.container.ID.String(), "exitStatus", exit)
+		s.toWaiting()
+		r.askOneMore(s, exit)
+		return
+	}
 	if exit == 0 {
 		s.state = succeeded
-		r.log.Info("am: rank exited 0", "rank", s.rank, "container", s.container.ID.String())
-		r.writeRecord(context.Background(), doneRecord(s.rank))
+		r.log.Info("am: rank exited 0", "role", s.role.spec.Name, "rank", s.rank, "container", s.container.ID.String())
+		r.writeRecord(context.Background(), doneRecord(s.global))
 		return
 	}
 	if (taken || notTheProgram(exit)) && r.freeRestarts < r.maxFreeRestarts() {
@@ -666,26 +744,27 @@ func (r *runner) completed(s *slot, exit int32, diag string, taken bool) {
 		// NodeManager's scheduler: not
 		// the program's failure, so it does not use up the rank's restarts.
 		r.freeRestarts++
-		r.log.Warn("am: rank's container was taken away; restarting it without counting", "rank", s.rank, "container", s.container.ID.String(),
+		r.log.Warn("am: rank's container was taken away; restarting it without counting", "role", s.role.spec.Name, "rank", s.rank, "container", s.container.ID.String(),
 			"node", s.container.Node, "exitStatus", exit, "diagnostics", s.diag)
-		s.state = waiting
+		s.toWaiting()
 		r.res.Restarts++
 		r.askOneMore(s, exit)
 		return
 	}
 	s.failures++
-	if s.failures > r.spec.Restarts {
-		r.log.Error("am: rank failed; no restarts left", "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node, "exitStatus", exit, "failures", s.failures)
+	restarts := s.role.spec.Restarts
+	if s.failures > restarts {
+		r.log.Error("am: rank failed; no restarts left", "role", s.role.spec.Name, "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node, "exitStatus", exit, "failures", s.failures)
 		s.state = exhausted
 		if r.fail == nil {
-			r.fail = &RankError{Rank: s.rank, Failures: s.failures, Restarts: r.spec.Restarts, Container: s.container.ID,
+			r.fail = &RankError{Role: r.roleOfLog(s), Rank: s.rank, Failures: s.failures, Restarts: restarts, Container: s.container.ID,
 				Node: s.container.Node, ExitStatus: exit, Diagnostics: s.diag}
 		}
 		return
 	}
-	r.log.Warn("am: rank failed; restarting it in a new container", "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node,
-		"exitStatus", exit, "restart", s.failures, "of", r.spec.Restarts, "diagnostics", s.diag)
-	s.state = waiting
+	r.log.Warn("am: rank failed; restarting it in a new container", "role", s.role.spec.Name, "rank", s.rank, "container", s.container.ID.String(), "node", s.container.Node,
+		"exitStatus", exit, "restart", s.failures, "of", restarts, "diagnostics", s.diag)
+	s.toWaiting()
 	r.res.Restarts++
 	r.askOneMore(s, exit)
 }
@@ -695,8 +774,9 @@ func (r *runner) askOneMore(s *slot, exit int32) {
 	if r.fail != nil {
 		return
 	}
-	if err := r.rm.AskWithLabel(r.prio, r.capab, r.rm.Outstanding(r.prio)+1, r.spec.NodeLabel); err != nil {
-		r.fail = &RankError{Rank: s.rank, Failures: s.failures, Restarts: r.spec.Restarts, Container: s.container.ID,
+	role := s.role
+	if err := r.rm.AskWithLabel(role.prio, role.capab, r.rm.Outstanding(role.prio)+1, r.spec.NodeLabel); err != nil {
+		r.fail = &RankError{Role: r.roleOfLog(s), Rank: s.rank, Failures: s.failures, Restarts: role.spec.Restarts, Container: s.container.ID,
 			Node: s.container.Node, ExitStatus: exit, Diagnostics: "cannot ask for a new container: " + err.Error()}
 	}
 }
@@ -731,6 +811,10 @@ func (r *runner) stopAll(ctx context.Context) {
 	defer cancel()
 	var wg sync.WaitGroup
 	for _, s := range r.slots {
+		if s.state == held {
+			_ = r.rm.Release(s.container.ID)
+			continue
+		}
 		if s.state != running {
 			continue
 		}
@@ -775,7 +859,7 @@ func (r *runner) finish(ctx context.Context, status records.FinalStatus, diag st
 func (r *runner) collect() {
 	r.res.Ranks = r.res.Ranks[:0]
 	for _, s := range r.slots {
-		r.res.Ranks = append(r.res.Ranks, Rank{Rank: s.rank, Launches: s.launches, Container: s.container.ID, Node: s.container.Node,
+		r.res.Ranks = append(r.res.Ranks, Rank{Role: s.role.spec.Name, Rank: s.rank, Launches: s.launches, Container: s.container.ID, Node: s.container.Node,
 			ExitStatus: s.exit, Diagnostics: s.diag, Succeeded: s.state == succeeded})
 	}
 }

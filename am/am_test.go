@@ -164,7 +164,10 @@ func TestLaunchContextContents(t *testing.T) {
 	require.Len(t, ls, 2)
 	for _, l := range ls {
 		rank := rankOf(t, l)
-		assert.Equal(t, []string{"./yarn-er", "exec", "--amount", "1", "--name", "gpu", "--info-file", "yarn-er-devices.json", "--",
+		p0, p1 := strconv.Itoa(RankPort(amrmfake.AppID, 0)), strconv.Itoa(RankPort(amrmfake.AppID, 1))
+		// Both containers come with one heartbeat, on the first node: each rank sees both.
+		assert.Equal(t, []string{"printf", `'%s\\n'`, "'main 0 127.0.0.1 " + p0 + "'", "'main 1 127.0.0.1 " + p1 + "'", ">yarn-er-peers", "&&",
+			"./yarn-er", "exec", "--amount", "1", "--name", "gpu", "--info-file", "yarn-er-devices.json", "--",
 			"python3", "train.py", "--epochs", "3", "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr"}, l.Commands)
 		assert.Equal(t, map[string]string{
 			"TRAIN_MODE":           "fast",
@@ -172,6 +175,16 @@ func TestLaunchContextContents(t *testing.T) {
 			"YARN_ER_CONTAINER_ID": l.Container.String(),
 			"YARN_ER_RANK":         strconv.Itoa(rank),
 			"YARN_ER_WORLD_SIZE":   "2",
+			"YARN_ER_ROLE":         "main",
+			"YARN_ER_PEERS":        "yarn-er-peers",
+			"YARN_ER_PORT":         strconv.Itoa(RankPort(amrmfake.AppID, rank)),
+			"RANK":                 strconv.Itoa(rank),
+			"WORLD_SIZE":           "2",
+			"LOCAL_RANK":           strconv.Itoa(rank),
+			"LOCAL_WORLD_SIZE":     "2",
+			"NODE_RANK":            "0",
+			"MASTER_ADDR":          "127.0.0.1",
+			"MASTER_PORT":          p0,
 		}, l.Environment)
 		base := "hdfs://nn:8020/user/alice/.yarn-er/" + amrmfake.AppID
 		assert.Equal(t, map[string]amrmfake.LocalResource{
@@ -398,7 +411,8 @@ func TestWithoutDevicesTheCommandRunsDirectly(t *testing.T) {
 	require.NoError(t, err)
 	ls := f.cluster.Launches()
 	require.Len(t, ls, 1)
-	assert.Equal(t, []string{"python3", "train.py", "--epochs", "3", "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr"}, ls[0].Commands)
+	assert.Equal(t, []string{"printf", `'%s\\n'`, "'main 0 127.0.0.1 " + strconv.Itoa(RankPort(amrmfake.AppID, 0)) + "'", ">yarn-er-peers", "&&",
+		"python3", "train.py", "--epochs", "3", "1><LOG_DIR>/stdout", "2><LOG_DIR>/stderr"}, ls[0].Commands)
 }
 
 func TestRunRefusesBadInput(t *testing.T) {
@@ -407,6 +421,12 @@ func TestRunRefusesBadInput(t *testing.T) {
 	bad.Containers = 0
 	_, err := Run(context.Background(), &bad, f.options(t))
 	assert.ErrorIs(t, err, jobspec.ErrInvalid)
+	// A count no AM could keep a record for is refused at start, before any allocation (it
+	// used to die with "fatal error: runtime: out of memory").
+	bad.Containers = 1000000000
+	_, err = Run(context.Background(), &bad, f.options(t))
+	assert.ErrorIs(t, err, jobspec.ErrInvalid)
+	assert.ErrorContains(t, err, "hard bound of 100000")
 
 	opts := f.options(t)
 	opts.Credentials = nil

@@ -1,7 +1,10 @@
 package am
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,25 +17,31 @@ import (
 // the container's devices (discover's json format) before the program starts.
 const DeviceInfoFile = "yarn-er-devices.json"
 
-// Command returns the words of a rank's container command, as the NodeManager joins them into
-// its launch script: the program under `./yarn-er exec` when the spec locks devices, else the
-// program itself, with stdout and stderr in the container's log directory.
+// Command returns the words of a rank's container command for a spec without roles (see
+// RoleCommand).
+func Command(spec *jobspec.Spec) []string { return RoleCommand(spec.RoleList()[0], nil) }
+
+// RoleCommand returns the words of a rank's container command, as the NodeManager joins them
+// into its launch script: the program under `./yarn-er exec` when the role locks devices, else
+// the program itself, with stdout and stderr in the container's log directory. pre are shell
+// words run before it (writing the peers file, setting TF_CONFIG), already quoted.
 //
 // The NodeManager writes the joined words into its script inside double quotes for
 // `/bin/bash -c`, so each word is quoted twice: single quotes for that bash, then the
 // double-quote specials ($ ` " \) escaped for the script's own shell. The program gets its
 // arguments byte for byte.
-func Command(spec *jobspec.Spec) []string {
+func RoleCommand(role jobspec.Role, pre []string) []string {
 	var argv []string
-	if d := spec.Devices; d != nil && d.Amount > 0 {
+	if d := role.Devices; d != nil && d.Amount > 0 {
 		argv = append(argv, "./"+jobspec.BinaryName, "exec",
 			"--amount", strconv.FormatInt(d.Amount, 10),
 			"--name", d.Kind,
 			"--info-file", DeviceInfoFile,
 			"--")
 	}
-	argv = append(argv, spec.Command...)
-	words := make([]string, 0, len(argv)+2)
+	argv = append(argv, role.Command...)
+	words := make([]string, 0, len(pre)+len(argv)+2)
+	words = append(words, pre...)
 	for _, a := range argv {
 		words = append(words, launchQuote(a))
 	}
@@ -53,8 +62,8 @@ func isPlain(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:,+@%", r)
 }
 
-// Environment returns a rank's container environment: the spec's variables, then yarn-er's own
-// (which win).
+// Environment returns a rank's container environment for a spec without roles: the spec's
+// variables, then yarn-er's own (which win). It has no rendezvous (see RankLaunch).
 func Environment(spec *jobspec.Spec, appID string, container records.ContainerID, rank int) map[string]string {
 	env := make(map[string]string, len(spec.Env)+4)
 	for k, v := range spec.Env {
@@ -67,22 +76,34 @@ func Environment(spec *jobspec.Spec, appID string, container records.ContainerID
 	return env
 }
 
-// LaunchContext returns the launch context of one rank's container.
+// LaunchContext returns the launch context of one rank's container of a spec without roles,
+// without rendezvous (see RankLaunch).
 func LaunchContext(spec *jobspec.Spec, appID string, c records.ContainerID, rank int, creds *records.Credentials) *amrm.LaunchContext {
 	lc := &amrm.LaunchContext{
 		Commands:       Command(spec),
 		Environment:    Environment(spec, appID, c, rank),
-		LocalResources: map[string]records.LocalResource{jobspec.BinaryName: spec.Binary.Resource()},
+		LocalResources: localResources(spec),
 		Credentials:    creds,
-	}
-	for _, f := range spec.Files {
-		lc.LocalResources[f.Name] = f.Resource()
 	}
 	return lc
 }
 
-// Capability converts the spec's resource vector to the units the ResourceManager declared.
+func localResources(spec *jobspec.Spec) map[string]records.LocalResource {
+	m := map[string]records.LocalResource{jobspec.BinaryName: spec.Binary.Resource()}
+	for _, f := range spec.Files {
+		m[f.Name] = f.Resource()
+	}
+	return m
+}
+
+// Capability converts the resource vector of a spec without roles to the units the
+// ResourceManager declared.
 func Capability(spec *jobspec.Spec, reg *amrm.Registration) (records.Resources, error) {
+	return RoleCapability(spec.RoleList()[0], reg)
+}
+
+// RoleCapability converts a role's resource vector to the units the ResourceManager declared.
+func RoleCapability(role jobspec.Role, reg *amrm.Registration) (records.Resources, error) {
 	units := map[string]string{}
 	for _, t := range reg.ResourceTypes {
 		units[t.Name] = t.Units
@@ -90,7 +111,7 @@ func Capability(spec *jobspec.Spec, reg *amrm.Registration) (records.Resources, 
 	units[records.MemoryMB] = records.MemoryUnits // memory is always asked in MiB
 	units[records.VCores] = ""
 	var r records.Resources
-	for _, q := range spec.Resource {
+	for _, q := range role.Resource {
 		to, ok := units[q.Name]
 		if !ok {
 			to = q.Units
@@ -105,4 +126,20 @@ func Capability(spec *jobspec.Spec, reg *amrm.Registration) (records.Resources, 
 		r.Set(q.Name, records.Quantity{Value: v, Units: to})
 	}
 	return r, nil
+}
+
+// ErrNoProfile is a resource profile the ResourceManager did not hand the AM at registration.
+var ErrNoProfile = errors.New("am: no such resource profile")
+
+// ProfileCapability is the resource profile name as the ResourceManager declared it at
+// registration (as Hadoop's AMRMClient resolves a ProfileCapability): the vector the AM asks for.
+func ProfileCapability(name string, reg *amrm.Registration) (records.Resources, error) {
+	if len(reg.ResourceProfiles) == 0 {
+		return records.Resources{}, fmt.Errorf("%w: the job asks by profile %q, and the ResourceManager has no resource profiles (yarn.resourcemanager.resource-profiles.enabled is off there)", ErrNoProfile, name)
+	}
+	v, ok := reg.ResourceProfiles[name]
+	if !ok {
+		return records.Resources{}, fmt.Errorf("%w: the job asks by profile %q, and the ResourceManager's profiles are %s", ErrNoProfile, name, strings.Join(slices.Sorted(maps.Keys(reg.ResourceProfiles)), ", "))
+	}
+	return v, nil
 }

@@ -56,7 +56,7 @@ func runMain(m *testing.M) (code int) {
 	defer func() {
 		stopCtx, cancel := context.WithTimeout(ctx, stopBudget)
 		defer cancel()
-		for _, c := range []*MiniYARN{labelledMiniYARN.cluster, misconfiguredMiniYARN.cluster, recoveringMiniYARN.cluster, haMiniYARN.cluster, gpuPluginMiniYARN.cluster, mainCluster} {
+		for _, c := range []*MiniYARN{labelledMiniYARN.cluster, misconfiguredMiniYARN.cluster, recoveringMiniYARN.cluster, profilesMiniYARN.cluster, haMiniYARN.cluster, gpuPluginMiniYARN.cluster, mainCluster} {
 			if err := c.Stop(stopCtx); err != nil {
 				fmt.Fprintln(os.Stderr, "integration:", err)
 				code = 1

@@ -277,14 +277,6 @@ func TestSecureBadCredentials(t *testing.T) {
 	}
 }
 
-// repoRoot is RepoRoot for tests.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := RepoRoot()
-	require.NoError(t, err)
-	return root
-}
-
 // writeOtherCA writes a self-signed CA certificate that signed nothing of the cluster's.
 func writeOtherCA(t *testing.T) string {
 	t.Helper()

@@ -13,22 +13,37 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
+	"slices"
 	"sort"
+
+	"github.com/yarn-er/yarn-er/records"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Version is the spec format this package writes. Parse accepts exactly this version: a client
-// and an AM of different formats fail at start with a clear message instead of misreading.
-const Version = 1
+// Version is the spec format this package writes. Parse accepts it and every older format it
+// still reads (MinVersion: format 1 has no roles); a newer format fails at start with a clear
+// message instead of being misread.
+const Version = 2
+
+// MinVersion is the oldest spec format Parse reads.
+const MinVersion = 1
 
 // FileName is the name the spec is localized under in the AM's working directory.
 const FileName = "yarn-er-job.json"
 
 // BinaryName is the name the yarn-er executable is localized under in every container.
 const BinaryName = "yarn-er"
+
+// MaxContainers is yarn-er's hard bound on the ranks of one job (all roles together). The AM
+// keeps a small record per rank (its state, container and restarts) and asks the
+// ResourceManager by counts, so its memory grows with this bound only: at 100,000 ranks a few
+// tens of MiB. A count above it is refused before anything is staged (docs/jobs.md).
+const MaxContainers = 100_000
+
+// MaxRoles bounds the roles of one job.
+const MaxRoles = 64
 
 // MaxSize bounds a spec document (a spec is small; this only stops garbage early).
 const MaxSize = 4 << 20
@@ -83,6 +98,109 @@ type Spec struct {
 	// each attempt counts as the last). The ResourceManager does not tell the AM; the AM needs
 	// it to keep the staging directory for the next attempt when it is stopped with attempts left.
 	MaxAttempts int `json:"maxAttempts,omitempty"`
+
+	// Roles are the job's roles (format 2), in the order their ranks are numbered in the AM's
+	// record. Empty: one role, DefaultRole, from Containers, Restarts, Resource, Devices and
+	// Command. With roles, Containers is the sum of the roles' counts, and Resource, Devices,
+	// Command and Restarts are empty (each role has its own); Env applies to every role (a
+	// role's own Env wins).
+	Roles []Role `json:"roles,omitempty"`
+	// Profile is the YARN resource profile of the containers of a spec without roles ("": none;
+	// see Role.Profile).
+	Profile string `json:"profile,omitempty"`
+	// GangTimeoutMillis is how long a gang waits for all its containers before the AM gives
+	// back what it holds and fails the application (0: DefaultGangTimeout).
+	GangTimeoutMillis int64 `json:"gangTimeoutMillis,omitempty"`
+	// GangTimeoutAction is what the AM does when a gang is not complete after the gang timeout:
+	// GangFail (the default, ""), or GangWait: give back what it holds, ask again and wait
+	// another timeout.
+	GangTimeoutAction string `json:"gangTimeoutAction,omitempty"`
+}
+
+// Gang timeout actions.
+const (
+	GangFail = "fail"
+	GangWait = "wait"
+)
+
+// DefaultRole is the name of the one role of a spec without roles (yarn-er submit's flags).
+const DefaultRole = "main"
+
+// DefaultGangTimeoutMillis is the gang timeout when the spec gives none: 10 minutes.
+const DefaultGangTimeoutMillis = 10 * 60 * 1000
+
+// Frameworks a role may name: what the AM adds to the rendezvous variables.
+const (
+	FrameworkNone       = ""
+	FrameworkPyTorch    = "pytorch"
+	FrameworkTensorFlow = "tensorflow"
+)
+
+// Role is one kind of rank of a job: Containers identical containers, ranks 0..Containers-1
+// within the role.
+type Role struct {
+	// Name is the role's name (YARN_ER_ROLE): letters, digits, - and _.
+	Name string `json:"name"`
+	// Containers is the number of ranks of the role.
+	Containers int `json:"containers"`
+	// Restarts is how many times one rank of the role may be restarted after it failed.
+	Restarts int `json:"restarts,omitempty"`
+	// Priority is the container request priority of the role: one per role, which the AM
+	// matches allocations with.
+	Priority int32 `json:"priority"`
+	// Resource is each container's resource vector (memory-mb and vcores first).
+	Resource []Quantity `json:"resource"`
+	// Devices is what `yarn-er exec` locks in each container (nil: none).
+	Devices *Devices `json:"devices,omitempty"`
+	// Command is the program and its arguments.
+	Command []string `json:"command"`
+	// Env is added to the role's containers' environment (over the spec's Env).
+	Env map[string]string `json:"env,omitempty"`
+	// Gang names the gang the role belongs to ("": none): the AM starts no rank of a gang until
+	// every container of every role of the gang is allocated.
+	Gang string `json:"gang,omitempty"`
+	// DependsOn are roles that must have every rank running before this role's containers are
+	// asked for.
+	DependsOn []string `json:"dependsOn,omitempty"`
+	// Framework is FrameworkNone, FrameworkPyTorch or FrameworkTensorFlow (TF_CONFIG).
+	Framework string `json:"framework,omitempty"`
+	// Placement says where the role's ranks may land (nil: anywhere).
+	Placement *Placement `json:"placement,omitempty"`
+	// Profile is the YARN resource profile the role asks by ("": none): the AM asks for the
+	// vector the ResourceManager hands it at registration under that name (Resource is the
+	// client's copy, from the profiles file it read), and fails when the ResourceManager has no
+	// such profile.
+	Profile string `json:"profile,omitempty"`
+}
+
+// Placement is where a role's ranks may land. At most one of Spread and Pack; Nodes and Racks
+// restrict the hosts.
+type Placement struct {
+	// Spread "node": at most one rank of the role per node.
+	Spread string `json:"spread,omitempty"`
+	// Pack "node": all ranks of the role on one node.
+	Pack string `json:"pack,omitempty"`
+	// Nodes are the only hosts the role's ranks may land on.
+	Nodes []string `json:"nodes,omitempty"`
+	// Racks are the only racks the role's ranks may land on.
+	Racks []string `json:"racks,omitempty"`
+}
+
+// RoleList returns the spec's roles: Roles, or the one DefaultRole of a spec without roles.
+func (s *Spec) RoleList() []Role {
+	if len(s.Roles) > 0 {
+		return s.Roles
+	}
+	return []Role{{Name: DefaultRole, Containers: s.Containers, Restarts: s.Restarts, Priority: s.Priority,
+		Resource: s.Resource, Devices: s.Devices, Command: s.Command, Profile: s.Profile}}
+}
+
+// GangTimeout returns the gang timeout in milliseconds (the default when unset).
+func (s *Spec) GangTimeout() int64 {
+	if s.GangTimeoutMillis > 0 {
+		return s.GangTimeoutMillis
+	}
+	return DefaultGangTimeoutMillis
 }
 
 // Quantity is one resource of the container vector.
@@ -165,8 +283,8 @@ func Parse(b []byte) (*Spec, error) {
 	if probe.Version == nil {
 		return nil, invalid("version", "missing")
 	}
-	if *probe.Version != Version {
-		return nil, invalid("version", "format %d, this yarn-er reads format %d: submit with the same yarn-er version as the AM binary", *probe.Version, Version)
+	if *probe.Version < MinVersion || *probe.Version > Version {
+		return nil, invalid("version", "format %d, this yarn-er reads formats %d to %d: submit with the same yarn-er version as the AM binary", *probe.Version, MinVersion, Version)
 	}
 	// (json.Unmarshal above bounds the nesting, so the walk's recursion is bounded too)
 	if err := checkDuplicateKeys(json.NewDecoder(bytes.NewReader(b)), "", false); err != nil {
@@ -188,6 +306,11 @@ func Parse(b []byte) (*Spec, error) {
 	}
 	if len(s.Files) == 0 {
 		s.Files = nil
+	}
+	for i := range s.Roles {
+		if len(s.Roles[i].Env) == 0 {
+			s.Roles[i].Env = nil
+		}
 	}
 	return &s, nil
 }
@@ -233,7 +356,8 @@ func checkDuplicateKeys(dec *json.Decoder, path string, exact bool) error {
 				return invalid(field, "given twice, as %q and %q (names are matched without regard to case): give it once", prev, k)
 			}
 			seen[f] = k
-			if err := checkDuplicateKeys(dec, field, path == "" && f == foldKey("env")); err != nil {
+			isEnv := f == foldKey("env") && (path == "" || strings.HasPrefix(path, "roles[") && !strings.Contains(path, "."))
+			if err := checkDuplicateKeys(dec, field, isEnv); err != nil {
 				return err
 			}
 		}
@@ -288,11 +412,27 @@ func ValidEnvName(name string) bool { return name != "" && !strings.ContainsAny(
 // command's arguments and the environment's values must hold no NUL byte (no program argument or
 // environment value can).
 func (s *Spec) Validate() error {
-	if s.Version != Version {
-		return invalid("version", "format %d, want %d", s.Version, Version)
+	if s.Version < MinVersion || s.Version > Version {
+		return invalid("version", "format %d, want %d to %d", s.Version, MinVersion, Version)
+	}
+	if s.Version < 2 && (len(s.Roles) > 0 || s.GangTimeoutMillis != 0 || s.Profile != "" || s.GangTimeoutAction != "") {
+		return invalid("roles", "format %d has no roles: write format %d", s.Version, Version)
 	}
 	if err := s.validateText(); err != nil {
 		return err
+	}
+	if s.GangTimeoutMillis < 0 {
+		return invalid("gangTimeoutMillis", "%d: must not be negative", s.GangTimeoutMillis)
+	}
+	switch s.GangTimeoutAction {
+	case "", GangFail, GangWait:
+	default:
+		return invalid("gangTimeoutAction", "%q: %s or %s", s.GangTimeoutAction, GangFail, GangWait)
+	}
+	if len(s.Roles) > 0 {
+		if err := s.validateRoles(); err != nil {
+			return err
+		}
 	}
 	if len(s.SchedulerAddresses) == 0 {
 		return invalid("schedulerAddresses", "empty: the AM cannot reach the ResourceManager")
@@ -305,25 +445,25 @@ func (s *Spec) Validate() error {
 	if s.Containers < 1 {
 		return invalid("containers", "%d: at least 1", s.Containers)
 	}
+	if s.Containers > MaxContainers {
+		return invalid("containers", "%d: above yarn-er's hard bound of %d ranks per job", s.Containers, MaxContainers)
+	}
 	if s.Restarts < 0 {
 		return invalid("restarts", "%d: must not be negative", s.Restarts)
 	}
 	if s.Priority < 0 {
 		return invalid("priority", "%d: must not be negative", s.Priority)
 	}
-	if err := validateResource(s.Resource); err != nil {
-		return err
-	}
-	if s.Devices != nil {
-		if s.Devices.Kind != "gpu" && s.Devices.Kind != "fpga" {
-			return invalid("devices.kind", "%q: gpu or fpga", s.Devices.Kind)
+	if len(s.Roles) == 0 {
+		if err := validateResource("", s.Resource); err != nil {
+			return err
 		}
-		if s.Devices.Amount < 0 {
-			return invalid("devices.amount", "%d: must not be negative", s.Devices.Amount)
+		if err := validateDevices("", s.Devices); err != nil {
+			return err
 		}
-	}
-	if len(s.Command) == 0 || s.Command[0] == "" {
-		return invalid("command", "empty: nothing to run")
+		if len(s.Command) == 0 || s.Command[0] == "" {
+			return invalid("command", "empty: nothing to run")
+		}
 	}
 	for k := range s.Env {
 		if !ValidEnvName(k) {
@@ -363,7 +503,8 @@ func (s *Spec) validateText() error {
 		field, s string
 		noNUL    bool
 	}
-	texts := []text{{"name", s.Name, false}, {"user", s.User, false}, {"nodeLabel", s.NodeLabel, false}, {"stagingDir", s.StagingDir, false}}
+	texts := []text{{"name", s.Name, false}, {"user", s.User, false}, {"nodeLabel", s.NodeLabel, false}, {"stagingDir", s.StagingDir, false}, {"profile", s.Profile, false},
+		{"gangTimeoutAction", s.GangTimeoutAction, false}}
 	for i, a := range s.SchedulerAddresses {
 		texts = append(texts, text{fmt.Sprintf("schedulerAddresses[%d]", i), a, false})
 	}
@@ -378,6 +519,34 @@ func (s *Spec) validateText() error {
 	}
 	for _, k := range s.EnvNames() {
 		texts = append(texts, text{"env", k, true}, text{fmt.Sprintf("env[%q]", k), s.Env[k], true})
+	}
+	for i, r := range s.Roles {
+		p := fmt.Sprintf("roles[%d].", i)
+		texts = append(texts, text{p + "name", r.Name, false}, text{p + "gang", r.Gang, false}, text{p + "framework", r.Framework, false}, text{p + "profile", r.Profile, false})
+		for j, q := range r.Resource {
+			texts = append(texts, text{fmt.Sprintf("%sresource[%d].name", p, j), q.Name, false}, text{fmt.Sprintf("%sresource[%d].units", p, j), q.Units, false})
+		}
+		if r.Devices != nil {
+			texts = append(texts, text{p + "devices.kind", r.Devices.Kind, false})
+		}
+		for j, a := range r.Command {
+			texts = append(texts, text{fmt.Sprintf("%scommand[%d]", p, j), a, true})
+		}
+		for _, k := range sortedKeys(r.Env) {
+			texts = append(texts, text{p + "env", k, true}, text{fmt.Sprintf("%senv[%q]", p, k), r.Env[k], true})
+		}
+		for j, d := range r.DependsOn {
+			texts = append(texts, text{fmt.Sprintf("%sdependsOn[%d]", p, j), d, false})
+		}
+		if pl := r.Placement; pl != nil {
+			for j, n := range pl.Nodes {
+				texts = append(texts, text{fmt.Sprintf("%splacement.nodes[%d]", p, j), n, false})
+			}
+			for j, n := range pl.Racks {
+				texts = append(texts, text{fmt.Sprintf("%splacement.racks[%d]", p, j), n, false})
+			}
+			texts = append(texts, text{p + "placement.spread", pl.Spread, false}, text{p + "placement.pack", pl.Pack, false})
+		}
 	}
 	files := append([]LocalFile{s.Binary}, s.Files...)
 	for i, f := range files {
@@ -399,10 +568,180 @@ func (s *Spec) validateText() error {
 	return nil
 }
 
-func validateResource(rs []Quantity) error {
+func validateDevices(prefix string, d *Devices) error {
+	if d == nil {
+		return nil
+	}
+	if d.Kind != "gpu" && d.Kind != "fpga" {
+		return invalid(prefix+"devices.kind", "%q: gpu or fpga", d.Kind)
+	}
+	if d.Amount < 0 {
+		return invalid(prefix+"devices.amount", "%d: must not be negative", d.Amount)
+	}
+	return nil
+}
+
+// validRoleName reports whether s can name a role: letters, digits, - and _, starting with a
+// letter, at most 63 (it goes into environment values, log records and file names).
+func validRoleName(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for i, c := range s {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || (c < '0' || c > '9') && c != '-' && c != '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidRoleName reports whether s can name a role (letters, digits, - and _, starting with a
+// letter, at most 63 characters).
+func ValidRoleName(s string) bool { return validRoleName(s) }
+
+// validateRoles checks the roles of a format-2 spec.
+func (s *Spec) validateRoles() error {
+	switch {
+	case len(s.Resource) > 0:
+		return invalid("resource", "set with roles: each role has its own")
+	case s.Devices != nil:
+		return invalid("devices", "set with roles: each role has its own")
+	case len(s.Command) > 0:
+		return invalid("command", "set with roles: each role has its own")
+	case s.Restarts != 0:
+		return invalid("restarts", "set with roles: each role has its own")
+	}
+	if len(s.Roles) > MaxRoles {
+		return invalid("roles", "%d roles: at most %d", len(s.Roles), MaxRoles)
+	}
+	names := map[string]int{}
+	prios := map[int32]string{}
+	total := 0
+	for i, r := range s.Roles {
+		p := fmt.Sprintf("roles[%d].", i)
+		if !validRoleName(r.Name) {
+			return invalid(p+"name", "%q: a role name is letters, digits, - and _, starting with a letter, at most 63", r.Name)
+		}
+		if _, dup := names[r.Name]; dup {
+			return invalid(p+"name", "%q is used twice", r.Name)
+		}
+		names[r.Name] = i
+		if r.Containers < 1 {
+			return invalid(p+"containers", "%d: at least 1", r.Containers)
+		}
+		total += r.Containers
+		if total > MaxContainers {
+			return invalid(p+"containers", "the roles have more than yarn-er's hard bound of %d ranks per job", MaxContainers)
+		}
+		if r.Restarts < 0 {
+			return invalid(p+"restarts", "%d: must not be negative", r.Restarts)
+		}
+		if r.Priority < 0 {
+			return invalid(p+"priority", "%d: must not be negative", r.Priority)
+		}
+		if prev, dup := prios[r.Priority]; dup {
+			return invalid(p+"priority", "%d is role %s's too: one priority per role", r.Priority, prev)
+		}
+		prios[r.Priority] = r.Name
+		if err := validateResource(p, r.Resource); err != nil {
+			return err
+		}
+		if err := validateDevices(p, r.Devices); err != nil {
+			return err
+		}
+		if len(r.Command) == 0 || r.Command[0] == "" {
+			return invalid(p+"command", "empty: nothing to run")
+		}
+		for k := range r.Env {
+			if !ValidEnvName(k) {
+				return invalid(p+"env", "bad variable name %q", k)
+			}
+		}
+		if r.Gang != "" && !validRoleName(r.Gang) {
+			return invalid(p+"gang", "%q: a gang name is letters, digits, - and _, starting with a letter", r.Gang)
+		}
+		switch r.Framework {
+		case FrameworkNone, FrameworkPyTorch, FrameworkTensorFlow:
+		default:
+			return invalid(p+"framework", "%q: %s or %s", r.Framework, FrameworkPyTorch, FrameworkTensorFlow)
+		}
+		if pl := r.Placement; pl != nil {
+			for _, v := range []struct{ f, v string }{{"spread", pl.Spread}, {"pack", pl.Pack}} {
+				if v.v != "" && v.v != "node" {
+					return invalid(p+"placement."+v.f, "%q: node", v.v)
+				}
+			}
+			if pl.Spread != "" && pl.Pack != "" {
+				return invalid(p+"placement", "spread and pack together: give one")
+			}
+		}
+	}
+	if s.Containers != total {
+		return invalid("containers", "%d, but the roles have %d ranks in all", s.Containers, total)
+	}
+	for i, r := range s.Roles {
+		for j, d := range r.DependsOn {
+			if _, ok := names[d]; !ok || d == r.Name {
+				return invalid(fmt.Sprintf("roles[%d].dependsOn[%d]", i, j), "%q is not another role of the job", d)
+			}
+		}
+	}
+	if cyc := DependencyCycle(s.Roles); cyc != nil {
+		return invalid("roles", "dependsOn goes round in a cycle: %s", strings.Join(cyc, " -> "))
+	}
+	return nil
+}
+
+// DependencyCycle returns a cycle of the roles' dependsOn (first role repeated at the end), or
+// nil when there is none. Dependencies on unknown roles are ignored.
+func DependencyCycle(roles []Role) []string {
+	deps := map[string][]string{}
+	for _, r := range roles {
+		deps[r.Name] = r.DependsOn
+	}
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[string]int{}
+	var stack []string
+	var visit func(n string) []string
+	visit = func(n string) []string {
+		state[n] = active
+		stack = append(stack, n)
+		for _, d := range deps[n] {
+			if _, known := deps[d]; !known {
+				continue
+			}
+			switch state[d] {
+			case active:
+				i := slices.Index(stack, d)
+				return append(slices.Clone(stack[i:]), d)
+			case unseen:
+				if c := visit(d); c != nil {
+					return c
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[n] = done
+		return nil
+	}
+	for _, r := range roles {
+		if state[r.Name] == unseen {
+			if c := visit(r.Name); c != nil {
+				return c
+			}
+		}
+	}
+	return nil
+}
+
+func validateResource(prefix string, rs []Quantity) error {
 	seen := map[string]bool{}
 	for i, q := range rs {
-		field := fmt.Sprintf("resource[%d]", i)
+		field := fmt.Sprintf("%sresource[%d]", prefix, i)
 		if q.Name == "" {
 			return invalid(field+".name", "empty")
 		}
@@ -416,7 +755,7 @@ func validateResource(rs []Quantity) error {
 	}
 	for _, must := range []string{records.MemoryMB, records.VCores} {
 		if !seen[must] {
-			return invalid("resource", "%s missing", must)
+			return invalid(prefix+"resource", "%s missing", must)
 		}
 	}
 	return nil
@@ -467,9 +806,11 @@ func (s *Spec) Quantity(name string) (Quantity, bool) {
 }
 
 // EnvNames returns the Env keys sorted (for deterministic launch contexts).
-func (s *Spec) EnvNames() []string {
-	ks := make([]string, 0, len(s.Env))
-	for k := range s.Env {
+func (s *Spec) EnvNames() []string { return sortedKeys(s.Env) }
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
 		ks = append(ks, k)
 	}
 	sort.Strings(ks)
@@ -482,6 +823,34 @@ const (
 	EnvContainerID = "YARN_ER_CONTAINER_ID"
 	EnvRank        = "YARN_ER_RANK"
 	EnvWorldSize   = "YARN_ER_WORLD_SIZE"
+	// EnvRole names the rank's role.
+	EnvRole = "YARN_ER_ROLE"
+	// EnvPeers names the file, in the container's working directory, listing every rank of the
+	// job that has a container: one line "ROLE RANK HOST PORT" each.
+	EnvPeers = "YARN_ER_PEERS"
+	// EnvPort is the port the AM chose for this rank (the one its peers list).
+	EnvPort = "YARN_ER_PORT"
 	// EnvSpecFile names the spec file in the AM container (default FileName).
 	EnvSpecFile = "YARN_ER_SPEC"
 )
+
+// The rendezvous variables every rank gets (docs/jobs.md), counted within its role, as
+// torch.distributed's env:// and torchrun name them; TF_CONFIG only in roles of framework
+// tensorflow.
+const (
+	EnvTorchRank      = "RANK"
+	EnvTorchWorld     = "WORLD_SIZE"
+	EnvLocalRank      = "LOCAL_RANK"
+	EnvLocalWorldSize = "LOCAL_WORLD_SIZE"
+	EnvNodeRank       = "NODE_RANK"
+	EnvMasterAddr     = "MASTER_ADDR"
+	EnvMasterPort     = "MASTER_PORT"
+	EnvTFConfig       = "TF_CONFIG"
+)
+
+// AMSetEnv returns the variables yarn-er's ApplicationMaster sets in every rank's container,
+// over any the job gives.
+func AMSetEnv() []string {
+	return []string{EnvAppID, EnvContainerID, EnvRank, EnvWorldSize, EnvRole, EnvPeers, EnvPort,
+		EnvTorchRank, EnvTorchWorld, EnvLocalRank, EnvLocalWorldSize, EnvNodeRank, EnvMasterAddr, EnvMasterPort, EnvTFConfig}
+}

@@ -1,6 +1,7 @@
 package jobspec
 
 import (
+	"encoding/json"
 	"errors"
 	"github.com/yarn-er/yarn-er/records"
 	"strings"
@@ -56,7 +57,7 @@ func TestParseRefuses(t *testing.T) {
 	}{
 		{"not json", "{", "", "not JSON"},
 		{"no version", `{"name":"x"}`, "version", "missing"},
-		{"newer version", `{"version":2}`, "version", "same yarn-er version"},
+		{"newer version", `{"version":3}`, "version", "same yarn-er version"},
 		{"unknown field", strings.Replace(string(good), `"name"`, `"bogus": 1, "name"`, 1), "", "unknown field"},
 		{"trailing", string(good) + "{}", "", "after top-level value"},
 		{"field twice", strings.Replace(string(good), `"containers": 8`, `"containers": 8, "containers": 9`, 1), "containers", "given twice: give it once"},
@@ -96,6 +97,7 @@ func TestValidate(t *testing.T) {
 		{"bad scheduler", func(s *Spec) { s.SchedulerAddresses = []string{"rm"} }, "schedulerAddresses[0]"},
 		{"bad port", func(s *Spec) { s.SchedulerAddresses = []string{"rm:80x"} }, "schedulerAddresses[0]"},
 		{"no containers", func(s *Spec) { s.Containers = 0 }, "containers"},
+		{"containers above the hard bound", func(s *Spec) { s.Containers = MaxContainers + 1 }, "containers"},
 		{"negative restarts", func(s *Spec) { s.Restarts = -1 }, "restarts"},
 		{"negative priority", func(s *Spec) { s.Priority = -1 }, "priority"},
 		{"no memory", func(s *Spec) { s.Resource = s.Resource[1:] }, "resource"},
@@ -182,4 +184,90 @@ func TestMarshalTooLarge(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Parse(b)
 	assert.NoError(t, err)
+}
+
+func rolesSpec() *Spec {
+	s := validSpec()
+	res := s.Resource
+	s.Resource, s.Devices, s.Command, s.Restarts = nil, nil, nil, 0
+	s.Containers = 3
+	s.GangTimeoutMillis = 60000
+	s.Roles = []Role{
+		{Name: "coordinator", Containers: 1, Priority: 1, Resource: res[:2], Command: []string{"sh", "-c", "sleep 1"}},
+		{Name: "worker", Containers: 2, Priority: 2, Restarts: 1, Resource: res, Devices: &Devices{Kind: "gpu", Amount: 1},
+			Command: []string{"python", "train.py"}, Env: map[string]string{"X": "1"}, Gang: "job", DependsOn: []string{"coordinator"},
+			Framework: FrameworkPyTorch, Placement: &Placement{Spread: "node"}},
+	}
+	return s
+}
+
+func TestRolesRoundTrip(t *testing.T) {
+	s := rolesSpec()
+	b, err := s.Marshal()
+	require.NoError(t, err)
+	got, err := Parse(b)
+	require.NoError(t, err)
+	assert.Equal(t, s, got)
+	assert.Equal(t, s.Roles, got.RoleList())
+	assert.Equal(t, int64(60000), got.GangTimeout())
+
+	// A format-1 spec (no roles) is still read: one role, DefaultRole.
+	v1 := validSpec()
+	v1.Version = 1
+	b, err = json.Marshal(v1)
+	require.NoError(t, err)
+	old, err := Parse(b)
+	require.NoError(t, err)
+	roles := old.RoleList()
+	require.Len(t, roles, 1)
+	assert.Equal(t, DefaultRole, roles[0].Name)
+	assert.Equal(t, 8, roles[0].Containers)
+	assert.Equal(t, []string{"python", "train.py"}, roles[0].Command)
+	assert.Equal(t, int64(DefaultGangTimeoutMillis), old.GangTimeout())
+}
+
+func TestValidateRoles(t *testing.T) {
+	tests := []struct {
+		name  string
+		mut   func(*Spec)
+		field string
+		msg   string
+	}{
+		{"roles in format 1", func(s *Spec) { s.Version = 1 }, "roles", "format 1 has no roles"},
+		{"top-level command with roles", func(s *Spec) { s.Command = []string{"x"} }, "command", "each role has its own"},
+		{"bad role name", func(s *Spec) { s.Roles[0].Name = "a b" }, "roles[0].name", "letters, digits"},
+		{"role twice", func(s *Spec) { s.Roles[1].Name = "coordinator" }, "roles[1].name", "used twice"},
+		{"no ranks", func(s *Spec) { s.Roles[0].Containers = 0 }, "roles[0].containers", "at least 1"},
+		{"total wrong", func(s *Spec) { s.Containers = 5 }, "containers", "the roles have 3 ranks"},
+		{"priority shared", func(s *Spec) { s.Roles[1].Priority = 1 }, "roles[1].priority", "one priority per role"},
+		{"no command", func(s *Spec) { s.Roles[1].Command = nil }, "roles[1].command", "nothing to run"},
+		{"no memory", func(s *Spec) { s.Roles[0].Resource = s.Roles[0].Resource[1:] }, "roles[0].resource", "memory-mb missing"},
+		{"unknown dependency", func(s *Spec) { s.Roles[1].DependsOn = []string{"ps"} }, "roles[1].dependsOn[0]", `"ps" is not another role`},
+		{"self dependency", func(s *Spec) { s.Roles[1].DependsOn = []string{"worker"} }, "roles[1].dependsOn[0]", "not another role"},
+		{"cycle", func(s *Spec) { s.Roles[0].DependsOn = []string{"worker"} }, "roles", "coordinator -> worker -> coordinator"},
+		{"framework", func(s *Spec) { s.Roles[1].Framework = "jax" }, "roles[1].framework", `"jax"`},
+		{"spread rack", func(s *Spec) { s.Roles[1].Placement.Spread = "rack" }, "roles[1].placement.spread", `"rack": node`},
+		{"spread and pack", func(s *Spec) { s.Roles[1].Placement.Pack = "node" }, "roles[1].placement", "give one"},
+		{"above the hard bound", func(s *Spec) { s.Roles[1].Containers = MaxContainers; s.Containers = MaxContainers + 1 }, "roles[1].containers", "hard bound"},
+		{"negative gang timeout", func(s *Spec) { s.GangTimeoutMillis = -1 }, "gangTimeoutMillis", "negative"},
+		{"command NUL", func(s *Spec) { s.Roles[0].Command = []string{"a\x00"} }, "roles[0].command[0]", "NUL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := rolesSpec()
+			tt.mut(s)
+			err := s.Validate()
+			var se *Error
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tt.field, se.Field)
+			assert.Contains(t, err.Error(), tt.msg)
+		})
+	}
+}
+
+func TestDependencyCycle(t *testing.T) {
+	r := func(name string, deps ...string) Role { return Role{Name: name, DependsOn: deps} }
+	assert.Nil(t, DependencyCycle([]Role{r("a"), r("b", "a"), r("c", "a", "b")}))
+	assert.Equal(t, []string{"b", "c", "d", "b"}, DependencyCycle([]Role{r("a", "b"), r("b", "c"), r("c", "d"), r("d", "b")}))
+	assert.Nil(t, DependencyCycle([]Role{r("a", "unknown")}))
 }

@@ -23,7 +23,16 @@ func TestParseRankStart(t *testing.T) {
 			"resource", "memory-mb=128,vcores=1", "launch", 1)
 		got, ok := ParseRankStart(strings.TrimSpace(b.String()))
 		require.True(t, ok, b.String())
-		assert.Equal(t, RankStart{Rank: 2, Container: "container_1_0001_01_000004", Node: "localhost:44201"}, got)
+		assert.Equal(t, RankStart{Rank: 2, Container: "container_1_0001_01_000004", Node: "localhost:44201", Launch: 1}, got)
+		assert.Equal(t, DefaultRole, got.RoleName())
+
+		// A job with roles: the AM names the role first.
+		b.Reset()
+		slog.New(h(&b)).Info(RankStartMessage, "role", "worker", "rank", 1, "container", "container_1_0001_01_000005", "node", "localhost:44201",
+			"resource", "memory-mb=128,vcores=1", "launch", 2)
+		got, ok = ParseRankStart(strings.TrimSpace(b.String()))
+		require.True(t, ok, b.String())
+		assert.Equal(t, RankStart{Role: "worker", Rank: 1, Container: "container_1_0001_01_000005", Node: "localhost:44201", Launch: 2}, got)
 	}
 	for _, line := range []string{
 		"",

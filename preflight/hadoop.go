@@ -32,7 +32,7 @@ const noHadoop = "no Hadoop configuration (give --hadoop-conf, or set HADOOP_CON
 func (r *runner) hadoopChecks() {
 	r.calculatorCheck()
 	if r.in.Hadoop == nil {
-		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources} {
+		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources, IDResourceProfiles, IDProfileMaxAllocation} {
 			r.c.skip(id, noHadoop)
 		}
 		// The live NodeManagers' units stand in for resource-types.xml.
@@ -52,6 +52,7 @@ func (r *runner) hadoopChecks() {
 	r.unitCheck()
 	r.maxAllocationCheck()
 	r.nmResourcesCheck()
+	r.profilesCheck()
 }
 
 // resourceTypesCheck reports yarn.resource-types-invalid.

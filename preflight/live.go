@@ -450,6 +450,12 @@ func (r *runner) fitChecks() {
 		fix := fmt.Sprintf("wait for resources, ask for fewer TaskManagers, or make each smaller; %d fit on an empty cluster", fit.empty)
 		if fit.empty < int64(want) {
 			fix = fmt.Sprintf("even an empty cluster holds only %d: add NodeManagers, or ask for fewer or smaller TaskManagers", fit.empty)
+			if r.in.RequireCapacity {
+				r.c.fail(IDCapacity, live.rm, fmt.Sprintf("ask for at most %d containers, or smaller ones, or add NodeManagers", fit.empty),
+					"%d containers %s wanted, but even an empty cluster holds only %d (packed per node; %d fit now)%s: the rest would wait forever",
+					want, shown, fit.empty, fit.now, besides)
+				return
+			}
 		}
 		r.c.warn(IDCapacity, live.rm, fix, "%d of the %d TaskManager containers %s fit now%s, %d on an empty cluster (packed per node)",
 			fit.now, want, shown, besides, fit.empty)

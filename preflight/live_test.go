@@ -216,10 +216,20 @@ func TestCapacity(t *testing.T) {
 		name       string
 		nodes      []synthNode
 		containers int
+		require    bool
 		status     Status
 		parts      []string
 		fix        string
 	}{
+		{
+			// yarn-er submit: ranks beyond what an empty cluster holds would wait forever.
+			name: "beyond an empty cluster, required", nodes: uniformNodes(2, full), containers: 1000000000, require: true, status: StatusFail,
+			parts: []string{"1000000000 containers", "even an empty cluster holds only 2", "2 fit now"}, fix: "ask for at most 2 containers",
+		},
+		{
+			name: "fewer than wanted now, required", nodes: append(busy(map[string]int64{"memory-mb": 14000})[:1], uniformNodes(1, full)...),
+			containers: 2, require: true, status: StatusWarn, parts: []string{"1 of the 2", "2 on an empty cluster"}, fix: "2 fit on an empty cluster",
+		},
 		{
 			// 3 GPUs per node and 2 per container: 1 per node, 2 in all, not 6/2 = 3.
 			name: "packed per node, not summed", nodes: uniformNodes(2, full), status: StatusPass,
@@ -245,7 +255,7 @@ func TestCapacity(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rm := newFakeRM(t, synthCluster(stdTypes, tc.nodes, bigMax))
-			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL()), Containers: tc.containers})
+			rep := run(t, Input{Flink: flinkConf(t, goodFlink), Client: rmClient(t, rm.URL()), Containers: tc.containers, RequireCapacity: tc.require})
 			requireOneFix(t, rep, IDCapacity, tc.status, tc.fix, tc.parts...)
 		})
 	}

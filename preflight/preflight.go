@@ -58,6 +58,10 @@ type Input struct {
 	NodeLabel string
 	// Strict makes warnings count as failures in Report.OK.
 	Strict bool
+	// RequireCapacity makes cluster.capacity fail, instead of warn, when even an empty cluster
+	// (every RUNNING node's totals) holds fewer than Containers: yarn-er submit, whose ranks
+	// would wait forever for containers no node will ever free.
+	RequireCapacity bool
 	// FlinkVersion selects Flink 1.x or 2.x rules where they differ (the TaskManager memory
 	// model); FlinkVersionUnset: what the configuration file implies (profile.DefaultFlinkVersion).
 	FlinkVersion profile.FlinkVersion
@@ -125,6 +129,10 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 	r.securityChecks(ctx)
 
 	rep := &Report{Checks: r.c.checks(), strict: in.Strict, liveSkip: r.live == nil || r.live.infoErr != nil}
+	if r.profilesOff {
+		// A cluster without resource profiles: their checks do not apply.
+		rep.notApplicable += 2
+	}
 	if in.Container != nil {
 		name := r.containerName()
 		rep.subject = name + "s"
@@ -155,9 +163,11 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 
 // runner holds what the checks share.
 type runner struct {
-	in  Input
-	log *slog.Logger
-	c   *collector
+	// profilesOff says the cluster has no resource profiles (their checks do not apply).
+	profilesOff bool
+	in          Input
+	log         *slog.Logger
+	c           *collector
 
 	// tr is the translation of Flink's configuration (partial when it has errors).
 	tr *profile.Translation

@@ -64,6 +64,13 @@ const (
 	// IDNMResources: no NodeManager configuration offers a requested type, or a GPU/FPGA plugin
 	// runs without LinuxContainerExecutor and cgroups (no isolation).
 	IDNMResources = "yarn.nm-resources"
+	// IDResourceProfiles: with yarn.resourcemanager.resource-profiles.enabled, the ResourceManager's
+	// resource-profiles.json is readable and valid (a default profile, memory-mb and vcores in
+	// each, declared types and units, no minimum/maximum): else the ResourceManager does not start.
+	IDResourceProfiles = "yarn.resource-profiles"
+	// IDProfileMaxAllocation: a resource profile asks for more than the maximum allocation, so
+	// every request by that profile is refused.
+	IDProfileMaxAllocation = "yarn.profile-max-allocation"
 
 	// IDClusterReachable: the ResourceManager answers.
 	IDClusterReachable = "cluster.reachable"
@@ -121,7 +128,7 @@ var ids = [...]string{
 	IDResourceNotListed, IDAmountInvalid, IDNoYarnConfigKey, IDDuplicateConfigKey, IDNoDriverFactory,
 	IDDiscoveryScript, IDGPUPluginJar, IDCoordinationArgs, IDTaskManagerResources,
 	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
-	IDNMResources,
+	IDNMResources, IDResourceProfiles, IDProfileMaxAllocation,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
 	IDQueueCapacity, IDNodeLabel, IDMaxAttempts, IDPriority,
 	IDLogin, IDPrincipals, IDRPCProtection, IDHTTPS, IDSecureExecutor,

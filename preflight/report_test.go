@@ -26,8 +26,12 @@ func TestIDsArePublicContract(t *testing.T) {
 	}
 	// The additions: the TaskManager container check, the unit of a requested type, the GPU
 	// plugin jar, node labels, the queue's capacity, and the ResourceManager's caps of the
-	// ApplicationMaster attempts and the application priority, and the security area.
-	assert.Len(t, got, len(publicIDs)+12)
+	// ApplicationMaster attempts and the application priority, the resource profiles' checks and
+	// the security area.
+	assert.Len(t, got, len(publicIDs)+14)
+	// The resource profiles' checks, in the Hadoop configuration's group.
+	assert.Contains(t, got, IDResourceProfiles)
+	assert.Contains(t, got, IDProfileMaxAllocation)
 	assert.Contains(t, got, IDMaxAttempts)
 	assert.Contains(t, got, IDPriority)
 	assert.Equal(t, []string{"security.login", "security.principals", "security.rpc-protection", "security.https",

@@ -185,8 +185,8 @@ const maxAMLogScan = 64 << 20
 // isAMContainer: the ApplicationMaster is the first container of its attempt.
 func isAMContainer(id string) bool { return strings.HasSuffix(id, "_000001") }
 
-// rankTable maps container ids to ranks, read from the AMs' logs.
-type rankTable map[string]int
+// rankTable maps container ids to their rank starts, read from the AMs' logs.
+type rankTable map[string]jobspec.RankStart
 
 // addAMLog reads the rank-start records of an AM's log.
 func (t rankTable) addAMLog(r io.Reader) error {
@@ -194,7 +194,7 @@ func (t rankTable) addAMLog(r io.Reader) error {
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
 		if rs, ok := jobspec.ParseRankStart(sc.Text()); ok {
-			t[rs.Container] = rs.Rank
+			t[rs.Container] = rs
 		}
 	}
 	if errors.Is(sc.Err(), bufio.ErrTooLong) {

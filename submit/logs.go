@@ -29,6 +29,9 @@ type LogsOptions struct {
 	// Rank, when set, keeps the containers of that rank (YARN_ER_RANK), restarts included: the
 	// ApplicationMaster's log names the container of each rank start.
 	Rank *int
+	// Role, when set, keeps the containers of that role (YARN_ER_ROLE; with Rank, of that rank
+	// of it). Without it, Rank keeps that rank of every role.
+	Role string
 	// Files are the log files per container (default stdout and stderr).
 	Files []string
 	// Follow prints what the containers write while the application runs, until it ends (then
@@ -81,11 +84,11 @@ func (o *LogsOptions) selected(id string, ranks rankTable) bool {
 	if o.Container != "" && id != o.Container {
 		return false
 	}
-	if o.Rank != nil {
-		r, ok := ranks[id]
-		return ok && r == *o.Rank
+	if o.Rank == nil && o.Role == "" {
+		return true
 	}
-	return true
+	r, ok := ranks[id]
+	return ok && (o.Rank == nil || r.Rank == *o.Rank) && (o.Role == "" || r.RoleName() == o.Role)
 }
 
 // logPrinter writes log files under their headers, remembering how much of each it printed.
@@ -100,7 +103,10 @@ type logPrinter struct {
 func header(container string, ranks rankTable, node, file string) string {
 	mark := ""
 	if r, ok := ranks[container]; ok {
-		mark = fmt.Sprintf(" (rank %d)", r)
+		mark = fmt.Sprintf(" (rank %d)", r.Rank)
+		if r.Role != "" {
+			mark = fmt.Sprintf(" (%s rank %d)", r.Role, r.Rank)
+		}
 	}
 	return fmt.Sprintf("==> %s%s on %s: %s <==\n", container, mark, node, file)
 }
@@ -199,15 +205,29 @@ func (c *capWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// rankNeeded is the error for --rank without a rank table.
+// rankNeeded is the error for --rank or --role without a rank table.
 func rankNeeded(o LogsOptions, appID string, why error) error {
-	return fmt.Errorf("%w: no rank → container table for rank %d of %s: %v", ErrNoLogs, *o.Rank, appID, why)
+	return fmt.Errorf("%w: no rank → container table for %s of %s: %v", ErrNoLogs, o.what(), appID, why)
+}
+
+// byRank says the options select by rank or role (which needs the rank table).
+func (o *LogsOptions) byRank() bool { return o.Rank != nil || o.Role != "" }
+
+// what names the ranks the options select: "rank 2", "role worker", "rank 2 of role worker".
+func (o *LogsOptions) what() string {
+	switch {
+	case o.Rank != nil && o.Role != "":
+		return fmt.Sprintf("rank %d of role %s", *o.Rank, o.Role)
+	case o.Rank != nil:
+		return fmt.Sprintf("rank %d", *o.Rank)
+	}
+	return "role " + o.Role
 }
 
 // liveLogs prints the live containers' logs once, from their NodeManagers.
 func (c *Client) liveLogs(ctx context.Context, st *Status, o LogsOptions, p *logPrinter) error {
 	ranks, rerr := c.liveRanks(ctx, st)
-	if o.Rank != nil && rerr != nil {
+	if o.byRank() && rerr != nil {
 		return rankNeeded(o, st.App.ID, rerr)
 	}
 	found := 0
@@ -240,8 +260,8 @@ func (c *Client) liveLogs(ctx context.Context, st *Status, o LogsOptions, p *log
 func noneSelected(st *Status, o LogsOptions) error {
 	id := st.App.ID
 	switch {
-	case o.Rank != nil:
-		return fmt.Errorf("%w: no container of rank %d in %s (%s)", ErrNoLogs, *o.Rank, id, st.App.State)
+	case o.byRank():
+		return fmt.Errorf("%w: no container of %s in %s (%s)", ErrNoLogs, o.what(), id, st.App.State)
 	case o.Container != "":
 		return fmt.Errorf("%w: %s is not a container of %s (%s) with logs; `yarn-er app status %s` lists the live ones", ErrNoLogs, o.Container, id, st.App.State, id)
 	}
@@ -272,7 +292,7 @@ func (c *Client) followLive(ctx context.Context, st *Status, o LogsOptions, p *l
 	warned := false
 	for {
 		var ranks rankTable
-		if o.Rank != nil {
+		if o.byRank() {
 			ranks, _ = c.liveRanks(ctx, st) // until the AM's log can be read, no rank is shown
 		}
 		for _, ct := range st.Containers {
@@ -332,7 +352,7 @@ func (c *Client) endedLogs(ctx context.Context, st *Status, o LogsOptions, p *lo
 	noAggregation := app.LogAggregationStatus == "DISABLED" ||
 		app.LogAggregationStatus == "" && c.opts.Hadoop == nil && c.opts.LogFS == nil // not reported, no HDFS known
 	if noAggregation {
-		if o.Rank != nil {
+		if o.byRank() {
 			return rankNeeded(o, app.ID, errors.New("the application has ended and the cluster does not aggregate logs"))
 		}
 		return c.liveLogs(ctx, st, o, p)
@@ -359,7 +379,7 @@ func (c *Client) endedLogs(ctx context.Context, st *Status, o LogsOptions, p *lo
 	if err != nil {
 		return err
 	}
-	if o.Rank != nil && len(ranks) == 0 {
+	if o.byRank() && len(ranks) == 0 {
 		return rankNeeded(o, app.ID, errors.New("the ApplicationMaster's aggregated log has no rank starts (not a yarn-er application?)"))
 	}
 	want := o.files()

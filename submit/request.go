@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/yarn-er/yarn-er/records"
@@ -75,6 +76,10 @@ type Request struct {
 	Memory string
 	// VCores is the container's vcores; 0 means DefaultVCores.
 	VCores int64
+	// Profile, when set, gives the container instead: the ResourceManager's resource profile of
+	// that name (its resource-profiles.json, read from the Hadoop configuration; the AM asks by the
+	// profile the ResourceManager hands it at registration). It excludes the flags above and Flink.
+	Profile string
 	// Flink, when set, gives the container instead: exactly the TaskManager container that
 	// `yarn-er translate` computes from it. It excludes GPUs, FPGAs, Resources, Memory and VCores.
 	Flink *conf.FlinkConfig
@@ -115,6 +120,17 @@ type Request struct {
 	Force bool
 	// HeartbeatMillis is the AM's heartbeat while container asks are outstanding (0: its default).
 	HeartbeatMillis int
+
+	// Roles, when set, are the job's roles (yarn-er submit --spec): each with its count,
+	// container and command, which Command, Containers, Restarts and the container flags then
+	// must not give.
+	Roles []RoleRequest
+	// Gang puts every role into one gang; GangTimeout bounds a gang's wait for its containers
+	// (0: jobspec.DefaultGangTimeoutMillis).
+	Gang        bool
+	GangTimeout time.Duration
+	// GangTimeoutAction is jobspec.GangFail (default "") or jobspec.GangWait.
+	GangTimeoutAction string
 }
 
 // Container returns the container vector of the request: memory-mb and vcores, then yarn.io/gpu,
@@ -362,14 +378,23 @@ const deviceInfoFile = "yarn-er-devices.json"
 
 // validate checks what needs no cluster.
 func (r *Request) validate() error {
-	if len(r.Command) == 0 || r.Command[0] == "" {
-		return badRequest("", "no command: give it after --, e.g. yarn-er submit --gpus 1 -- nvidia-smi")
-	}
-	if n := commandBytes(r.Command); n > MaxCommandBytes {
-		return badRequest("", "the command is %d bytes as the NodeManager's launch script runs it, more than the %d that fit in one argument of bash -c (Linux takes 128 KiB): put it in a script and ship it with --file", n, MaxCommandBytes)
+	if len(r.Roles) > 0 {
+		if err := r.validateRoles(); err != nil {
+			return err
+		}
+	} else {
+		if len(r.Command) == 0 || r.Command[0] == "" {
+			return badRequest("", "no command: give it after --, e.g. yarn-er submit --gpus 1 -- nvidia-smi")
+		}
+		if n := commandBytes(r.Command); n > MaxCommandBytes {
+			return badRequest("", "the command is %d bytes as the NodeManager's launch script runs it, more than the %d that fit in one argument of bash -c (Linux takes 128 KiB): put it in a script and ship it with --file", n, MaxCommandBytes)
+		}
 	}
 	if r.Containers < 0 {
 		return badRequest("--containers", "%d: must be 1 or more", r.Containers)
+	}
+	if r.Containers > jobspec.MaxContainers {
+		return badRequest("--containers", "%d is above yarn-er's hard bound of %d ranks per job (docs/jobs.md): ask for at most %d, or split the job", r.Containers, jobspec.MaxContainers, jobspec.MaxContainers)
 	}
 	if r.Restarts < 0 {
 		return badRequest("--restarts", "%d: must not be negative", r.Restarts)
@@ -511,6 +536,9 @@ func checkEnv(name, value string) error {
 	if by, set := setEnv[name]; set {
 		return badRequest("--env", "%s is set in every container by %s, which would override it: use another name", name, by)
 	}
+	if slices.Contains(jobspec.AMSetEnv(), name) {
+		return badRequest("--env", "%s is set in every container by yarn-er's ApplicationMaster (the rendezvous, docs/jobs.md), which would override it: use another name", name)
+	}
 	if strings.ContainsAny(value, "`\"\\") {
 		return badRequest("--env", "%s=%q: the NodeManager's launch script would interpret ` \" \\ in the value (export %s=\"...\"): leave them out", name, value, name)
 	}
@@ -544,6 +572,13 @@ func (r *Request) appName() string {
 		return r.Name
 	}
 	name := "yarn-er: " + strings.Join(r.Command, " ")
+	if len(r.Roles) > 0 {
+		var parts []string
+		for _, rr := range r.Roles {
+			parts = append(parts, fmt.Sprintf("%s×%d", rr.Name, max(rr.Containers, 1)))
+		}
+		name = "yarn-er: " + strings.Join(parts, ", ")
+	}
 	if len(name) > 200 {
 		// Cut before a rune, not inside one: half a rune is not UTF-8, which the spec refuses.
 		cut := 200

@@ -58,10 +58,17 @@ var (
 type PreflightError struct {
 	// Report is the preflight's report (its failed checks say what to fix).
 	Report *preflight.Report
+	// Role is the role whose container was checked; Named says the job has roles.
+	Role  string
+	Named bool
 }
 
 func (e *PreflightError) Error() string {
-	return e.Report.Verdict() + " (nothing was submitted; fix the failures, or pass --force to submit anyway)"
+	who := ""
+	if e.Named {
+		who = "role " + e.Role + ": "
+	}
+	return who + e.Report.Verdict() + " (nothing was submitted; fix the failures, or pass --force to submit anyway)"
 }
 
 // Is makes errors.Is(err, ErrPreflight) true.
@@ -225,10 +232,15 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	if c.opts.Hadoop != nil {
 		types, _ = profile.LoadResourceTypes(c.opts.Hadoop)
 	}
-	vec, err := req.Container(types)
+	profiles, err := req.Profiles(c.opts.Hadoop, types)
 	if err != nil {
 		return nil, err
 	}
+	plan, err := req.Plan(types, profiles)
+	if err != nil {
+		return nil, err
+	}
+	vec := plan.Roles[0].Resource
 	binary := req.Binary
 	if binary == "" {
 		if binary, err = c.opts.Executable(); err != nil {
@@ -258,29 +270,9 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 
 	out := &Submission{}
 	if !req.Force {
-		step(Step{Phase: PhasePreflight, Message: "checking the cluster for " + vec.String()})
-		rep, err := preflight.Run(ctx, preflight.Input{
-			Container: &vec, ContainerName: "container", Hadoop: c.opts.Hadoop, Client: c.opts.YARN,
-			Containers: req.Containers, Queue: req.Queue, NodeLabel: req.NodeLabel, MaxAttempts: req.MaxAttempts, Priority: req.Priority,
-			Logger: c.opts.Logger.With("component", "preflight"),
-		})
-		if err != nil {
-			return nil, err
-		}
-		out.Preflight = rep
-		if authErr := rep.AuthError(); authErr != nil {
-			return nil, fmt.Errorf("the ResourceManager refused user %q: %w", c.opts.YARN.User(), authErr)
-		}
-		if !rep.OK {
-			return nil, &PreflightError{Report: rep}
-		}
-		for _, ch := range rep.Checks {
-			if ch.Status == preflight.StatusWarn {
-				msg := "preflight warning: " + ch.ID + ": " + ch.Message
-				if ch.Fix != "" {
-					msg += " (fix: " + ch.Fix + ")"
-				}
-				step(Step{Phase: PhasePreflight, Message: msg})
+		for _, pr := range plan.Roles {
+			if err := c.preflight(ctx, req, pr, len(plan.Roles) > 1 || len(req.Roles) > 0, out, step); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -298,8 +290,13 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	}
 	out.AppID = na.ID
 	if !req.Force {
-		if err := fitsMaximum(vec, na.MaximumResourceCapability); err != nil {
-			return nil, err
+		for _, pr := range plan.Roles {
+			if err := fitsMaximum(pr.Resource, na.MaximumResourceCapability); err != nil {
+				if len(req.Roles) > 0 {
+					return nil, fmt.Errorf("role %s: %w", pr.Name, err)
+				}
+				return nil, err
+			}
 		}
 		// The AM's container too: the RM checks it only once everything is staged.
 		if err := amFitsMaximum(amResource(req), na.MaximumResourceCapability); err != nil {
@@ -348,6 +345,15 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		Binary: files[0], Files: files[1:], StagingDir: dir.URL, KeepStaging: req.KeepStaging,
 		HeartbeatMillis: req.HeartbeatMillis, MaxAttempts: int(req.MaxAttempts),
 	}
+	spec.Profile = req.Profile
+	if roles := plan.specRoles(&req); roles != nil {
+		spec.Roles, spec.Containers, spec.Restarts = roles, plan.Total, 0
+		spec.Resource, spec.Devices, spec.Command = nil, nil, nil
+	}
+	if req.GangTimeout > 0 {
+		spec.GangTimeoutMillis = req.GangTimeout.Milliseconds()
+	}
+	spec.GangTimeoutAction = req.GangTimeoutAction
 	data, err := spec.Marshal()
 	if err != nil {
 		// What the request's own checks cannot know before staging (the spec's size); the
@@ -398,6 +404,54 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	out.StagingDir, out.Spec = dir.URL, spec
 	step(Step{Phase: PhaseSubmitted, AppID: na.ID, Message: "submitted " + na.ID})
 	return out, nil
+}
+
+// preflight runs the live preflight of one role's container (all of them for a job without
+// roles); named says to name the role in the warnings and the error.
+func (c *Client) preflight(ctx context.Context, req Request, pr PlannedRole, named bool, out *Submission, step func(Step)) error {
+	vec := pr.Resource
+	who := ""
+	if named {
+		who = "role " + pr.Name + ": "
+	}
+	step(Step{Phase: PhasePreflight, Message: who + "checking the cluster for " + vec.String()})
+	rep, err := preflight.Run(ctx, preflight.Input{
+		Container: &vec, ContainerName: "container", Hadoop: c.opts.Hadoop, Client: c.opts.YARN,
+		Containers: pr.Containers, Queue: req.Queue, NodeLabel: req.NodeLabel, MaxAttempts: req.MaxAttempts, Priority: req.Priority,
+		// A gang needs all its containers at once; other ranks may run in turns (9 ranks on 8
+		// GPUs), which the capacity check only warns of.
+		RequireCapacity: pr.GangName != "",
+		Logger:          c.opts.Logger.With("component", "preflight"),
+	})
+	if err != nil {
+		return err
+	}
+	out.Preflight = rep
+	if authErr := rep.AuthError(); authErr != nil {
+		return fmt.Errorf("the ResourceManager refused user %q: %w", c.opts.YARN.User(), authErr)
+	}
+	if !rep.OK {
+		if pr.GangName != "" {
+			// A gang larger than the cluster could ever hold is a mistake of the job, not of the
+			// cluster: refused as bad input, naming the role.
+			for _, ch := range rep.Checks {
+				if ch.ID == preflight.IDCapacity && ch.Status == preflight.StatusFail && strings.Contains(ch.Message, "even an empty cluster holds only") {
+					return badRequest(pr.field("count"), "gang %s: %s (fix: %s)", pr.GangName, ch.Message, ch.Fix)
+				}
+			}
+		}
+		return &PreflightError{Report: rep, Role: pr.Name, Named: named}
+	}
+	for _, ch := range rep.Checks {
+		if ch.Status == preflight.StatusWarn {
+			msg := "preflight warning: " + who + ch.ID + ": " + ch.Message
+			if ch.Fix != "" {
+				msg += " (fix: " + ch.Fix + ")"
+			}
+			step(Step{Phase: PhasePreflight, Message: msg})
+		}
+	}
+	return nil
 }
 
 // addToken puts a token into the AM container's credentials under its service, the alias

@@ -224,6 +224,8 @@ func TestSubmitRefusals(t *testing.T) {
 		want      error
 		msg       string
 		newAppHit int
+		// failed is the preflight check that must have failed ("" for any).
+		failed string
 	}{
 		{name: "misconfigured cluster", captures: "misconfigured/", req: Request{GPUs: 1, Command: []string{"true"}},
 			want: ErrPreflight, msg: "containers will NOT get their yarn.io/gpu"},
@@ -232,6 +234,17 @@ func TestSubmitRefusals(t *testing.T) {
 		{name: "queue missing", captures: "", req: Request{GPUs: 1, Queue: "nope", Command: []string{"true"}},
 			want: ErrPreflight},
 		{name: "no command", captures: "", req: Request{GPUs: 1}, want: ErrRequest, msg: "no command"},
+		// A new user's --containers 1000000000 passed the preflight (capacity only warned), was
+		// submitted, and its AM died out of memory.
+		{name: "count above the hard bound", captures: "", req: Request{GPUs: 1, Containers: 1000000000, Command: []string{"true"}},
+			want: ErrRequest, msg: "--containers: 1000000000 is above yarn-er's hard bound of 100000 ranks per job"},
+		{name: "count above the hard bound, forced", captures: "", req: Request{GPUs: 1, Containers: 100001, Force: true, Command: []string{"true"}},
+			want: ErrRequest, msg: "ask for at most 100000"},
+		{name: "gang beyond an empty cluster", captures: "", req: Request{Gang: true, Roles: []RoleRequest{{Name: "w", GPUs: 1, Containers: 5000, Command: []string{"true"}}}},
+			want: ErrRequest, msg: "role w.count: gang job: 5000 containers <memory-mb:1024, vcores:1, yarn.io/gpu:1> wanted, but even an empty cluster holds only 8"},
+		{name: "gang role beyond an empty cluster, with another role", captures: "", req: Request{Roles: []RoleRequest{
+			{Name: "ps", Command: []string{"true"}}, {Name: "w", GPUs: 1, Containers: 9, Gang: true, Command: []string{"true"}}}},
+			want: ErrRequest, msg: "role w.count: gang w:"},
 		{name: "missing file", captures: "", req: Request{Command: []string{"true"}, Files: []stage.Item{{Local: filepath.Join(tmp, "nope"), Name: "nope"}}},
 			want: ErrRequest, msg: "nope"},
 		{name: "archive stored as another file's name", captures: "", req: Request{Command: []string{"true"},
@@ -346,6 +359,16 @@ func TestSubmitRefusals(t *testing.T) {
 			var pe *PreflightError
 			if errors.As(err, &pe) {
 				assert.False(t, pe.Report.OK)
+				if tc.failed != "" {
+					var msgs []string
+					for _, ch := range pe.Report.Checks {
+						if ch.ID == tc.failed && ch.Status == preflight.StatusFail {
+							msgs = append(msgs, ch.Message)
+						}
+					}
+					require.Len(t, msgs, 1, "%s fails", tc.failed)
+					assert.Contains(t, msgs[0], "even an empty cluster holds only")
+				}
 			}
 		})
 	}

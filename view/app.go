@@ -33,6 +33,9 @@ type AppStatus struct {
 	Attempt *AppAttempt `json:"attempt"`
 	// Containers are the live containers of the current attempt (none once it ended).
 	Containers []AppContainer `json:"containers"`
+	// Ranks are a running yarn-er application's ranks by role (omitted when its
+	// ApplicationMaster's log cannot be read, or it has ended).
+	Ranks []AppRank `json:"ranks,omitempty"`
 }
 
 // AppAttempt is one ApplicationMaster attempt.
@@ -70,4 +73,54 @@ type Submit struct {
 	Detached      bool     `json:"detached"`
 	Containers    int      `json:"containers"`
 	Resource      []string `json:"resource"`
+}
+
+// Job is `yarn-er submit --dry-run`: the job as it would be submitted.
+type Job struct {
+	Name        string            `json:"name"`
+	Queue       string            `json:"queue,omitempty"`
+	NodeLabel   string            `json:"nodeLabel,omitempty"`
+	Priority    *int32            `json:"priority,omitempty"`
+	Tags        []string          `json:"tags,omitempty"`
+	Env         map[string]string `json:"env,omitempty"`
+	Files       []string          `json:"files,omitempty"`
+	Archives    []string          `json:"archives,omitempty"`
+	Ranks       int               `json:"ranks"`
+	GangTimeout string            `json:"gangTimeout"`
+	Roles       []JobRole         `json:"roles"`
+}
+
+// JobRole is one role of a Job.
+type JobRole struct {
+	Name      string            `json:"name"`
+	Count     int               `json:"count"`
+	Resource  string            `json:"resource"`
+	Devices   string            `json:"devices,omitempty"`
+	Profile   string            `json:"profile,omitempty"`
+	Command   []string          `json:"command"`
+	Restarts  int               `json:"restarts"`
+	Env       map[string]string `json:"env,omitempty"`
+	Placement *JobPlacement     `json:"placement,omitempty"`
+	DependsOn []string          `json:"dependsOn,omitempty"`
+	Gang      string            `json:"gang,omitempty"`
+	Framework string            `json:"framework,omitempty"`
+}
+
+// JobPlacement is a role's placement.
+type JobPlacement struct {
+	Spread string   `json:"spread,omitempty"`
+	Pack   string   `json:"pack,omitempty"`
+	Nodes  []string `json:"nodes,omitempty"`
+	Racks  []string `json:"racks,omitempty"`
+}
+
+// AppRank is one rank of a running yarn-er application (app status), from its
+// ApplicationMaster's log: the rank's latest container.
+type AppRank struct {
+	Role      string `json:"role"`
+	Rank      int    `json:"rank"`
+	Container string `json:"container"`
+	Node      string `json:"node"`
+	Restarts  int    `json:"restarts"`
+	Live      bool   `json:"live"`
 }

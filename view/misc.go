@@ -17,6 +17,19 @@ type Translate struct {
 	Memory            *profile.TaskManagerMemory `json:"memory,omitempty"`
 	RMRequest         []profile.RMResource       `json:"rmRequest,omitempty"`
 	Sources           []ValueSource              `json:"sources"`
+	// Profile is the smallest YARN resource profile that holds the container, when the Hadoop
+	// configuration enables profiles (omitted otherwise).
+	Profile *ProfileFit `json:"profile,omitempty"`
+}
+
+// ProfileFit is the smallest resource profile that holds a container.
+type ProfileFit struct {
+	// Name is the profile's name ("" when none holds the container); Resource its vector.
+	Name     string            `json:"name"`
+	Resource records.Resources `json:"resource"`
+	// File is the profiles file; Profiles all its profile names.
+	File     string   `json:"file"`
+	Profiles []string `json:"profiles"`
 }
 
 // ValueSource says where one value of a resource vector comes from: the Flink key and its

@@ -16,6 +16,7 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,6 +108,10 @@ type Options struct {
 	// WithholdNMToken, when it returns true for a node (host:port), never sends that node's
 	// NMToken with its containers.
 	WithholdNMToken func(node string) bool
+	// RoundRobin places each new container on the next node with room after the one the last
+	// container went to (default: the first node with room), as a scheduler that allocates on
+	// the heartbeats of nodes in turn does.
+	RoundRobin bool
 }
 
 // Cluster is a fake ResourceManager scheduler with its NodeManagers.
@@ -138,8 +143,10 @@ type Cluster struct {
 	maxGPUsInUse int64
 	// Faults for the next heartbeat: nodes to report, containers to preempt, an AM_RESYNC.
 	nodeReports []*yarnpb.NodeReportProto
-	toPreempt   []*container
-	resync      bool
+	// lastNode is the index of the node the last container went to (RoundRobin).
+	lastNode  int
+	toPreempt []*container
+	resync    bool
 }
 
 type node struct {
@@ -463,7 +470,11 @@ func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb
 }
 
 func (c *Cluster) freeNode(gpus int64) *node {
-	for _, nd := range c.nodes {
+	for i := range c.nodes {
+		nd := c.nodes[i]
+		if c.opts.RoundRobin {
+			nd = c.nodes[(c.lastNode+1+i)%len(c.nodes)]
+		}
 		used, slots := int64(0), 0
 		for _, ct := range c.containers {
 			if ct.node == nd && !ct.done {
@@ -472,6 +483,7 @@ func (c *Cluster) freeNode(gpus int64) *node {
 			}
 		}
 		if !nd.lost && slots < nd.slots && used+gpus <= nd.gpus {
+			c.lastNode = slices.Index(c.nodes, nd)
 			return nd
 		}
 	}

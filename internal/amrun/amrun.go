@@ -115,8 +115,18 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	amOpts.Logger = logger
 	id := amOpts.Identity
-	logger.Info("yarn-er am: starting", "app", id.AppID, "attempt", id.Attempt, "maxAttempts", max(id.MaxAttempts, spec.MaxAttempts),
-		"name", spec.Name, "containers", spec.Containers, "command", strings.Join(spec.Command, " "))
+	attrs := []any{"app", id.AppID, "attempt", id.Attempt, "maxAttempts", max(id.MaxAttempts, spec.MaxAttempts),
+		"name", spec.Name, "containers", spec.Containers}
+	if len(spec.Roles) == 0 {
+		attrs = append(attrs, "command", strings.Join(spec.Command, " "))
+	} else {
+		roles := make([]string, len(spec.Roles))
+		for i, r := range spec.Roles {
+			roles[i] = fmt.Sprintf("%s×%d", r.Name, r.Containers)
+		}
+		attrs = append(attrs, "roles", strings.Join(roles, ","))
+	}
+	logger.Info("yarn-er am: starting", attrs...)
 	res, err := am.Run(ctx, spec, amOpts)
 	if res != nil {
 		mem := procStatusKiB()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/internal/cmd/shared"
 	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/submit"
 	"github.com/yarn-er/yarn-er/view"
@@ -167,7 +168,13 @@ func statusRun(opts *IDOptions) error {
 		return err
 	}
 	out := statusView(st)
-	return opts.F.Render(out, func(w io.Writer) error { return writeStatus(w, out) })
+	out.Ranks = rankViews(opts.Ctx, sc, st)
+	return opts.F.Render(out, func(w io.Writer) error {
+		if err := writeStatus(w, out); err != nil {
+			return err
+		}
+		return writeRanks(w, out.Ranks)
+	})
 }
 
 // statusView is an application's status in its public view.
@@ -336,7 +343,7 @@ func NewCmdLogs(f *cmdutil.Factory, runF func(*LogsOptions) error) *cobra.Comman
 		Use:   "logs APP_ID",
 		Short: "The stdout and stderr of an application's containers: live from the NodeManagers, aggregated from HDFS",
 		Long: `logs prints the log files (default stdout and stderr) of the application's containers, each under
-a header "==> CONTAINER [(rank N)] on NODE: FILE <==".
+a header "==> CONTAINER [([ROLE ]rank N)] on NODE: FILE <==".
 
 While the application runs they are read from the NodeManagers that run its live containers (the
 ApplicationMaster's included). Once it has ended they are read from the aggregated logs on HDFS
@@ -347,7 +354,9 @@ not read. Without log aggregation, only the ApplicationMaster's container of an 
 is known, while its NodeManager still has its logs.
 
 --rank N keeps the containers that ran rank N (YARN_ER_RANK) of a yarn-er application, restarts
-included: the ApplicationMaster's log names the container of every rank start.
+included: the ApplicationMaster's log names the container of every rank start. --role R keeps the
+containers of role R (YARN_ER_ROLE) of a job with roles (yarn-er submit --spec); with --rank, rank N
+of that role (without --role, --rank N keeps rank N of every role).
 
 -f follows: it prints what the containers write while the application runs (polling their
 NodeManagers every second), then, once it has ended, the rest from the aggregated logs. Where the
@@ -356,6 +365,7 @@ NodeManagers serve no logs (their web services off), nothing shows until the end
 waits for the aggregation, and -f for the application's end).`,
 		Example: `  yarn-er app logs application_1700000000000_0001
   yarn-er app logs application_1700000000000_0001 --rank 2
+  yarn-er app logs application_1700000000000_0001 --role worker --rank 1
   yarn-er app logs application_1700000000000_0001 -f --file stdout
   yarn-er app logs application_1700000000000_0001 --container container_1700000000000_0001_01_000002 --file stderr`,
 		Args: cobra.ExactArgs(1),
@@ -368,6 +378,7 @@ waits for the aggregation, and -f for the application's end).`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Logs.Container, "container", "", "only this container")
 	fl.IntVar(&opts.Rank, "rank", 0, "only the containers of this rank (YARN_ER_RANK, 0..N-1)")
+	fl.StringVar(&opts.Logs.Role, "role", "", "only the containers of this role (YARN_ER_ROLE) of a job with roles")
 	fl.StringSliceVar(&opts.Logs.Files, "file", nil, "log files to print (default stdout,stderr)")
 	fl.BoolVarP(&opts.Logs.Follow, "follow", "f", false, "follow the logs until the application ends")
 	return cmd
@@ -378,6 +389,9 @@ func logsRun(opts *LogsOptions) error {
 		if _, err := records.ParseContainerID(c); err != nil {
 			return cmdutil.Usagef("--container: %w", err)
 		}
+	}
+	if r := opts.Logs.Role; r != "" && !jobspec.ValidRoleName(r) {
+		return cmdutil.Usagef("--role %q: a role name is letters, digits, - and _, starting with a letter", r)
 	}
 	if opts.RankSet {
 		if opts.Rank < 0 {

@@ -70,4 +70,12 @@ func TestWaitAndLogsFlags(t *testing.T) {
 	err = logsRun(l)
 	require.ErrorAs(t, err, &usage)
 	assert.Contains(t, err.Error(), "--rank -1")
+
+	l = cmdtest.Capture(t, NewCmdLogs, "application_1_0007", "--role", "worker", "--rank", "1")
+	assert.Equal(t, "worker", l.Logs.Role)
+	assert.Equal(t, 1, l.Rank)
+	l.Logs.Role = "not a role"
+	err = logsRun(l)
+	require.ErrorAs(t, err, &usage)
+	assert.Contains(t, err.Error(), `--role "not a role"`)
 }

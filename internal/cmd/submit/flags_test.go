@@ -115,3 +115,63 @@ func TestBuildRequest(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 }
+
+func TestBuildRequestFromSpec(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, doc string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(doc), 0o600))
+		return p
+	}
+	one := write("one.yaml", "name: from-file\nqueue: q1\nenv: {A: file, B: file}\nroles:\n  worker:\n    count: 2\n    gpus: 1\n    command: [python, t.py]\n")
+	two := write("two.yaml", "roles:\n  ps: {command: x}\n  worker: {count: 2, command: y}\n")
+	bad := write("bad.yaml", "roles:\n  worker:\n    count: 2\n    gpu: 1\n    command: [x]\n")
+
+	r, err := buildRequest(capture(t, "--spec", one))
+	require.NoError(t, err)
+	assert.Equal(t, "from-file", r.Name)
+	assert.Equal(t, "q1", r.Queue)
+	require.Len(t, r.Roles, 1)
+	assert.Equal(t, 2, r.Roles[0].Containers)
+	assert.Equal(t, int64(1), r.Roles[0].GPUs)
+	assert.Empty(t, r.Command)
+
+	// Flags override the file; --env adds to its env, winning.
+	r, err = buildRequest(capture(t, "--spec", one, "--queue", "q2", "--containers", "4", "--gpus", "2", "--env", "B=flag", "--", "python", "other.py"))
+	require.NoError(t, err)
+	assert.Equal(t, "q2", r.Queue)
+	assert.Equal(t, 4, r.Roles[0].Containers)
+	assert.Equal(t, int64(2), r.Roles[0].GPUs)
+	assert.Equal(t, []string{"python", "other.py"}, r.Roles[0].Command)
+	assert.Equal(t, map[string]string{"A": "file", "B": "flag"}, r.Env)
+
+	// Role flags need a file of one role.
+	_, err = buildRequest(capture(t, "--spec", two, "--gpus", "1"))
+	var usage *cmdutil.UsageError
+	require.ErrorAs(t, err, &usage)
+	assert.ErrorContains(t, err, "--gpus: "+two+" has 2 roles (ps, worker)")
+
+	// A bad job file is a usage error (exit 2) naming file:line, the field and the fix.
+	_, err = buildRequest(capture(t, "--spec", bad))
+	require.ErrorAs(t, err, &usage)
+	assert.ErrorContains(t, err, bad+":4: roles.worker.gpu: unknown field (fix: did you mean gpus?")
+	assert.Equal(t, cmdutil.ExitUsage, cmdutil.ExitCode(err))
+
+	_, err = buildRequest(capture(t, "--spec", one, "--flink-conf", one))
+	require.ErrorAs(t, err, &usage)
+	assert.ErrorContains(t, err, "does not go with --spec")
+}
+
+// --dry-run prints a job file's names, commands and values escaped.
+func TestDryRunIsTerminalSafe(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "job.yaml")
+	require.NoError(t, os.WriteFile(p, []byte("name: \"job\\e[31m\"\nenv: {A: \"x\\e]0;t\\a\"}\nroles:\n  w:\n    command: [\"echo\", \"\\e[2J\\u202e\"]\n"), 0o600))
+	for _, output := range []string{cmdutil.OutputTable, cmdutil.OutputJSON} {
+		f, out, errOut := cmdtest.Buffers(cmdutil.Env{})
+		f.Output = output
+		require.NoError(t, cmdtest.Execute(NewCmdSubmit(f, nil), "--spec", p, "--dry-run"), errOut.String())
+		cmdtest.AssertTerminalSafe(t, out.String())
+		assert.Contains(t, out.String(), "echo")
+	}
+}

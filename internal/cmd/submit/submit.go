@@ -32,7 +32,7 @@ type Options struct {
 	cmdutil.Base
 	Conn  *cmdutil.ClusterConn
 	Flink cmdutil.FlinkFlags
-	// Req is --gpus, --fpgas, --resource, --memory, --vcores, --containers, --queue, --name,
+	// Req is --gpus, --fpgas, --resource, --memory, --vcores, --profile, --containers, --queue, --name,
 	// --tags, --node-label, --am-vcores, --max-attempts, --restarts, --yarn-er-binary, --am-binary,
 	// --keep-staging and --force.
 	Req submit.Request
@@ -48,6 +48,9 @@ type Options struct {
 	// Detach is --detach; Progress is --progress (auto, plain, none).
 	Detach   bool
 	Progress string
+	// Spec is --spec (a job file); DryRun is --dry-run.
+	Spec   string
+	DryRun bool
 
 	// changed reports whether a flag was given (nil: none was).
 	changed func(name string) bool
@@ -58,7 +61,7 @@ func NewCmdSubmit(f *cmdutil.Factory, runF func(*Options) error) *cobra.Command 
 	opts := &Options{Base: cmdutil.Base{F: f}}
 	run := cmdutil.RunE(opts, runF, submitRun)
 	cmd := &cobra.Command{
-		Use:   "submit [flags] -- COMMAND [ARGS...]",
+		Use:   "submit [flags] (-- COMMAND [ARGS...] | --spec JOB.yaml)",
 		Short: "Run a program on YARN in N containers with their GPUs/FPGAs, and follow it",
 		Long: `submit launches COMMAND in --containers containers, each with the resources asked for
 (--gpus, --fpgas, --resource TYPE=AMOUNT[UNIT], --memory, --vcores, or the TaskManager container of
@@ -79,11 +82,22 @@ one live line on a terminal and plain lines otherwise, all on stderr; stdout get
 id (with -o json|yaml: only the final report, which names it). Ctrl-C on a terminal asks whether to
 kill (exit 7 once KILLED) or detach (exit 130); without a terminal it detaches and says how to kill.
 
+--spec JOB.yaml gives the job as a file (YAML or JSON; docs/jobs.md, JSON Schema in
+jobfile/schema.json): its roles, each with a count, resources, command, restarts, env, placement,
+depends_on, gang and framework. Flags given beside it override the file: --name, --queue, --tags,
+--priority, --node-label and the AM's settings always; --env and --file/--archive add to it;
+--containers, --gpus, --fpgas, --resource, --memory, --vcores, --restarts and a command after --
+when the file has one role. Every rank gets the rendezvous variables (RANK, WORLD_SIZE,
+LOCAL_RANK, LOCAL_WORLD_SIZE, NODE_RANK, MASTER_ADDR, MASTER_PORT, YARN_ER_ROLE, YARN_ER_PEERS;
+TF_CONFIG for tensorflow roles). --dry-run prints the resolved job and submits nothing.
+
 Exit status: 0 SUCCEEDED, 6 FAILED, 7 KILLED, 3 refused by the preflight, 2 bad flags, 4 refused
 credentials, 1 any other error, 130 interrupted (detached).`,
 		Example: `  yarn-er submit --gpus 1 --containers 8 -- python train.py --epochs 3
   yarn-er submit --resource nvidia.com/gpu=2 --memory 16g --vcores 8 --queue gpu -- ./infer.sh
   yarn-er submit --flink-conf conf/flink-conf.yaml --containers 4 -- nvidia-smi
+  yarn-er submit --spec job.yaml --dry-run
+  yarn-er submit --spec job.yaml --queue gpu
   yarn-er submit --gpus 1 --file data.csv#input.csv --archive venv.tgz#venv --env MODE=test --detach -- venv/bin/python job.py`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -103,6 +117,7 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	fl.StringArrayVar(&r.Resources, "resource", nil, "TYPE=AMOUNT[UNIT] per container, any resource type (repeatable), e.g. nvidia.com/gpu=1")
 	fl.StringVar(&r.Memory, "memory", "", fmt.Sprintf("memory per container, e.g. 4g, 512m, 4096 (MiB) (default %dm)", submit.DefaultMemoryMB))
 	fl.Int64Var(&r.VCores, "vcores", 0, fmt.Sprintf("vcores per container (default %d)", submit.DefaultVCores))
+	fl.StringVar(&r.Profile, "profile", "", "ask by this YARN resource profile (the ResourceManager's resource-profiles.json) instead of --gpus, --memory, --vcores...")
 	fl.IntVar(&r.Containers, "containers", 1, "number of containers (ranks 0..N-1)")
 	fl.StringVar(&r.Queue, "queue", "", "YARN queue (default: the ResourceManager's)")
 	fl.StringVar(&r.Name, "name", "", `application name (default "yarn-er: COMMAND")`)
@@ -121,6 +136,9 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	fl.BoolVar(&r.KeepStaging, "keep-staging", false, "keep the HDFS staging directory after the application ended")
 	fl.BoolVar(&r.Force, "force", false, "submit even when the preflight finds problems (it is then not run)")
 	fl.BoolVar(&opts.Detach, "detach", false, "return once the application is ACCEPTED, printing its id")
+	fl.StringVar(&opts.Spec, "spec", "", "job file (YAML or JSON) with the job's roles (docs/jobs.md); flags given beside it override it")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the resolved job and submit nothing")
+	_ = cmd.MarkFlagFilename("spec", "yaml", "yml", "json")
 	fl.StringVar(&opts.Progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), plain (log lines) or none")
 	_ = cmd.RegisterFlagCompletionFunc("progress", cmdutil.FixedCompletion("auto", "plain", "none"))
 	_ = cmd.MarkFlagFilename("yarn-er-binary")
@@ -128,15 +146,20 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	return cmd
 }
 
-// buildRequest turns the flags into a submit.Request.
+// buildRequest turns the flags (and the job file of --spec) into a submit.Request.
 func buildRequest(opts *Options) (submit.Request, error) {
 	r := opts.Req
 	args := opts.Args
 	r.Command = args
-	if len(args) == 0 {
-		return r, cmdutil.Usagef("no command: give it after --, e.g. yarn-er submit --gpus 1 -- nvidia-smi")
+	if opts.Spec != "" {
+		var err error
+		if r, err = specRequest(opts); err != nil {
+			return r, err
+		}
+	} else if len(args) == 0 {
+		return r, cmdutil.Usagef("no command: give it after --, e.g. yarn-er submit --gpus 1 -- nvidia-smi (or give a job file with --spec)")
 	}
-	if r.Containers < 1 {
+	if r.Containers < 1 && len(r.Roles) == 0 {
 		return r, cmdutil.Usagef("--containers %d: must be 1 or more", r.Containers)
 	}
 	// The request takes 0 for "the default"; given on the command line, 0 is a mistake that
@@ -166,16 +189,20 @@ func buildRequest(opts *Options) (submit.Request, error) {
 		r.AMMemoryMB = mb
 	}
 	if len(opts.Env) > 0 {
-		r.Env = map[string]string{}
+		given := map[string]string{}
+		if r.Env == nil {
+			r.Env = map[string]string{}
+		}
 		for _, kv := range opts.Env {
 			k, v, ok := strings.Cut(kv, "=")
 			if !ok || k == "" {
 				return r, cmdutil.Usagef("--env %q: want K=V", kv)
 			}
-			if prev, dup := r.Env[k]; dup {
+			if prev, dup := given[k]; dup {
 				return r, cmdutil.Usagef("--env %s is given twice (%s=%s and %s): give it once", k, k, prev, kv)
 			}
-			r.Env[k] = v
+			given[k] = v
+			r.Env[k] = v // over the job file's
 		}
 	}
 	for _, f := range opts.Files {
@@ -192,7 +219,7 @@ func buildRequest(opts *Options) (submit.Request, error) {
 		}
 		r.Archives = append(r.Archives, it)
 	}
-	if opts.Flink.Path != "" || len(opts.Flink.Dynamic) > 0 {
+	if (opts.Flink.Path != "" || len(opts.Flink.Dynamic) > 0) && opts.Spec == "" {
 		fc, err := opts.F.LoadFlink(&opts.Flink)
 		if err != nil {
 			return r, err
@@ -212,6 +239,9 @@ func submitRun(opts *Options) error {
 	req, err := buildRequest(opts)
 	if err != nil {
 		return err
+	}
+	if opts.DryRun {
+		return dryRun(opts, req)
 	}
 	sc, err := shared.NewSubmitClient(f, opts.Conn, true)
 	if err != nil {

@@ -119,6 +119,16 @@ func load(opts *Options) (*result, error) {
 	out.view.Memory = tr.Memory
 	out.view.RMRequest = tr.RMRequest
 	out.view.Warnings = append(out.view.Warnings, ProblemStrings(tr.Problems)...)
+	if profiles, err := profile.LoadResourceProfiles(hc, topts.ResourceTypes); err != nil {
+		out.view.Warnings = append(out.view.Warnings, "resource profiles: "+err.Error())
+	} else if profiles != nil {
+		fit := &view.ProfileFit{File: profiles.Path, Profiles: profiles.Names()}
+		if name, ok := profiles.Smallest(tr.Resource); ok {
+			fit.Name = name
+			fit.Resource, _ = profiles.Get(name)
+		}
+		out.view.Profile = fit
+	}
 	return out, nil
 }
 
@@ -163,6 +173,13 @@ func writeTable(w io.Writer, o *result) error {
 			m.FlinkVersion, p(m.DerivedFrom), mib(m.TotalProcess), mib(m.TotalFlink), mib(m.JVMMetaspace), mib(m.JVMOverhead))
 		ew.Printf("  flink = framework heap %s + task heap %s + managed %s + network %s + framework off-heap %s + task off-heap %s\n",
 			mib(m.FrameworkHeap), mib(m.TaskHeap), mib(m.Managed), mib(m.Network), mib(m.FrameworkOffHeap), mib(m.TaskOffHeap))
+	}
+	if pf := o.view.Profile; pf != nil {
+		if pf.Name != "" {
+			ew.Printf("\nSmallest resource profile that holds it: %s %s (%s)\n", p(pf.Name), p(pf.Resource.String()), p(pf.File))
+		} else {
+			ew.Printf("\nNo resource profile holds it (%s: %s)\n", p(pf.File), p(strings.Join(pf.Profiles, ", ")))
+		}
 	}
 	for _, r := range o.view.RMRequest {
 		if r.Units != "" {

@@ -67,3 +67,31 @@ func TestTableEscapesTheConfiguration(t *testing.T) {
 	assert.Contains(t, out.String(), `discovery-script.args=evil\x1b]0;pwned\a\x1b[2J\u202e `+cmdtest.HostileForgedLine)
 	assert.Contains(t, out.String(), `taskmanager.memory.\u202eprocess.size`, "the warning about the key")
 }
+
+// With resource profiles on in the Hadoop configuration, translate names the smallest profile that
+// holds the TaskManager container.
+func TestTranslateNamesTheSmallestProfile(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "yarn-site.xml"), []byte(`<configuration>
+<property><name>yarn.resourcemanager.resource-profiles.enabled</name><value>true</value></property>
+</configuration>`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "resource-types.xml"), []byte(`<configuration>
+<property><name>yarn.resource-types</name><value>yarn.io/gpu</value></property></configuration>`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "resource-profiles.json"), []byte(`{
+"default": {"memory-mb": 1024, "vcores": 1},
+"gpu-small": {"memory-mb": 4096, "vcores": 2, "yarn.io/gpu": 2},
+"gpu-large": {"memory-mb": 16384, "vcores": 8, "yarn.io/gpu": 4}}`), 0o644))
+	for _, tc := range []struct {
+		gpus, want string
+	}{{"2", "Smallest resource profile that holds it: gpu-small <memory-mb:4096, vcores:2, yarn.io/gpu:2>"},
+		{"3", "Smallest resource profile that holds it: gpu-large"},
+		{"8", "No resource profile holds it"}} {
+		f, out, _ := cmdtest.Buffers(cmdutil.Env{})
+		opts := &Options{Base: cmdutil.Base{F: f}, Hadoop: cmdutil.HadoopFlags{Dir: dir}, Flink: cmdutil.FlinkFlags{Dynamic: []string{
+			"external-resources=gpu", "external-resource.gpu.amount=" + tc.gpus, "external-resource.gpu.yarn.config-key=yarn.io/gpu",
+			"taskmanager.memory.process.size=4g", "taskmanager.numberOfTaskSlots=2",
+		}}}
+		require.NoError(t, translateRun(opts))
+		assert.Contains(t, out.String(), tc.want, tc.gpus)
+	}
+}

@@ -864,7 +864,7 @@ public final class MiniYarnHarness {
     }
 
     for (String f : new String[] {"capacity-scheduler.xml", "resource-types.xml",
-        "node-resources.xml"}) {
+        "node-resources.xml", "resource-profiles.json"}) {
       Path src = confDir.resolve(f);
       if (Files.isRegularFile(src)) {
         Files.copy(src, tmp.resolve(f), StandardCopyOption.REPLACE_EXISTING);
