@@ -60,6 +60,16 @@ type AppContainer struct {
 	LogURL     string      `json:"logUrl"`
 	// AM marks the ApplicationMaster's own container.
 	AM bool `json:"am"`
+	// GPUDevices are the GPUs its NodeManager reports the container holds (YARN's GPU plugin
+	// under LinuxContainerExecutor); omitted where the NodeManager reports no assignments.
+	GPUDevices []AssignedGPU `json:"gpuDevices,omitempty"`
+}
+
+// AssignedGPU is a GPU a container holds, as its NodeManager's GPU plugin reports it.
+type AssignedGPU struct {
+	Index       int64  `json:"index"`
+	MinorNumber int64  `json:"minorNumber"`
+	UUID        string `json:"uuid,omitempty"`
 }
 
 // Submit is `submit -o json|yaml`: the final report of a submitted application.

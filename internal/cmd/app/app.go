@@ -169,8 +169,14 @@ func statusRun(opts *IDOptions) error {
 	}
 	out := statusView(st)
 	out.Ranks = rankViews(opts.Ctx, sc, st)
+	if yc, err := opts.Conn.RMClient(); err == nil {
+		fillGPUDevices(opts.Ctx, yc, out.Containers)
+	}
 	return opts.F.Render(out, func(w io.Writer) error {
 		if err := writeStatus(w, out); err != nil {
+			return err
+		}
+		if err := writeGPUDevices(w, out.Containers); err != nil {
 			return err
 		}
 		return writeRanks(w, out.Ranks)
