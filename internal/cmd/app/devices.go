@@ -84,4 +84,3 @@ func writeGPUDevices(w io.Writer, containers []view.AppContainer) error {
 	}
 	return ew.Err
 }
-
