@@ -11,6 +11,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/yarn-er/yarn-er/internal/suggest"
 	"io"
 	"math"
 	"os"
@@ -295,38 +296,7 @@ func join(a, b string) string {
 }
 
 // closest returns the known name within edit distance 2 of s, if one.
-func closest(s string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 99
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func closest(s string, known []string) string { return suggest.Nearest(s, known, false) }
 
 func (p *parser) str(n *yaml.Node, field, fix string) (string, error) {
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"github.com/yarn-er/yarn-er/internal/suggest"
 	"slices"
 	"strings"
 
@@ -26,42 +27,4 @@ func checkStates(states, valid []string) error {
 
 // nearest returns the name of known closest to name when it is close enough to be a likely slip
 // (an edit distance of at most 2, ignoring case, or a prefix of it), else "".
-func nearest(name string, known []string) string {
-	in := strings.ToLower(name)
-	if in == "" {
-		return ""
-	}
-	best, bestDist := "", 3
-	for _, k := range known {
-		kl := strings.ToLower(k)
-		d := editDistance(in, kl)
-		if strings.HasPrefix(kl, in) || strings.HasPrefix(in, kl) {
-			d = min(d, 2)
-		}
-		if d < bestDist {
-			best, bestDist = k, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func nearest(name string, known []string) string { return suggest.Nearest(name, known, true) }

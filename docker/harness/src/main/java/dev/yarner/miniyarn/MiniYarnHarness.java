@@ -890,7 +890,7 @@ public final class MiniYarnHarness {
     return m;
   }
 
-  private static void writeXml(Path file, Map<String, String> props) throws IOException {
+  static void writeXml(Path file, Map<String, String> props) throws IOException {
     StringBuilder b = new StringBuilder();
     b.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     b.append("<!-- Written by the yarn-er mini-YARN harness; the addresses are this run's. -->\n");

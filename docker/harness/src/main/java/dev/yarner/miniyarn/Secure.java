@@ -368,12 +368,12 @@ final class Secure {
     sv.put("ssl.server.truststore.location", trustStore.toString());
     sv.put("ssl.server.truststore.password", storePassword);
     sv.put("ssl.server.truststore.type", "pkcs12");
-    writeXml(ssl.resolve("ssl-server.xml"), sv);
+    MiniYarnHarness.writeXml(ssl.resolve("ssl-server.xml"), sv);
     Map<String, String> cl = new LinkedHashMap<>();
     cl.put("ssl.client.truststore.location", trustStore.toString());
     cl.put("ssl.client.truststore.password", storePassword);
     cl.put("ssl.client.truststore.type", "pkcs12");
-    writeXml(ssl.resolve("ssl-client.xml"), cl);
+    MiniYarnHarness.writeXml(ssl.resolve("ssl-client.xml"), cl);
     for (Path p : new Path[] {ca, server, trustStore, cert, ssl.resolve("ssl-server.xml"),
         ssl.resolve("ssl-client.xml")}) {
       Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-------"));
@@ -403,16 +403,6 @@ final class Secure {
       // The command line holds the store password: name only the step.
       throw new IOException("keytool " + args[0] + " failed: " + out.strip());
     }
-  }
-
-  private static void writeXml(Path file, Map<String, String> props) throws IOException {
-    StringBuilder b = new StringBuilder("<?xml version=\"1.0\"?>\n<configuration>\n");
-    for (Map.Entry<String, String> e : props.entrySet()) {
-      b.append("  <property><name>").append(e.getKey()).append("</name><value>")
-          .append(e.getValue()).append("</value></property>\n");
-    }
-    b.append("</configuration>\n");
-    Files.writeString(file, b.toString(), StandardCharsets.UTF_8);
   }
 
   /** Stops the KDC. */
