@@ -4,6 +4,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,13 +55,14 @@ func runMain(m *testing.M) (code int) {
 		return 1
 	}
 	defer func() {
-		stopCtx, cancel := context.WithTimeout(ctx, stopBudget)
-		defer cancel()
+		// Every cluster still running stops at once (a stop takes 10-25 s, mostly waiting), and
+		// the ones tests stopped in the background are waited for.
 		for _, c := range []*MiniYARN{labelledMiniYARN.cluster, misconfiguredMiniYARN.cluster, recoveringMiniYARN.cluster, profilesMiniYARN.cluster, haMiniYARN.cluster, gpuPluginMiniYARN.cluster, mainCluster} {
-			if err := c.Stop(stopCtx); err != nil {
-				fmt.Fprintln(os.Stderr, "integration:", err)
-				code = 1
-			}
+			stopInBackground(c)
+		}
+		if err := waitForStops(); err != nil {
+			fmt.Fprintln(os.Stderr, "integration:", err)
+			code = 1
 		}
 		if code == 0 {
 			_ = os.RemoveAll(tmpRoot)
@@ -84,6 +86,38 @@ func runMain(m *testing.M) (code int) {
 	}
 	fmt.Fprintf(os.Stderr, "integration: Hadoop %s\n", mainCluster.Endpoints.HadoopVersion)
 	return m.Run()
+}
+
+// Clusters being stopped in the background, and what their stops returned.
+var (
+	stops    sync.WaitGroup
+	stopMu   sync.Mutex
+	stopErrs []error
+)
+
+// stopInBackground stops c (nil or reused: nothing) without waiting: the next test goes on while
+// the cluster winds down; TestMain waits for every stop (waitForStops).
+func stopInBackground(c *MiniYARN) {
+	if c == nil {
+		return
+	}
+	stops.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), stopBudget)
+		defer cancel()
+		if err := c.Stop(ctx); err != nil {
+			stopMu.Lock()
+			stopErrs = append(stopErrs, err)
+			stopMu.Unlock()
+		}
+	})
+}
+
+// waitForStops waits for the background stops and returns their errors.
+func waitForStops() error {
+	stops.Wait()
+	stopMu.Lock()
+	defer stopMu.Unlock()
+	return errors.Join(stopErrs...)
 }
 
 // useOrStart reuses the cluster of stateDir if it runs, or starts one from confDir in fresh.

@@ -59,11 +59,8 @@ func secureCluster(t *testing.T, protection string, https bool) *Endpoints {
 	defer cancel()
 	c, err := Start(ctx, filepath.Join(root, "docker", "conf"), filepath.Join(tmpRoot, "mini-yarn-secure-"+protection), os.Stderr, flags...)
 	require.NoError(t, err, "starting the secure mini-YARN")
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), stopBudget)
-		defer cancel()
-		assert.NoError(t, c.Stop(stopCtx))
-	})
+	// Stopped in the background: the next test need not wait for it.
+	t.Cleanup(func() { stopInBackground(c) })
 	require.NotNil(t, c.Endpoints.Secure, "endpoints.json of a --kerberos cluster has its secure fields")
 	return c.Endpoints
 }
@@ -132,6 +129,8 @@ func TestSecureEndToEnd(t *testing.T) {
 		{"authentication", true, false},
 	} {
 		t.Run(fmt.Sprintf("%s,https=%t", tc.protection, tc.https), func(t *testing.T) {
+			// Each protection has a cluster of its own: they start and run side by side.
+			t.Parallel()
 			ep := secureCluster(t, tc.protection, tc.https)
 			env := envSh(t, ep)
 			for _, k := range []string{"HADOOP_CONF_DIR", "KRB5_CONFIG", "YARN_ER_KEYTAB", "YARN_ER_PRINCIPAL", "YARN_ER_RM"} {
