@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,9 +39,16 @@ import (
 // started with (its endpoints.json says which), and a cluster of its own is started for the others.
 const envSecureState = "YARN_ER_MINIYARN_SECURE_STATE"
 
+// secureClusters are the secure mini-YARNs of the run, one per protection (and https), each started
+// on first use and shared by the tests that ask for it (TestMain stops them).
+var (
+	secureMu       sync.Mutex
+	secureClusters = map[string]*lazyCluster{}
+)
+
 // secureCluster returns a secure mini-YARN made from docker/conf with this protection (and
-// https): the running one of $YARN_ER_MINIYARN_SECURE_STATE when it matches, else one started for
-// the test and stopped at its end.
+// https): the running one of $YARN_ER_MINIYARN_SECURE_STATE when it matches, else the run's own,
+// started on first use.
 func secureCluster(t *testing.T, protection string, https bool) *Endpoints {
 	t.Helper()
 	if dir := os.Getenv(envSecureState); dir != "" {
@@ -49,20 +57,33 @@ func secureCluster(t *testing.T, protection string, https bool) *Endpoints {
 			return c.Endpoints
 		}
 	}
-	root, err := RepoRoot()
-	require.NoError(t, err)
 	flags := []string{"--kerberos", "--rpc-protection", protection}
+	name := "mini-yarn-secure-" + protection
 	if https {
 		flags = append(flags, "--https")
+		name += "-https"
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startBudget)
-	defer cancel()
-	c, err := Start(ctx, filepath.Join(root, "docker", "conf"), filepath.Join(tmpRoot, "mini-yarn-secure-"+protection), os.Stderr, flags...)
-	require.NoError(t, err, "starting the secure mini-YARN")
-	// Stopped in the background: the next test need not wait for it.
-	t.Cleanup(func() { stopInBackground(c) })
-	require.NotNil(t, c.Endpoints.Secure, "endpoints.json of a --kerberos cluster has its secure fields")
-	return c.Endpoints
+	secureMu.Lock()
+	l := secureClusters[name]
+	if l == nil {
+		l = &lazyCluster{what: "secure (" + strings.Join(flags, " ") + ")", conf: "conf", state: name, flags: flags}
+		secureClusters[name] = l
+	}
+	secureMu.Unlock()
+	ep := l.endpoints(t)
+	require.NotNil(t, ep.Secure, "endpoints.json of a --kerberos cluster has its secure fields")
+	return ep
+}
+
+// secureRunClusters are the secure clusters this run started, for TestMain to stop.
+func secureRunClusters() []*MiniYARN {
+	secureMu.Lock()
+	defer secureMu.Unlock()
+	var out []*MiniYARN
+	for _, l := range secureClusters {
+		out = append(out, l.cluster)
+	}
+	return out
 }
 
 // envSh reads the exports of the cluster's env.sh (what `docker/mini-yarn env` prints).
