@@ -437,3 +437,67 @@ func TestHAFlinkThroughFailover(t *testing.T) {
 	assert.Equal(t, records.AppFinished, a.State, a.Diagnostics)
 	assert.Equal(t, records.FinalSucceeded, a.FinalStatus, a.Diagnostics)
 }
+
+// TestStopAMNodeAdoptsTheRest: the NodeManager the ApplicationMaster runs on goes away. The AM
+// dies with it; YARN starts attempt 2 on the other node (a lost node does not count against the
+// attempts), which adopts the ranks still running there and starts again only those of the lost
+// node. Counted by the ranks: the other node's ranks started once, the lost node's twice; the job
+// SUCCEEDS.
+func TestStopAMNodeAdoptsTheRest(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	share := t.TempDir()
+	appID, done := faultJob(t, ctx, ep, share)
+	awaitRanksRunning(t, ctx, ep, appID)
+	status, ok := appStatus(t, ctx, ep, appID)
+	require.True(t, ok)
+	victim := -1
+	for i, nm := range ep.NodeManagers {
+		if strings.HasPrefix(status.Attempt.Node, nm.ID) {
+			victim = i
+		}
+	}
+	require.GreaterOrEqual(t, victim, 0, "the AM's node %q is one of the cluster's", status.Attempt.Node)
+	port := ep.NodeManagers[victim].Port()
+	msg, err := Fault(ctx, ep.StateDir, "stop-nm", "--node", fmt.Sprint(victim))
+	require.NoError(t, err)
+	t.Log(msg)
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			_, _ = Fault(context.Background(), ep.StateDir, "start-nm", "--node", fmt.Sprint(victim))
+		}
+	})
+
+	// Attempt 2 registers on the other node and every rank runs off the stopped one.
+	require.Eventually(t, func() bool {
+		st, ok := appStatus(t, ctx, ep, appID)
+		return ok && st.Attempt.ID != status.Attempt.ID && !strings.HasPrefix(st.Attempt.Node, ep.NodeManagers[victim].ID)
+	}, 3*time.Minute, 500*time.Millisecond, "a second attempt on another node")
+	require.Eventually(t, func() bool {
+		for _, starts := range rankStarts(t, share) {
+			if strings.HasPrefix(starts[len(starts)-1], port+" ") {
+				return false
+			}
+		}
+		return true
+	}, 3*time.Minute, 200*time.Millisecond, "every rank runs off the stopped node")
+	res := finishJob(t, ctx, share, done)
+	moved := 0
+	for r, starts := range rankStarts(t, share) {
+		if strings.HasPrefix(starts[0], port+" ") {
+			moved++
+			assert.Len(t, starts, 2, "rank %d of the lost node started once more: %v", r, starts)
+		} else {
+			assert.Len(t, starts, 1, "rank %d of the other node was adopted, not restarted: %v", r, starts)
+		}
+	}
+	assert.Positive(t, moved, "some rank ran on the AM's node")
+	assert.Equal(t, "SUCCEEDED", res["finalStatus"], res["diagnostics"])
+
+	msg, err = Fault(ctx, ep.StateDir, "start-nm", "--node", fmt.Sprint(victim))
+	require.NoError(t, err)
+	restarted = true
+	t.Log(msg)
+}
