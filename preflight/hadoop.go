@@ -32,7 +32,7 @@ const noHadoop = "no Hadoop configuration (give --hadoop-conf, or set HADOOP_CON
 func (r *runner) hadoopChecks() {
 	r.calculatorCheck()
 	if r.in.Hadoop == nil {
-		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources, IDResourceProfiles, IDProfileMaxAllocation} {
+		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources, IDResourceProfiles, IDProfileMaxAllocation, IDDockerGPU} {
 			r.c.skip(id, noHadoop)
 		}
 		// The live NodeManagers' units stand in for resource-types.xml.
@@ -53,6 +53,7 @@ func (r *runner) hadoopChecks() {
 	r.maxAllocationCheck()
 	r.nmResourcesCheck()
 	r.profilesCheck()
+	r.dockerCheck()
 }
 
 // resourceTypesCheck reports yarn.resource-types-invalid.

@@ -71,6 +71,13 @@ const (
 	// IDProfileMaxAllocation: a resource profile asks for more than the maximum allocation, so
 	// every request by that profile is refused.
 	IDProfileMaxAllocation = "yarn.profile-max-allocation"
+	// IDDockerGPU: the TaskManagers run in Docker containers (Flink's
+	// containerized.taskmanager.env.YARN_CONTAINER_RUNTIME_TYPE=docker) and the NodeManagers'
+	// configuration cannot run them, or cannot hand them GPUs: no LinuxContainerExecutor, docker not
+	// among yarn.nodemanager.runtime.linux.allowed-runtimes, no image, no GPU plugin, or a
+	// container-executor.cfg [docker] section that refuses the GPU Docker plugin's runtime (nvidia,
+	// nvidia-docker-v2) or its volume driver and devices (nvidia-docker-v1).
+	IDDockerGPU = "yarn.docker-gpu"
 
 	// IDClusterReachable: the ResourceManager answers.
 	IDClusterReachable = "cluster.reachable"
@@ -128,7 +135,7 @@ var ids = [...]string{
 	IDResourceNotListed, IDAmountInvalid, IDNoYarnConfigKey, IDDuplicateConfigKey, IDNoDriverFactory,
 	IDDiscoveryScript, IDGPUPluginJar, IDCoordinationArgs, IDTaskManagerResources,
 	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
-	IDNMResources, IDResourceProfiles, IDProfileMaxAllocation,
+	IDNMResources, IDResourceProfiles, IDProfileMaxAllocation, IDDockerGPU,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
 	IDQueueCapacity, IDNodeLabel, IDMaxAttempts, IDPriority,
 	IDLogin, IDPrincipals, IDRPCProtection, IDHTTPS, IDSecureExecutor,

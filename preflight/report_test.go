@@ -28,7 +28,7 @@ func TestIDsArePublicContract(t *testing.T) {
 	// plugin jar, node labels, the queue's capacity, and the ResourceManager's caps of the
 	// ApplicationMaster attempts and the application priority, the resource profiles' checks and
 	// the security area.
-	assert.Len(t, got, len(publicIDs)+14)
+	assert.Len(t, got, len(publicIDs)+15)
 	// The resource profiles' checks, in the Hadoop configuration's group.
 	assert.Contains(t, got, IDResourceProfiles)
 	assert.Contains(t, got, IDProfileMaxAllocation)
