@@ -27,7 +27,7 @@ var leafRules = map[string][]string{
 	"yarn":         {"records", "internal/boundedfile", "internal/ctxsleep", "internal/defaults", "internal/redact"},
 	"internal/ipc": {"records", "internal/hadooppb/", "internal/redact"},
 	"amrm":         {"records", "internal/"},
-	"profile":      {"conf", "internal/javafmt", "records"},
+	"profile":      {"conf", "internal/boundedfile", "internal/javafmt", "records"},
 }
 
 // krbImporters may import gokrb5: the GSSAPI mechanism, the REST client's SPNEGO and login,
