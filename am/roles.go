@@ -224,17 +224,7 @@ func (r *runner) startGangs() {
 		}
 		ge := &GangError{Gang: g.name, Waited: timeout}
 		for _, role := range g.roles {
-			have := 0
-			for _, s := range role.slots {
-				if s.state == held {
-					have++
-					delete(r.byID, s.container.ID)
-					_ = r.rm.Release(s.container.ID)
-					r.res.Released++
-					s.container = amrm.Container{}
-					s.toWaiting()
-				}
-			}
+			have := r.releaseHeld(role)
 			_ = r.rm.AskWithLabel(role.prio, role.capab, 0, r.spec.NodeLabel)
 			if have < len(role.slots) {
 				ge.Missing = append(ge.Missing, fmt.Sprintf("%d of %d %s container(s) %s allocated", have, len(role.slots), role.spec.Name, role.capab.String()))
@@ -303,23 +293,30 @@ func (r *runner) spreadAsks() {
 	}
 }
 
+// releaseHeld gives back the containers the role's slots hold for their gang, each slot waiting
+// again, and returns how many there were.
+func (r *runner) releaseHeld(role *roleState) int {
+	have := 0
+	for _, s := range role.slots {
+		if s.state == held {
+			have++
+			delete(r.byID, s.container.ID)
+			_ = r.rm.Release(s.container.ID)
+			r.res.Released++
+			s.container = amrm.Container{}
+			s.toWaiting()
+		}
+	}
+	return have
+}
+
 // regang gives back what an incomplete gang holds, past its timeout, and asks for all of it again
 // (gang timeout action "wait"): no container is held idle past the timeout, and the gang waits
 // another timeout.
 func (r *runner) regang(g *gangState, waited time.Duration) {
 	var missing []string
 	for _, role := range g.roles {
-		have := 0
-		for _, s := range role.slots {
-			if s.state == held {
-				have++
-				delete(r.byID, s.container.ID)
-				_ = r.rm.Release(s.container.ID)
-				r.res.Released++
-				s.container = amrm.Container{}
-				s.toWaiting()
-			}
-		}
+		have := r.releaseHeld(role)
 		if have < len(role.slots) {
 			missing = append(missing, fmt.Sprintf("%d of %d %s container(s) allocated", have, len(role.slots), role.spec.Name))
 		}
