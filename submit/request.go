@@ -31,6 +31,11 @@ const (
 	// yarn.resourcemanager.am.global.max-attempts, else yarn.resourcemanager.am.max-attempts
 	// (default 2; the preflight's cluster.max-attempts warns).
 	DefaultMaxAttempts = 2
+	// DefaultAttemptFailuresValidity is the window in which AM failures count against
+	// MaxAttempts: a long-running job survives an AM failure now and then (each one's ranks
+	// adopted by the next attempt), while an AM that fails again and again within the window still
+	// ends the application. YARN's own default counts every failure of the application's life.
+	DefaultAttemptFailuresValidity = 10 * time.Minute
 	// ApplicationType is the YARN application type of every yarn-er application.
 	ApplicationType = "YARN-ER"
 	// containerPriority is the priority of the AM's container requests.
@@ -102,6 +107,10 @@ type Request struct {
 	// MaxAttempts is the AM's maximum attempts; 0 means DefaultMaxAttempts. See
 	// DefaultMaxAttempts for the RM's cap.
 	MaxAttempts int32
+	// AttemptFailuresValidity is the window in which AM failures count against MaxAttempts
+	// (attempt-failures-validity-interval); 0 means DefaultAttemptFailuresValidity, a negative one
+	// counts every failure of the application's life.
+	AttemptFailuresValidity time.Duration
 	// Restarts is how often one rank may be restarted after it failed.
 	Restarts int
 	// Env is added to every container's environment.

@@ -567,6 +567,18 @@ const (
 
 // amContext is the REST submission of the AM; amBinary, when set, is the staged small
 // ApplicationMaster binary the AM container runs instead of the yarn-er binary.
+// attemptFailuresValidity is the attempt-failures-validity-interval of a request's window in ms:
+// the default for 0, -1 (every failure counts) for a negative one.
+func attemptFailuresValidity(d time.Duration) int64 {
+	switch {
+	case d == 0:
+		return DefaultAttemptFailuresValidity.Milliseconds()
+	case d < 0:
+		return -1
+	}
+	return max(d.Milliseconds(), 1)
+}
+
 func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.LocalFile, amBinary *jobspec.LocalFile) yarn.ApplicationSubmissionContext {
 	// The AM container needs only the binary that runs it and the spec; the containers get
 	// the yarn-er binary from the spec.
@@ -581,6 +593,7 @@ func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.L
 	return yarn.ApplicationSubmissionContext{
 		ApplicationID: appID, ApplicationName: spec.Name, Queue: req.Queue, Priority: req.Priority,
 		ApplicationType: ApplicationType, ApplicationTags: req.Tags, MaxAppAttempts: req.MaxAttempts,
+		AttemptFailuresValidityInterval: attemptFailuresValidity(req.AttemptFailuresValidity),
 		// A new AM attempt adopts the running ranks (am/ranks.go) instead of starting them again.
 		KeepContainersAcrossApplicationAttempts: true,
 		Resource:                                amResource(req),

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -448,6 +449,11 @@ func TestAMContext(t *testing.T) {
 	assert.Equal(t, "gpu", got["queue"])
 	assert.Equal(t, map[string]any{"memory": 512.0, "vCores": 1.0}, got["resource"])
 	assert.Equal(t, map[string]any{"tag": []any{"team-a"}}, got["application-tags"])
+	assert.Equal(t, 600000.0, got["attempt-failures-validity-interval"], "AM failures count within 10 minutes by default")
+	for d, want := range map[time.Duration]int64{time.Hour: 3600000, -time.Second: -1, time.Microsecond: 1} {
+		sc := amContext(Request{AttemptFailuresValidity: d}, "application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName}, nil)
+		assert.Equal(t, want, sc.AttemptFailuresValidityInterval, d)
+	}
 	am := got["am-container-spec"].(map[string]any)
 	assert.Equal(t, map[string]any{"command": []any{"./yarn-er am 1><LOG_DIR>/stdout 2><LOG_DIR>/stderr"}}, am["commands"])
 	lr := am["local-resources"].(map[string]any)["entry"].([]any)

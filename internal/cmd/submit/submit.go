@@ -126,6 +126,8 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	fl.StringVar(&r.NodeLabel, "node-label", "", "node label of the containers (one label: YARN takes no && or || expression)")
 	fl.StringVar(&opts.AMMemory, "am-memory", "", fmt.Sprintf("ApplicationMaster memory (default %dm)", submit.DefaultAMMemoryMB))
 	fl.Int32Var(&r.AMVCores, "am-vcores", 0, fmt.Sprintf("ApplicationMaster vcores (default %d)", submit.DefaultAMVCores))
+	fl.DurationVar(&r.AttemptFailuresValidity, "attempt-failures-validity", submit.DefaultAttemptFailuresValidity,
+		"only ApplicationMaster failures within this window count against --max-attempts (a negative value: every failure counts)")
 	fl.Int32Var(&r.MaxAttempts, "max-attempts", 0, fmt.Sprintf("ApplicationMaster attempts (default %d; the RM caps it at yarn.resourcemanager.am.max-attempts)", submit.DefaultMaxAttempts))
 	fl.IntVar(&r.Restarts, "restarts", 0, "restarts of one failed container (rank) before the application fails")
 	fl.StringArrayVar(&opts.Env, "env", nil, "K=V added to every container's environment (repeatable)")
