@@ -136,8 +136,16 @@ func soakRun(b *testing.B, ep *Endpoints, tool, lib string, dur time.Duration, f
 	var whole []int
 	needed := 0
 	every := dur / time.Duration(faults)
+	endedAt := 0
 	for f := range faults {
 		time.Sleep(every / 2)
+		// A job that ended has nothing left to lose: the faults stop there, and every rank counts
+		// as lost.
+		if a, err := yarnClient(b, ep).App(ctx, appID); err == nil && a.State.Terminal() {
+			endedAt = f
+			b.Logf("%s: the application ended (%s/%s) before fault %d: %s", tool, a.State, a.FinalStatus, f+1, a.Diagnostics)
+			break
+		}
 		verb := verbs[rng.IntN(len(verbs))]
 		args := []string{}
 		lostPort := ""
@@ -179,6 +187,9 @@ func soakRun(b *testing.B, ep *Endpoints, tool, lib string, dur time.Duration, f
 	if lost < 0 {
 		lost = 0 // DistributedShell names starts by container: more than 4 files when it restarts
 	}
+	if endedAt > 0 {
+		lost = 4
+	}
 	if err := os.WriteFile(filepath.Join(share, "stop"), nil, 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -194,6 +205,10 @@ func soakRun(b *testing.B, ep *Endpoints, tool, lib string, dur time.Duration, f
 	}
 	if a, err := yarnClient(b, ep).App(context.Background(), appID); err == nil {
 		end = fmt.Sprintf("%s/%s (%s)", a.State, a.FinalStatus, end)
+	}
+	if endedAt > 0 {
+		end += fmt.Sprintf(", ended before fault %d", endedAt+1)
+		faults = endedAt
 	}
 	unneeded := total - 4 - needed
 	if unneeded < 0 {
