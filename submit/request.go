@@ -32,10 +32,12 @@ const (
 	// (default 2; the preflight's cluster.max-attempts warns).
 	DefaultMaxAttempts = 2
 	// DefaultAttemptFailuresValidity is the window in which AM failures count against
-	// MaxAttempts: a long-running job survives an AM failure now and then (each one's ranks
-	// adopted by the next attempt), while an AM that fails again and again within the window still
-	// ends the application. YARN's own default counts every failure of the application's life.
-	DefaultAttemptFailuresValidity = 10 * time.Minute
+	// MaxAttempts: a long-running job survives AM failures minutes apart (each one's ranks adopted
+	// by the next attempt), while an AM that crashes again right after it starts (seconds apart)
+	// still ends the application. YARN's own default counts every failure of the application's
+	// life, so a job of days ended at its second AM failure; a 10-minute window still ended a job
+	// that lost its AM twice in a few minutes (bench/soak.sh).
+	DefaultAttemptFailuresValidity = time.Minute
 	// ApplicationType is the YARN application type of every yarn-er application.
 	ApplicationType = "YARN-ER"
 	// containerPriority is the priority of the AM's container requests.

@@ -449,7 +449,7 @@ func TestAMContext(t *testing.T) {
 	assert.Equal(t, "gpu", got["queue"])
 	assert.Equal(t, map[string]any{"memory": 512.0, "vCores": 1.0}, got["resource"])
 	assert.Equal(t, map[string]any{"tag": []any{"team-a"}}, got["application-tags"])
-	assert.Equal(t, 600000.0, got["attempt-failures-validity-interval"], "AM failures count within 10 minutes by default")
+	assert.Equal(t, 60000.0, got["attempt-failures-validity-interval"], "AM failures count within a minute by default")
 	for d, want := range map[time.Duration]int64{time.Hour: 3600000, -time.Second: -1, time.Microsecond: 1} {
 		sc := amContext(Request{AttemptFailuresValidity: d}, "application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName}, nil)
 		assert.Equal(t, want, sc.AttemptFailuresValidityInterval, d)
