@@ -345,7 +345,8 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 	// The staging connection opens while the AM registers, so that removal later is one call.
 	// It also carries the ranks record (ranks.go): written while another attempt may follow,
 	// read by an attempt after the first.
-	r.record = !opts.Identity.LastAttempt()
+	last := lastAttempt(opts.Identity, spec)
+	r.record = !last
 	adopting := opts.Identity.Attempt > 1
 	r.stagingCh = make(chan opened, 1)
 	if !spec.KeepStaging || r.record || adopting {
@@ -370,7 +371,7 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 	case spec.KeepStaging:
 		r.log.Info("am: keeping the staging directory", "dir", spec.StagingDir)
 		r.closeStaging()
-	case opts.Identity.LastAttempt():
+	case last:
 		// No attempt follows: this attempt's end (killed, or failed) is the application's.
 		// With attempts left, a SIGTERM may as well be a lost AM node: the next attempt needs
 		// the staging directory.
@@ -380,6 +381,13 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 		r.closeStaging()
 	}
 	return r.res, err
+}
+
+// lastAttempt reports whether no attempt follows this one if it fails: its number reaches the
+// maximum (unknown counts as last), and no attempt-failures-validity-interval lets older failures
+// stop counting (with one, the ResourceManager alone knows).
+func lastAttempt(id Identity, spec *jobspec.Spec) bool {
+	return id.LastAttempt() && spec.AttemptFailuresValidityMillis <= 0
 }
 
 func (r *runner) since() time.Duration { return r.opts.Now().Sub(r.start) }

@@ -129,3 +129,24 @@ func mustContainerID(t *testing.T, s string) records.ContainerID {
 	require.NoError(t, err)
 	return id
 }
+
+// TestLastAttemptWithAValidityWindow: with an attempt-failures-validity-interval an attempt whose
+// number reaches the maximum may still be followed by another, so the AM keeps the staging
+// directory and its ranks record (bench/soak.sh: attempt 6 of a job found its files removed).
+func TestLastAttemptWithAValidityWindow(t *testing.T) {
+	for _, tc := range []struct {
+		attempt, max int
+		validity     int64
+		want         bool
+	}{
+		{1, 2, 0, false},
+		{2, 2, 0, true},
+		{2, 2, 60000, false},
+		{6, 2, 60000, false},
+		{1, 0, 0, true},
+		{3, 2, -1, true},
+	} {
+		id := Identity{Attempt: tc.attempt, MaxAttempts: tc.max}
+		assert.Equal(t, tc.want, lastAttempt(id, &jobspec.Spec{AttemptFailuresValidityMillis: tc.validity}), "%+v", tc)
+	}
+}

@@ -98,6 +98,11 @@ type Spec struct {
 	// each attempt counts as the last). The ResourceManager does not tell the AM; the AM needs
 	// it to keep the staging directory for the next attempt when it is stopped with attempts left.
 	MaxAttempts int `json:"maxAttempts,omitempty"`
+	// AttemptFailuresValidityMillis is the application's attempt-failures-validity-interval as
+	// submitted (0 or less: none, every AM failure counts). With one, an attempt whose number
+	// reaches MaxAttempts may still be followed by another (the older failures no longer count),
+	// so no attempt knows it is the last.
+	AttemptFailuresValidityMillis int64 `json:"attemptFailuresValidityMillis,omitempty"`
 
 	// Roles are the job's roles (format 2), in the order their ranks are numbered in the AM's
 	// record. Empty: one role, DefaultRole, from Containers, Restarts, Resource, Devices and

@@ -344,6 +344,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		Resource: quantities(vec), Devices: devices(vec), Command: req.Command, Env: req.Env,
 		Binary: files[0], Files: files[1:], StagingDir: dir.URL, KeepStaging: req.KeepStaging,
 		HeartbeatMillis: req.HeartbeatMillis, MaxAttempts: int(req.MaxAttempts),
+		AttemptFailuresValidityMillis: attemptFailuresValidity(req.AttemptFailuresValidity),
 	}
 	spec.Profile = req.Profile
 	if roles := plan.specRoles(&req); roles != nil {
