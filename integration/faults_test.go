@@ -405,30 +405,7 @@ func TestHAFlinkThroughFailover(t *testing.T) {
 	// After the failover: kill one TaskManager; the JobManager, re-registered with the new active
 	// RM, asks for a replacement, whose discovery must not hand out the survivor's GPUs.
 	require.NoError(t, syscall.Kill(r0.PID, syscall.SIGKILL))
-	var replacement tmReport
-	deadline := time.Now().Add(flinkReportBudget)
-	for replacement.ResourceID == "" {
-		for _, r := range s.reports(t) {
-			if r.Attempt > 0 && r.ResourceID != r0.ResourceID && r.ResourceID != r1.ResourceID {
-				replacement = r
-			}
-		}
-		if replacement.ResourceID != "" {
-			break
-		}
-		a, err := c.App(ctx, app)
-		require.NoError(t, err)
-		require.False(t, a.State.Terminal(), "application ended after the failover and the kill: %s/%s %s", a.State, a.FinalStatus, a.Diagnostics)
-		require.True(t, time.Now().Before(deadline), "no replacement TaskManager after %s\n%s",
-			flinkReportBudget, s.containerLogs(app, "jobmanager.log", 40))
-		time.Sleep(time.Second)
-	}
-	live := []tmReport{replacement}
-	for _, r := range s.reports(t) {
-		if r.ResourceID != replacement.ResourceID && alive(r.PID) {
-			live = append(live, r)
-		}
-	}
+	_, live := s.awaitReplacement(t, ctx, c, app, r0, r1)
 	assertDisjoint(t, live)
 
 	require.NoError(t, os.WriteFile(s.release, nil, 0o644))

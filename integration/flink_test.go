@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -277,6 +278,40 @@ func (s *flinkSetup) deploy(t *testing.T, name string) string {
 	return string(m[1])
 }
 
+// awaitReplacement waits for a TaskManager that is none of first (a replacement after a kill) to
+// report, failing early when the application ends, and returns it with every TaskManager alive
+// now: the replacement, and whichever first ones survived (a global failover may have moved the
+// others too; their new reports are then the replacement's peers).
+func (s *flinkSetup) awaitReplacement(t *testing.T, ctx context.Context, c *yarn.Client, app string, first ...tmReport) (tmReport, []tmReport) {
+	t.Helper()
+	var replacement tmReport
+	deadline := time.Now().Add(flinkReportBudget)
+	for replacement.ResourceID == "" {
+		for name, r := range s.reports(t) {
+			if r.Attempt > 0 && !slices.ContainsFunc(first, func(f tmReport) bool { return f.ResourceID == r.ResourceID }) {
+				t.Logf("replacement: %s from %s pid %d GPUs %v", name, r.ResourceID, r.PID, r.GPU)
+				replacement = r
+			}
+		}
+		if replacement.ResourceID != "" {
+			break
+		}
+		a, err := c.App(ctx, app)
+		require.NoError(t, err)
+		require.False(t, a.State.Terminal(), "application ended after the kill: %s/%s %s", a.State, a.FinalStatus, a.Diagnostics)
+		require.True(t, time.Now().Before(deadline), "no replacement TaskManager after %s\n%s",
+			flinkReportBudget, s.containerLogs(app, "jobmanager.log", 40))
+		time.Sleep(time.Second)
+	}
+	live := []tmReport{replacement}
+	for _, r := range s.reports(t) {
+		if r.ResourceID != replacement.ResourceID && alive(r.PID) {
+			live = append(live, r)
+		}
+	}
+	return replacement, live
+}
+
 func tail(b []byte, n int) string {
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	if len(lines) > n {
@@ -483,33 +518,7 @@ func testFlinkGPUsOnYARN(t *testing.T, version string) {
 	require.True(t, alive(r0.PID), "TaskManager pid %d is not a live process here", r0.PID)
 	require.NoError(t, syscall.Kill(r0.PID, syscall.SIGKILL))
 	t.Logf("killed TaskManager %s (pid %d)", r0.ResourceID, r0.PID)
-	var replacement tmReport
-	deadline := time.Now().Add(flinkReportBudget)
-	for replacement.ResourceID == "" {
-		for name, r := range s.reports(t) {
-			if r.Attempt > 0 && r.ResourceID != r0.ResourceID && r.ResourceID != r1.ResourceID {
-				t.Logf("replacement: %s from %s pid %d GPUs %v", name, r.ResourceID, r.PID, r.GPU)
-				replacement = r
-			}
-		}
-		if replacement.ResourceID != "" {
-			break
-		}
-		a, err := c.App(context.Background(), app)
-		require.NoError(t, err)
-		require.False(t, a.State.Terminal(), "application ended after the kill: %s/%s %s", a.State, a.FinalStatus, a.Diagnostics)
-		require.True(t, time.Now().Before(deadline), "no replacement TaskManager after %s\n%s",
-			flinkReportBudget, s.containerLogs(app, "jobmanager.log", 40))
-		time.Sleep(time.Second)
-	}
-	// The TaskManagers alive now: the replacement, and whichever first ones survived (a global
-	// failover may have moved subtask 1 too; its new report is then the replacement's peer).
-	live := []tmReport{replacement}
-	for _, r := range s.reports(t) {
-		if r.ResourceID != replacement.ResourceID && alive(r.PID) {
-			live = append(live, r)
-		}
-	}
+	_, live := s.awaitReplacement(t, context.Background(), c, app, r0, r1)
 	require.False(t, alive(r0.PID))
 	assertDisjoint(t, live)
 
