@@ -21,7 +21,7 @@ import (
 	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
-	"github.com/yarn-er/yarn-er/internal/syncbuf"
+	"github.com/yarn-er/yarn-er/internal/testsupport/syncbuf"
 	"github.com/yarn-er/yarn-er/records"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/testam/result"
+	"github.com/yarn-er/yarn-er/integration/testam/result"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )

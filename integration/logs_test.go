@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/yarn-er/yarn-er/internal/syncbuf"
+	"github.com/yarn-er/yarn-er/internal/testsupport/syncbuf"
 	"github.com/yarn-er/yarn-er/records"
 )
 

@@ -23,7 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/syncbuf"
+	"github.com/yarn-er/yarn-er/internal/testsupport/syncbuf"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/submit"

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
-	"github.com/yarn-er/yarn-er/internal/flinktest"
+	"github.com/yarn-er/yarn-er/internal/testsupport/flinktest"
 	"github.com/yarn-er/yarn-er/yarn"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )

@@ -332,7 +332,7 @@ func TestAppStatusReadOncePerPoll(t *testing.T) {
 }
 
 // A fake runner: the POST endpoints' parsing, limits and answers (the real commands run in
-// internal/cmd/serve's and the integration tests).
+// cmd/internal/commands/serve's and the integration tests).
 func TestCommandEndpoints(t *testing.T) {
 	var got [][]string
 	var mu sync.Mutex

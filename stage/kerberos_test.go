@@ -9,9 +9,9 @@ import (
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
-	"github.com/yarn-er/yarn-er/internal/krb5test"
 	"github.com/yarn-er/yarn-er/internal/namenode/namenodetest"
-	"github.com/yarn-er/yarn-er/internal/tabletest"
+	"github.com/yarn-er/yarn-er/internal/testsupport/krb5test"
+	"github.com/yarn-er/yarn-er/internal/testsupport/tabletest"
 	"github.com/yarn-er/yarn-er/records"
 )
 

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/conf"
-	"github.com/yarn-er/yarn-er/internal/tabletest"
+	"github.com/yarn-er/yarn-er/internal/testsupport/tabletest"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
 )

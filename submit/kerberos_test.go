@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/krb5test"
-	"github.com/yarn-er/yarn-er/internal/tabletest"
+	"github.com/yarn-er/yarn-er/internal/testsupport/krb5test"
+	"github.com/yarn-er/yarn-er/internal/testsupport/tabletest"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/stage"

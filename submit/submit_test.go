@@ -17,7 +17,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/am"
 	"github.com/yarn-er/yarn-er/conf"
-	"github.com/yarn-er/yarn-er/internal/tabletest"
+	"github.com/yarn-er/yarn-er/internal/testsupport/tabletest"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/preflight"
 	"github.com/yarn-er/yarn-er/profile"

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/krb5test"
+	"github.com/yarn-er/yarn-er/internal/testsupport/krb5test"
 )
 
 // This test runs real SPNEGO without a KDC: it plays the KDC's part by minting a TGT and an

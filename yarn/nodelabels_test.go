@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/tabletest"
+	"github.com/yarn-er/yarn-er/internal/testsupport/tabletest"
 	"github.com/yarn-er/yarn-er/records"
 )
 

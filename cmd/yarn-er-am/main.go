@@ -1,5 +1,5 @@
 // Command yarn-er-am is yarn-er's ApplicationMaster as a binary of its own: `yarn-er-am am` does
-// exactly what `yarn-er am` does (package internal/amrun), linked without the rest of the CLI, so
+// exactly what `yarn-er am` does (package cmd/internal/amrun), linked without the rest of the CLI, so
 // that the AM container holds a fraction of yarn-er's memory. yarn-er submit stages it beside the
 // yarn-er binary when it finds one of the same build next to that binary (or --am-binary names
 // one), and starts the AM container with it; the containers of the application itself still run
@@ -16,7 +16,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/yarn-er/yarn-er/internal/amrun"
+	"github.com/yarn-er/yarn-er/cmd/internal/amrun"
 	"github.com/yarn-er/yarn-er/internal/redact"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/amrun"
-	"github.com/yarn-er/yarn-er/internal/amrun/amruntest"
+	"github.com/yarn-er/yarn-er/cmd/internal/amrun"
+	"github.com/yarn-er/yarn-er/cmd/internal/amrun/amruntest"
 )
 
 func TestCommandLine(t *testing.T) {

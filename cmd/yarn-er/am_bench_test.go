@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/amrun/amruntest"
+	"github.com/yarn-er/yarn-er/cmd/internal/amrun/amruntest"
 )
 
 // BenchmarkAMProcess runs the static yarn-er binary (CGO_ENABLED=0, as submit stages it) as

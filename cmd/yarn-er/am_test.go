@@ -6,13 +6,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/amrun/amruntest"
-	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/cmd/internal/amrun/amruntest"
+	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil"
 )
 
 // TestAMFailsFastOnBadInput: a corrupt or missing spec and a missing token file end the attempt at
 // once with a message on stderr (YARN's attempt diagnostics) and the documented exit code (amrun's
-// codes are the CLI's: internal/cmd/am's TestExitCodesMatchTheCLI).
+// codes are the CLI's: cmd/internal/commands/am's TestExitCodesMatchTheCLI).
 func TestAMFailsFastOnBadInput(t *testing.T) {
 	for _, tc := range amruntest.BadInputs(t) {
 		t.Run(tc.Name, func(t *testing.T) {

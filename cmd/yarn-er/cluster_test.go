@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/view"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )

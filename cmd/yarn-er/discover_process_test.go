@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
-	"github.com/yarn-er/yarn-er/internal/syncbuf"
+	"github.com/yarn-er/yarn-er/internal/testsupport/syncbuf"
 	"github.com/yarn-er/yarn-er/view"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/discovery/discoverytest"
-	"github.com/yarn-er/yarn-er/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/view"
 )
 

@@ -2,7 +2,7 @@
 // Hadoop YARN: it translates Flink's configuration into the YARN container request, checks a cluster
 // before a job is submitted, inspects the cluster, and discovers devices inside containers.
 //
-// The commands live in internal/cmd/<name>, what they share in internal/cmdutil; this package only
+// The commands live in cmd/internal/commands/<name>, what they share in cmd/internal/cmdutil; this package only
 // starts them.
 package main
 
@@ -12,9 +12,9 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/yarn-er/yarn-er/internal/cmd/discover"
-	"github.com/yarn-er/yarn-er/internal/cmd/root"
-	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/cmd/internal/commands/discover"
+	"github.com/yarn-er/yarn-er/cmd/internal/commands/root"
 )
 
 // Build information, set with -ldflags "-X main.version=... -X main.commit=... -X main.date=...".

@@ -16,10 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	rootcmd "github.com/yarn-er/yarn-er/internal/cmd/root"
-	"github.com/yarn-er/yarn-er/internal/cmdutil"
-	"github.com/yarn-er/yarn-er/internal/cmdutil/cmdtest"
-	"github.com/yarn-er/yarn-er/internal/flinktest"
+	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil/cmdtest"
+	rootcmd "github.com/yarn-er/yarn-er/cmd/internal/commands/root"
+	"github.com/yarn-er/yarn-er/internal/testsupport/flinktest"
 	"github.com/yarn-er/yarn-er/preflight"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )

@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/yarn-er/yarn-er/internal/cmdutil"
-	"github.com/yarn-er/yarn-er/internal/syncbuf"
+	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/internal/testsupport/syncbuf"
 )
 
 // These tests signal a real yarn-er process while it is blocked: on a hung ResourceManager (its

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/yarn-er/yarn-er/internal/cmdutil"
+	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil"
 )
 
 const (

@@ -32,30 +32,30 @@ var leafRules = map[string][]string{
 
 // krbImporters may import gokrb5: the GSSAPI mechanism, the REST client's SPNEGO and login,
 // staging, and the test helpers that mint or accept tickets.
-var krbImporters = []string{"internal/ipc/gss", "yarn", "stage", "internal/krb5test", "internal/ipc/ipctest"}
+var krbImporters = []string{"internal/ipc/gss", "yarn", "stage", "internal/testsupport/krb5test", "internal/ipc/ipctest"}
 
 // cliWiring are the CLI's and the AM process's packages: only the command tree imports them.
 func cliWiring(p string) bool {
-	return p == "internal/cmdutil" || strings.HasPrefix(p, "internal/cmd/") || p == "internal/amrun" ||
+	return p == "cmd/internal/cmdutil" || strings.HasPrefix(p, "cmd/internal/commands/") || p == "cmd/internal/amrun" ||
 		strings.HasPrefix(p, "cmd/")
 }
 
 // mayImportWiring reports whether importer may import the wiring package dep.
 func mayImportWiring(importer, dep string) bool {
 	switch {
-	case strings.HasPrefix(importer, "cmd/"):
+	case importer == "cmd/yarn-er" || importer == "cmd/yarn-er-am":
 		return true
-	case importer == "internal/cmd/root":
-		return strings.HasPrefix(dep, "internal/cmd/") || dep == "internal/cmdutil"
-	case strings.HasPrefix(importer, "internal/cmd/"):
+	case importer == "cmd/internal/commands/root":
+		return strings.HasPrefix(dep, "cmd/internal/commands/") || dep == "cmd/internal/cmdutil"
+	case strings.HasPrefix(importer, "cmd/internal/commands/"):
 		// Command packages: the shared wiring and their helpers' test support, no other command
 		// (TestCommandPackagesImportNoOtherCommand says which).
-		return dep == "internal/cmdutil" || strings.HasPrefix(dep, "internal/cmdutil/") || dep == "internal/cmd/shared" ||
-			(dep == "internal/amrun" && importer == "internal/cmd/am") || strings.HasPrefix(dep, importer+"/")
-	case importer == "internal/cmdutil/cmdtest":
-		return dep == "internal/cmdutil"
-	case importer == "internal/amrun/amruntest":
-		return dep == "internal/amrun"
+		return dep == "cmd/internal/cmdutil" || strings.HasPrefix(dep, "cmd/internal/cmdutil/") || dep == "cmd/internal/commands/shared" ||
+			(dep == "cmd/internal/amrun" && importer == "cmd/internal/commands/am") || strings.HasPrefix(dep, importer+"/")
+	case importer == "cmd/internal/cmdutil/cmdtest":
+		return dep == "cmd/internal/cmdutil"
+	case importer == "cmd/internal/amrun/amruntest":
+		return dep == "cmd/internal/amrun"
 	}
 	return false
 }
@@ -71,6 +71,9 @@ func violations(graph map[string][]string) []string {
 			}
 			if _, ours := graph[dep]; !ours {
 				continue
+			}
+			if strings.HasPrefix(dep, "internal/testsupport/") && !strings.HasPrefix(pkg, "internal/testsupport/") {
+				out = append(out, fmt.Sprintf("%s imports %s: test support is for _test.go files only", pkg, dep))
 			}
 			if cliWiring(dep) && !mayImportWiring(pkg, dep) {
 				out = append(out, fmt.Sprintf("%s imports %s: an import from below into the CLI's wiring", pkg, dep))
@@ -133,23 +136,27 @@ func TestImportRules(t *testing.T) {
 // TestImportRulesCatchViolations: the checker finds each kind of deliberate violation.
 func TestImportRulesCatchViolations(t *testing.T) {
 	base := map[string][]string{
-		"records":              {"internal/boundedfile"},
-		"internal/boundedfile": nil,
-		"yarn":                 {"records", "github.com/jcmturner/gokrb5/v8/client"},
-		"conf":                 nil,
-		"preflight":            {"conf", "yarn"},
-		"internal/cmdutil":     {"preflight"},
-		"internal/cmd/shared":  {"internal/cmdutil"},
-		"internal/cmd/app":     {"internal/cmd/shared", "internal/cmdutil"},
-		"internal/cmd/root":    {"internal/cmd/app", "internal/cmdutil"},
-		"cmd/yarn-er":          {"internal/cmd/root"},
+		"records":                        {"internal/boundedfile"},
+		"internal/boundedfile":           nil,
+		"internal/testsupport/tabletest": nil,
+		"cmd/internal/amrun":             nil,
+		"yarn":                           {"records", "github.com/jcmturner/gokrb5/v8/client"},
+		"conf":                           nil,
+		"preflight":                      {"conf", "yarn"},
+		"cmd/internal/cmdutil":           {"preflight"},
+		"cmd/internal/commands/shared":   {"cmd/internal/cmdutil"},
+		"cmd/internal/commands/app":      {"cmd/internal/commands/shared", "cmd/internal/cmdutil"},
+		"cmd/internal/commands/root":     {"cmd/internal/commands/app", "cmd/internal/cmdutil"},
+		"cmd/yarn-er":                    {"cmd/internal/commands/root"},
 	}
 	require.Empty(t, violations(base))
 	for _, tc := range []struct {
 		name, pkg, dep, want string
 	}{
-		{"a library into the CLI", "preflight", "internal/cmdutil", "preflight imports internal/cmdutil: an import from below into the CLI's wiring"},
-		{"a command into another", "internal/cmd/app", "internal/cmd/root", "internal/cmd/app imports internal/cmd/root"},
+		{"a library into the CLI", "preflight", "cmd/internal/cmdutil", "preflight imports cmd/internal/cmdutil: an import from below into the CLI's wiring"},
+		{"a command into another", "cmd/internal/commands/app", "cmd/internal/commands/root", "cmd/internal/commands/app imports cmd/internal/commands/root"},
+		{"a test helper in a program", "preflight", "internal/testsupport/tabletest", "preflight imports internal/testsupport/tabletest: test support is for _test.go files only"},
+		{"the AM binary into the CLI", "cmd/internal/amrun", "cmd/internal/commands/root", "cmd/internal/amrun imports cmd/internal/commands/root"},
 		{"a leaf upwards", "records", "conf", "records imports conf: records may import only [internal/boundedfile]"},
 		{"gokrb5 outside its packages", "preflight", "github.com/jcmturner/gokrb5/v8/spnego", "only internal/ipc/gss"},
 	} {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/yarn-er/yarn-er/internal/ipc/gss"
 	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
-	"github.com/yarn-er/yarn-er/internal/krb5test"
 	"github.com/yarn-er/yarn-er/internal/namenode"
 	"github.com/yarn-er/yarn-er/internal/namenode/namenodetest"
+	"github.com/yarn-er/yarn-er/internal/testsupport/krb5test"
 	"github.com/yarn-er/yarn-er/records"
 )
 
