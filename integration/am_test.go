@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/yarn-er/yarn-er/records"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/kerberos"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -330,7 +331,7 @@ func secureYarnClient(t *testing.T, ep *Endpoints) *yarn.Client {
 	c, err := yarn.NewClient(yarn.Options{
 		Addresses: []string{ep.RMWebAddress},
 		Auth:      yarn.AuthKerberos,
-		Kerberos:  yarn.KerberosOptions{Principal: ep.Secure.Principal, Keytab: ep.Secure.Keytab, Krb5Conf: ep.Secure.Krb5Conf},
+		Kerberos:  yarn.KerberosOptions{Options: kerberos.Options{Principal: ep.Secure.Principal, Keytab: ep.Secure.Keytab, Krb5Conf: ep.Secure.Krb5Conf}},
 		TLS:       yarn.TLSOptions{CAFile: ep.Secure.TLSCA},
 	})
 	require.NoError(t, err)

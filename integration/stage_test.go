@@ -5,12 +5,13 @@ package integration
 import (
 	"context"
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
 	"os"
 	"path"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/yarn-er/yarn-er/records"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

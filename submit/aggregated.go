@@ -63,7 +63,8 @@ func (c *Client) openLogFS(ctx context.Context) (LogFS, error) {
 	if c.opts.LogFS != nil {
 		return c.opts.LogFS(ctx)
 	}
-	sc, err := stage.Dial(ctx, c.opts.Stage)
+	so := c.stageOptions()
+	sc, err := stage.Dial(ctx, so)
 	if err != nil {
 		return nil, err
 	}
@@ -73,10 +74,10 @@ func (c *Client) openLogFS(ctx context.Context) (LogFS, error) {
 	}
 	if needsWebHDFS(c.opts.Stage.HadoopConf) {
 		var spnego func(http.RoundTripper) http.RoundTripper
-		if krb := c.opts.Stage.Kerberos; krb != nil {
+		if krb := so.Kerberos; krb != nil {
 			spnego = func(next http.RoundTripper) http.RoundTripper { return yarn.SPNEGOTransport(next, krb, "", c.log) }
 		}
-		web, err := newWebHDFS(c.opts.Stage.HadoopConf, spnego, 0)
+		web, err := newWebHDFS(so.HadoopConf, spnego, 0)
 		if err != nil {
 			_ = sc.Close()
 			return nil, fmt.Errorf("aggregated logs: %w", err)

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/yarn-er/yarn-er/records"
 
 	"github.com/yarn-er/yarn-er/internal/ctxsleep"
 	"github.com/yarn-er/yarn-er/yarn"

@@ -2,8 +2,9 @@ package submit
 
 import (
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
 	"strings"
+
+	"github.com/yarn-er/yarn-er/records"
 
 	"github.com/yarn-er/yarn-er/stage"
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/yarn-er/yarn-er/kerberos"
 	"github.com/yarn-er/yarn-er/stage"
 )
 
@@ -24,6 +25,9 @@ func (c *Client) kerberized() bool {
 func (c *Client) tokenRenewer() (string, error) {
 	if !c.kerberized() {
 		return "", nil
+	}
+	if c.stageOptions(); c.loginErr != nil {
+		return "", c.loginErr
 	}
 	if k := c.opts.Stage.Kerberos; k == nil || k.Credentials == nil {
 		return "", &stage.Error{Op: "connect", Err: fmt.Errorf("%w: %s is kerberos, and there is no Kerberos login", stage.ErrUnsupportedAuth, stage.KeyAuthentication),
@@ -46,4 +50,29 @@ func (c *Client) tokenRenewer() (string, error) {
 		return "", fmt.Errorf("%s = %s: the RM host for _HOST: %w", KeyRMPrincipal, principal, err)
 	}
 	return strings.ReplaceAll(principal, "_HOST", strings.ToLower(addrs[0].Host)), nil
+}
+
+// stageOptions returns the HDFS client's options with the Kerberos login decided: the one place
+// that chooses HDFS's login. On a Kerberized HDFS it is Stage.Kerberos when the caller set one,
+// else the REST client's login, else a login of its own from Options.Login; a failed login is
+// kept in loginErr (tokenRenewer returns it, before a submission uses an application id) and
+// the HDFS client then reports that it has none. A simple HDFS needs no login.
+func (c *Client) stageOptions() stage.Options {
+	c.loginOnce.Do(func() {
+		if c.opts.Stage.Kerberos != nil || !c.kerberized() {
+			return
+		}
+		if krb := c.opts.YARN.KerberosClient(); krb != nil {
+			c.opts.Stage.Kerberos = krb
+			return
+		}
+		krb, err := kerberos.Login(c.opts.Login, c.opts.Getenv, c.opts.Logger)
+		if err != nil {
+			c.loginErr = err
+			c.log.Debug("no Kerberos login for HDFS", "err", err)
+			return
+		}
+		c.opts.Stage.Kerberos = krb
+	})
+	return c.opts.Stage
 }

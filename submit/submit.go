@@ -28,13 +28,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/yarn-er/yarn-er/kerberos"
+	"github.com/yarn-er/yarn-er/records"
 
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/jobspec"
@@ -109,11 +112,17 @@ type Options struct {
 	// Hadoop is the client's Hadoop configuration: scheduler addresses, fs.defaultFS and resource
 	// types. Required to submit.
 	Hadoop *conf.HadoopConfig
-	// Stage configures the HDFS client; HadoopConf, User and Kerberos default to Hadoop, the YARN
-	// client's user and the YARN client's Kerberos login. With hadoop.security.authentication =
-	// kerberos, staging authenticates with that login and the submission carries an HDFS
-	// delegation token (renewer yarn.resourcemanager.principal) in the AM's credentials.
+	// Stage configures the HDFS client; HadoopConf and User default to Hadoop and the YARN
+	// client's user. With hadoop.security.authentication = kerberos, staging authenticates with
+	// a Kerberos login and the submission carries an HDFS delegation token (renewer
+	// yarn.resourcemanager.principal) in the AM's credentials. The login is Stage.Kerberos when
+	// set, else the YARN client's, else one made from Login (hdfsLogin decides, once).
 	Stage stage.Options
+	// Login is the Kerberos login for HDFS when neither Stage.Kerberos nor the YARN client has
+	// one (a Kerberized HDFS behind a ResourceManager whose REST API is not Kerberized).
+	Login kerberos.Options
+	// Getenv reads the environment for Login (KRB5_CONFIG, KRB5CCNAME); default os.Getenv.
+	Getenv func(string) string
 	// PollPeriod is how often Follow, Kill and Logs ask the RM (default 1s).
 	PollPeriod time.Duration
 	// RecoveryWait is how long Follow waits for the ResourceManager to know an application
@@ -138,6 +147,9 @@ type Options struct {
 type Client struct {
 	opts Options
 	log  *slog.Logger
+
+	loginOnce sync.Once
+	loginErr  error // why there is no Kerberos login for a Kerberized HDFS
 }
 
 // New returns a Client.
@@ -162,9 +174,6 @@ func New(opts Options) (*Client, error) {
 	}
 	if opts.Stage.User == "" {
 		opts.Stage.User = opts.YARN.User()
-	}
-	if opts.Stage.Kerberos == nil {
-		opts.Stage.Kerberos = opts.YARN.KerberosClient()
 	}
 	if opts.Stage.Logger == nil {
 		opts.Stage.Logger = opts.Logger
@@ -306,7 +315,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 
 	// The RM first (REST submission disabled, a refused user), then HDFS: an unreachable
 	// NameNode uses up the application id, but nothing is submitted or staged.
-	sc, err := stage.Dial(ctx, c.opts.Stage)
+	sc, err := stage.Dial(ctx, c.stageOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -609,7 +618,7 @@ func amContext(req Request, appID string, spec *jobspec.Spec, specFile jobspec.L
 // Cleanup removes the staging directory of an application if it is still on HDFS (its AM
 // never ran, or was killed before it could) and reports whether there was one.
 func (c *Client) Cleanup(ctx context.Context, appID string) (bool, error) {
-	sc, err := stage.Dial(ctx, c.opts.Stage)
+	sc, err := stage.Dial(ctx, c.stageOptions())
 	if err != nil {
 		return false, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/internal/testsupport/tabletest"
 	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/kerberos"
 	"github.com/yarn-er/yarn-er/preflight"
 	"github.com/yarn-er/yarn-er/profile"
 	"github.com/yarn-er/yarn-er/records"
@@ -340,8 +341,10 @@ func TestSubmitRefusals(t *testing.T) {
 		{name: "HDFS unreachable", captures: "", req: Request{Command: []string{"true"}, Force: true},
 			want: stage.ErrUnreachable, msg: "127.0.0.1:1", newAppHit: 1},
 		{name: "Kerberos without a login", captures: "", req: Request{Command: []string{"true"}, Force: true},
-			hadoop: map[string]string{"hadoop.security.authentication": "Kerberos"}, want: stage.ErrUnsupportedAuth,
-			msg: "hadoop.security.authentication is kerberos, and there is no Kerberos login"},
+			// Neither the caller nor the REST client has a login: submit makes its own (the
+			// default credential cache here), which fails before an application id is used.
+			hadoop: map[string]string{"hadoop.security.authentication": "Kerberos"}, want: kerberos.ErrAuthentication,
+			msg: "run kinit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rm := newFakeRM(t, tc.captures)
@@ -349,6 +352,11 @@ func TestSubmitRefusals(t *testing.T) {
 				tc.setup(rm)
 			}
 			c := testClient(t, rm, testHadoop(t, tc.hadoop))
+			krb5 := filepath.Join(t.TempDir(), "krb5.conf")
+			require.NoError(t, os.WriteFile(krb5, []byte("[libdefaults]\n default_realm = EXAMPLE.COM\n"), 0o600))
+			c.opts.Getenv = func(k string) string {
+				return map[string]string{"KRB5_CONFIG": krb5, "KRB5CCNAME": "FILE:" + krb5 + ".cc"}[k]
+			}
 			var phases []Phase
 			_, err := c.Submit(context.Background(), tc.req, func(s Step) { phases = append(phases, s.Phase) })
 			require.Error(t, err)

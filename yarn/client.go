@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/yarn-er/yarn-er/kerberos"
+
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
 
 	"github.com/yarn-er/yarn-er/internal/ctxsleep"
@@ -105,7 +107,7 @@ func NewClient(opts Options) (*Client, error) {
 		if neg == nil {
 			cl := opts.Kerberos.Client
 			if cl == nil {
-				if cl, err = newKerberosClient(opts.Kerberos, getenv, logger); err != nil {
+				if cl, err = kerberos.Login(opts.Kerberos.Options, getenv, logger); err != nil {
 					return nil, err
 				}
 			}

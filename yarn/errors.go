@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/yarn-er/yarn-er/kerberos"
+
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -46,7 +48,7 @@ var (
 	ErrTimeout = errors.New("request timed out")
 	// ErrAuthentication: the client could not authenticate at all: no user name could be
 	// determined, or Kerberos login failed (bad keytab, expired or missing credential cache).
-	ErrAuthentication = errors.New("authentication failed")
+	ErrAuthentication = kerberos.ErrAuthentication
 	// ErrNoAddress: no ResourceManager address was given and none could be derived from the Hadoop
 	// configuration.
 	ErrNoAddress = errors.New("no ResourceManager address")

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/internal/testsupport/krb5test"
+	"github.com/yarn-er/yarn-er/kerberos"
 )
 
 // This test runs real SPNEGO without a KDC: it plays the KDC's part by minting a TGT and an
@@ -68,7 +69,7 @@ func TestKerberosSPNEGOWithCredentialCache(t *testing.T) {
 	var logs bytes.Buffer
 	c := testClient(t, Options{
 		Auth:     AuthKerberos,
-		Kerberos: KerberosOptions{CCache: ccache, Krb5Conf: krb5conf, lookupAddr: noNames},
+		Kerberos: KerberosOptions{Options: kerberos.Options{CCache: ccache, Krb5Conf: krb5conf}, lookupAddr: noNames},
 		Logger:   newDebugLogger(&logs),
 	}, srv.URL)
 	for range 3 {
@@ -85,7 +86,7 @@ func TestKerberosSPNEGOWithCredentialCache(t *testing.T) {
 	// authentication error, no request sent.
 	c = testClient(t, Options{
 		Auth:     AuthKerberos,
-		Kerberos: KerberosOptions{CCache: ccache, Krb5Conf: krb5conf, ServicePrincipal: "HTTP/other.example.com"},
+		Kerberos: KerberosOptions{Options: kerberos.Options{CCache: ccache, Krb5Conf: krb5conf}, ServicePrincipal: "HTTP/other.example.com"},
 		Retry:    RetryPolicy{MaxAttempts: 1},
 	}, srv.URL)
 	before := served.Load()
@@ -110,7 +111,7 @@ func TestServicePrincipalOption(t *testing.T) {
 	// for HTTP/127.0.0.1 the client would need the (unreachable) KDC.
 	ccache, krb5conf, _ := fakeKerberos(t, "HTTP/rm.yarn-er.test")
 	c, err := NewClient(Options{Addresses: []string{srv.URL}, Auth: AuthKerberos,
-		Kerberos: KerberosOptions{CCache: ccache, Krb5Conf: krb5conf, ServicePrincipal: " HTTP/rm.yarn-er.test@" + testRealm + " "},
+		Kerberos: KerberosOptions{Options: kerberos.Options{CCache: ccache, Krb5Conf: krb5conf}, ServicePrincipal: " HTTP/rm.yarn-er.test@" + testRealm + " "},
 		Retry:    RetryPolicy{MaxAttempts: 1}})
 	require.NoError(t, err)
 	_, err = c.ClusterInfo(context.Background())
@@ -141,7 +142,7 @@ func TestKerberosSPNEGONamesAnIPAddress(t *testing.T) {
 	var asked []string
 	c := testClient(t, Options{
 		Auth: AuthKerberos,
-		Kerberos: KerberosOptions{CCache: ccache, Krb5Conf: krb5conf, lookupAddr: func(_ context.Context, addr string) ([]string, error) {
+		Kerberos: KerberosOptions{Options: kerberos.Options{CCache: ccache, Krb5Conf: krb5conf}, lookupAddr: func(_ context.Context, addr string) ([]string, error) {
 			asked = append(asked, addr)
 			return []string{"RM.example.com.", "other.example.com."}, nil
 		}},

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	krb5client "github.com/jcmturner/gokrb5/v8/client"
+	"github.com/yarn-er/yarn-er/kerberos"
 
 	"github.com/yarn-er/yarn-er/internal/defaults"
 )
@@ -77,29 +77,14 @@ const (
 	AuthKerberos AuthMethod = "kerberos"
 )
 
-// KerberosOptions configure SPNEGO.
+// KerberosOptions configure SPNEGO: the Kerberos login and the RM's service principal.
 type KerberosOptions struct {
-	// Principal is the client principal, "user@REALM" (or "user", with the default realm of
-	// krb5.conf). Required with Keytab.
-	Principal string
-	// Keytab is a keytab file to log in with. A keytab client can log in again when its ticket
-	// expires; prefer it for long-running processes.
-	Keytab string
-	// CCache is a credential cache file (from kinit). Empty, without Keytab: $KRB5CCNAME (FILE:
-	// caches only), then /tmp/krb5cc_<uid>.
-	CCache string
-	// Krb5Conf is the krb5.conf path. Empty: $KRB5_CONFIG, then /etc/krb5.conf.
-	Krb5Conf string
+	// Options are the login (package kerberos).
+	kerberos.Options
 	// ServicePrincipal is the RM's HTTP service principal; "_HOST" is replaced by the host of the RM
 	// being addressed and an "@REALM" suffix is dropped. Empty: "HTTP/<RM host>" (callers pass
 	// yarn.resourcemanager.webapp.spnego-principal here).
 	ServicePrincipal string
-	// DisablePAFXFAST turns off PA-FX-FAST pre-authentication, which Active Directory KDCs often
-	// need.
-	DisablePAFXFAST bool
-	// Client, when set, is a ready gokrb5 client (for programs that manage their own Kerberos
-	// login); the fields above except ServicePrincipal are then ignored.
-	Client *krb5client.Client
 
 	// negotiator replaces gokrb5 in tests.
 	negotiator negotiator

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"strings"
 
 	"github.com/yarn-er/yarn-er/internal/redact"
 )
@@ -33,15 +32,4 @@ func (r restyLogger) Warnf(format string, v ...any) {
 }
 func (r restyLogger) Debugf(format string, v ...any) {
 	r.l.Debug(redactText(fmt.Sprintf(format, v...)), "component", "resty")
-}
-
-// redactingWriter turns the lines a library writes to a *log.Logger into scrubbed debug records.
-type redactingWriter struct {
-	logger    *slog.Logger
-	component string
-}
-
-func (w redactingWriter) Write(p []byte) (int, error) {
-	w.logger.Debug(redactText(strings.TrimRight(string(p), "\n")), "component", w.component)
-	return len(p), nil
 }

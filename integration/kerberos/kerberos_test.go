@@ -32,9 +32,9 @@ import (
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/internal/namenode"
+	"github.com/yarn-er/yarn-er/kerberos"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/stage"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // endpoints is what SecureHdfsHarness writes to endpoints.json.
@@ -154,7 +154,7 @@ func testKerberizedHDFS(t *testing.T, protection string) {
 
 	// The login goes through the same hardened path as the CLI's --keytab/--principal; it logs
 	// in on first use, as the CLI's does.
-	krb, err := yarn.NewKerberosClient(yarn.KerberosOptions{Keytab: e.Keytab, Principal: e.Principal, Krb5Conf: e.Krb5Conf}, nil, nil)
+	krb, err := kerberos.Login(kerberos.Options{Keytab: e.Keytab, Principal: e.Principal, Krb5Conf: e.Krb5Conf}, nil, nil)
 	require.NoError(t, err)
 
 	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: e.HadoopConf})

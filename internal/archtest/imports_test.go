@@ -24,15 +24,16 @@ var leafRules = map[string][]string{
 	"discovery":    {},
 	"logagg":       {},
 	"jobspec":      {"records"},
-	"yarn":         {"records", "internal/boundedfile", "internal/ctxsleep", "internal/defaults", "internal/redact"},
+	"yarn":         {"records", "kerberos", "internal/boundedfile", "internal/ctxsleep", "internal/defaults", "internal/redact"},
+	"kerberos":     {"internal/boundedfile", "internal/redact"},
 	"internal/ipc": {"records", "internal/hadooppb/", "internal/redact"},
 	"amrm":         {"records", "internal/"},
 	"profile":      {"conf", "internal/boundedfile", "internal/javafmt", "records"},
 }
 
-// krbImporters may import gokrb5: the GSSAPI mechanism, the REST client's SPNEGO and login,
-// staging, and the test helpers that mint or accept tickets.
-var krbImporters = []string{"internal/ipc/gss", "yarn", "stage", "internal/testsupport/krb5test", "internal/ipc/ipctest"}
+// krbImporters may import gokrb5: the login (package kerberos), the GSSAPI mechanism, the REST
+// client's SPNEGO, staging, and the test helpers that mint or accept tickets.
+var krbImporters = []string{"kerberos", "internal/ipc/gss", "yarn", "stage", "internal/testsupport/krb5test", "internal/ipc/ipctest"}
 
 // cliWiring are the CLI's and the AM process's packages: only the command tree imports them.
 func cliWiring(p string) bool {
@@ -158,7 +159,7 @@ func TestImportRulesCatchViolations(t *testing.T) {
 		{"a test helper in a program", "preflight", "internal/testsupport/tabletest", "preflight imports internal/testsupport/tabletest: test support is for _test.go files only"},
 		{"the AM binary into the CLI", "cmd/internal/amrun", "cmd/internal/commands/root", "cmd/internal/amrun imports cmd/internal/commands/root"},
 		{"a leaf upwards", "records", "conf", "records imports conf: records may import only [internal/boundedfile]"},
-		{"gokrb5 outside its packages", "preflight", "github.com/jcmturner/gokrb5/v8/spnego", "only internal/ipc/gss"},
+		{"gokrb5 outside its packages", "preflight", "github.com/jcmturner/gokrb5/v8/spnego", "only kerberos, internal/ipc/gss"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := map[string][]string{}

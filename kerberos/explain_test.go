@@ -1,4 +1,4 @@
-package yarn
+package kerberos
 
 import (
 	"testing"
@@ -34,7 +34,7 @@ func TestExplainKerberos(t *testing.T) {
 			if tc.name == "realm" {
 				client = "alice@WRONG.COM"
 			}
-			what, fix, ok := explainKerberos(tc.text, client, "HTTP/10.0.0.1")
+			what, fix, ok := Explain(tc.text, client, "HTTP/10.0.0.1")
 			assert.Equal(t, tc.ok, ok)
 			assert.Contains(t, what, tc.what)
 			assert.Contains(t, fix, tc.fix)

@@ -1,4 +1,4 @@
-package yarn
+package kerberos
 
 import (
 	"regexp"
@@ -23,10 +23,11 @@ const (
 	krbErrModified       = 41 // KRB_AP_ERR_MODIFIED
 )
 
-// explainKerberos turns a failed Kerberos exchange into what went wrong and how to fix it, in
-// words; ok is false when the text matches nothing known. client is the login's principal, spn
-// the service principal asked for; either may be "".
-func explainKerberos(text, client, spn string) (what, fix string, ok bool) {
+// Explain turns a failed Kerberos exchange (the text of a gokrb5 error, a KDC's or a service's
+// answer) into what went wrong and how to fix it, in words; ok is false when the text matches
+// nothing known. client is the login's principal, spn the service principal asked for; either
+// may be "".
+func Explain(text, client, spn string) (what, fix string, ok bool) {
 	if client == "" {
 		client = "the login's principal"
 	}
