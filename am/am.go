@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -67,6 +68,9 @@ type Options struct {
 	TrackingURL string
 	// Staging removes the staging directory (nil: OpenStaging(spec.StagingDir, AppID, spec.User, Credentials)).
 	Staging Staging
+	// Tokens refreshes the application's HDFS delegation tokens when the spec asks for it
+	// (spec.Tokens; tokens.go). Required then.
+	Tokens TokenRefresher
 
 	// traceInterval, when set (tests), sees every heartbeat interval chosen.
 	traceInterval func(d time.Duration, busy, changed bool)
@@ -241,6 +245,8 @@ type runner struct {
 	clusterNodes int
 	// peersWarned says the job's peers were too many for the peers file, logged once.
 	peersWarned bool
+	// credsNow are the credentials containers get now (the HDFS tokens refreshed: tokens.go).
+	credsNow atomic.Pointer[records.Credentials]
 }
 
 // removeStaging removes the staging directory once (unless the spec keeps it).
@@ -317,6 +323,9 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 	if opts.Credentials == nil {
 		return nil, fmt.Errorf("am: no credentials: %w", amrm.ErrNoToken)
 	}
+	if spec.Tokens != nil && opts.Tokens == nil {
+		return nil, ErrNoTokenRefresher
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -341,6 +350,7 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 	r := &runner{spec: spec, opts: opts, log: opts.Logger, start: opts.Now(), byPrio: map[int32]*roleState{},
 		byID: map[records.ContainerID]*slot{}, res: &Result{}, launch: make(chan launchResult, launchQueue)}
 	r.setupRoles()
+	r.credsNow.Store(opts.Credentials)
 
 	// The staging connection opens while the AM registers, so that removal later is one call.
 	// It also carries the ranks record (ranks.go): written while another attempt may follow,
@@ -356,7 +366,7 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 				r.stagingCh <- opened{st: opts.Staging}
 				return
 			}
-			st, err := OpenStaging(spec.StagingDir, opts.Identity.AppID, spec.User, opts.Credentials)
+			st, err := openStaging(spec.StagingDir, opts.Identity.AppID, spec.User, r.credsNow.Load)
 			if err != nil {
 				r.log.Warn("am: the staging directory will not be removed, nor the ranks recorded for another attempt", "err", err)
 			}
@@ -414,6 +424,11 @@ func (r *runner) run(ctx context.Context) error {
 		return fmt.Errorf("am: register with the ResourceManager at %s: %w", strings.Join(spec.SchedulerAddresses, ","), err)
 	}
 	r.res.Registered = r.since()
+	if r.spec.Tokens != nil {
+		tctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go r.refreshTokens(tctx)
+	}
 	r.log.Info("am: registered", "app", r.opts.Identity.AppID, "attempt", r.opts.Identity.Attempt, "queue", reg.Queue,
 		"maxCapability", reg.MaximumCapability.String(), "after", r.res.Registered)
 

@@ -131,7 +131,7 @@ func (r *runner) rankLaunch(s *slot) *amrm.LaunchContext {
 		env[jobspec.EnvMasterPort] = strconv.Itoa(RankPort(appID, m.global))
 	}
 
-	var pre []string
+	pre := r.tokenFollowerWords()
 	var peers []Peer
 	var lines []string
 	size := 0

@@ -40,6 +40,12 @@ var ErrStaging = errors.New("am: staging directory")
 // On HDFS the AM authenticates with the HDFS delegation token for that NameNode among creds (a
 // Kerberized cluster: yarn-er submit puts one there), else as user (a cluster without security).
 func OpenStaging(dirURL, appID, user string, creds *records.Credentials) (Staging, error) {
+	return openStaging(dirURL, appID, user, func() *records.Credentials { return creds })
+}
+
+// openStaging is OpenStaging with the credentials read at each connection: those of an AM whose
+// tokens are refreshed (tokens.go) change.
+func openStaging(dirURL, appID, user string, credsNow func() *records.Credentials) (Staging, error) {
 	u, err := url.Parse(dirURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrStaging, dirURL, err)
@@ -60,12 +66,20 @@ func OpenStaging(dirURL, appID, user string, creds *records.Credentials) (Stagin
 		ctx, cancel := context.WithTimeout(context.Background(), stagingConnectTimeout)
 		defer cancel()
 		cfg := namenode.Config{Addrs: []string{u.Host}, User: user}
-		if creds != nil {
-			if tok, ok := namenode.SelectToken(ctx, creds.Tokens, u.Host); ok {
-				cfg.Token = &tok
+		if creds := credsNow(); creds != nil {
+			if _, ok := namenode.SelectToken(ctx, creds.Tokens, u.Host); ok {
+				host := u.Host
+				cfg.TokenFunc = func() (records.Token, error) {
+					lctx, cancel := context.WithTimeout(context.Background(), stagingConnectTimeout)
+					defer cancel()
+					if tok, ok := namenode.SelectToken(lctx, credsNow().Tokens, host); ok {
+						return tok, nil
+					}
+					return records.Token{}, fmt.Errorf("no HDFS delegation token for %s", host)
+				}
 			}
 		}
-		if cfg.Token == nil && user == "" {
+		if cfg.TokenFunc == nil && user == "" {
 			return nil, fmt.Errorf("%w %q: no user to act as", ErrStaging, dirURL)
 		}
 		c, err := namenode.Dial(ctx, cfg)

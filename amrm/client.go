@@ -149,6 +149,23 @@ func (c *Client) Credentials() *records.Credentials {
 	return out
 }
 
+// UpdateTokens replaces (or adds) the tokens of the given aliases in the credentials that
+// Credentials returns from now on, which the containers started later get: fresh HDFS delegation
+// tokens of an application that outlives the first ones. An AMRMToken among them is ignored (the
+// ResourceManager rolls that one itself).
+func (c *Client) UpdateTokens(tokens map[string]records.Token) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	creds := c.cfg.Credentials.WithoutKinds()
+	for alias, t := range tokens {
+		if t.Kind == records.KindAMRMToken {
+			continue
+		}
+		creds.Tokens[alias] = t.Clone()
+	}
+	c.cfg.Credentials = creds
+}
+
 // RegisterRequest is what an AM tells the ResourceManager about itself.
 type RegisterRequest struct {
 	// Host is the AM's host (shown by the RM; "" is allowed).

@@ -120,6 +120,28 @@ type Spec struct {
 	// GangFail (the default, ""), or GangWait: give back what it holds, ask again and wait
 	// another timeout.
 	GangTimeoutAction string `json:"gangTimeoutAction,omitempty"`
+
+	// Tokens, when set, has the ApplicationMaster keep the application's HDFS delegation tokens
+	// fresh past their maximum lifetime (submit --ship-keytab): it logs in with the keytab that
+	// was shipped to its container alone, and hands new tokens to the ranks (docs/kerberos.md).
+	Tokens *TokenRefresh `json:"tokens,omitempty"`
+}
+
+// TokenRefresh is how the ApplicationMaster obtains fresh HDFS delegation tokens.
+type TokenRefresh struct {
+	// Principal is the Kerberos principal the AM logs in as (the submitter's).
+	Principal string `json:"principal"`
+	// KeytabFile is the keytab's name in the AM container's working directory.
+	KeytabFile string `json:"keytabFile"`
+	// Krb5ConfFile is the krb5.conf shipped beside it ("": the node's, $KRB5_CONFIG or
+	// /etc/krb5.conf).
+	Krb5ConfFile string `json:"krb5ConfFile,omitempty"`
+	// NameNodePrincipal is dfs.namenode.kerberos.principal (may hold _HOST).
+	NameNodePrincipal string `json:"nameNodePrincipal"`
+	// RenewIntervalMillis is the NameNode's dfs.namenode.delegation.token.renew-interval as the
+	// submitter's configuration gives it (0: Hadoop's default, a day): how often new tokens are
+	// fetched when the NameNode does not say when the current one expires.
+	RenewIntervalMillis int64 `json:"renewIntervalMillis,omitempty"`
 }
 
 // Gang timeout actions.
@@ -266,6 +288,12 @@ var ErrInvalid = errors.New("invalid job spec")
 
 // Is makes errors.Is(err, ErrInvalid) true for every *Error.
 func (e *Error) Is(target error) bool { return target == ErrInvalid }
+
+// plainFileName reports whether name is a file name of a working directory: no path, no dot
+// names.
+func plainFileName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, "/\x00")
+}
 
 func invalid(field, format string, args ...any) error {
 	return &Error{Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -428,6 +456,20 @@ func (s *Spec) Validate() error {
 	}
 	if s.GangTimeoutMillis < 0 {
 		return invalid("gangTimeoutMillis", "%d: must not be negative", s.GangTimeoutMillis)
+	}
+	if t := s.Tokens; t != nil {
+		switch {
+		case strings.TrimSpace(t.Principal) == "":
+			return invalid("tokens.principal", "empty: the AM has no principal to log in as")
+		case !plainFileName(t.KeytabFile):
+			return invalid("tokens.keytabFile", "%q: want a file name in the AM's working directory", t.KeytabFile)
+		case t.Krb5ConfFile != "" && !plainFileName(t.Krb5ConfFile):
+			return invalid("tokens.krb5ConfFile", "%q: want a file name in the AM's working directory", t.Krb5ConfFile)
+		case strings.TrimSpace(t.NameNodePrincipal) == "":
+			return invalid("tokens.nameNodePrincipal", "empty: set dfs.namenode.kerberos.principal")
+		case t.RenewIntervalMillis < 0:
+			return invalid("tokens.renewIntervalMillis", "%d: must not be negative", t.RenewIntervalMillis)
+		}
 	}
 	switch s.GangTimeoutAction {
 	case "", GangFail, GangWait:

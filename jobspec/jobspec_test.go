@@ -128,6 +128,17 @@ func TestValidate(t *testing.T) {
 		{"file negative size", func(s *Spec) { s.Files[0].Size = -1 }, "files[0].size"},
 		{"no staging", func(s *Spec) { s.StagingDir = "" }, "stagingDir"},
 		{"negative heartbeat", func(s *Spec) { s.HeartbeatMillis = -1 }, "heartbeatMillis"},
+		{"tokens without principal", func(s *Spec) { s.Tokens = &TokenRefresh{KeytabFile: "k", NameNodePrincipal: "nn/_HOST@R"} }, "tokens.principal"},
+		{"tokens keytab path", func(s *Spec) {
+			s.Tokens = &TokenRefresh{Principal: "a@R", KeytabFile: "../k", NameNodePrincipal: "nn/_HOST@R"}
+		}, "tokens.keytabFile"},
+		{"tokens krb5.conf path", func(s *Spec) {
+			s.Tokens = &TokenRefresh{Principal: "a@R", KeytabFile: "k", Krb5ConfFile: "/etc/krb5.conf", NameNodePrincipal: "nn/_HOST@R"}
+		}, "tokens.krb5ConfFile"},
+		{"tokens without NameNode principal", func(s *Spec) { s.Tokens = &TokenRefresh{Principal: "a@R", KeytabFile: "k"} }, "tokens.nameNodePrincipal"},
+		{"tokens negative interval", func(s *Spec) {
+			s.Tokens = &TokenRefresh{Principal: "a@R", KeytabFile: "k", NameNodePrincipal: "nn/_HOST@R", RenewIntervalMillis: -1}
+		}, "tokens.renewIntervalMillis"},
 		{"negative max attempts", func(s *Spec) { s.MaxAttempts = -1 }, "maxAttempts"},
 	}
 	for _, tt := range tests {

@@ -3,9 +3,14 @@ package submit
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/kerberos"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/stage"
 )
 
@@ -75,4 +80,106 @@ func (c *Client) stageOptions() stage.Options {
 		c.opts.Stage.Kerberos = krb
 	})
 	return c.opts.Stage
+}
+
+// Names of the files --ship-keytab stages for the ApplicationMaster's container.
+const (
+	// KeytabFile is the shipped keytab's name.
+	KeytabFile = "yarn-er.keytab"
+	// Krb5ConfFile is the shipped krb5.conf's name.
+	Krb5ConfFile = "yarn-er-krb5.conf"
+)
+
+// KeyTokenRenewInterval is the NameNode's renewal interval of delegation tokens, in ms
+// (Hadoop's default: a day).
+const KeyTokenRenewInterval = "dfs.namenode.delegation.token.renew-interval"
+
+// shipment is what --ship-keytab ships: the login's keytab, its krb5.conf, and what the AM needs
+// to log in and reach the NameNode.
+type shipment struct {
+	keytab, krb5conf string
+	tr               jobspec.TokenRefresh
+}
+
+// items are the staged files (none without a shipment).
+func (s *shipment) items() []stage.Item {
+	if s == nil {
+		return nil
+	}
+	out := []stage.Item{{Local: s.keytab, Name: KeytabFile, Type: records.LocalFile}}
+	if s.krb5conf != "" {
+		out = append(out, stage.Item{Local: s.krb5conf, Name: Krb5ConfFile, Type: records.LocalFile})
+	}
+	return out
+}
+
+// refresh is the spec's token refresh (nil without a shipment).
+func (s *shipment) refresh() *jobspec.TokenRefresh {
+	if s == nil {
+		return nil
+	}
+	r := s.tr
+	return &r
+}
+
+// keytabToShip checks a --ship-keytab request against the login and the Hadoop configuration
+// and says what to ship; nil without --ship-keytab.
+func (c *Client) keytabToShip(req Request) (*shipment, error) {
+	if !req.ShipKeytab {
+		return nil, nil
+	}
+	const flag = "--ship-keytab"
+	if !c.kerberized() {
+		return nil, badRequest(flag, "%s is not kerberos: HDFS tokens and keytabs are for Kerberized clusters", stage.KeyAuthentication)
+	}
+	l := c.opts.Login
+	if l.Keytab == "" || strings.TrimSpace(l.Principal) == "" {
+		return nil, badRequest(flag, "it ships the login's keytab, and the login has none: give --keytab and --principal (or YARN_ER_KEYTAB and YARN_ER_PRINCIPAL)")
+	}
+	if fi, err := os.Stat(l.Keytab); err != nil || !fi.Mode().IsRegular() {
+		return nil, badRequest(flag, "keytab %s: %v", l.Keytab, orNotRegular(err))
+	}
+	nnp := strings.TrimSpace(c.opts.Hadoop.Get(stage.KeyNameNodePrincipal))
+	if nnp == "" {
+		return nil, badRequest(flag, "%s is not set: the ApplicationMaster needs the NameNode's principal (set it in hdfs-site.xml, e.g. nn/_HOST@EXAMPLE.COM)", stage.KeyNameNodePrincipal)
+	}
+	s := &shipment{keytab: l.Keytab, krb5conf: krb5ConfPath(l.Krb5Conf, c.getenv()),
+		tr: jobspec.TokenRefresh{Principal: strings.TrimSpace(l.Principal), KeytabFile: KeytabFile, NameNodePrincipal: nnp}}
+	if s.krb5conf != "" {
+		s.tr.Krb5ConfFile = Krb5ConfFile
+	}
+	if v := strings.TrimSpace(c.opts.Hadoop.Get(KeyTokenRenewInterval)); v != "" {
+		ms, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || ms <= 0 {
+			p, _ := c.opts.Hadoop.Lookup(KeyTokenRenewInterval)
+			return nil, fmt.Errorf("%s = %q (%s): want a positive number of milliseconds", KeyTokenRenewInterval, v, p.Source)
+		}
+		s.tr.RenewIntervalMillis = ms
+	}
+	return s, nil
+}
+
+// krb5ConfPath is the krb5.conf the login uses: the option, the first existing file of
+// $KRB5_CONFIG, else /etc/krb5.conf when it exists ("" when none does: the node's own is used).
+func krb5ConfPath(explicit string, getenv func(string) string) string {
+	if explicit != "" {
+		return explicit
+	}
+	for _, p := range filepath.SplitList(getenv("KRB5_CONFIG")) {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	if fi, err := os.Stat("/etc/krb5.conf"); err == nil && fi.Mode().IsRegular() {
+		return "/etc/krb5.conf"
+	}
+	return ""
+}
+
+// getenv is Options.Getenv or os.Getenv.
+func (c *Client) getenv() func(string) string {
+	if c.opts.Getenv != nil {
+		return c.opts.Getenv
+	}
+	return os.Getenv
 }

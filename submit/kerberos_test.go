@@ -2,6 +2,8 @@ package submit
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +12,7 @@ import (
 	"github.com/yarn-er/yarn-er/internal/testsupport/krb5test"
 	"github.com/yarn-er/yarn-er/internal/testsupport/tabletest"
 	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/kerberos"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/stage"
 )
@@ -70,4 +73,73 @@ func TestAMContextCarriesTheDelegationToken(t *testing.T) {
 	back, err := records.DecodeTokenURLString(entries[0].Value)
 	require.NoError(t, err)
 	assert.Equal(t, tok, back, "Hadoop's URL-safe token encoding")
+}
+
+func TestKeytabToShip(t *testing.T) {
+	dir := t.TempDir()
+	kt := filepath.Join(dir, "alice.keytab")
+	require.NoError(t, os.WriteFile(kt, []byte("keytab"), 0o600))
+	krb5 := filepath.Join(dir, "krb5.conf")
+	require.NoError(t, os.WriteFile(krb5, []byte("[libdefaults]\n"), 0o600))
+	secure := map[string]string{"hadoop.security.authentication": "kerberos", stage.KeyNameNodePrincipal: "nn/_HOST@EXAMPLE.COM"}
+	with := func(extra map[string]string) map[string]string {
+		m := map[string]string{}
+		for k, v := range secure {
+			m[k] = v
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name   string
+		hadoop map[string]string
+		login  kerberos.Options
+		env    map[string]string
+		want   *jobspec.TokenRefresh
+		items  []string
+		err    string
+	}{
+		{name: "keytab, krb5.conf from KRB5_CONFIG, renew interval", hadoop: with(map[string]string{KeyTokenRenewInterval: "30000"}),
+			login: kerberos.Options{Keytab: kt, Principal: " alice@EXAMPLE.COM "}, env: map[string]string{"KRB5_CONFIG": "/nonexistent:" + krb5},
+			want: &jobspec.TokenRefresh{Principal: "alice@EXAMPLE.COM", KeytabFile: KeytabFile, Krb5ConfFile: Krb5ConfFile,
+				NameNodePrincipal: "nn/_HOST@EXAMPLE.COM", RenewIntervalMillis: 30000},
+			items: []string{kt + "#" + KeytabFile, krb5 + "#" + Krb5ConfFile}},
+		{name: "explicit krb5.conf", hadoop: secure, login: kerberos.Options{Keytab: kt, Principal: "alice", Krb5Conf: krb5},
+			want:  &jobspec.TokenRefresh{Principal: "alice", KeytabFile: KeytabFile, Krb5ConfFile: Krb5ConfFile, NameNodePrincipal: "nn/_HOST@EXAMPLE.COM"},
+			items: []string{kt + "#" + KeytabFile, krb5 + "#" + Krb5ConfFile}},
+		{name: "simple cluster", hadoop: map[string]string{}, login: kerberos.Options{Keytab: kt, Principal: "alice"}, err: "not kerberos"},
+		{name: "a ticket cache only", hadoop: secure, login: kerberos.Options{CCache: "/tmp/krb5cc_1"}, err: "give --keytab and --principal"},
+		{name: "missing keytab", hadoop: secure, login: kerberos.Options{Keytab: filepath.Join(dir, "none"), Principal: "alice"}, err: "keytab " + filepath.Join(dir, "none")},
+		{name: "no NameNode principal", hadoop: map[string]string{"hadoop.security.authentication": "kerberos"},
+			login: kerberos.Options{Keytab: kt, Principal: "alice"}, err: stage.KeyNameNodePrincipal + " is not set"},
+		{name: "bad renew interval", hadoop: with(map[string]string{KeyTokenRenewInterval: "1d"}),
+			login: kerberos.Options{Keytab: kt, Principal: "alice"}, err: KeyTokenRenewInterval + ` = "1d" (yarn-site.xml:1)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := tc.env
+			if env == nil {
+				env = map[string]string{"KRB5_CONFIG": krb5}
+			}
+			c := &Client{opts: Options{Hadoop: testHadoop(t, tc.hadoop), Login: tc.login, Getenv: func(k string) string { return env[k] }}}
+			s, err := c.keytabToShip(Request{ShipKeytab: true})
+			if tc.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tc.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, s.refresh())
+			var items []string
+			for _, it := range s.items() {
+				items = append(items, it.Local+"#"+it.Name)
+			}
+			assert.Equal(t, tc.items, items)
+		})
+	}
+	none, err := (&Client{}).keytabToShip(Request{})
+	require.NoError(t, err)
+	assert.Nil(t, none.refresh())
+	assert.Empty(t, none.items())
 }

@@ -127,6 +127,11 @@ type Request struct {
 	AMBinary string
 	// KeepStaging keeps the staging directory after the application ended.
 	KeepStaging bool
+	// ShipKeytab ships the Kerberos login's keytab (Options.Login: a keytab and a principal) to
+	// the ApplicationMaster's container alone, so that it can fetch fresh HDFS delegation tokens
+	// for a job that runs longer than their maximum lifetime and hand them to the ranks
+	// (docs/kerberos.md). The full yarn-er binary then runs the AM.
+	ShipKeytab bool
 	// Force submits even when the preflight finds problems (it is then not run).
 	Force bool
 	// HeartbeatMillis is the AM's heartbeat while container asks are outstanding (0: its default).

@@ -260,9 +260,17 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	if err != nil {
 		return nil, err
 	}
+	ship, err := c.keytabToShip(req)
+	if err != nil {
+		return nil, err
+	}
 	amBin, skipped, err := amBinary(binary, req.AMBinary)
 	if err != nil {
 		return nil, err
+	}
+	if ship != nil && amBin != "" {
+		// The small AM binary carries no Kerberos library.
+		amBin, skipped = "", "--ship-keytab: the ApplicationMaster logs in with Kerberos, which only the yarn-er binary can"
 	}
 	if skipped != "" {
 		c.log.Info("the ApplicationMaster runs as yarn-er am", "why", skipped)
@@ -326,6 +334,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	}
 	items = append(items, req.Files...)
 	items = append(items, req.Archives...)
+	items = append(items, ship.items()...)
 	step(Step{Phase: PhaseStaging, AppID: na.ID, Message: "staging to " + sc.URL(sc.BaseDir()+"/"+na.ID)})
 	start := time.Now()
 	dir, files, err := sc.Stage(ctx, na.ID, items, func(p stage.Progress) {
@@ -342,6 +351,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 			}
 		}
 	}()
+	// The keytab and krb5.conf go to the AM's container alone, never to the ranks'.
+	var amSecrets []jobspec.LocalFile
+	if n := len(ship.items()); n > 0 {
+		files, amSecrets = files[:len(files)-n], files[len(files)-n:]
+	}
 	var amFile *jobspec.LocalFile
 	if amBin != "" {
 		amFile, files = &files[1], append(files[:1:1], files[2:]...)
@@ -364,6 +378,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		spec.GangTimeoutMillis = req.GangTimeout.Milliseconds()
 	}
 	spec.GangTimeoutAction = req.GangTimeoutAction
+	spec.Tokens = ship.refresh()
 	data, err := spec.Marshal()
 	if err != nil {
 		// What the request's own checks cannot know before staging (the spec's size); the
@@ -384,6 +399,10 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	out.StageTime = time.Since(start)
 
 	amc := amContext(req, na.ID, spec, specFile, amFile)
+	for _, f := range amSecrets {
+		amc.AMContainerSpec.LocalResources[f.Name] = f.Resource()
+		out.Staged += f.Size
+	}
 	if renewer != "" {
 		tok, err := sc.DelegationToken(ctx, renewer)
 		if err != nil {

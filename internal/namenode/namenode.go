@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/hdfspb"
@@ -46,6 +47,10 @@ type Config struct {
 	// Token, when Kerberos is nil, authenticates with an HDFS delegation token (SASL
 	// TOKEN/DIGEST-MD5), as a YARN container does (see SelectToken).
 	Token *records.Token
+	// TokenFunc, when set and Kerberos is nil, gives the token for each new connection instead of
+	// Token: a long-running process whose tokens are replaced (submit --ship-keytab) connects with
+	// the newest.
+	TokenFunc func() (records.Token, error)
 	// User is the user to act as when neither Kerberos nor Token is set (SIMPLE authentication,
 	// a cluster without security).
 	User string
@@ -113,9 +118,26 @@ func CancelDelegationToken(ctx context.Context, cfg Config, tok records.Token) e
 	if cfg.Kerberos == nil {
 		return errors.New("namenode: cancelling a delegation token needs a Kerberos login (fix: kinit, or give --keytab and --principal)")
 	}
-	return call(ctx, cfg, "cancelDelegationToken", &commonpb.CancelDelegationTokenRequestProto{Token: &commonpb.TokenProto{
-		Identifier: nonNil(tok.Identifier), Password: nonNil(tok.Password), Kind: proto.String(tok.Kind), Service: proto.String(tok.Service),
-	}}, &commonpb.CancelDelegationTokenResponseProto{})
+	return call(ctx, cfg, "cancelDelegationToken", &commonpb.CancelDelegationTokenRequestProto{Token: tokenProto(tok)},
+		&commonpb.CancelDelegationTokenResponseProto{})
+}
+
+// RenewDelegationToken renews tok, which the caller's Kerberos login must be the renewer of, and
+// returns when it expires now: the renewal interval from now, at most the token's maximum
+// lifetime. Hadoop's NameNode refuses the renewal of a token past that lifetime.
+func RenewDelegationToken(ctx context.Context, cfg Config, tok records.Token) (time.Time, error) {
+	if cfg.Kerberos == nil {
+		return time.Time{}, errors.New("namenode: renewing a delegation token needs a Kerberos login (fix: kinit, or give --keytab and --principal)")
+	}
+	resp := &commonpb.RenewDelegationTokenResponseProto{}
+	if err := call(ctx, cfg, "renewDelegationToken", &commonpb.RenewDelegationTokenRequestProto{Token: tokenProto(tok)}, resp); err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(int64(resp.GetNewExpiryTime())), nil
+}
+
+func tokenProto(tok records.Token) *commonpb.TokenProto {
+	return &commonpb.TokenProto{Identifier: nonNil(tok.Identifier), Password: nonNil(tok.Password), Kind: proto.String(tok.Kind), Service: proto.String(tok.Service)}
 }
 
 func deleteRequest(path string, recursive bool) (*hdfspb.DeleteRequestProto, error) {
@@ -220,6 +242,64 @@ func (c *Conn) List(ctx context.Context, path string) ([]string, error) {
 	}
 }
 
+// MaxXAttrValue bounds the value of an extended attribute GetXAttr accepts and SetXAttr sends:
+// the NameNode's default limit on a name and value together (dfs.namenode.fs-limits.max-xattr-size).
+const MaxXAttrValue = 16 << 10
+
+// xattrMissing is the message a NameNode answers getXAttrs with when an asked attribute is not set
+// (FSDirXAttrOp.getXAttrs, Hadoop 2.6 to 3.5).
+const xattrMissing = "At least one of the attributes provided was not found"
+
+// GetXAttr returns the value of the extended attribute user.<name> of path; ok is false (and no
+// error) when path has no such attribute. os.ErrNotExist (wrapped) when path does not exist.
+func (c *Conn) GetXAttr(ctx context.Context, path, name string) (value []byte, ok bool, err error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, false, fmt.Errorf("namenode: getXAttrs %q: not an absolute path", path)
+	}
+	req := &hdfspb.GetXAttrsRequestProto{Src: proto.String(path), XAttrs: []*hdfspb.XAttrProto{{
+		Namespace: hdfspb.XAttrProto_USER.Enum(), Name: proto.String(name)}}}
+	resp := &hdfspb.GetXAttrsResponseProto{}
+	if err := c.cl.Call(ctx, "getXAttrs", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+		var re *records.RemoteError
+		if errors.As(err, &re) {
+			switch {
+			case strings.Contains(re.Message, xattrMissing):
+				return nil, false, nil
+			case strings.HasSuffix(re.Class, "FileNotFoundException"):
+				return nil, false, fmt.Errorf("namenode %s: getXAttrs %s: %w", c.cl.Addr(), path, os.ErrNotExist)
+			}
+		}
+		return nil, false, fmt.Errorf("namenode %s: getXAttrs %s: %w", c.cl.Addr(), path, err)
+	}
+	for _, x := range resp.GetXAttrs() {
+		if x.GetNamespace() == hdfspb.XAttrProto_USER && x.GetName() == name {
+			if len(x.GetValue()) > MaxXAttrValue {
+				return nil, false, fmt.Errorf("namenode %s: getXAttrs %s: user.%s holds %d bytes, more than %d", c.cl.Addr(), path, name, len(x.GetValue()), MaxXAttrValue)
+			}
+			return x.GetValue(), true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// SetXAttr sets the extended attribute user.<name> of path to value, creating or replacing it.
+func (c *Conn) SetXAttr(ctx context.Context, path, name string, value []byte) error {
+	if !strings.HasPrefix(path, "/") {
+		return fmt.Errorf("namenode: setXAttr %q: not an absolute path", path)
+	}
+	if len(value) > MaxXAttrValue {
+		return fmt.Errorf("namenode: setXAttr %s: user.%s: %d bytes, more than %d", path, name, len(value), MaxXAttrValue)
+	}
+	const create, replace = 1, 2 // XAttrSetFlagProto
+	req := &hdfspb.SetXAttrRequestProto{Src: proto.String(path), Flag: proto.Uint32(create | replace),
+		XAttr: &hdfspb.XAttrProto{Namespace: hdfspb.XAttrProto_USER.Enum(), Name: proto.String(name), Value: nonNil(value)}}
+	// Setting the same value again is harmless.
+	if err := c.cl.Call(ctx, "setXAttr", req, &hdfspb.SetXAttrResponseProto{}, ipc.CallOptions{Idempotent: true}); err != nil {
+		return fmt.Errorf("namenode %s: setXAttr %s: %w", c.cl.Addr(), path, err)
+	}
+	return nil
+}
+
 // Close closes the connection.
 func (c *Conn) Close() error { return c.cl.Close() }
 
@@ -274,7 +354,16 @@ func ipcConfig(cfg Config) (ipc.Config, error) {
 		tok := &ipc.Token{Identifier: t.Identifier, Password: t.Password, Kind: t.Kind, Service: t.Service}
 		icfg.Token = func() (*ipc.Token, error) { return tok, nil }
 	}
-	if cfg.Kerberos == nil && cfg.Token == nil && cfg.User == "" {
+	if f := cfg.TokenFunc; f != nil && cfg.Kerberos == nil {
+		icfg.Token = func() (*ipc.Token, error) {
+			t, err := f()
+			if err != nil {
+				return nil, err
+			}
+			return &ipc.Token{Identifier: t.Identifier, Password: t.Password, Kind: t.Kind, Service: t.Service}, nil
+		}
+	}
+	if cfg.Kerberos == nil && cfg.Token == nil && cfg.TokenFunc == nil && cfg.User == "" {
 		return ipc.Config{}, errors.New("namenode: no credentials: neither a Kerberos login, a delegation token nor a user name")
 	}
 	return icfg, nil

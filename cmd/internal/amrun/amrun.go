@@ -58,6 +58,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Stderr is where the default logger writes.
 	Stderr io.Writer
+	// Tokens makes the TokenRefresher of a job that asks for fresh HDFS tokens (spec.Tokens:
+	// submit --ship-keytab). The full yarn-er binary supplies it; nil (the small AM binary, which
+	// carries no Kerberos library) refuses such a job (am.ErrNoTokenRefresher).
+	Tokens func(spec *jobspec.Spec, logger *slog.Logger) (am.TokenRefresher, error)
 }
 
 // SpecError says that the job spec is missing, unreadable or invalid (ExitSpec).
@@ -114,6 +118,11 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	amOpts.Logger = logger
+	if spec.Tokens != nil && cfg.Tokens != nil {
+		if amOpts.Tokens, err = cfg.Tokens(spec, logger); err != nil {
+			return &AuthError{Err: err}
+		}
+	}
 	id := amOpts.Identity
 	attrs := []any{"app", id.AppID, "attempt", id.Attempt, "maxAttempts", max(id.MaxAttempts, spec.MaxAttempts),
 		"name", spec.Name, "containers", spec.Containers}

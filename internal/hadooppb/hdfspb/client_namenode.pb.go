@@ -53,6 +53,48 @@ func (x HdfsFileStatusProto_FileType) String() string {
 	return strconv.Itoa(int(x))
 }
 
+type XAttrProto_XAttrNamespaceProto int32
+
+const (
+	XAttrProto_USER     XAttrProto_XAttrNamespaceProto = 0
+	XAttrProto_TRUSTED  XAttrProto_XAttrNamespaceProto = 1
+	XAttrProto_SECURITY XAttrProto_XAttrNamespaceProto = 2
+	XAttrProto_SYSTEM   XAttrProto_XAttrNamespaceProto = 3
+	XAttrProto_RAW      XAttrProto_XAttrNamespaceProto = 4
+)
+
+// Enum value maps for XAttrProto_XAttrNamespaceProto.
+var (
+	XAttrProto_XAttrNamespaceProto_name = map[int32]string{
+		0: "USER",
+		1: "TRUSTED",
+		2: "SECURITY",
+		3: "SYSTEM",
+		4: "RAW",
+	}
+	XAttrProto_XAttrNamespaceProto_value = map[string]int32{
+		"USER":     0,
+		"TRUSTED":  1,
+		"SECURITY": 2,
+		"SYSTEM":   3,
+		"RAW":      4,
+	}
+)
+
+func (x XAttrProto_XAttrNamespaceProto) Enum() *XAttrProto_XAttrNamespaceProto {
+	p := new(XAttrProto_XAttrNamespaceProto)
+	*p = x
+	return p
+}
+
+func (x XAttrProto_XAttrNamespaceProto) String() string {
+	name, valid := XAttrProto_XAttrNamespaceProto_name[int32(x)]
+	if valid {
+		return name
+	}
+	return strconv.Itoa(int(x))
+}
+
 // DeleteRequestProto removes src; a non-empty directory only when recursive is set.
 type DeleteRequestProto struct {
 	unknownFields []byte
@@ -281,6 +323,134 @@ func (x *HdfsFileStatusProto) GetPath() []byte {
 	return nil
 }
 
+// XAttrProto is one extended attribute: its namespace, name (without the namespace prefix) and
+// value (absent when only the name is asked for).
+type XAttrProto struct {
+	unknownFields []byte
+	Namespace     *XAttrProto_XAttrNamespaceProto `protobuf:"varint,1,req,name=namespace" json:"namespace,omitempty"`
+	Name          *string                         `protobuf:"bytes,2,req,name=name" json:"name,omitempty"`
+	Value         []byte                          `protobuf:"bytes,3,opt,name=value" json:"value,omitempty"`
+}
+
+func (x *XAttrProto) Reset() {
+	*x = XAttrProto{}
+}
+
+func (*XAttrProto) ProtoMessage() {}
+
+func (x *XAttrProto) GetNamespace() XAttrProto_XAttrNamespaceProto {
+	if x != nil && x.Namespace != nil {
+		return *x.Namespace
+	}
+	return XAttrProto_USER
+}
+
+func (x *XAttrProto) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *XAttrProto) GetValue() []byte {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+// SetXAttrRequestProto sets xAttr on src; flag holds XATTR_CREATE (1) and XATTR_REPLACE (2).
+type SetXAttrRequestProto struct {
+	unknownFields []byte
+	Src           *string     `protobuf:"bytes,1,req,name=src" json:"src,omitempty"`
+	XAttr         *XAttrProto `protobuf:"bytes,2,opt,name=xAttr" json:"xAttr,omitempty"`
+	Flag          *uint32     `protobuf:"varint,3,opt,name=flag" json:"flag,omitempty"`
+}
+
+func (x *SetXAttrRequestProto) Reset() {
+	*x = SetXAttrRequestProto{}
+}
+
+func (*SetXAttrRequestProto) ProtoMessage() {}
+
+func (x *SetXAttrRequestProto) GetSrc() string {
+	if x != nil && x.Src != nil {
+		return *x.Src
+	}
+	return ""
+}
+
+func (x *SetXAttrRequestProto) GetXAttr() *XAttrProto {
+	if x != nil {
+		return x.XAttr
+	}
+	return nil
+}
+
+func (x *SetXAttrRequestProto) GetFlag() uint32 {
+	if x != nil && x.Flag != nil {
+		return *x.Flag
+	}
+	return 0
+}
+
+// SetXAttrResponseProto is empty.
+type SetXAttrResponseProto struct {
+	unknownFields []byte
+}
+
+func (x *SetXAttrResponseProto) Reset() {
+	*x = SetXAttrResponseProto{}
+}
+
+func (*SetXAttrResponseProto) ProtoMessage() {}
+
+// GetXAttrsRequestProto asks for the named xAttrs of src (all of them when none is named).
+type GetXAttrsRequestProto struct {
+	unknownFields []byte
+	Src           *string       `protobuf:"bytes,1,req,name=src" json:"src,omitempty"`
+	XAttrs        []*XAttrProto `protobuf:"bytes,2,rep,name=xAttrs" json:"xAttrs,omitempty"`
+}
+
+func (x *GetXAttrsRequestProto) Reset() {
+	*x = GetXAttrsRequestProto{}
+}
+
+func (*GetXAttrsRequestProto) ProtoMessage() {}
+
+func (x *GetXAttrsRequestProto) GetSrc() string {
+	if x != nil && x.Src != nil {
+		return *x.Src
+	}
+	return ""
+}
+
+func (x *GetXAttrsRequestProto) GetXAttrs() []*XAttrProto {
+	if x != nil {
+		return x.XAttrs
+	}
+	return nil
+}
+
+// GetXAttrsResponseProto holds the attributes found.
+type GetXAttrsResponseProto struct {
+	unknownFields []byte
+	XAttrs        []*XAttrProto `protobuf:"bytes,1,rep,name=xAttrs" json:"xAttrs,omitempty"`
+}
+
+func (x *GetXAttrsResponseProto) Reset() {
+	*x = GetXAttrsResponseProto{}
+}
+
+func (*GetXAttrsResponseProto) ProtoMessage() {}
+
+func (x *GetXAttrsResponseProto) GetXAttrs() []*XAttrProto {
+	if x != nil {
+		return x.XAttrs
+	}
+	return nil
+}
+
 func (m *DeleteRequestProto) CloneVT() *DeleteRequestProto {
 	if m == nil {
 		return (*DeleteRequestProto)(nil)
@@ -471,6 +641,117 @@ func (m *HdfsFileStatusProto) CloneVT() *HdfsFileStatusProto {
 }
 
 func (m *HdfsFileStatusProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *XAttrProto) CloneVT() *XAttrProto {
+	if m == nil {
+		return (*XAttrProto)(nil)
+	}
+	r := new(XAttrProto)
+	if rhs := m.Namespace; rhs != nil {
+		tmpVal := *rhs
+		r.Namespace = &tmpVal
+	}
+	if rhs := m.Name; rhs != nil {
+		tmpVal := *rhs
+		r.Name = &tmpVal
+	}
+	if rhs := m.Value; rhs != nil {
+		r.Value = slices.Clone(rhs)
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *XAttrProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *SetXAttrRequestProto) CloneVT() *SetXAttrRequestProto {
+	if m == nil {
+		return (*SetXAttrRequestProto)(nil)
+	}
+	r := new(SetXAttrRequestProto)
+	r.XAttr = m.XAttr.CloneVT()
+	if rhs := m.Src; rhs != nil {
+		tmpVal := *rhs
+		r.Src = &tmpVal
+	}
+	if rhs := m.Flag; rhs != nil {
+		tmpVal := *rhs
+		r.Flag = &tmpVal
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *SetXAttrRequestProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *SetXAttrResponseProto) CloneVT() *SetXAttrResponseProto {
+	if m == nil {
+		return (*SetXAttrResponseProto)(nil)
+	}
+	r := new(SetXAttrResponseProto)
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *SetXAttrResponseProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *GetXAttrsRequestProto) CloneVT() *GetXAttrsRequestProto {
+	if m == nil {
+		return (*GetXAttrsRequestProto)(nil)
+	}
+	r := new(GetXAttrsRequestProto)
+	if rhs := m.Src; rhs != nil {
+		tmpVal := *rhs
+		r.Src = &tmpVal
+	}
+	if rhs := m.XAttrs; rhs != nil {
+		r.XAttrs = make([]*XAttrProto, len(rhs))
+		for k, v := range rhs {
+			r.XAttrs[k] = v.CloneVT()
+		}
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *GetXAttrsRequestProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *GetXAttrsResponseProto) CloneVT() *GetXAttrsResponseProto {
+	if m == nil {
+		return (*GetXAttrsResponseProto)(nil)
+	}
+	r := new(GetXAttrsResponseProto)
+	if rhs := m.XAttrs; rhs != nil {
+		r.XAttrs = make([]*XAttrProto, len(rhs))
+		for k, v := range rhs {
+			r.XAttrs[k] = v.CloneVT()
+		}
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *GetXAttrsResponseProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
 	return m.CloneVT()
 }
 
@@ -675,6 +956,141 @@ func (this *HdfsFileStatusProto) EqualVT(that *HdfsFileStatusProto) bool {
 
 func (this *HdfsFileStatusProto) EqualMessageVT(thatMsg any) bool {
 	that, ok := thatMsg.(*HdfsFileStatusProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *XAttrProto) EqualVT(that *XAttrProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.Namespace, that.Namespace; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if p, q := this.Name, that.Name; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if p, q := this.Value, that.Value; (p == nil && q != nil) || (p != nil && q == nil) || string(p) != string(q) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *XAttrProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*XAttrProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *SetXAttrRequestProto) EqualVT(that *SetXAttrRequestProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.Src, that.Src; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if !this.XAttr.EqualVT(that.XAttr) {
+		return false
+	}
+	if p, q := this.Flag, that.Flag; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *SetXAttrRequestProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*SetXAttrRequestProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *SetXAttrResponseProto) EqualVT(that *SetXAttrResponseProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *SetXAttrResponseProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*SetXAttrResponseProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *GetXAttrsRequestProto) EqualVT(that *GetXAttrsRequestProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.Src, that.Src; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if len(this.XAttrs) != len(that.XAttrs) {
+		return false
+	}
+	for i, vx := range this.XAttrs {
+		vy := that.XAttrs[i]
+		if p, q := vx, vy; p != q {
+			if p == nil {
+				p = &XAttrProto{}
+			}
+			if q == nil {
+				q = &XAttrProto{}
+			}
+			if !p.EqualVT(q) {
+				return false
+			}
+		}
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *GetXAttrsRequestProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*GetXAttrsRequestProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *GetXAttrsResponseProto) EqualVT(that *GetXAttrsResponseProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if len(this.XAttrs) != len(that.XAttrs) {
+		return false
+	}
+	for i, vx := range this.XAttrs {
+		vy := that.XAttrs[i]
+		if p, q := vx, vy; p != q {
+			if p == nil {
+				p = &XAttrProto{}
+			}
+			if q == nil {
+				q = &XAttrProto{}
+			}
+			if !p.EqualVT(q) {
+				return false
+			}
+		}
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *GetXAttrsResponseProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*GetXAttrsResponseProto)
 	if !ok {
 		return false
 	}
@@ -1137,6 +1553,251 @@ func (m *HdfsFileStatusProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
 	return len(dAtA) - i, nil
 }
 
+func (m *XAttrProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *XAttrProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *XAttrProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.Value != nil {
+		i -= len(m.Value)
+		copy(dAtA[i:], m.Value)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.Value)))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.Name == nil {
+		return 0, fmt.Errorf("proto: required field name not set")
+	} else {
+		i -= len(*m.Name)
+		copy(dAtA[i:], *m.Name)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.Name)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.Namespace == nil {
+		return 0, fmt.Errorf("proto: required field namespace not set")
+	} else {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.Namespace))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *SetXAttrRequestProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *SetXAttrRequestProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *SetXAttrRequestProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.Flag != nil {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.Flag))
+		i--
+		dAtA[i] = 0x18
+	}
+	if m.XAttr != nil {
+		size, err := m.XAttr.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.Src == nil {
+		return 0, fmt.Errorf("proto: required field src not set")
+	} else {
+		i -= len(*m.Src)
+		copy(dAtA[i:], *m.Src)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.Src)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *SetXAttrResponseProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *SetXAttrResponseProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *SetXAttrResponseProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *GetXAttrsRequestProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *GetXAttrsRequestProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *GetXAttrsRequestProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if len(m.XAttrs) > 0 {
+		for iNdEx := len(m.XAttrs) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.XAttrs[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if m.Src == nil {
+		return 0, fmt.Errorf("proto: required field src not set")
+	} else {
+		i -= len(*m.Src)
+		copy(dAtA[i:], *m.Src)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.Src)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *GetXAttrsResponseProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *GetXAttrsResponseProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *GetXAttrsResponseProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if len(m.XAttrs) > 0 {
+		for iNdEx := len(m.XAttrs) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.XAttrs[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
 func (m *DeleteRequestProto) SizeVT() (n int) {
 	if m == nil {
 		return 0
@@ -1280,6 +1941,94 @@ func (m *HdfsFileStatusProto) SizeVT() (n int) {
 	if m.Path != nil {
 		l = len(m.Path)
 		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *XAttrProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Namespace != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.Namespace))
+	}
+	if m.Name != nil {
+		l = len(*m.Name)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.Value != nil {
+		l = len(m.Value)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *SetXAttrRequestProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Src != nil {
+		l = len(*m.Src)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.XAttr != nil {
+		l = m.XAttr.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.Flag != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.Flag))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *SetXAttrResponseProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *GetXAttrsRequestProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Src != nil {
+		l = len(*m.Src)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if len(m.XAttrs) > 0 {
+		for _, e := range m.XAttrs {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *GetXAttrsResponseProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.XAttrs) > 0 {
+		for _, e := range m.XAttrs {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
 	}
 	n += len(m.unknownFields)
 	return n
@@ -2020,6 +2769,432 @@ func (m *HdfsFileStatusProto) UnmarshalVT(dAtA []byte) error {
 	}
 	if hasFields[0]&uint64(0x00000002) == 0 {
 		return fmt.Errorf("proto: required field path not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *XAttrProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: XAttrProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: XAttrProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Namespace", wireType)
+			}
+			var v XAttrProto_XAttrNamespaceProto
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			v = XAttrProto_XAttrNamespaceProto(_v)
+			if err != nil {
+				return err
+			}
+			m.Namespace = &v
+			hasFields[0] |= uint64(0x00000001)
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Name", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.Name = &s
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000002)
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Value", wireType)
+			}
+			var byteLen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			byteLen = int(_v)
+			if err != nil {
+				return err
+			}
+			if byteLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + byteLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.Value = append(m.Value[:0], dAtA[iNdEx:postIndex]...)
+			if m.Value == nil {
+				m.Value = []byte{}
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field namespace not set")
+	}
+	if hasFields[0]&uint64(0x00000002) == 0 {
+		return fmt.Errorf("proto: required field name not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *SetXAttrRequestProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: SetXAttrRequestProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: SetXAttrRequestProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Src", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.Src = &s
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000001)
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field XAttr", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.XAttr == nil {
+				m.XAttr = &XAttrProto{}
+			}
+			if err := m.XAttr.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Flag", wireType)
+			}
+			var v uint32
+			v, iNdEx, err = protobuf_go_lite.DecodeVarintUint32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			m.Flag = &v
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field src not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *SetXAttrResponseProto) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: SetXAttrResponseProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: SetXAttrResponseProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *GetXAttrsRequestProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: GetXAttrsRequestProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: GetXAttrsRequestProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Src", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.Src = &s
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000001)
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field XAttrs", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.XAttrs = append(m.XAttrs, &XAttrProto{})
+			if err := m.XAttrs[len(m.XAttrs)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field src not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *GetXAttrsResponseProto) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: GetXAttrsResponseProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: GetXAttrsResponseProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field XAttrs", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.XAttrs = append(m.XAttrs, &XAttrProto{})
+			if err := m.XAttrs[len(m.XAttrs)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
 	}
 
 	if iNdEx > l {

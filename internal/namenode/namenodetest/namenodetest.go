@@ -1,7 +1,7 @@
 // Package namenodetest is a fake HDFS NameNode for tests of code that asks one for delegation
 // tokens or removes paths through package namenode (and of colinmarc/hdfs connections): a Hadoop
 // IPC server on 127.0.0.1 (ipctest: SASL with tokens, Kerberos or SIMPLE) answering
-// ClientNamenodeProtocol's getDelegationToken, cancelDelegationToken and delete from a small model
+// ClientNamenodeProtocol's getDelegationToken, cancelDelegationToken, renewDelegationToken, delete, setXAttr and getXAttrs from a small model
 // of the namespace, as a 3.x NameNode answers them. It records what it was asked. It is for tests
 // only; the integration tests use the real NameNode of the mini-YARN.
 package namenodetest
@@ -9,9 +9,11 @@ package namenodetest
 import (
 	"bytes"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/hdfspb"
@@ -26,6 +28,7 @@ const (
 	ExStandby       = "org.apache.hadoop.ipc.StandbyException"
 	ExNotEmpty      = "org.apache.hadoop.fs.PathIsNotEmptyDirectoryException"
 	ExAccessControl = "org.apache.hadoop.security.AccessControlException"
+	ExFileNotFound  = "java.io.FileNotFoundException"
 )
 
 // Options configure a NameNode.
@@ -42,6 +45,12 @@ type Options struct {
 	// Token is the delegation token getDelegationToken issues (zero: identifier "ident",
 	// password "pw", kind HDFS_DELEGATION_TOKEN, no service).
 	Token records.Token
+	// Numbered gives every token issued its own identifier and password: Token's with "-N"
+	// appended, N counting from 1.
+	Numbered bool
+	// RenewInterval is how far renewDelegationToken moves a token's expiry from now (default
+	// 24 hours).
+	RenewInterval time.Duration
 }
 
 // Delete is one delete request.
@@ -61,6 +70,9 @@ type NameNode struct {
 	renewers  []string
 	cancelled [][]byte
 	deletes   []Delete
+	issued    int
+	renewed   [][]byte
+	xattrs    map[string][]byte // path + "\x00" + name → value
 }
 
 // New starts a fake NameNode; t.Cleanup stops it.
@@ -69,7 +81,10 @@ func New(t testing.TB, opts Options) *NameNode {
 	if opts.Token.Identifier == nil {
 		opts.Token = records.Token{Identifier: []byte("ident"), Password: []byte("pw"), Kind: namenode.KindDelegationToken}
 	}
-	nn := &NameNode{opts: opts, paths: map[string]bool{}}
+	if opts.RenewInterval <= 0 {
+		opts.RenewInterval = 24 * time.Hour
+	}
+	nn := &NameNode{opts: opts, paths: map[string]bool{}, xattrs: map[string][]byte{}}
 	for _, p := range opts.Paths {
 		nn.paths[p] = true
 	}
@@ -77,6 +92,9 @@ func New(t testing.TB, opts Options) *NameNode {
 		ipctest.Answer("getDelegationToken", nn.getDelegationToken),
 		ipctest.Answer("cancelDelegationToken", nn.cancelDelegationToken),
 		ipctest.Answer("delete", nn.delete),
+		ipctest.Answer("renewDelegationToken", nn.renewDelegationToken),
+		ipctest.Answer("setXAttr", nn.setXAttr),
+		ipctest.Answer("getXAttrs", nn.getXAttrs),
 	).Handle)
 	return nn
 }
@@ -97,6 +115,12 @@ func (nn *NameNode) getDelegationToken(req *commonpb.GetDelegationTokenRequestPr
 		return &commonpb.GetDelegationTokenResponseProto{}, nil
 	}
 	t := nn.opts.Token
+	nn.issued++
+	if nn.opts.Numbered {
+		n := "-" + strconv.Itoa(nn.issued)
+		t.Identifier = append(bytes.Clone(t.Identifier), n...)
+		t.Password = append(bytes.Clone(t.Password), n...)
+	}
 	return &commonpb.GetDelegationTokenResponseProto{Token: &commonpb.TokenProto{
 		Identifier: t.Identifier, Password: t.Password, Kind: proto.String(t.Kind), Service: proto.String(t.Service),
 	}}, nil
@@ -108,6 +132,65 @@ func (nn *NameNode) cancelDelegationToken(req *commonpb.CancelDelegationTokenReq
 	}
 	nn.cancelled = append(nn.cancelled, bytes.Clone(req.GetToken().GetIdentifier()))
 	return &commonpb.CancelDelegationTokenResponseProto{}, nil
+}
+
+func (nn *NameNode) renewDelegationToken(req *commonpb.RenewDelegationTokenRequestProto) (proto.Message, error) {
+	if err := nn.standby(); err != nil {
+		return nil, err
+	}
+	nn.renewed = append(nn.renewed, bytes.Clone(req.GetToken().GetIdentifier()))
+	return &commonpb.RenewDelegationTokenResponseProto{NewExpiryTime: proto.Uint64(uint64(time.Now().Add(nn.opts.RenewInterval).UnixMilli()))}, nil
+}
+
+// setXAttr sets a user attribute of an existing path, as a NameNode does.
+func (nn *NameNode) setXAttr(req *hdfspb.SetXAttrRequestProto) (proto.Message, error) {
+	if err := nn.standby(); err != nil {
+		return nil, err
+	}
+	src := req.GetSrc()
+	if !nn.paths[src] && len(nn.below(src)) == 0 {
+		return nil, &ipctest.Exception{Class: ExFileNotFound, Message: "File/Directory does not exist: " + src}
+	}
+	if req.GetXAttr().GetNamespace() != hdfspb.XAttrProto_USER {
+		return nil, &ipctest.Exception{Class: ExAccessControl, Message: "User doesn't have permission for xattr"}
+	}
+	nn.xattrs[src+"\x00"+req.GetXAttr().GetName()] = bytes.Clone(req.GetXAttr().GetValue())
+	return &hdfspb.SetXAttrResponseProto{}, nil
+}
+
+// getXAttrs answers for the named attributes, failing as a NameNode does when one is not set.
+func (nn *NameNode) getXAttrs(req *hdfspb.GetXAttrsRequestProto) (proto.Message, error) {
+	if err := nn.standby(); err != nil {
+		return nil, err
+	}
+	src := req.GetSrc()
+	if !nn.paths[src] && len(nn.below(src)) == 0 {
+		return nil, &ipctest.Exception{Class: ExFileNotFound, Message: "File/Directory does not exist: " + src}
+	}
+	resp := &hdfspb.GetXAttrsResponseProto{}
+	for _, x := range req.GetXAttrs() {
+		v, ok := nn.xattrs[src+"\x00"+x.GetName()]
+		if !ok || x.GetNamespace() != hdfspb.XAttrProto_USER {
+			return nil, &ipctest.Exception{Class: "java.io.IOException", Message: "At least one of the attributes provided was not found."}
+		}
+		resp.XAttrs = append(resp.XAttrs, &hdfspb.XAttrProto{Namespace: hdfspb.XAttrProto_USER.Enum(), Name: proto.String(x.GetName()), Value: bytes.Clone(v)})
+	}
+	return resp, nil
+}
+
+// XAttr returns the value of the user attribute name of path, as set last.
+func (nn *NameNode) XAttr(path, name string) ([]byte, bool) {
+	nn.mu.Lock()
+	defer nn.mu.Unlock()
+	v, ok := nn.xattrs[path+"\x00"+name]
+	return bytes.Clone(v), ok
+}
+
+// Renewed are the identifiers of the tokens renewed, in order.
+func (nn *NameNode) Renewed() [][]byte {
+	nn.mu.Lock()
+	defer nn.mu.Unlock()
+	return slices.Clone(nn.renewed)
 }
 
 // delete removes a path and what is below it: false when it does not exist, an error for a

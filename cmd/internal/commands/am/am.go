@@ -5,10 +5,12 @@ package am
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/spf13/cobra"
 
 	"github.com/yarn-er/yarn-er/am"
+	"github.com/yarn-er/yarn-er/am/amkerberos"
 	"github.com/yarn-er/yarn-er/cmd/internal/amrun"
 	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/jobspec"
@@ -56,7 +58,10 @@ Exit codes:
 
 func amRun(opts *Options) error {
 	f := opts.F
-	cfg := amrun.Config{Getenv: f.Env.Getenv, Stderr: f.IO.ErrOut}
+	cfg := amrun.Config{Getenv: f.Env.Getenv, Stderr: f.IO.ErrOut,
+		Tokens: func(spec *jobspec.Spec, logger *slog.Logger) (am.TokenRefresher, error) {
+			return amkerberos.New(spec, amkerberos.Options{Getenv: f.Env.Getenv, Logger: logger})
+		}}
 	if opts.LogLevelSet {
 		cfg.Logger = f.Logger()
 	}

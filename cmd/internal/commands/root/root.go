@@ -18,6 +18,7 @@ import (
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/preflight"
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/serve"
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/submit"
+	"github.com/yarn-er/yarn-er/cmd/internal/commands/tokens"
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/translate"
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/version"
 	servelib "github.com/yarn-er/yarn-er/serve"
@@ -48,6 +49,7 @@ containers without handing one device to two processes.`)
 		submit.NewCmdSubmit(f, nil),
 		app.NewCmdApp(f),
 		am.NewCmdAM(f, nil),
+		tokens.NewCmdTokens(f, nil),
 		version.NewCmdVersion(f, nil),
 		exitcodes.NewCmdExitCodes(),
 		serve.NewCmdServe(f, nil, func(ctx context.Context, args []string) servelib.CommandResult { return runInProcess(ctx, f, args) }),

@@ -23,7 +23,7 @@ func TestSubmitFlags(t *testing.T) {
 		"--memory", "4g", "--vcores", "2", "--containers", "8", "--queue", "gpu", "--name", "train", "--tags", "a,b",
 		"--priority", "5", "--node-label", "gpu", "--am-memory", "512m", "--am-vcores", "2", "--max-attempts", "3",
 		"--restarts", "1", "--env", "A=1", "--env", "B=2", "--file", "data.csv#input.csv", "--archive", "venv.tgz#venv",
-		"--yarn-er-binary", "/opt/yarn-er", "--am-binary", "/opt/yarn-er-am", "--keep-staging", "--force", "--detach", "--progress", "plain",
+		"--yarn-er-binary", "/opt/yarn-er", "--am-binary", "/opt/yarn-er-am", "--keep-staging", "--ship-keytab", "--force", "--detach", "--progress", "plain",
 		"--rm", "http://rm:8088", "--hadoop-conf", "/etc/hadoop/conf", "--user", "alice",
 		"--", "python", "train.py", "--epochs", "3")
 	r := got.Req
@@ -43,6 +43,7 @@ func TestSubmitFlags(t *testing.T) {
 	assert.Equal(t, "/opt/yarn-er", r.Binary)
 	assert.Equal(t, "/opt/yarn-er-am", r.AMBinary)
 	assert.True(t, r.KeepStaging)
+	assert.True(t, r.ShipKeytab)
 	assert.True(t, r.Force)
 	assert.Equal(t, int32(5), got.Priority)
 	assert.True(t, got.PrioritySet)

@@ -93,6 +93,7 @@ func specRequest(opts *Options) (submit.Request, error) {
 		}
 	}
 	r.Binary, r.AMBinary, r.KeepStaging, r.Force, r.HeartbeatMillis = f.Binary, f.AMBinary, f.KeepStaging, f.Force, f.HeartbeatMillis
+	r.ShipKeytab = f.ShipKeytab
 	return r, nil
 }
 

@@ -34,7 +34,7 @@ type Options struct {
 	Flink cmdutil.FlinkFlags
 	// Req is --gpus, --fpgas, --resource, --memory, --vcores, --profile, --containers, --queue, --name,
 	// --tags, --node-label, --am-vcores, --max-attempts, --restarts, --yarn-er-binary, --am-binary,
-	// --keep-staging and --force.
+	// --keep-staging, --ship-keytab and --force.
 	Req submit.Request
 	// AMMemory is --am-memory as given (e.g. 512m).
 	AMMemory string
@@ -136,6 +136,7 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	fl.StringVar(&r.Binary, "yarn-er-binary", "", "yarn-er binary to ship to the containers (default: this one; give one for another OS/arch)")
 	fl.StringVar(&r.AMBinary, "am-binary", "", "yarn-er-am binary of the same build to run the ApplicationMaster with (default: the yarn-er-am beside the yarn-er binary, if any; else the yarn-er binary runs it)")
 	fl.BoolVar(&r.KeepStaging, "keep-staging", false, "keep the HDFS staging directory after the application ended")
+	fl.BoolVar(&r.ShipKeytab, "ship-keytab", false, "ship the login's keytab (--keytab) to the ApplicationMaster alone, which then keeps the HDFS delegation tokens fresh for jobs longer than their maximum lifetime (docs/kerberos.md)")
 	fl.BoolVar(&r.Force, "force", false, "submit even when the preflight finds problems (it is then not run)")
 	fl.BoolVar(&opts.Detach, "detach", false, "return once the application is ACCEPTED, printing its id")
 	fl.StringVar(&opts.Spec, "spec", "", "job file (YAML or JSON) with the job's roles (docs/jobs.md); flags given beside it override it")
