@@ -96,13 +96,15 @@ func (r *runner) refreshTokens(ctx context.Context) {
 }
 
 // TokenPollInterval is how often a rank's `yarn-er tokens follow` reads the published tokens:
-// an eighth of the renewal interval (a day when unknown), from 5 seconds to 10 minutes.
+// an eighth of the renewal interval (a day when unknown), from 2 seconds to 10 minutes. The AM
+// replaces the tokens when half their life is over, so a rank has four reads or more before the
+// token it holds expires.
 func TokenPollInterval(t *jobspec.TokenRefresh) time.Duration {
 	renew := 24 * time.Hour
 	if t != nil && t.RenewIntervalMillis > 0 {
 		renew = time.Duration(t.RenewIntervalMillis) * time.Millisecond
 	}
-	return min(max(renew/8, 5*time.Second), 10*time.Minute)
+	return min(max(renew/8, 2*time.Second), 10*time.Minute)
 }
 
 // tokenFollowerWords are the launch command's words that start `yarn-er tokens follow` beside

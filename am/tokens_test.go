@@ -114,7 +114,7 @@ func TestTokenPollInterval(t *testing.T) {
 	for _, tc := range []struct {
 		millis int64
 		want   time.Duration
-	}{{0, 10 * time.Minute}, {20_000, 5 * time.Second}, {80_000, 10 * time.Second}, {3_600_000, 450 * time.Second}} {
+	}{{0, 10 * time.Minute}, {20_000, 2500 * time.Millisecond}, {8_000, 2 * time.Second}, {80_000, 10 * time.Second}, {3_600_000, 450 * time.Second}} {
 		assert.Equal(t, tc.want, TokenPollInterval(&jobspec.TokenRefresh{RenewIntervalMillis: tc.millis}), tc.millis)
 	}
 	assert.Equal(t, 10*time.Minute, TokenPollInterval(nil))

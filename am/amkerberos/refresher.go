@@ -91,7 +91,7 @@ func ShortName(principal string) string {
 
 // Refresh asks the NameNode for a new HDFS delegation token in place of the one among current
 // for the staging directory's NameNode (same alias and service), and says to call again when
-// three quarters of its life are over. Its life is what renewing it once reports (the renewal
+// half its life is over. Its life is what renewing it once reports (the renewal
 // interval); when the NameNode refuses that renewal (the principal maps to another short name),
 // the spec's renewal interval.
 func (r *Refresher) Refresh(ctx context.Context, current *records.Credentials) (map[string]records.Token, time.Time, error) {
@@ -121,7 +121,7 @@ func (r *Refresher) Refresh(ctx context.Context, current *records.Credentials) (
 	} else if d := exp.Sub(start); d > 0 {
 		life = d
 	}
-	return map[string]records.Token{alias: tok}, start.Add(life * 3 / 4), nil
+	return map[string]records.Token{alias: tok}, start.Add(life / 2), nil
 }
 
 // Publish sets the staging directory's am.TokenXAttr to the tokens (Hadoop's token storage

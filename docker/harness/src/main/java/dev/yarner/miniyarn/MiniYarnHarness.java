@@ -145,6 +145,7 @@ public final class MiniYarnHarness {
     boolean https = false;
     boolean gpuPlugin = false;
     String protection = null;
+    int tokenLifetime = 0;
     try {
       for (int i = 0; i < args.length; i++) {
         String a = args[i];
@@ -159,6 +160,7 @@ public final class MiniYarnHarness {
           case "--gpu-plugin" -> gpuPlugin = true;
           case "--https" -> https = true;
           case "--rpc-protection" -> protection = Secure.checkProtection(args[++i]);
+          case "--token-lifetime" -> tokenLifetime = Secure.checkTokenLifetime(args[++i]);
           default -> throw new IllegalArgumentException("unknown argument " + a);
         }
       }
@@ -168,8 +170,8 @@ public final class MiniYarnHarness {
       if (!Files.isDirectory(conf)) {
         throw new IllegalArgumentException("conf dir " + conf + " does not exist");
       }
-      if ((https || protection != null) && !kerberos) {
-        throw new IllegalArgumentException("--https and --rpc-protection need --kerberos");
+      if ((https || protection != null || tokenLifetime > 0) && !kerberos) {
+        throw new IllegalArgumentException("--https, --rpc-protection and --token-lifetime need --kerberos");
       }
       if (kerberos && (recovery || ha)) {
         throw new IllegalArgumentException(
@@ -182,12 +184,12 @@ public final class MiniYarnHarness {
       System.err.println("mini-yarn harness: " + e.getMessage());
       System.err.println("usage: MiniYarnHarness --conf DIR --state DIR"
           + " [--node-managers N] [--watch-pid PID] [--recovery] [--ha]"
-          + " [--kerberos [--rpc-protection P] [--https]] [--gpu-plugin]");
+          + " [--kerberos [--rpc-protection P] [--https] [--token-lifetime SECONDS]] [--gpu-plugin]");
       System.exit(2);
       return;
     }
     Secure secure = kerberos ? new Secure(state,
-        protection == null ? "authentication" : protection, https) : null;
+        protection == null ? "authentication" : protection, https, tokenLifetime) : null;
     MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery, ha, secure, gpuPlugin);
     try {
       h.run();

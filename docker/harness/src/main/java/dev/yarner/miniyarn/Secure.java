@@ -67,6 +67,8 @@ final class Secure {
   private final Path dir;
   private final String rpcProtection;
   private final boolean https;
+  /** The HDFS delegation tokens' maximum lifetime in seconds (0: Hadoop's, 7 days). */
+  private final int tokenLifetime;
   private MiniKdc kdc;
   private String realm;
   private Path krb5;
@@ -79,10 +81,33 @@ final class Secure {
   private String storePassword;
   private SSLSocketFactory sslFactory;
 
-  Secure(Path stateDir, String rpcProtection, boolean https) {
+  Secure(Path stateDir, String rpcProtection, boolean https, int tokenLifetime) {
     this.dir = stateDir;
     this.rpcProtection = rpcProtection;
     this.https = https;
+    this.tokenLifetime = tokenLifetime;
+  }
+
+  /**
+   * Checks a {@code --token-lifetime} value: the HDFS delegation tokens' maximum lifetime in
+   * seconds (their renewal interval is a third of it), at least 20.
+   */
+  static int checkTokenLifetime(String s) {
+    int n;
+    try {
+      n = Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n < 20) {
+      throw new IllegalArgumentException("--token-lifetime takes whole seconds, at least 20, not " + s);
+    }
+    return n;
+  }
+
+  /** The delegation tokens' renewal interval in ms for a lifetime (a third of it). */
+  private long renewIntervalMillis() {
+    return tokenLifetime * 1000L / 3;
   }
 
   /** Checks a {@code --rpc-protection} value. */
@@ -194,6 +219,17 @@ final class Secure {
     c.set("dfs.web.authentication.kerberos.keytab", keytab);
     c.set("dfs.data.transfer.protection", rpcProtection);
     c.setBoolean("ignore.secure.ports.for.testing", true);
+    if (tokenLifetime > 0) {
+      // Short-lived HDFS delegation tokens, for jobs that outlive them (submit --ship-keytab).
+      c.setLong("dfs.namenode.delegation.token.max-lifetime", tokenLifetime * 1000L);
+      c.setLong("dfs.namenode.delegation.token.renew-interval", renewIntervalMillis());
+      // The ResourceManager fetches fresh tokens for the NodeManagers' own use (log aggregation,
+      // localization) when the application's expire: it acts for the user as a proxy user.
+      c.setBoolean("yarn.resourcemanager.proxy-user-privileges.enabled", true);
+      c.set("hadoop.proxyuser.hadoop.hosts", "*");
+      c.set("hadoop.proxyuser.hadoop.groups", "*");
+      c.set("hadoop.proxyuser.hadoop.users", "*");
+    }
 
     // YARN
     c.set("yarn.resourcemanager.principal", service());
@@ -248,6 +284,10 @@ final class Secure {
     hdfs.put("dfs.datanode.kerberos.principal", "hadoop/_HOST@" + realm);
     hdfs.put("dfs.data.transfer.protection", rpcProtection);
     hdfs.put("dfs.block.access.token.enable", "true");
+    if (tokenLifetime > 0) {
+      hdfs.put("dfs.namenode.delegation.token.max-lifetime", Long.toString(tokenLifetime * 1000L));
+      hdfs.put("dfs.namenode.delegation.token.renew-interval", Long.toString(renewIntervalMillis()));
+    }
     Map<String, String> yarnSite = new LinkedHashMap<>();
     yarnSite.put("yarn.resourcemanager.principal", "hadoop/_HOST@" + realm);
     yarnSite.put("yarn.nodemanager.principal", "hadoop/_HOST@" + realm);
@@ -286,6 +326,7 @@ final class Secure {
     f.put("otherKeytab", otherKeytab.toString());
     f.put("servicePrincipal", service());
     f.put("rpcProtection", rpcProtection);
+    f.put("tokenLifetimeSeconds", Integer.toString(tokenLifetime));
     f.put("tlsCa", https ? caPem.toString() : "");
     return f;
   }

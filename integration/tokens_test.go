@@ -1,0 +1,83 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// tokenLifetime is the maximum lifetime, in seconds, of the HDFS delegation tokens of the
+// short-token secure mini-YARN (docker/mini-yarn start --token-lifetime; renewal interval a
+// third of it).
+const tokenLifetime = 30
+
+// shortTokenMiniYARN is a secure mini-YARN (privacy) whose HDFS delegation tokens live a minute.
+var shortTokenMiniYARN = &lazyCluster{what: "secure, short-lived tokens", env: "YARN_ER_MINIYARN_TOKENS_STATE", conf: "conf",
+	state: "mini-yarn-secure-tokens", flags: []string{"--kerberos", "--rpc-protection", "privacy", "--token-lifetime", fmt.Sprint(tokenLifetime)}}
+
+// TestSecureLongRunningTokens: `submit --ship-keytab` on a secure mini-YARN whose HDFS delegation
+// tokens live at most a minute. The job's ranks run for three such lifetimes, then write and read
+// HDFS with Hadoop's own client (the shaded hadoop-client jars) from their container's token file:
+// only the fresh tokens the ApplicationMaster fetched with the shipped keytab, and that `yarn-er
+// tokens follow` put into each rank's token file, can do that. The ranks never get the keytab.
+func TestSecureLongRunningTokens(t *testing.T) {
+	t.Parallel()
+	ep := shortTokenMiniYARN.endpoints(t)
+	require.NotNil(t, ep.Secure)
+	env := envSh(t, ep)
+	root := repoRoot(t)
+	cp, err := harnessHadoopClasspath(root, ep.HadoopVersion)
+	require.NoError(t, err)
+	// The shaded client logs through slf4j's API, which it does not carry (no binding: silent).
+	slf4j, err := filepath.Glob(filepath.Join(root, "docker", "harness", "target", "hadoop-"+ep.HadoopVersion, "current", "lib", "slf4j-api-*.jar"))
+	require.NoError(t, err)
+	require.Len(t, slf4j, 1, "slf4j-api in the harness build")
+	cp += ":" + slf4j[0]
+	java, err := javaHome()
+	require.NoError(t, err)
+
+	rounds := 3 * tokenLifetime / 5
+	// Each rank: records its token file's digest every 5 s, checks that no keytab reached it,
+	// then writes and reads HDFS with Hadoop's client, which reads $HADOOP_TOKEN_FILE_LOCATION.
+	script := `hfs() { "$JAVA/bin/java" -Djava.security.krb5.conf="$KRB5_CONFIG" -cp "$HCONF:$HCP" org.apache.hadoop.fs.FsShell "$@"; }
+for i in $(seq 1 ` + fmt.Sprint(rounds) + `); do md5sum < "$HADOOP_TOKEN_FILE_LOCATION" | cut -c1-12 >> digests; sleep 5; done
+echo "rank $YARN_ER_RANK: $(sort -u digests | wc -l) token files"
+ls *.keytab 2>/dev/null && { echo "rank $YARN_ER_RANK holds a keytab"; exit 9; }
+echo "rank $YARN_ER_RANK wrote this after $(wc -l < digests) rounds" | hfs -put -f - /tmp/long-running-$YARN_ER_RANK || exit 7
+hfs -cat /tmp/long-running-$YARN_ER_RANK || exit 8`
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(3*tokenLifetime)*time.Second+4*time.Minute)
+	defer cancel()
+	sub := secureCLI(t, ctx, env, "submit", "--ship-keytab", "--containers", "2", "--memory", "512m", "-o", "json", "--progress", "plain",
+		"--env", "HCONF="+ep.HadoopConfDir, "--env", "HCP="+cp, "--env", "JAVA="+java, "--env", "KRB5_CONFIG="+env["KRB5_CONFIG"],
+		"--", "bash", "-c", script)
+	require.Equal(t, 0, sub.code, sub.stderr)
+	res := sub.jsonObject(t)
+	appID := res["applicationId"].(string)
+	assert.Equal(t, "SUCCEEDED", res["finalStatus"], "both ranks read HDFS after %d s with tokens that live %d s: %s", 3*tokenLifetime, tokenLifetime, sub.stderr)
+
+	// The NodeManagers aggregate the logs with the tokens the ResourceManager fetched for them
+	// (yarn.resourcemanager.proxy-user-privileges.enabled).
+	var logs cliRun
+	require.Eventually(t, func() bool {
+		logs = secureCLI(t, ctx, env, "app", "logs", appID)
+		return logs.code == 0 && strings.Count(logs.stdout, "wrote this after") == 2
+	}, 2*time.Minute, 2*time.Second, "app logs shows both ranks' HDFS round trip: %s %s", logs.stdout, logs.stderr)
+	for r := 0; r < 2; r++ {
+		m := fmt.Sprintf("rank %d: ", r)
+		i := strings.Index(logs.stdout, m)
+		require.GreaterOrEqual(t, i, 0, logs.stdout)
+		var n int
+		_, err := fmt.Sscanf(logs.stdout[i+len(m):], "%d token files", &n)
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, n, 3*tokenLifetime/(tokenLifetime/3)/2, "rank %d's token file was replaced over and over", r)
+	}
+	assert.Contains(t, logs.stdout, "tokens follow: fresh tokens written", "the follower's log (yarn-er-tokens.log) is in the application's logs")
+}
