@@ -752,3 +752,29 @@ func TestResyncAgainstFakeCluster(t *testing.T) {
 	assert.Empty(t, a.Allocated)
 	assert.Equal(t, 2, cl.Allocates())
 }
+
+// TestUpdateTokens: fresh tokens replace those of their aliases in the credentials containers get
+// from then on; the AMRMToken stays the client's own.
+func TestUpdateTokens(t *testing.T) {
+	cl := amrmfake.New(t, amrmfake.Options{Nodes: 1, GPUsPerNode: 1})
+	creds := cl.Credentials()
+	creds.AddToken("hdfs", records.Token{Identifier: []byte("old"), Password: []byte("p"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"})
+	c, err := New(Config{SchedulerAddrs: []string{cl.SchedulerAddr}, Credentials: creds})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	before := c.Credentials()
+
+	c.UpdateTokens(map[string]records.Token{
+		"hdfs":  {Identifier: []byte("new"), Password: []byte("q"), Kind: "HDFS_DELEGATION_TOKEN", Service: "nn:8020"},
+		"other": {Identifier: []byte("kms"), Password: []byte("r"), Kind: "kms-dt", Service: "kms:9600"},
+		"amrm":  {Identifier: []byte("forged"), Password: []byte("x"), Kind: records.KindAMRMToken},
+	})
+	after := c.Credentials()
+	assert.Equal(t, "new", string(after.Tokens["hdfs"].Identifier))
+	assert.Equal(t, "kms", string(after.Tokens["other"].Identifier))
+	_, amrm, ok := after.TokenByKind(records.KindAMRMToken)
+	require.True(t, ok)
+	_, was, _ := before.TokenByKind(records.KindAMRMToken)
+	assert.Equal(t, was.Identifier, amrm.Identifier, "an AMRMToken among the fresh tokens is ignored")
+	assert.Equal(t, "old", string(before.Tokens["hdfs"].Identifier), "credentials handed out before are not changed")
+}
