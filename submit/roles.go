@@ -127,10 +127,17 @@ func (r *Request) validateRoles() error {
 		if rr.Restarts < 0 {
 			return badRequest(rr.field("restarts"), "%d: must not be negative", rr.Restarts)
 		}
-		if pl := rr.Placement; pl != nil && (pl.Pack != "" || len(pl.Nodes) > 0 || len(pl.Racks) > 0) {
+		if pl := rr.Placement; pl != nil && (pl.Pack != "" || len(pl.Racks) > 0) {
 			// Accepted by the job file's format, not yet placed by the AM: refused rather than
 			// silently ignored.
-			return badRequest(rr.field("placement"), "pack, nodes and racks are not supported yet (the ApplicationMaster places spread: node only): remove them")
+			return badRequest(rr.field("placement"), "pack and racks are not supported yet (the ApplicationMaster places spread: node and nodes only): remove them")
+		}
+		if pl := rr.Placement; pl != nil {
+			for j, n := range pl.Nodes {
+				if n == "" || strings.ContainsFunc(n, func(c rune) bool { return c <= ' ' || c == ',' || c == 0x7f }) {
+					return badRequest(rr.field(fmt.Sprintf("placement.nodes[%d]", j)), "%q: want a NodeManager's host or host:port as `yarn-er cluster nodes` lists it", n)
+				}
+			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(rr.Env)) {
 			if err := checkEnv(k, rr.Env[k]); err != nil {
