@@ -13,6 +13,7 @@ import (
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
@@ -157,5 +158,24 @@ func TestPlacementNodesMustBeNames(t *testing.T) {
 		_, err := req.Plan(nil, nil)
 		assert.ErrorIs(t, err, ErrRequest, "%q", n)
 		assert.ErrorContains(t, err, "role w.placement.nodes[1]", "%q", n)
+	}
+}
+
+func TestNoDeviceLockRunsWithoutExec(t *testing.T) {
+	for _, tc := range []struct {
+		lock    bool
+		devices *jobspec.Devices
+	}{
+		{lock: true, devices: &jobspec.Devices{Kind: "gpu", Amount: 1}},
+		{lock: false},
+	} {
+		req := Request{Roles: []RoleRequest{{Name: "w", GPUs: 1, Command: []string{"x"}, NoDeviceLock: !tc.lock}}}
+		p, err := req.Plan(nil, nil)
+		require.NoError(t, err)
+		require.Len(t, p.Roles, 1)
+		assert.Equal(t, tc.devices, p.Roles[0].Devices)
+		v, ok := p.Roles[0].Resource.Get(records.GPU)
+		assert.True(t, ok)
+		assert.Equal(t, int64(1), v, "the container asks for its GPU either way")
 	}
 }

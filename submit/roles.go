@@ -43,6 +43,10 @@ type RoleRequest struct {
 	Framework string
 	// Field names the role in errors (default "role NAME").
 	Field string
+	// NoDeviceLock runs the command as YARN starts the container, not under `yarn-er exec`: it
+	// locks no device and its environment names none (yarn-er doctor's probe, which looks at the
+	// container as the NodeManager made it).
+	NoDeviceLock bool
 }
 
 // PlannedRole is a role resolved for submission: its container vector in the cluster's units.
@@ -234,6 +238,9 @@ func (r *Request) Plan(types *profile.ResourceTypes, profiles *profile.ResourceP
 		}
 		rr.Containers = max(rr.Containers, 1)
 		pr := PlannedRole{RoleRequest: rr, Resource: vec, Devices: devices(vec)}
+		if rr.NoDeviceLock {
+			pr.Devices = nil
+		}
 		switch {
 		case r.Gang:
 			pr.GangName = "job"
