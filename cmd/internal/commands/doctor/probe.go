@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/user"
 	"path"
 	"slices"
 	"strings"
@@ -305,7 +306,11 @@ func (pr *prober) executor(ctx context.Context, nodeHTTP string) view.DoctorExec
 func (pr *prober) confValue(ctx context.Context, nodeHTTP, key string) (string, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, pr.httpTimeout)
 	defer cancel()
-	u := (&url.URL{Scheme: "http", Host: nodeHTTP, Path: "/conf", RawQuery: url.Values{"name": {key}}.Encode()}).String()
+	q := url.Values{"name": {key}}
+	if u := pr.user(); u != "" {
+		q.Set("user.name", u) // simple authentication, as the NodeManager's web filter asks
+	}
+	u := (&url.URL{Scheme: "http", Host: nodeHTTP, Path: "/conf", RawQuery: q.Encode()}).String()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return "", false, err
@@ -338,6 +343,20 @@ func (pr *prober) confValue(ctx context.Context, nodeHTTP, key string) (string, 
 		return "", false, fmt.Errorf("the NodeManager's /conf?name=%s: not the JSON of one property", key)
 	}
 	return doc.Property.Value, true, nil
+}
+
+// user is the user the probe runs as, for simple authentication: $HADOOP_USER_NAME, else $USER
+// (the NodeManager sets it in every container), else the process's.
+func (pr *prober) user() string {
+	for _, k := range []string{"HADOOP_USER_NAME", "USER"} {
+		if v := pr.getenv(k); v != "" {
+			return v
+		}
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
 }
 
 func unwrapURL(err error) error {
