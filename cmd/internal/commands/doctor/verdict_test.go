@@ -179,4 +179,3 @@ func TestCapturedReports(t *testing.T) {
 		})
 	}
 }
-
