@@ -5,6 +5,9 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,6 +134,40 @@ func TestDoctor(t *testing.T) {
 	require.Len(t, only.Nodes, 1)
 	assert.Equal(t, isolating, only.Nodes[0].Node)
 	assert.Equal(t, "ok", only.Nodes[0].Verdict)
+}
+
+// TestDoctorTimeout: a node whose GPUs another application holds gets no probe container; doctor
+// gives up after --timeout, kills its probes, names the node timeout and exits 0.
+func TestDoctorTimeout(t *testing.T) {
+	ep := isolatingMiniYARN.endpoints(t)
+	_, leaky := isolatingNode(t, ep)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	// Every GPU of the leaky node held by a job pinned there (placement nodes).
+	spec := filepath.Join(t.TempDir(), "hold.yaml")
+	require.NoError(t, os.WriteFile(spec, []byte("name: hold\nroles:\n  hold:\n    count: 1\n    gpus: 4\n    memory: 128m\n"+
+		"    command: [sleep, \"300\"]\n    placement: {nodes: [\""+leaky+"\"]}\n"), 0o644))
+	hold := runCLI(t, ctx, ep, "submit", "--spec", spec, "--detach")
+	require.Equal(t, 0, hold.code, hold.stderr)
+	holdID := strings.TrimSpace(hold.stdout)
+	t.Cleanup(func() { runCLI(t, context.Background(), ep, "app", "kill", holdID) })
+	yc := yarnClient(t, ep)
+	require.Eventually(t, func() bool {
+		n, err := yc.Node(ctx, leaky)
+		if err != nil {
+			return false
+		}
+		used, _ := n.Used.Get("yarn.io/gpu")
+		return used == 4
+	}, 3*time.Minute, 500*time.Millisecond, "the holding job has the leaky node's 4 GPUs")
+
+	d := runDoctor(t, ctx, ep, 0, "--nodes", leaky, "--timeout", "15s")
+	require.Len(t, d.Nodes, 1)
+	assert.Equal(t, leaky, d.Nodes[0].Node)
+	assert.Equal(t, "timeout", d.Nodes[0].Verdict, d.Nodes[0].Reason)
+	assert.Contains(t, d.Nodes[0].Reason, "no report within --timeout 15s")
+	assert.Equal(t, 0, d.Leaks)
 }
 
 // TestGPUPluginDoctor: on the GPU plugin's mini-YARN doctor names each node with a verdict, the
