@@ -237,6 +237,7 @@ func doctorRun(opts *Options) error {
 	app, ferr := sc.Follow(wait, appID, func(e submit.Event) {
 		pr.Live(submit.FormatEvent(e, sub.Spec.Containers), e.App.State.Terminal())
 	})
+	waited := wait.Err() // DeadlineExceeded: --timeout passed (not a request's own timeout)
 	cancel()
 	pr.End()
 	timedOut := false
@@ -245,7 +246,7 @@ func doctorRun(opts *Options) error {
 	case ctx.Err() != nil:
 		_, _ = sc.Kill(context.WithoutCancel(ctx), appID)
 		return ctx.Err()
-	case errors.Is(ferr, context.DeadlineExceeded):
+	case errors.Is(waited, context.DeadlineExceeded):
 		timedOut = true
 		pr.Line(fmt.Sprintf("--timeout %s passed: killing %s; the nodes without a report time out", opts.Timeout, appID))
 		if app, err = sc.Kill(ctx, appID); err != nil {

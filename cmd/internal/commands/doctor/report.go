@@ -35,6 +35,7 @@ type ReportError struct {
 	Msg  string
 }
 
+// Error names the line and what is wrong with it.
 func (e *ReportError) Error() string {
 	return fmt.Sprintf("probe report on line %d: %s", e.Line, e.Msg)
 }
