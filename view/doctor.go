@@ -77,6 +77,9 @@ type DoctorProbe struct {
 	Driver DoctorDriver `json:"driver"`
 	// Executor is the NodeManager's container executor.
 	Executor DoctorExecutor `json:"executor"`
+	// Coordination is what yarn-er's coordination ledger of the container's user records on the
+	// node (discover's and exec's hand-outs), read without taking its lock.
+	Coordination DoctorCoordination `json:"coordination"`
 	// Errors are the probe's own failures (a step it could not take), one sentence each.
 	Errors []string `json:"errors,omitempty"`
 }
@@ -133,6 +136,24 @@ type DoctorDriver struct {
 	ProcfsDetail string `json:"procfsDetail,omitempty"`
 	// Agree is "yes" (both list the same GPUs), "no", or "n/a" (one of them is unavailable).
 	Agree string `json:"agree"`
+}
+
+// DoctorCoordination is yarn-er's coordination ledger as the probe read it.
+type DoctorCoordination struct {
+	// File is the coordination file (YARN_ER_COORDINATION_FILE, else yarn-er's default).
+	File string `json:"file"`
+	// Held are the devices the ledger of the container's user records as handed out.
+	Held []DoctorHeld `json:"held,omitempty"`
+	// Detail says why the ledger could not be read ("" when it was, or when there is none yet).
+	Detail string `json:"detail,omitempty"`
+}
+
+// DoctorHeld is one ledger entry: a device and the process it was handed to.
+type DoctorHeld struct {
+	// Key is the device's coordination key (its PCI address or id).
+	Key string `json:"key"`
+	// PID is the owner's process id (in its own PID namespace).
+	PID int `json:"pid"`
 }
 
 // DoctorExecutor is the NodeManager's container executor.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -416,14 +417,17 @@ func probeRun(opts *ProbeOptions) error {
 		return cmdutil.Usagef("--command-timeout and --http-timeout must be positive")
 	}
 	pr := &prober{
-		root:        discovery.NewRoot(opts.HostRoot),
-		lookup:      opts.F.Env.Lookup,
-		selfCgroup:  "/proc/self/cgroup",
-		cgroupFS:    "/sys/fs/cgroup",
-		nvmlLibrary: opts.NVMLLibrary,
-		toolTimeout: opts.ToolTimeout,
-		httpTimeout: opts.HTTPTimeout,
-		logger:      opts.F.Logger(),
+		root:       discovery.NewRoot(opts.HostRoot),
+		lookup:     opts.F.Env.Lookup,
+		selfCgroup: "/proc/self/cgroup",
+		// The AM runs exec with the default, or the variable the NodeManager passes.
+		coordinationDefault: shared.DefaultCoordinationFile,
+		uid:                 os.Getuid(),
+		cgroupFS:            "/sys/fs/cgroup",
+		nvmlLibrary:         opts.NVMLLibrary,
+		toolTimeout:         opts.ToolTimeout,
+		httpTimeout:         opts.HTTPTimeout,
+		logger:              opts.F.Logger(),
 	}
 	rep := pr.run(opts.Ctx, opts.Granted)
 	fmt.Fprintln(opts.F.IO.ErrOut, cmdutil.Printable(summary(rep)))

@@ -14,6 +14,7 @@ import (
 	"os/user"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -51,6 +52,10 @@ type prober struct {
 	// nvmlLibrary is --nvml-library; toolTimeout bounds nvidia-smi.
 	nvmlLibrary string
 	toolTimeout time.Duration
+	// coordinationDefault is the coordination file without YARN_ER_COORDINATION_FILE; uid the
+	// user whose ledger is read.
+	coordinationDefault string
+	uid                 int
 	// httpTimeout bounds each request to the NodeManager; transport, when set, replaces the
 	// default one (tests).
 	httpTimeout time.Duration
@@ -89,6 +94,7 @@ func (pr *prober) run(ctx context.Context, granted int64) *view.DoctorProbe {
 	pr.devices(ctx, p)
 	pr.driver(ctx, p)
 	p.Cgroup = pr.cgroup()
+	p.Coordination = pr.coordination()
 	if p.NodeHTTP == "" {
 		p.NodeManager = view.DoctorAssignment{State: AssignUnreachable, Detail: "NM_HTTP_PORT is not set"}
 		p.Executor = view.DoctorExecutor{Source: "unknown: NM_HTTP_PORT is not set"}
@@ -243,6 +249,47 @@ func (pr *prober) cgroup() view.DoctorCgroup {
 			Detail: "cgroup v2 keeps device rules in an eBPF program: the opens of the device nodes show what it allows"}
 	}
 	return view.DoctorCgroup{Version: "unknown", Detail: pr.selfCgroup + " names no devices controller"}
+}
+
+// coordination reads the ledger of yarn-er's coordination for the probe's user, without its lock
+// (a probe must not delay a hand-out): what discover and exec have handed out on the node.
+func (pr *prober) coordination() view.DoctorCoordination {
+	file := pr.getenv("YARN_ER_COORDINATION_FILE")
+	if file == "" {
+		file = pr.coordinationDefault
+	}
+	c := view.DoctorCoordination{File: file}
+	ledger := file + ".ledger." + strconv.Itoa(pr.uid)
+	f, err := os.OpenFile(ledger, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return c // nothing handed out yet
+	case err != nil:
+		c.Detail = fmt.Sprintf("%s: %v", ledger, unwrapPath(err))
+		return c
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		c.Detail = ledger + ": not a regular file"
+		return c
+	}
+	data, err := io.ReadAll(io.LimitReader(f, discovery.MaxLedgerBytes+1))
+	if err != nil || len(data) > discovery.MaxLedgerBytes {
+		c.Detail = fmt.Sprintf("%s: unreadable or larger than %d bytes", ledger, discovery.MaxLedgerBytes)
+		return c
+	}
+	entries, problems := discovery.ParseLedger(data)
+	for _, e := range entries {
+		if len(c.Held) == maxItems {
+			c.Detail = fmt.Sprintf("more than %d entries: the first %d are listed", maxItems, maxItems)
+			break
+		}
+		c.Held = append(c.Held, view.DoctorHeld{Key: e.Key, PID: e.Owner.PID})
+	}
+	if len(problems) > 0 && c.Detail == "" {
+		c.Detail = fmt.Sprintf("%s: %d line(s) skipped", ledger, len(problems))
+	}
+	return c
 }
 
 // readBounded reads at most limit bytes of a file (procfs and cgroupfs files report size 0).

@@ -215,3 +215,54 @@ func TestProbeExecutor(t *testing.T) {
 		})
 	}
 }
+
+// The coordination ledger of the probe's user: read without its lock, a symbolic link refused.
+func TestProbeCoordination(t *testing.T) {
+	at := time.Unix(1796447000, 0)
+	ledger := "# yarn-er device ledger v1\n" +
+		discovery.FormatLedgerEntry(discovery.LedgerEntry{Key: "0000:10:00.0", Owner: discovery.Owner{PID: 4242, StartTime: 1, BootID: "b", PIDNS: 1}, Acquired: at}) + "\n" +
+		discovery.FormatLedgerEntry(discovery.LedgerEntry{Key: "0000:11:00.0", Owner: discovery.Owner{PID: 4343, StartTime: 1, BootID: "b", PIDNS: 1}, Acquired: at}) + "\n" +
+		"0 4242\n" // Flink's format: skipped
+	for _, tc := range []struct {
+		name   string
+		setup  func(dir string) string // returns YARN_ER_COORDINATION_FILE ("" unset)
+		held   []view.DoctorHeld
+		detail string
+	}{
+		{name: "nothing handed out yet", setup: func(dir string) string { return filepath.Join(dir, "gpus") }},
+		{name: "two devices handed out, a foreign line skipped", setup: func(dir string) string {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "gpus.ledger.1000"), []byte(ledger), 0o600))
+			return filepath.Join(dir, "gpus")
+		}, held: []view.DoctorHeld{{Key: "0000:10:00.0", PID: 4242}, {Key: "0000:11:00.0", PID: 4343}}, detail: "1 line(s) skipped"},
+		{name: "the default file when the variable is unset", setup: func(dir string) string {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "default.ledger.1000"), []byte(ledger), 0o600))
+			return ""
+		}, held: []view.DoctorHeld{{Key: "0000:10:00.0", PID: 4242}, {Key: "0000:11:00.0", PID: 4343}}, detail: "1 line(s) skipped"},
+		{name: "a symbolic link is not followed", setup: func(dir string) string {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "elsewhere"), []byte(ledger), 0o600))
+			require.NoError(t, os.Symlink(filepath.Join(dir, "elsewhere"), filepath.Join(dir, "gpus.ledger.1000")))
+			return filepath.Join(dir, "gpus")
+		}, detail: "too many levels of symbolic links"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := tc.setup(dir)
+			env := map[string]string{}
+			want := filepath.Join(dir, "default")
+			if file != "" {
+				env["YARN_ER_COORDINATION_FILE"] = file
+				want = file
+			}
+			pr := &prober{lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok },
+				coordinationDefault: filepath.Join(dir, "default"), uid: 1000}
+			c := pr.coordination()
+			assert.Equal(t, want, c.File)
+			assert.Equal(t, tc.held, c.Held)
+			if tc.detail == "" {
+				assert.Empty(t, c.Detail)
+			} else {
+				assert.Contains(t, c.Detail, tc.detail)
+			}
+		})
+	}
+}

@@ -112,12 +112,16 @@ func parseReport(b []byte) (*view.DoctorProbe, error) {
 		len(p.Driver.Procfs) > maxDevices {
 		return nil, fmt.Errorf("more than %d devices", maxDevices)
 	}
-	if len(p.Env) > maxItems || len(p.Cgroup.Rules) > maxItems || len(p.Errors) > maxItems {
+	if len(p.Env) > maxItems || len(p.Cgroup.Rules) > maxItems || len(p.Errors) > maxItems || len(p.Coordination.Held) > maxItems {
 		return nil, fmt.Errorf("more than %d variables, rules or errors", maxItems)
 	}
 	texts := []string{p.Node, p.NodeHTTP, p.Container, p.Backend, p.NodeManager.State, p.NodeManager.Detail,
 		p.Cgroup.Version, p.Cgroup.Path, p.Cgroup.Detail, p.Driver.Version, p.Driver.NVMLDetail, p.Driver.ProcfsDetail,
-		p.Driver.Agree, p.Executor.Class, p.Executor.Plugins, p.Executor.CgroupsMount, p.Executor.Source}
+		p.Driver.Agree, p.Executor.Class, p.Executor.Plugins, p.Executor.CgroupsMount, p.Executor.Source,
+		p.Coordination.File, p.Coordination.Detail}
+	for _, h := range p.Coordination.Held {
+		texts = append(texts, h.Key)
+	}
 	for k, v := range p.Env {
 		texts = append(texts, k, v)
 	}

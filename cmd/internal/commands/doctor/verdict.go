@@ -50,6 +50,14 @@ func Judge(p *view.DoctorProbe) view.DoctorNode {
 	for _, e := range p.Errors {
 		n.Notes = append(n.Notes, "probe: "+e)
 	}
+	if c := p.Coordination; len(c.Held) > 0 {
+		keys := make([]string, len(c.Held))
+		for i, h := range c.Held {
+			keys[i] = fmt.Sprintf("%s (pid %d)", h.Key, h.PID)
+		}
+		n.Notes = append(n.Notes, fmt.Sprintf("yarn-er's coordination (%s) records %d device(s) handed out on the node: %s",
+			c.File, len(c.Held), strings.Join(keys, ", ")))
+	}
 	// What the container was given: the NodeManager's minors, or a count.
 	assigned := p.NodeManager.State == AssignAssigned
 	var extra, missing []string

@@ -83,6 +83,12 @@ func TestJudge(t *testing.T) {
 			return p
 		}(), verdict: view.VerdictOK, fix: []string{fixDisagree},
 			notes: []string{"NVML lists GPU-a, procfs GPU-a, GPU-b", "probe: listing the GPUs: nvidia-smi timed out"}},
+		{name: "yarn-er's coordination has handed devices out", probe: func() *view.DoctorProbe {
+			p := probeOf(1, 2, 1)
+			p.Coordination = view.DoctorCoordination{File: "/var/tmp/yarn-er-coordination", Held: []view.DoctorHeld{{Key: "0000:10:00.0", PID: 7}}}
+			return p
+		}(), verdict: view.VerdictOK,
+			notes: []string{"yarn-er's coordination (/var/tmp/yarn-er-coordination) records 1 device(s) handed out on the node: 0000:10:00.0 (pid 7)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := Judge(tc.probe)
