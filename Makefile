@@ -24,7 +24,7 @@ DEFAULT_HADOOP  := 3.5.0
 # So do the HA fault tests: the harness's --ha needs Hadoop 3.5 (two RM web apps in one JVM share
 # one Guice pipeline on 3.4 and older); the other fault tests run on every line. The GPU plugin mode's
 # test reads the NodeManagers' web endpoint, which the mini-YARN serves on 3.5 only.
-MATRIX_SKIP_OTHER_LINES ?= ^(TestFlink|TestHA|TestGPUPlugin)
+MATRIX_SKIP_OTHER_LINES ?= ^(TestFlink|TestHA|TestGPUPlugin|TestDoctorTimeout)
 # The secure suite (TestSecure*: Kerberos, SASL layers, TLS) runs on the default line and on these.
 MATRIX_SECURE_LINES ?= 3.3.6
 

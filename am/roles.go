@@ -2,6 +2,7 @@ package am
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -240,6 +241,33 @@ func (role *roleState) spread() bool {
 	return role.spec.Placement != nil && role.spec.Placement.Spread == "node"
 }
 
+// nodes are the hosts the role's ranks may land on (placement nodes; nil: any).
+func (role *roleState) nodes() []string {
+	if role.spec.Placement == nil {
+		return nil
+	}
+	return role.spec.Placement.Nodes
+}
+
+// allowedOn reports whether a rank of the role may run on node (a NodeManager's host:port): any
+// node when the role names none, else a node named by its host:port or by its host alone.
+func (role *roleState) allowedOn(node string) bool {
+	names := role.nodes()
+	if len(names) == 0 {
+		return true
+	}
+	host := node
+	if h, _, err := net.SplitHostPort(node); err == nil {
+		host = h
+	}
+	for _, n := range names {
+		if n == node || n == host {
+			return true
+		}
+	}
+	return false
+}
+
 // usedNodes are the nodes where the role's ranks have (or hold) containers.
 func (role *roleState) usedNodes() map[string]bool {
 	used := map[string]bool{}
@@ -255,12 +283,21 @@ func (role *roleState) usedNodes() map[string]bool {
 // role, and asks for another in its place (spreadAsks bounds the ask by the nodes left). The AM
 // places the ranks itself, through any scheduler and any placement-constraints handler: the
 // ResourceManager places a ResourceRequest anywhere.
+//
+// A container on a node the role's placement does not name (placement nodes) is given back the
+// same way: the AM keeps the restriction itself rather than through locality asks, which name
+// hosts only and so cannot tell apart two NodeManagers of one host.
 func (r *runner) misplaced(role *roleState, c amrm.Container) bool {
-	if !role.spread() || !role.usedNodes()[c.Node] {
+	switch {
+	case !role.allowedOn(c.Node):
+		r.log.Info("am: giving back a container on a node the role's placement does not name (placement nodes)",
+			"role", role.spec.Name, "container", c.ID.String(), "node", c.Node, "nodes", strings.Join(role.nodes(), ","))
+	case role.spread() && role.usedNodes()[c.Node]:
+		r.log.Info("am: giving back a container on a node that has a rank of the role already (placement spread: node)",
+			"role", role.spec.Name, "container", c.ID.String(), "node", c.Node)
+	default:
 		return false
 	}
-	r.log.Info("am: giving back a container on a node that has a rank of the role already (placement spread: node)",
-		"role", role.spec.Name, "container", c.ID.String(), "node", c.Node)
 	_ = r.rm.Release(c.ID)
 	r.res.Released++
 	role.misplaced++
@@ -280,7 +317,11 @@ func (r *runner) spreadAsks() {
 		if !role.spread() || !role.asked {
 			continue
 		}
-		free := max(r.clusterNodes-len(role.usedNodes()), 0)
+		nodes := r.clusterNodes
+		if n := len(role.nodes()); n > 0 {
+			nodes = min(nodes, n)
+		}
+		free := max(nodes-len(role.usedNodes()), 0)
 		want := min(role.waitingCount(), free)
 		if out := r.rm.Outstanding(role.prio); out != want {
 			_ = r.rm.AskWithLabel(role.prio, role.capab, want, r.spec.NodeLabel)

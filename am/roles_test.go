@@ -3,6 +3,7 @@ package am
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -243,6 +244,49 @@ func TestSpreadNode(t *testing.T) {
 	// The third started only once a node was free of the role: after the first two had ended.
 	assert.Equal(t, "2", ls[2].Environment[jobspec.EnvRank])
 	assert.Equal(t, "1", ls[2].Environment[jobspec.EnvLocalWorldSize])
+}
+
+// placement nodes: the ranks run only on the NodeManagers named; a container elsewhere is given
+// back. With spread: node too, one rank per named node.
+func TestPlacementNodes(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		spread string
+		ranks  int
+		byHost bool
+	}{
+		{name: "one node by host:port", ranks: 2},
+		{name: "one node, spread", spread: "node", ranks: 1},
+		{name: "by host: every NodeManager of the host", ranks: 3, byHost: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, 0, amrmfake.Options{RoundRobin: true, Nodes: 3})
+			// The fake's NodeManagers are all on one host (127.0.0.1), told apart by their ports.
+			target := f.cluster.NodeAddr(1)
+			name := target
+			if tc.byHost {
+				h, _, err := net.SplitHostPort(target)
+				require.NoError(t, err)
+				name = h
+			}
+			f.withRoles(jobspec.Role{Name: "probe", Containers: tc.ranks, Resource: oneGPU, Command: []string{"probe"},
+				Placement: &jobspec.Placement{Spread: tc.spread, Nodes: []string{name}}})
+			res, err := f.run(t, f.options(t))
+			require.NoError(t, err)
+			assert.Equal(t, records.FinalSucceeded, res.Status)
+			ls := f.cluster.Launches()
+			require.Len(t, ls, tc.ranks)
+			if tc.byHost {
+				return // every node of the fake is on that host
+			}
+			for _, l := range ls {
+				assert.Equal(t, target, l.Node, "rank %s", l.Environment[jobspec.EnvRank])
+			}
+			if tc.ranks > 1 {
+				assert.NotEmpty(t, f.cluster.Releases(), "round robin put a container on another node: given back")
+			}
+		})
+	}
 }
 
 func TestProfileCapability(t *testing.T) {

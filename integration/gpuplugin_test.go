@@ -18,9 +18,10 @@ import (
 const envGPUPluginState = "YARN_ER_MINIYARN_GPU_PLUGIN_STATE"
 
 // gpuPluginMiniYARN is docker/conf's cluster started with --gpu-plugin: the NodeManagers discover
-// their GPUs through YARN's GPU plugin (a fake nvidia-smi), not a configured count.
+// their GPUs through YARN's GPU plugin (a fake nvidia-smi), not a configured count. NodeManager 0
+// also isolates its containers' GPUs (--isolate-node 0), for TestGPUPluginDoctor.
 var gpuPluginMiniYARN = &lazyCluster{what: "GPU plugin", env: envGPUPluginState, conf: "conf",
-	state: "mini-yarn-gpu-plugin", flags: []string{"--gpu-plugin"}}
+	state: "mini-yarn-gpu-plugin", flags: []string{"--gpu-plugin", "--isolate-node", "0"}}
 
 // TestGPUPluginMode: with --gpu-plugin both NodeManagers advertise their 4 yarn.io/gpu through the
 // plugin (the configured count is gone from their configuration), yarn-er reads the plugin's

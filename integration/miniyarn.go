@@ -99,6 +99,9 @@ type NodeManager struct {
 	GPUHostRoot string `json:"gpuHostRoot"`
 	// CoordinationFile is the YARN_ER_COORDINATION_FILE its containers get from it.
 	CoordinationFile string `json:"coordinationFile"`
+	// IsolatesGPUs is true for the NodeManager of `docker/mini-yarn start --isolate-node N`: each
+	// of its containers can open only the GPUs it was given.
+	IsolatesGPUs bool `json:"isolatesGpus"`
 }
 
 // Port is the port of the NodeManager's id, the NM_PORT of its containers.

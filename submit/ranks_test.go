@@ -13,6 +13,7 @@ import (
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/profile"
+	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
 )
@@ -138,13 +139,43 @@ func TestPlanByProfile(t *testing.T) {
 }
 
 func TestPlacementNotYetSupportedIsRefused(t *testing.T) {
-	for _, pl := range []*jobspec.Placement{{Pack: "node"}, {Nodes: []string{"h1"}}, {Racks: []string{"/r"}}} {
+	for _, pl := range []*jobspec.Placement{{Pack: "node"}, {Racks: []string{"/r"}}} {
 		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: pl}}}
 		_, err := req.Plan(nil, nil)
 		assert.ErrorIs(t, err, ErrRequest)
-		assert.ErrorContains(t, err, "role w.placement: pack, nodes and racks are not supported yet")
+		assert.ErrorContains(t, err, "role w.placement: pack and racks are not supported yet")
 	}
-	req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: &jobspec.Placement{Spread: "node"}}}}
-	_, err := req.Plan(nil, nil)
-	assert.NoError(t, err)
+	for _, pl := range []*jobspec.Placement{{Spread: "node"}, {Nodes: []string{"h1"}}, {Spread: "node", Nodes: []string{"h1:8041", "h2"}}} {
+		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: pl}}}
+		_, err := req.Plan(nil, nil)
+		assert.NoError(t, err)
+	}
+}
+
+func TestPlacementNodesMustBeNames(t *testing.T) {
+	for _, n := range []string{"", "a b", "h1,h2", "h\x7f"} {
+		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: &jobspec.Placement{Nodes: []string{"h0", n}}}}}
+		_, err := req.Plan(nil, nil)
+		assert.ErrorIs(t, err, ErrRequest, "%q", n)
+		assert.ErrorContains(t, err, "role w.placement.nodes[1]", "%q", n)
+	}
+}
+
+func TestNoDeviceLockRunsWithoutExec(t *testing.T) {
+	for _, tc := range []struct {
+		lock    bool
+		devices *jobspec.Devices
+	}{
+		{lock: true, devices: &jobspec.Devices{Kind: "gpu", Amount: 1}},
+		{lock: false},
+	} {
+		req := Request{Roles: []RoleRequest{{Name: "w", GPUs: 1, Command: []string{"x"}, NoDeviceLock: !tc.lock}}}
+		p, err := req.Plan(nil, nil)
+		require.NoError(t, err)
+		require.Len(t, p.Roles, 1)
+		assert.Equal(t, tc.devices, p.Roles[0].Devices)
+		v, ok := p.Roles[0].Resource.Get(records.GPU)
+		assert.True(t, ok)
+		assert.Equal(t, int64(1), v, "the container asks for its GPU either way")
+	}
 }

@@ -43,6 +43,10 @@ type RoleRequest struct {
 	Framework string
 	// Field names the role in errors (default "role NAME").
 	Field string
+	// NoDeviceLock runs the command as YARN starts the container, not under `yarn-er exec`: it
+	// locks no device and its environment names none (yarn-er doctor's probe, which looks at the
+	// container as the NodeManager made it).
+	NoDeviceLock bool
 }
 
 // PlannedRole is a role resolved for submission: its container vector in the cluster's units.
@@ -127,10 +131,17 @@ func (r *Request) validateRoles() error {
 		if rr.Restarts < 0 {
 			return badRequest(rr.field("restarts"), "%d: must not be negative", rr.Restarts)
 		}
-		if pl := rr.Placement; pl != nil && (pl.Pack != "" || len(pl.Nodes) > 0 || len(pl.Racks) > 0) {
+		if pl := rr.Placement; pl != nil && (pl.Pack != "" || len(pl.Racks) > 0) {
 			// Accepted by the job file's format, not yet placed by the AM: refused rather than
 			// silently ignored.
-			return badRequest(rr.field("placement"), "pack, nodes and racks are not supported yet (the ApplicationMaster places spread: node only): remove them")
+			return badRequest(rr.field("placement"), "pack and racks are not supported yet (the ApplicationMaster places spread: node and nodes only): remove them")
+		}
+		if pl := rr.Placement; pl != nil {
+			for j, n := range pl.Nodes {
+				if n == "" || strings.ContainsFunc(n, func(c rune) bool { return c <= ' ' || c == ',' || c == 0x7f }) {
+					return badRequest(rr.field(fmt.Sprintf("placement.nodes[%d]", j)), "%q: want a NodeManager's host or host:port as `yarn-er cluster nodes` lists it", n)
+				}
+			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(rr.Env)) {
 			if err := checkEnv(k, rr.Env[k]); err != nil {
@@ -227,6 +238,9 @@ func (r *Request) Plan(types *profile.ResourceTypes, profiles *profile.ResourceP
 		}
 		rr.Containers = max(rr.Containers, 1)
 		pr := PlannedRole{RoleRequest: rr, Resource: vec, Devices: devices(vec)}
+		if rr.NoDeviceLock {
+			pr.Devices = nil
+		}
 		switch {
 		case r.Gang:
 			pr.GangName = "job"

@@ -315,6 +315,14 @@ func copyLocked[T any](mu *sync.Mutex, s *[]T) []T {
 	return append([]T(nil), *s...)
 }
 
+// NodeAddr returns the NodeId (host:port) of NodeManager i, as containers on it name their node.
+func (c *Cluster) NodeAddr(i int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.nodes[i]
+	return net.JoinHostPort(n.Host, strconv.Itoa(int(n.Port)))
+}
+
 // Launches returns every container start, in order.
 func (c *Cluster) Launches() []Launch { return copyLocked(c.mu, &c.launches) }
 

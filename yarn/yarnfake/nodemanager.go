@@ -1,6 +1,7 @@
 package yarnfake
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +13,7 @@ import (
 // NodeManager is a fake NodeManager web server: the container log endpoint
 // /ws/v1/node/containers/<container>/logs/<file> that yarn-er reads live logs from, answering the
 // logs a test sets and Hadoop's 404 NotFoundException for any other, and the resource plugins'
-// /ws/v1/node/resources/<name>. Its methods are safe for
+// /ws/v1/node/resources/<name>, and /conf?name=<key> (Hadoop's ConfServlet, in JSON). Its methods are safe for
 // concurrent use, also while requests are served.
 type NodeManager struct {
 	srv *httptest.Server
@@ -20,6 +21,7 @@ type NodeManager struct {
 	mu        sync.Mutex
 	logs      map[string]nmLog // by "<container>/<file>"
 	resources map[string]nmResource
+	conf      map[string]string
 	reqs      []Request
 }
 
@@ -32,7 +34,7 @@ type nmLog struct {
 // NewNodeManager starts a fake NodeManager for a test and closes it when the test ends.
 func NewNodeManager(tb TB) *NodeManager {
 	tb.Helper()
-	nm := &NodeManager{logs: map[string]nmLog{}, resources: map[string]nmResource{}}
+	nm := &NodeManager{logs: map[string]nmLog{}, resources: map[string]nmResource{}, conf: map[string]string{}}
 	nm.srv = httptest.NewServer(http.HandlerFunc(nm.serve))
 	tb.Cleanup(nm.srv.Close)
 	return nm
@@ -74,6 +76,14 @@ func (nm *NodeManager) SetResourceStatus(name string, status int, body string) {
 	nm.resources[name] = nmResource{status: status, body: body}
 }
 
+// SetConf makes /conf?name=key answer value, as a NodeManager's ConfServlet answers a key of its
+// configuration in JSON; a key never set answers 404, as one the configuration lacks.
+func (nm *NodeManager) SetConf(key, value string) {
+	nm.mu.Lock()
+	defer nm.mu.Unlock()
+	nm.conf[key] = value
+}
+
 type nmResource struct {
 	status int
 	body   string
@@ -89,6 +99,20 @@ func (nm *NodeManager) Requests() []Request {
 func (nm *NodeManager) serve(w http.ResponseWriter, r *http.Request) {
 	nm.mu.Lock()
 	nm.reqs = append(nm.reqs, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), At: time.Now()})
+	if r.URL.Path == "/conf" {
+		key := r.URL.Query().Get("name")
+		v, found := nm.conf[key]
+		nm.mu.Unlock()
+		if !found {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = fmt.Fprintf(w, "Property %s not found\n", key)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		b, _ := json.Marshal(map[string]any{"property": map[string]any{"key": key, "value": v, "isFinal": false, "resource": "yarn-site.xml"}})
+		_, _ = w.Write(b)
+		return
+	}
 	if name, isRes := strings.CutPrefix(r.URL.Path, "/ws/v1/node/resources/"); isRes {
 		res, found := nm.resources[name]
 		nm.mu.Unlock()

@@ -13,7 +13,8 @@ func NewCmdExitCodes() *cobra.Command {
   1  an error (a file that cannot be read, a cluster that cannot be reached, ...)
   2  usage: a bad flag or argument, including a value the cluster cannot have (a --state that is not
      a YARN state, a cluster nodes --resource type that no node reports)
-  3  validation findings: a check (preflight, lint) found problems
+  3  validation findings: a check (preflight, lint) found problems, or doctor found a node whose
+     containers can open GPUs they were not given
   4  authentication or authorization failed (Kerberos, HTTP 401/403, bad token)
   5  not enough devices, or the devices asked for are held by other processes
   6  the YARN application ended FAILED (submit, app wait)

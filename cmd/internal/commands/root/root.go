@@ -13,6 +13,7 @@ import (
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/app"
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/cluster"
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/discover"
+	"github.com/yarn-er/yarn-er/cmd/internal/commands/doctor"
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/exec"
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/exitcodes"
 	"github.com/yarn-er/yarn-er/cmd/internal/commands/preflight"
@@ -48,6 +49,7 @@ containers without handing one device to two processes.`)
 		exec.NewCmdExec(f, nil),
 		submit.NewCmdSubmit(f, nil),
 		app.NewCmdApp(f),
+		doctor.NewCmdDoctor(f, nil),
 		am.NewCmdAM(f, nil),
 		tokens.NewCmdTokens(f, nil),
 		version.NewCmdVersion(f, nil),

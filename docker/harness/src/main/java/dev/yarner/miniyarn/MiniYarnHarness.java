@@ -98,6 +98,8 @@ public final class MiniYarnHarness {
   private final Secure secure;
   /** --gpu-plugin: the NodeManagers discover GPUs with YARN's GPU plugin. */
   private final boolean gpuPlugin;
+  /** --isolate-node N: the NodeManager that isolates its containers' GPUs; -1 for none. */
+  private final int isolateNode;
   /** The RM service keys that get a per-rm-id value under --ha. */
   private static final String[] RM_SERVICE_KEYS = {YarnConfiguration.RM_ADDRESS,
     YarnConfiguration.RM_SCHEDULER_ADDRESS, YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
@@ -118,7 +120,8 @@ public final class MiniYarnHarness {
   private boolean guiceShared;
 
   private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid,
-      boolean recovery, boolean ha, Secure secure, boolean gpuPlugin) {
+      boolean recovery, boolean ha, Secure secure, boolean gpuPlugin, int isolateNode) {
+    this.isolateNode = isolateNode;
     this.confDir = confDir;
     this.secure = secure;
     this.gpuPlugin = gpuPlugin;
@@ -144,6 +147,7 @@ public final class MiniYarnHarness {
     boolean kerberos = false;
     boolean https = false;
     boolean gpuPlugin = false;
+    int isolate = -1;
     String protection = null;
     int tokenLifetime = 0;
     try {
@@ -158,6 +162,7 @@ public final class MiniYarnHarness {
           case "--ha" -> ha = true;
           case "--kerberos" -> kerberos = true;
           case "--gpu-plugin" -> gpuPlugin = true;
+          case "--isolate-node" -> isolate = Integer.parseInt(args[++i]);
           case "--https" -> https = true;
           case "--rpc-protection" -> protection = Secure.checkProtection(args[++i]);
           case "--token-lifetime" -> tokenLifetime = Secure.checkTokenLifetime(args[++i]);
@@ -180,17 +185,23 @@ public final class MiniYarnHarness {
       if (nms < 1) {
         throw new IllegalArgumentException("--node-managers must be at least 1");
       }
+      if (isolate < -1 || isolate >= nms) {
+        throw new IllegalArgumentException("--isolate-node " + isolate + ": want a NodeManager index, 0 to "
+            + (nms - 1));
+      }
     } catch (RuntimeException e) {
       System.err.println("mini-yarn harness: " + e.getMessage());
       System.err.println("usage: MiniYarnHarness --conf DIR --state DIR"
           + " [--node-managers N] [--watch-pid PID] [--recovery] [--ha]"
-          + " [--kerberos [--rpc-protection P] [--https] [--token-lifetime SECONDS]] [--gpu-plugin]");
+          + " [--kerberos [--rpc-protection P] [--https] [--token-lifetime SECONDS]] [--gpu-plugin]"
+          + " [--isolate-node N]");
       System.exit(2);
       return;
     }
     Secure secure = kerberos ? new Secure(state,
         protection == null ? "authentication" : protection, https, tokenLifetime) : null;
-    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery, ha, secure, gpuPlugin);
+    MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery, ha, secure, gpuPlugin,
+        isolate);
     try {
       h.run();
       System.exit(0);
@@ -539,6 +550,12 @@ public final class MiniYarnHarness {
     } else {
       LOG.warn("no fake GPU hosts for the NodeManagers' containers: {}", why);
     }
+    if (isolateNode >= 0) {
+      if (hosts == null) {
+        throw new IOException("--isolate-node needs the fake GPU hosts: " + why);
+      }
+      c.set(YarnConfiguration.NM_CONTAINER_EXECUTOR, IsolatingExecutor.class.getName());
+    }
     LOG.info("starting MiniYARNCluster (1 ResourceManager, {} NodeManagers)", nodeManagers);
     yarn = ha ? new MiniYARNCluster("cluster", RM_IDS.length, nodeManagers, 1, 1)
         : newMiniYarn(nodeManagers, nmWeb);
@@ -571,6 +588,11 @@ public final class MiniYarnHarness {
     LOG.info("YARN is up: cluster resource {}", total);
     if (hosts != null) {
       makeGpuHosts(hosts);
+    }
+    if (isolateNode >= 0) {
+      FakeGpuHosts.Node h = gpuHosts.get(isolateNode);
+      IsolatingExecutor.isolate(yarn.getNodeManager(isolateNode).getNMContext().getNodeId().getPort(),
+          h.root(), (int) h.gpus(), System.getenv(FakeGpuHosts.HOST_ROOT_VAR));
     }
   }
 
@@ -965,6 +987,9 @@ public final class MiniYarnHarness {
         n.number("fpgas", h.fpgas());
         n.field("gpuHostRoot", h.root().toString());
         n.field("coordinationFile", h.coordinationFile().toString());
+      }
+      if (i == isolateNode) {
+        n.key("isolatesGpus").append("true").comma();
       }
       j.append(i == 0 ? "" : ",").append(n.end());
     }
