@@ -138,13 +138,15 @@ func TestPlanByProfile(t *testing.T) {
 }
 
 func TestPlacementNotYetSupportedIsRefused(t *testing.T) {
-	for _, pl := range []*jobspec.Placement{{Pack: "node"}, {Nodes: []string{"h1"}}, {Racks: []string{"/r"}}} {
+	for _, pl := range []*jobspec.Placement{{Nodes: []string{"h1"}}, {Racks: []string{"/r"}}} {
 		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: pl}}}
 		_, err := req.Plan(nil, nil)
 		assert.ErrorIs(t, err, ErrRequest)
-		assert.ErrorContains(t, err, "role w.placement: pack, nodes and racks are not supported yet")
+		assert.ErrorContains(t, err, "role w.placement: nodes and racks are not supported yet")
 	}
-	req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: &jobspec.Placement{Spread: "node"}}}}
-	_, err := req.Plan(nil, nil)
-	assert.NoError(t, err)
+	for _, pl := range []*jobspec.Placement{{Spread: "node"}, {Pack: "node", Fallback: jobspec.FallbackFail}} {
+		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: pl}}}
+		_, err := req.Plan(nil, nil)
+		assert.NoError(t, err)
+	}
 }

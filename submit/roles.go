@@ -127,10 +127,10 @@ func (r *Request) validateRoles() error {
 		if rr.Restarts < 0 {
 			return badRequest(rr.field("restarts"), "%d: must not be negative", rr.Restarts)
 		}
-		if pl := rr.Placement; pl != nil && (pl.Pack != "" || len(pl.Nodes) > 0 || len(pl.Racks) > 0) {
+		if pl := rr.Placement; pl != nil && (len(pl.Nodes) > 0 || len(pl.Racks) > 0) {
 			// Accepted by the job file's format, not yet placed by the AM: refused rather than
 			// silently ignored.
-			return badRequest(rr.field("placement"), "pack, nodes and racks are not supported yet (the ApplicationMaster places spread: node only): remove them")
+			return badRequest(rr.field("placement"), "nodes and racks are not supported yet (the ApplicationMaster places spread: node and pack: node): remove them")
 		}
 		for _, k := range slices.Sorted(maps.Keys(rr.Env)) {
 			if err := checkEnv(k, rr.Env[k]); err != nil {
