@@ -104,6 +104,9 @@ type Result struct {
 	Adopted, AdoptedDone int
 	// Released are the containers given back (surplus, or lacking an asked resource).
 	Released int
+	// PlacementFallbacks counts the roles that fell back from placement by constraints (the
+	// ResourceManager refused or rejected their SchedulingRequests; placement.fallback am or relax).
+	PlacementFallbacks int
 	// Heartbeats is the number of allocate calls.
 	Heartbeats int
 	// Registered and AllAllocated are the times from Run's start to registration and to the
@@ -468,6 +471,12 @@ func (r *runner) run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		alloc, err := rm.Allocate(ctx)
+		if err != nil && errors.Is(err, amrm.ErrPlacementRefused) {
+			// Nothing of that heartbeat was taken: each placed role falls back (or fails the
+			// application) and the next heartbeat asks again.
+			r.placementRefused(err.Error())
+			alloc, err = &amrm.Allocation{}, nil
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
@@ -487,6 +496,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 		r.handle(lctx, alloc)
 		r.spreadAsks()
+		r.packAsks()
 		if !r.lingerChecked {
 			r.lingerChecked = true
 			r.restartLingering()
@@ -614,6 +624,9 @@ func (r *runner) allHaveContainers() bool {
 
 // handle applies one heartbeat's allocation.
 func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
+	for _, rj := range a.Rejected {
+		r.placementRejected(rj)
+	}
 	for _, rel := range a.Released {
 		r.res.Released++
 		r.log.Warn("am: container given back", "container", rel.Container.ID.String(), "node", rel.Container.Node, "reason", rel.Reason)
@@ -783,7 +796,7 @@ func (r *runner) askOneMore(s *slot, exit int32) {
 		return
 	}
 	role := s.role
-	if err := r.rm.AskWithLabel(role.prio, role.capab, r.rm.Outstanding(role.prio)+1, r.spec.NodeLabel); err != nil {
+	if err := r.ask(role, r.rm.Outstanding(role.prio)+1); err != nil {
 		r.fail = &RankError{Role: r.roleOfLog(s), Rank: s.rank, Failures: s.failures, Restarts: role.spec.Restarts, Container: s.container.ID,
 			Node: s.container.Node, ExitStatus: exit, Diagnostics: "cannot ask for a new container: " + err.Error()}
 	}

@@ -123,6 +123,17 @@ func (c *Client) AskPlaced(priority int32, id int64, capability records.Resource
 	return nil
 }
 
+// OutstandingPlaced returns how many containers the SchedulingRequest at priority and allocation
+// request id id still wants.
+func (c *Client) OutstandingPlaced(priority int32, id int64) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a, ok := c.placed[placedKey{priority, id}]; ok {
+		return a.outstanding
+	}
+	return 0
+}
+
 // DropPlaced forgets every SchedulingRequest not answered yet and returns how many containers
 // each priority still wanted through them: after ErrPlacementRefused the caller asks for them
 // otherwise (plain asks at the same priority are allowed: the ResourceManager took none of them).

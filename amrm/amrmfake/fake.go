@@ -39,6 +39,13 @@ const (
 	AppNumber        = fakeyarn.AppNumber
 )
 
+// Values of Options.PlacementHandler (yarn.resourcemanager.placement-constraints.handler).
+const (
+	HandlerDisabled  = fakeyarn.HandlerDisabled
+	HandlerScheduler = fakeyarn.HandlerScheduler
+	HandlerProcessor = fakeyarn.HandlerProcessor
+)
+
 // AppID is the fake application's id.
 var AppID = fakeyarn.AppID
 
