@@ -32,7 +32,8 @@ func (m placeMode) String() string {
 }
 
 // Allocation request ids of a pack role's SchedulingRequests: its first container goes anywhere
-// (tagged), the others beside it (affinity to the tag). Two keys: the ResourceManager accepts no
+// (to a node without the role's tag, which is any node then), the others beside it (affinity to
+// the tag). Two keys: the ResourceManager accepts no
 // change of a request's constraint.
 const (
 	packFirstID = 0
@@ -103,12 +104,15 @@ func (r *runner) ask(role *roleState, n int) error {
 		return r.rm.AskPlaced(role.prio, 0, role.capab, n,
 			amrm.Placement{Tags: tag, Constraint: &amrm.Constraint{Scope: amrm.ScopeNode, TargetTags: tag}})
 	}
-	// pack: until a container of the role holds a node, one goes anywhere and the rest wait.
+	// pack: until a container of the role holds a node, one goes anywhere (anti-affinity to the
+	// role's own tag, which no node carries yet: the CapacityScheduler takes no SchedulingRequest
+	// without a constraint) and the rest wait.
 	first, rest := 0, n
 	if len(role.usedNodes()) == 0 && n > 0 {
 		first, rest = 1, 0
 	}
-	if err := r.rm.AskPlaced(role.prio, packFirstID, role.capab, first, amrm.Placement{Tags: tag}); err != nil {
+	if err := r.rm.AskPlaced(role.prio, packFirstID, role.capab, first,
+		amrm.Placement{Tags: tag, Constraint: &amrm.Constraint{Scope: amrm.ScopeNode, TargetTags: tag}}); err != nil {
 		return err
 	}
 	return r.rm.AskPlaced(role.prio, packRestID, role.capab, rest,

@@ -32,7 +32,10 @@ type Placement struct {
 	// Tags are the allocation tags of the ask's containers; constraints (this ask's own included)
 	// count the containers that carry them.
 	Tags []string
-	// Constraint is where the containers may land; nil: anywhere (the containers carry the tags only).
+	// Constraint is where the containers may land. It is required: Hadoop 3.5.0's CapacityScheduler
+	// fails an allocate whose SchedulingRequest has none (a NullPointerException in
+	// SingleConstraintAppPlacementAllocator, seen on the mini-YARN); anti-affinity to a tag no
+	// container carries yet places anywhere.
 	Constraint *Constraint
 }
 
@@ -153,6 +156,9 @@ func (p Placement) check() error {
 		if t == "" {
 			return errors.New("amrm: an empty allocation tag")
 		}
+	}
+	if p.Constraint == nil {
+		return errors.New("amrm: a SchedulingRequest without a placement constraint (the CapacityScheduler refuses it)")
 	}
 	if c := p.Constraint; c != nil {
 		if c.Scope != ScopeNode && c.Scope != ScopeRack {

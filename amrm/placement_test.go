@@ -76,6 +76,7 @@ func TestAskPlacedChecks(t *testing.T) {
 		{"scope", Placement{Tags: []string{"w"}, Constraint: &Constraint{Scope: "zone", TargetTags: []string{"w"}}}, 0, `placement scope "zone"`},
 		{"no target", Placement{Tags: []string{"w"}, Constraint: &Constraint{Scope: ScopeNode}}, 0, "without target tags"},
 		{"empty tag", Placement{Tags: []string{""}}, 0, "empty allocation tag"},
+		{"no constraint", Placement{Tags: []string{"w"}}, 0, "without a placement constraint"},
 		{"negative id", spreadWorker, -1, "allocation request id -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,7 +86,7 @@ func TestAskPlacedChecks(t *testing.T) {
 		})
 	}
 	require.NoError(t, c.AskPlaced(1, 0, gpu1, 2, spreadWorker))
-	err := c.AskPlaced(1, 0, gpu1, 2, Placement{Tags: []string{"worker"}})
+	err := c.AskPlaced(1, 0, gpu1, 2, Placement{Tags: []string{"worker"}, Constraint: &Constraint{Scope: ScopeRack, TargetTags: []string{"worker"}}})
 	require.Error(t, err, "another constraint on the same key while containers are outstanding")
 	assert.Contains(t, err.Error(), "ask 0 first, or use another id")
 }
@@ -151,7 +152,7 @@ func TestAntiAffinityOnFakeScheduler(t *testing.T) {
 func TestAffinityAndRejection(t *testing.T) {
 	cl := amrmfake.New(t, amrmfake.Options{PlacementHandler: fakeyarn.HandlerProcessor})
 	c := fakeClient(t, cl)
-	require.NoError(t, c.AskPlaced(1, 0, gpu1, 1, Placement{Tags: []string{"w"}}))
+	require.NoError(t, c.AskPlaced(1, 0, gpu1, 1, Placement{Tags: []string{"w"}, Constraint: &Constraint{Scope: ScopeNode, TargetTags: []string{"w"}}}))
 	a, err := c.Allocate(context.Background())
 	require.NoError(t, err)
 	require.Len(t, a.Allocated, 1)

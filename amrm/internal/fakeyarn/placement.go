@@ -39,6 +39,10 @@ func RefusePlacement(handler string, capacityScheduler bool, req *yarnpb.Allocat
 		}
 	}
 	for _, sr := range req.GetSchedulingRequests() {
+		if sr.GetPlacementConstraint() == nil && handler == HandlerScheduler {
+			// Hadoop 3.5.0's SingleConstraintAppPlacementAllocator, as the mini-YARN answered.
+			return &ipctest.Exception{Class: "java.lang.NullPointerException", Message: `Cannot invoke "org.apache.hadoop.yarn.api.resource.PlacementConstraint.equals(Object)" because the return value of "org.apache.hadoop.yarn.api.records.impl.pb.SchedulingRequestPBImpl.getPlacementConstraint()" is null`}
+		}
 		if et := sr.GetExecutionType(); et != nil && et.GetExecutionType() != yarnpb.ExecutionTypeProto_GUARANTEED {
 			return &ipctest.Exception{Class: ExInvalidSchedulingRequest, Message: "Only GUARANTEED execution type is supported."}
 		}

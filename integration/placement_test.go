@@ -1,0 +1,127 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPlacementSpreadByConstraint: 3 ranks with placement spread: node on the mini-YARN's 2
+// NodeManagers, placed by the ResourceManager (the harness sets
+// yarn.resourcemanager.placement-constraints.handler=scheduler): the AM asks for all three by one
+// SchedulingRequest with anti-affinity to the role's allocation tag; two run at once on different
+// NodeManagers, the third waits at the ResourceManager and `app why` says it waits on the
+// placement constraint; it runs once a node is free of the role. Nothing is given back.
+func TestPlacementSpreadByConstraint(t *testing.T) {
+	ep := cluster(t)
+	share := t.TempDir()
+	job := writeJob(t, fmt.Sprintf(`name: spread-by-constraint
+env: {SHARE: %s}
+roles:
+  worker:
+    count: 3
+    gpus: 1
+    memory: 128m
+    placement: {spread: node, fallback: fail}
+    command: 'echo "$NM_PORT" > "$SHARE/start-$RANK"; while [ ! -f "$SHARE/go" ]; do sleep 0.2; done'
+`, share), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r := runCLI(t, ctx, ep, "submit", "--spec", job, "--detach", "-o", "json")
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	appID, _ := r.jsonObject(t)["applicationId"].(string)
+	require.NotEmpty(t, appID)
+	defer runCLI(t, context.Background(), ep, "app", "kill", appID)
+
+	// Two ranks start, on different NodeManagers; the third waits, and app why says why.
+	started := func() []string {
+		var ports []string
+		for rank := range 3 {
+			if b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("start-%d", rank))); err == nil {
+				ports = append(ports, strings.TrimSpace(string(b)))
+			}
+		}
+		return ports
+	}
+	var why map[string]any
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if len(started()) < 2 {
+			continue
+		}
+		w := runCLI(t, ctx, ep, "app", "why", appID, "-o", "json")
+		require.Equal(t, 0, w.code, w.stderr)
+		require.NoError(t, json.Unmarshal([]byte(w.stdout), &why))
+		if reasons, _ := why["reasons"].([]any); len(reasons) > 0 {
+			break
+		}
+	}
+	ports := started()
+	require.Len(t, ports, 2, "two ranks run, the third waits")
+	assert.NotEqual(t, ports[0], ports[1], "placement spread: node: the two ranks on different NodeManagers")
+	require.NotNil(t, why, "app why answered")
+	assert.Equal(t, true, why["waiting"])
+	reasons, _ := why["reasons"].([]any)
+	require.NotEmpty(t, reasons, "app why: %v", why)
+	first := reasons[0].(map[string]any)
+	assert.Equal(t, "placement-constraint", first["code"])
+	assert.Contains(t, first["message"], "wait for a node without a container tagged worker (placement constraint notin,node,worker")
+	asks, _ := why["asks"].([]any)
+	require.Len(t, asks, 1)
+	assert.Equal(t, "notin,node,worker", asks[0].(map[string]any)["placementConstraint"])
+	assert.EqualValues(t, 1, asks[0].(map[string]any)["containers"])
+
+	// Let the two finish: the third lands on a node freed of the role and the job succeeds.
+	require.NoError(t, os.WriteFile(filepath.Join(share, "go"), nil, 0o644))
+	w := runCLI(t, ctx, ep, "app", "wait", appID, "-q")
+	require.Equal(t, 0, w.code, w.stderr)
+	assert.Len(t, started(), 3)
+
+	logs := runCLI(t, ctx, ep, "app", "logs", appID)
+	require.Equal(t, 0, logs.code, logs.stderr)
+	out := logs.stdout + logs.stderr
+	assert.Contains(t, out, `placedBy="ResourceManager (placement constraints)"`)
+	assert.Contains(t, out, "ranks wait: placement spread: node puts at most one rank of the role on each node")
+	assert.NotContains(t, out, "giving back a container", "the ResourceManager placed them: nothing given back")
+	assert.NotContains(t, out, "cannot place the role by placement constraints")
+}
+
+// TestPlacementPackByConstraint: 3 ranks with placement pack: node all run on one NodeManager
+// (the first anywhere, the others by affinity to its allocation tag).
+func TestPlacementPackByConstraint(t *testing.T) {
+	ep := cluster(t)
+	share := t.TempDir()
+	job := writeJob(t, fmt.Sprintf(`name: pack-by-constraint
+env: {SHARE: %s}
+roles:
+  worker:
+    count: 3
+    memory: 128m
+    placement: {pack: node, fallback: fail}
+    command: 'echo "$NM_PORT $LOCAL_WORLD_SIZE" > "$SHARE/rank-$RANK"; sleep 3'
+`, share), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r := runCLI(t, ctx, ep, "submit", "--spec", job, "-o", "json")
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	var first string
+	for rank := range 3 {
+		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("rank-%d", rank)))
+		require.NoError(t, err, "rank %d ran", rank)
+		f := strings.Fields(string(b))
+		require.Len(t, f, 2, string(b))
+		if first == "" {
+			first = f[0]
+		}
+		assert.Equal(t, first, f[0], "rank %d on the first rank's NodeManager", rank)
+	}
+}
