@@ -89,7 +89,8 @@ type placedKey struct {
 // same priority). The ResourceManager accepts no change of a SchedulingRequest but its count: to
 // change the placement, ask 0 and use a new key. The capability is checked as Ask checks it.
 //
-// SchedulingRequests carry no node label expression; the containers are GUARANTEED.
+// SchedulingRequests carry no node label expression; the containers are GUARANTEED. A call that
+// changes nothing (the same count as outstanding, or 0 for a key never asked) sends nothing.
 func (c *Client) AskPlaced(priority int32, id int64, capability records.Resources, count int, pl Placement) error {
 	if count < 0 || count > math.MaxInt32 {
 		return fmt.Errorf("amrm: ask for %d containers at priority %d: count out of range", count, priority)
@@ -110,6 +111,12 @@ func (c *Client) AskPlaced(priority int32, id int64, capability records.Resource
 	}
 	k := placedKey{priority, id}
 	a, ok := c.placed[k]
+	if (!ok && count == 0) || (ok && !a.dirty && a.outstanding == count && sameResource(a.capability, capability) && a.placement.equal(pl)) {
+		// Nothing to tell the ResourceManager. Hadoop 3.2.2's CapacityScheduler refuses any
+		// update of a SchedulingRequest, even one that changes nothing ("Invalid updated
+		// SchedulingRequest", seen on the mini-YARN), so none is sent without a change.
+		return nil
+	}
 	if ok && a.outstanding > 0 && (!sameResource(a.capability, capability) || !a.placement.equal(pl)) {
 		return fmt.Errorf("amrm: priority %d, allocation request id %d already asks for %d containers of %s (%s); ask 0 first, or use another id",
 			priority, id, a.outstanding, a.capability, a.placement.Constraint)

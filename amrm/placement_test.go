@@ -32,8 +32,15 @@ func TestSchedulingRequestOnTheWire(t *testing.T) {
 	_, err = c.Allocate(context.Background())
 	require.NoError(t, err)
 
+	// Nothing changes: nothing is sent (Hadoop 3.2.2 refuses even an unchanged update).
+	require.NoError(t, c.AskPlaced(3, 7, gpu1, 1, spreadWorker))
+	require.NoError(t, c.AskPlaced(5, 0, gpu1, 0, spreadWorker))
+	_, err = c.Allocate(context.Background())
+	require.NoError(t, err)
+
 	reqs := rm.AllocateRequests()
-	require.Len(t, reqs, 2)
+	require.Len(t, reqs, 3)
+	assert.Empty(t, reqs[2].GetSchedulingRequests(), "an unchanged count and a zero for a key never asked send nothing")
 	assert.Empty(t, reqs[0].GetAsk(), "no ResourceRequest beside the SchedulingRequests")
 	srs := reqs[0].GetSchedulingRequests()
 	require.Len(t, srs, 2)
