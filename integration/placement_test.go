@@ -125,3 +125,44 @@ roles:
 		assert.Equal(t, first, f[0], "rank %d on the first rank's NodeManager", rank)
 	}
 }
+
+// TestPlacementSpreadRestart: a rank of a spread role placed by the ResourceManager fails once and
+// is restarted: the AM asks again by the same SchedulingRequest with a new count, which the
+// CapacityScheduler accepts from Hadoop 3.3 on (3.2.2 refuses any update of a SchedulingRequest:
+// there the role falls back to the AM's own placement, placement.fallback am). The job succeeds
+// with the two ranks on different NodeManagers.
+func TestPlacementSpreadRestart(t *testing.T) {
+	ep := cluster(t)
+	share := t.TempDir()
+	job := writeJob(t, fmt.Sprintf(`name: spread-restart
+env: {SHARE: %s}
+roles:
+  worker:
+    count: 2
+    memory: 128m
+    restarts: 1
+    placement: {spread: node}
+    command: 'if [ "$RANK" = 0 ] && [ ! -f "$SHARE/failed" ]; then touch "$SHARE/failed"; exit 3; fi; echo "$NM_PORT" > "$SHARE/rank-$RANK"; sleep 2'
+`, share), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	r := runCLI(t, ctx, ep, "submit", "--spec", job, "-o", "json")
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	appID, _ := r.jsonObject(t)["applicationId"].(string)
+	var ports []string
+	for rank := range 2 {
+		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("rank-%d", rank)))
+		require.NoError(t, err, "rank %d ran", rank)
+		ports = append(ports, strings.TrimSpace(string(b)))
+	}
+	assert.NotEqual(t, ports[0], ports[1], "the restarted rank 0 and rank 1 on different NodeManagers")
+	logs := runCLI(t, ctx, ep, "app", "logs", appID)
+	require.Equal(t, 0, logs.code, logs.stderr)
+	out := logs.stdout + logs.stderr
+	assert.Contains(t, out, "rank failed; restarting it in a new container")
+	if strings.HasPrefix(ep.HadoopVersion, "3.2.") {
+		t.Logf("Hadoop %s: fell back to the AM's placement: %v", ep.HadoopVersion, strings.Contains(out, "cannot place the role by placement constraints"))
+	} else {
+		assert.NotContains(t, out, "cannot place the role by placement constraints", "the ResourceManager took the new count")
+	}
+}
