@@ -244,6 +244,9 @@ type runner struct {
 	clusterNodes int
 	// peersWarned says the job's peers were too many for the peers file, logged once.
 	peersWarned bool
+	// fellBack are the roles that fell back from placement by constraints ("worker (spread: node,
+	// placed by the ApplicationMaster)").
+	fellBack []string
 }
 
 // removeStaging removes the staging directory once (unless the spec keeps it).
@@ -535,6 +538,9 @@ func (r *runner) run(ctx context.Context) error {
 		rm.SetProgress(float32(done) / float32(spec.Containers))
 		if done == spec.Containers {
 			diag := fmt.Sprintf("yarn-er: all %d rank(s) exited 0 (%d restart(s))", spec.Containers, r.res.Restarts)
+			if len(r.fellBack) > 0 {
+				diag += "; placed without placement constraints (the ResourceManager could not place them): " + strings.Join(r.fellBack, ", ")
+			}
 			if r.res.Adopted > 0 || r.res.AdoptedDone > 0 {
 				diag += fmt.Sprintf("; attempt %d took over %d running rank(s) and %d finished one(s)",
 					r.opts.Identity.Attempt, r.res.Adopted, r.res.AdoptedDone)

@@ -181,6 +181,11 @@ func (r *runner) fallBack(role *roleState, reason string) {
 		how = "the ranks go anywhere (placement.fallback: relax)"
 	}
 	r.res.PlacementFallbacks++
+	by := "placed by the ApplicationMaster"
+	if role.mode == placeNone {
+		by = "placed anywhere"
+	}
+	r.fellBack = append(r.fellBack, fmt.Sprintf("role %s (%s, %s)", role.spec.Name, role.placementText(), by))
 	r.log.Warn("am: the ResourceManager cannot place the role by placement constraints; "+how,
 		"role", role.spec.Name, "placement", role.placementText(), "reason", reason)
 	if role.asked && r.fail == nil {

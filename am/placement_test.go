@@ -91,6 +91,9 @@ func TestPlacementFallback(t *testing.T) {
 			assert.NotEqual(t, ls[0].Node, ls[1].Node)
 			assert.Contains(t, log, "the ApplicationMaster places the ranks itself with plain asks (placement.fallback: am)")
 			assert.Contains(t, log, "placement-constraints.handler=disabled cannot handle placement constraints")
+			fin := f.cluster.Finishes()
+			require.Len(t, fin, 1)
+			assert.Contains(t, fin[0].Diagnostics, "placed without placement constraints (the ResourceManager could not place them): role worker (spread: node, placed by the ApplicationMaster)")
 		}},
 		{"relax: anywhere", jobspec.FallbackRelax, func(t *testing.T, f *fixture, res *Result, err error, log string) {
 			require.NoError(t, err)
