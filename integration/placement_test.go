@@ -166,3 +166,58 @@ roles:
 		assert.NotContains(t, out, "cannot place the role by placement constraints", "the ResourceManager took the new count")
 	}
 }
+
+// TestPlacementRefusedByHandler: on a ResourceManager whose placement-constraints handler is
+// Hadoop's default, disabled (the misconfigured mini-YARN), the allocate carrying the
+// SchedulingRequest is refused. With the default placement.fallback (am) the preflight warns,
+// the AM places the ranks itself and says so, and the two ranks still land on different
+// NodeManagers; with fallback fail, submit stops at the preflight, and forced past it the
+// application fails with the ResourceManager's reason.
+func TestPlacementRefusedByHandler(t *testing.T) {
+	ep := misconfiguredCluster(t)
+	share := t.TempDir()
+	jobFor := func(fallback string) string {
+		return writeJob(t, fmt.Sprintf(`name: spread-refused
+env: {SHARE: %s}
+roles:
+  worker:
+    count: 2
+    memory: 128m
+    placement: {spread: node, fallback: %s}
+    command: 'echo "$NM_PORT" > "$SHARE/%s-$RANK"; sleep 2'
+`, share, fallback, fallback), nil)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	r := runCLI(t, ctx, ep, "submit", "--spec", jobFor("am"), "-o", "json")
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	assert.Contains(t, r.stderr, "cluster.placement: placement spread: node cannot be placed by the ResourceManager (yarn.resourcemanager.placement-constraints.handler is disabled")
+	res := r.jsonObject(t)
+	appID, _ := res["applicationId"].(string)
+	assert.Contains(t, res["diagnostics"], "placed without placement constraints (the ResourceManager could not place them): role worker (spread: node, placed by the ApplicationMaster)")
+	var ports []string
+	for rank := range 2 {
+		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("am-%d", rank)))
+		require.NoError(t, err, "rank %d ran", rank)
+		ports = append(ports, strings.TrimSpace(string(b)))
+	}
+	assert.NotEqual(t, ports[0], ports[1], "the AM's own placement: the ranks on different NodeManagers")
+	logs := runCLI(t, ctx, ep, "app", "logs", appID)
+	require.Equal(t, 0, logs.code, logs.stderr)
+	assert.Contains(t, logs.stdout+logs.stderr, "the ApplicationMaster places the ranks itself with plain asks (placement.fallback: am)")
+	assert.Contains(t, logs.stdout+logs.stderr, "Found non empty SchedulingRequest", "the ResourceManager's own words")
+
+	fail := jobFor("fail")
+	r = runCLI(t, ctx, ep, "submit", "--spec", fail, "-o", "json")
+	require.NotEqual(t, 0, r.code, "stdout: %s", r.stdout)
+	assert.Contains(t, r.stdout+r.stderr, "cluster.placement")
+	assert.Contains(t, r.stdout+r.stderr, "placement.fallback is fail: the application will fail")
+
+	r = runCLI(t, ctx, ep, "submit", "--spec", fail, "--force", "-o", "json")
+	require.NotEqual(t, 0, r.code, "stdout: %s", r.stdout)
+	res = r.jsonObject(t)
+	assert.Equal(t, "FAILED", res["finalStatus"])
+	assert.Contains(t, res["diagnostics"], "role worker: the ResourceManager cannot place spread: node by placement constraints (placement.fallback: fail)")
+	assert.Contains(t, res["diagnostics"], "Found non empty SchedulingRequest")
+}
