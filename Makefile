@@ -23,7 +23,9 @@ DEFAULT_HADOOP  := 3.5.0
 # discovery, and their classpath is the default line's shaded client jars (docs/hadoop-versions.md).
 # So do the HA fault tests: the harness's --ha needs Hadoop 3.5 (two RM web apps in one JVM share
 # one Guice pipeline on 3.4 and older); the other fault tests run on every line. The GPU plugin mode's
-# test reads the NodeManagers' web endpoint, which the mini-YARN serves on 3.5 only.
+# test reads the NodeManagers' web endpoint, which the mini-YARN serves on 3.5 only. The placement
+# tests (TestPlacement*: SchedulingRequests under docker/conf's placement-constraints.handler
+# scheduler) run on every line: the CapacityScheduler places them on 3.2.2 to 3.5.0.
 MATRIX_SKIP_OTHER_LINES ?= ^(TestFlink|TestHA|TestGPUPlugin|TestDoctorTimeout)
 # The secure suite (TestSecure*: Kerberos, SASL layers, TLS) runs on the default line and on these.
 MATRIX_SECURE_LINES ?= 3.3.6

@@ -108,6 +108,9 @@ type Result struct {
 	Adopted, AdoptedDone int
 	// Released are the containers given back (surplus, or lacking an asked resource).
 	Released int
+	// PlacementFallbacks counts the roles that fell back from placement by constraints (the
+	// ResourceManager refused or rejected their SchedulingRequests; placement.fallback am or relax).
+	PlacementFallbacks int
 	// Heartbeats is the number of allocate calls.
 	Heartbeats int
 	// Registered and AllAllocated are the times from Run's start to registration and to the
@@ -247,6 +250,9 @@ type runner struct {
 	peersWarned bool
 	// credsNow are the credentials containers get now (the HDFS tokens refreshed: tokens.go).
 	credsNow atomic.Pointer[records.Credentials]
+	// fellBack are the roles that fell back from placement by constraints ("worker (spread: node,
+	// placed by the ApplicationMaster)").
+	fellBack []string
 }
 
 // removeStaging removes the staging directory once (unless the spec keeps it).
@@ -483,6 +489,12 @@ func (r *runner) run(ctx context.Context) error {
 		case <-timer.C:
 		}
 		alloc, err := rm.Allocate(ctx)
+		if err != nil && errors.Is(err, amrm.ErrPlacementRefused) {
+			// Nothing of that heartbeat was taken: each placed role falls back (or fails the
+			// application) and the next heartbeat asks again.
+			r.placementRefused(err.Error())
+			alloc, err = &amrm.Allocation{}, nil
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("%w: %w", ErrKilled, ctx.Err())
@@ -502,6 +514,7 @@ func (r *runner) run(ctx context.Context) error {
 		}
 		r.handle(lctx, alloc)
 		r.spreadAsks()
+		r.packAsks()
 		if !r.lingerChecked {
 			r.lingerChecked = true
 			r.restartLingering()
@@ -540,6 +553,9 @@ func (r *runner) run(ctx context.Context) error {
 		rm.SetProgress(float32(done) / float32(spec.Containers))
 		if done == spec.Containers {
 			diag := fmt.Sprintf("yarn-er: all %d rank(s) exited 0 (%d restart(s))", spec.Containers, r.res.Restarts)
+			if len(r.fellBack) > 0 {
+				diag += "; placed without placement constraints (the ResourceManager could not place them): " + strings.Join(r.fellBack, ", ")
+			}
 			if r.res.Adopted > 0 || r.res.AdoptedDone > 0 {
 				diag += fmt.Sprintf("; attempt %d took over %d running rank(s) and %d finished one(s)",
 					r.opts.Identity.Attempt, r.res.Adopted, r.res.AdoptedDone)
@@ -629,6 +645,9 @@ func (r *runner) allHaveContainers() bool {
 
 // handle applies one heartbeat's allocation.
 func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
+	for _, rj := range a.Rejected {
+		r.placementRejected(rj)
+	}
 	for _, rel := range a.Released {
 		r.res.Released++
 		r.log.Warn("am: container given back", "container", rel.Container.ID.String(), "node", rel.Container.Node, "reason", rel.Reason)
@@ -798,7 +817,7 @@ func (r *runner) askOneMore(s *slot, exit int32) {
 		return
 	}
 	role := s.role
-	if err := r.rm.AskWithLabel(role.prio, role.capab, r.rm.Outstanding(role.prio)+1, r.spec.NodeLabel); err != nil {
+	if err := r.ask(role, r.rm.Outstanding(role.prio)+1); err != nil {
 		r.fail = &RankError{Role: r.roleOfLog(s), Rank: s.rank, Failures: s.failures, Restarts: role.spec.Restarts, Container: s.container.ID,
 			Node: s.container.Node, ExitStatus: exit, Diagnostics: "cannot ask for a new container: " + err.Error()}
 	}

@@ -30,6 +30,8 @@ type roleState struct {
 	// spreadWarned says the ranks that wait for a node were logged.
 	misplaced    int
 	spreadWarned bool
+	// mode is how the role's containers are placed (placement.go).
+	mode placeMode
 }
 
 // gangState is a set of roles that start together: no rank of it starts until every container of
@@ -82,6 +84,7 @@ func (r *runner) setupRoles() {
 			g.roles = append(g.roles, role)
 			role.gang = g
 		}
+		role.mode = r.initialPlaceMode(role)
 		r.roles = append(r.roles, role)
 		r.byPrio[role.prio] = role
 	}
@@ -165,11 +168,11 @@ func (r *runner) askRoles() error {
 			if want == 0 {
 				continue
 			}
-			if err := r.rm.AskWithLabel(m.prio, m.capab, want, r.spec.NodeLabel); err != nil {
+			if err := r.ask(m, want); err != nil {
 				return fmt.Errorf("role %s: cannot ask for %d container(s) of %s: %w", m.spec.Name, want, m.capab.String(), err)
 			}
 			r.log.Info("am: asked", "role", m.spec.Name, "containers", want, "resource", m.capab.String(), "priority", m.prio,
-				"nodeLabel", r.spec.NodeLabel, "gang", m.spec.Gang)
+				"nodeLabel", r.spec.NodeLabel, "gang", m.spec.Gang, "placedBy", m.mode.String())
 		}
 	}
 	return nil
@@ -226,7 +229,7 @@ func (r *runner) startGangs() {
 		ge := &GangError{Gang: g.name, Waited: timeout}
 		for _, role := range g.roles {
 			have := r.releaseHeld(role)
-			_ = r.rm.AskWithLabel(role.prio, role.capab, 0, r.spec.NodeLabel)
+			_ = r.ask(role, 0)
 			if have < len(role.slots) {
 				ge.Missing = append(ge.Missing, fmt.Sprintf("%d of %d %s container(s) %s allocated", have, len(role.slots), role.spec.Name, role.capab.String()))
 			}
@@ -279,8 +282,10 @@ func (role *roleState) usedNodes() map[string]bool {
 	return used
 }
 
-// misplaced gives back a container of a spread role on a node that already has a rank of the
-// role, and asks for another in its place (spreadAsks bounds the ask by the nodes left). The AM
+// misplaced gives back a container that landed against the role's placement, and asks for
+// another in its place: for spread, on a node that already has a rank of the role (spreadAsks
+// bounds the ask by the nodes left); for pack, on another node than the role's first. When the
+// ResourceManager places by constraints this does not happen; as the fallback (placeAM) the AM
 // places the ranks itself, through any scheduler and any placement-constraints handler: the
 // ResourceManager places a ResourceRequest anywhere.
 //
@@ -288,12 +293,18 @@ func (role *roleState) usedNodes() map[string]bool {
 // same way: the AM keeps the restriction itself rather than through locality asks, which name
 // hosts only and so cannot tell apart two NodeManagers of one host.
 func (r *runner) misplaced(role *roleState, c amrm.Container) bool {
+	used := role.usedNodes()
 	switch {
+	case role.mode == placeNone:
+		return false
 	case !role.allowedOn(c.Node):
 		r.log.Info("am: giving back a container on a node the role's placement does not name (placement nodes)",
 			"role", role.spec.Name, "container", c.ID.String(), "node", c.Node, "nodes", strings.Join(role.nodes(), ","))
-	case role.spread() && role.usedNodes()[c.Node]:
+	case role.spread() && used[c.Node]:
 		r.log.Info("am: giving back a container on a node that has a rank of the role already (placement spread: node)",
+			"role", role.spec.Name, "container", c.ID.String(), "node", c.Node)
+	case role.pack() && len(used) > 0 && !used[c.Node]:
+		r.log.Info("am: giving back a container on another node than the role's (placement pack: node)",
 			"role", role.spec.Name, "container", c.ID.String(), "node", c.Node)
 	default:
 		return false
@@ -302,7 +313,7 @@ func (r *runner) misplaced(role *roleState, c amrm.Container) bool {
 	r.res.Released++
 	role.misplaced++
 	if r.fail == nil {
-		_ = r.rm.AskWithLabel(role.prio, role.capab, r.rm.Outstanding(role.prio)+1, r.spec.NodeLabel)
+		_ = r.ask(role, r.rm.Outstanding(role.prio)+1)
 	}
 	return true
 }
@@ -314,7 +325,7 @@ func (r *runner) spreadAsks() {
 		return
 	}
 	for _, role := range r.roles {
-		if !role.spread() || !role.asked {
+		if !role.spread() || !role.asked || role.mode == placeNone {
 			continue
 		}
 		nodes := r.clusterNodes
@@ -323,13 +334,17 @@ func (r *runner) spreadAsks() {
 		}
 		free := max(nodes-len(role.usedNodes()), 0)
 		want := min(role.waitingCount(), free)
-		if out := r.rm.Outstanding(role.prio); out != want {
-			_ = r.rm.AskWithLabel(role.prio, role.capab, want, r.spec.NodeLabel)
+		if role.mode == placeAM {
+			if out := r.rm.Outstanding(role.prio); out != want {
+				_ = r.ask(role, want)
+			}
 		}
 		if waiting := role.waitingCount(); waiting > want && !role.spreadWarned {
+			// Placed by the ResourceManager, the ranks beyond stay pending there (anti-affinity:
+			// no node without the role's tag); placed by the AM, they are not asked for yet.
 			role.spreadWarned = true
 			r.log.Warn("am: ranks wait: placement spread: node puts at most one rank of the role on each node, and every node has one",
-				"role", role.spec.Name, "waiting", waiting-want, "nodes", r.clusterNodes)
+				"role", role.spec.Name, "waiting", waiting-want, "nodes", r.clusterNodes, "placedBy", role.mode.String())
 		}
 	}
 }
@@ -361,7 +376,7 @@ func (r *runner) regang(g *gangState, waited time.Duration) {
 		if have < len(role.slots) {
 			missing = append(missing, fmt.Sprintf("%d of %d %s container(s) allocated", have, len(role.slots), role.spec.Name))
 		}
-		if err := r.rm.AskWithLabel(role.prio, role.capab, role.waitingCount(), r.spec.NodeLabel); err != nil {
+		if err := r.ask(role, role.waitingCount()); err != nil {
 			r.fail = fmt.Errorf("yarn-er: role %s: cannot ask again for the gang %s: %w", role.spec.Name, g.name, err)
 			return
 		}

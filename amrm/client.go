@@ -67,6 +67,7 @@ type Client struct {
 	responseID  int32
 	progress    float32
 	asks        map[int32]*askState
+	placed      map[placedKey]*askState      // SchedulingRequests (AskPlaced)
 	toRelease   map[records.ContainerID]bool // released, not yet confirmed completed
 	sendRelease map[records.ContainerID]bool // to send with the next allocate
 	nmTokens    map[string]records.Token
@@ -79,6 +80,7 @@ type askState struct {
 	outstanding int
 	dirty       bool
 	version     int
+	placement   Placement // SchedulingRequests only
 }
 
 // New returns a client; it connects on Register.
@@ -107,6 +109,7 @@ func New(cfg Config) (*Client, error) {
 		amrmAlias:   alias,
 		amrmToken:   tok.Clone(),
 		asks:        map[int32]*askState{},
+		placed:      map[placedKey]*askState{},
 		toRelease:   map[records.ContainerID]bool{},
 		sendRelease: map[records.ContainerID]bool{},
 		nmTokens:    map[string]records.Token{},
@@ -345,14 +348,21 @@ func sameResource(a, b records.Resources) bool {
 	return true
 }
 
-// Outstanding returns how many containers are still wanted at a priority.
+// Outstanding returns how many containers are still wanted at a priority (plain asks and
+// SchedulingRequests together).
 func (c *Client) Outstanding(priority int32) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	n := 0
 	if a, ok := c.asks[priority]; ok {
-		return a.outstanding
+		n = a.outstanding
 	}
-	return 0
+	for k, a := range c.placed {
+		if k.prio == priority {
+			n += a.outstanding
+		}
+	}
+	return n
 }
 
 // Release gives containers back to the ResourceManager with the next heartbeat.
@@ -489,6 +499,8 @@ type Allocation struct {
 	Preempted []records.ContainerID
 	// ResponseID is the RM's response id for this heartbeat.
 	ResponseID int32
+	// Rejected are SchedulingRequests the RM gave up placing (placement-processor handler).
+	Rejected []Rejected
 }
 
 // Allocate sends one heartbeat: outstanding asks that changed, releases and progress. It re-registers
@@ -549,6 +561,9 @@ func (c *Client) resync(ctx context.Context) error {
 // resendAllLocked marks every ask and every unconfirmed release for the next allocate. c.mu is held.
 func (c *Client) resendAllLocked() {
 	for _, a := range c.asks {
+		a.dirty = true
+	}
+	for _, a := range c.placed {
 		a.dirty = true
 	}
 	for id := range c.toRelease {
@@ -626,6 +641,20 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 		req.Ask = append(req.Ask, rr)
 		sentVersions[p] = a.version
 	}
+	sentPlaced := map[placedKey]int{}
+	for _, k := range slices.SortedFunc(maps.Keys(c.placed), comparePlacedKeys) {
+		a := c.placed[k]
+		if !a.dirty {
+			continue
+		}
+		sr, err := schedulingRequestProto(k, a, c.types)
+		if err != nil {
+			c.mu.Unlock()
+			return nil, err
+		}
+		req.SchedulingRequests = append(req.SchedulingRequests, sr)
+		sentPlaced[k] = a.version
+	}
 	var sentReleases []records.ContainerID
 	for _, id := range slices.SortedFunc(maps.Keys(c.sendRelease), records.ContainerID.Compare) {
 		pid, err := containerIDProto(id)
@@ -640,6 +669,9 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 	resp := &yarnpb.AllocateResponseProto{}
 	// Safe to resend: the RM answers a repeated responseId with its last response.
 	if err := c.rpc.Call(ctx, "allocate", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+		if len(req.SchedulingRequests) > 0 && isPlacementRefusal(err) {
+			return nil, fmt.Errorf("%w: %w", ErrPlacementRefused, err)
+		}
 		return nil, fmt.Errorf("amrm: %w", err)
 	}
 
@@ -648,6 +680,11 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 	c.allocates++
 	for p, v := range sentVersions {
 		if a := c.asks[p]; a != nil && a.version == v {
+			a.dirty = false
+		}
+	}
+	for k, v := range sentPlaced {
+		if a := c.placed[k]; a != nil && a.version == v {
 			a.dirty = false
 		}
 	}
@@ -692,9 +729,25 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 		delete(c.sendRelease, st.ID)
 		out.Completed = append(out.Completed, st)
 	}
+	for _, r := range resp.GetRejectedSchedulingRequests() {
+		sr := r.GetRequest()
+		k := placedKey{sr.GetPriority().GetPriority(), sr.GetAllocationRequestId()}
+		n := int(sr.GetResourceSizing().GetNumAllocations())
+		if a := c.placed[k]; a != nil {
+			n = min(max(n, 0), a.outstanding)
+			a.outstanding -= n
+		}
+		rj := Rejected{Priority: k.prio, AllocationRequestID: k.id, Count: n, Reason: r.GetReason().String(), Constraint: constraintText(sr)}
+		c.logger.Warn("amrm: the ResourceManager rejected a SchedulingRequest", "priority", rj.Priority,
+			"allocationRequestId", rj.AllocationRequestID, "containers", rj.Count, "reason", rj.Reason, "constraint", rj.Constraint)
+		out.Rejected = append(out.Rejected, rj)
+	}
 	for _, p := range resp.GetAllocatedContainers() {
 		ct := containerFromProto(p, c.types)
-		a := c.asks[ct.Priority]
+		a := c.placed[placedKey{ct.Priority, ct.AllocationRequestID}]
+		if a == nil || a.outstanding == 0 {
+			a = c.asks[ct.Priority]
+		}
 		var reason string
 		switch {
 		case a == nil || a.outstanding == 0:

@@ -141,7 +141,7 @@ type Role struct {
 var (
 	topFields       = []string{"name", "queue", "node_label", "priority", "tags", "files", "archives", "env", "gang", "gang_timeout", "gang_timeout_action", "max_attempts", "am_memory", "am_vcores", "roles"}
 	roleFields      = []string{"count", "gpus", "fpgas", "resources", "memory", "vcores", "profile", "command", "restarts", "env", "placement", "depends_on", "gang", "framework"}
-	placementFields = []string{"spread", "pack", "nodes", "racks"}
+	placementFields = []string{"spread", "pack", "nodes", "racks", "fallback"}
 )
 
 // Fields returns the fields the parser knows at each level: "job", "role" and "placement".
@@ -517,6 +517,16 @@ func (p *parser) role(n *yaml.Node, field string, r *Role) error {
 					r.Placement.Nodes, err = p.strList(pv, pf, "nodes: [host1, host2]")
 				case "racks":
 					r.Placement.Racks, err = p.strList(pv, pf, "racks: [/rack1]")
+				case "fallback":
+					var s string
+					if s, err = p.str(pv, pf, "fallback: fail"); err == nil {
+						switch s {
+						case jobspec.FallbackAM, jobspec.FallbackRelax, jobspec.FallbackFail:
+							r.Placement.Fallback = s
+						default:
+							return p.errf(pv, pf, "fallback: am, relax or fail", "%q: want am, relax or fail", s)
+						}
+					}
 				}
 				return err
 			})

@@ -42,7 +42,7 @@ roles:
     command: [python, train.py, --epochs, "3"]
     restarts: 2
     env: {MODE: slow}
-    placement: {spread: node}
+    placement: {spread: node, fallback: fail}
     depends_on: coordinator
     gang: true
     framework: pytorch
@@ -58,7 +58,7 @@ func TestParse(t *testing.T) {
 			{Name: "coordinator", Line: 10, Count: 1, Memory: "512m", Command: []string{"/bin/sh", "-c", "python coord.py --port $YARN_ER_PORT"}},
 			{Name: "worker", Line: 13, Count: 2, GPUs: 1, Resources: []string{"nvidia.com/mem=4Gi"}, VCores: 2,
 				Command: []string{"python", "train.py", "--epochs", "3"}, Restarts: 2, Env: map[string]string{"MODE": "slow"},
-				Placement: &jobspec.Placement{Spread: "node"}, DependsOn: []string{"coordinator"}, Gang: true, Framework: "pytorch"},
+				Placement: &jobspec.Placement{Spread: "node", Fallback: "fail"}, DependsOn: []string{"coordinator"}, Gang: true, Framework: "pytorch"},
 		}}, j)
 
 	// JSON is YAML too.
@@ -97,6 +97,7 @@ func TestParseRefuses(t *testing.T) {
 		{"two documents", "roles: {w: {command: x}}\n---\nname: y\n", 2, "", "a second YAML document", "one document"},
 		{"spread rack", "roles:\n  w:\n    command: x\n    placement: {spread: rack}\n", 4, "roles.w.placement.spread", `"rack": want node`, "spread: node"},
 		{"spread and pack", "roles:\n  w:\n    command: x\n    placement: {spread: node, pack: node}\n", 4, "roles.w.placement", "together", "not both"},
+		{"bad fallback", "roles:\n  w:\n    command: x\n    placement: {spread: node, fallback: retry}\n", 4, "roles.w.placement.fallback", `"retry": want am, relax or fail`, "fallback: am, relax or fail"},
 		{"framework", "roles:\n  w:\n    command: x\n    framework: jax\n", 4, "roles.w.framework", `"jax": unknown framework`, "pytorch or"},
 		{"profile with memory", "roles:\n  w:\n    command: x\n    profile: big\n    memory: 1g\n", 3, "roles.w.profile", "with memory", "profile: alone"},
 		{"gang not bool", "gang: yes please\nroles: {w: {command: x}}\n", 1, "gang", "want true or false", "true or false"},

@@ -211,7 +211,19 @@ type Placement struct {
 	Nodes []string `json:"nodes,omitempty"`
 	// Racks are the only racks the role's ranks may land on.
 	Racks []string `json:"racks,omitempty"`
+	// Fallback is what the ApplicationMaster does when the ResourceManager cannot place Spread or
+	// Pack by placement constraints (its placement-constraints handler refuses SchedulingRequests,
+	// or rejects them): FallbackAM ("" too) places the ranks itself with plain asks, FallbackRelax
+	// drops the placement, FallbackFail fails the application with the ResourceManager's reason.
+	Fallback string `json:"fallback,omitempty"`
 }
+
+// Placement fallbacks (Placement.Fallback).
+const (
+	FallbackAM    = "am"
+	FallbackRelax = "relax"
+	FallbackFail  = "fail"
+)
 
 // RoleList returns the spec's roles: Roles, or the one DefaultRole of a spec without roles.
 func (s *Spec) RoleList() []Role {
@@ -720,6 +732,11 @@ func (s *Spec) validateRoles() error {
 			}
 			if pl.Spread != "" && pl.Pack != "" {
 				return invalid(p+"placement", "spread and pack together: give one")
+			}
+			switch pl.Fallback {
+			case "", FallbackAM, FallbackRelax, FallbackFail:
+			default:
+				return invalid(p+"placement.fallback", "%q: %s, %s or %s", pl.Fallback, FallbackAM, FallbackRelax, FallbackFail)
 			}
 		}
 	}

@@ -259,6 +259,7 @@ func TestValidateRoles(t *testing.T) {
 		{"framework", func(s *Spec) { s.Roles[1].Framework = "jax" }, "roles[1].framework", `"jax"`},
 		{"spread rack", func(s *Spec) { s.Roles[1].Placement.Spread = "rack" }, "roles[1].placement.spread", `"rack": node`},
 		{"spread and pack", func(s *Spec) { s.Roles[1].Placement.Pack = "node" }, "roles[1].placement", "give one"},
+		{"bad fallback", func(s *Spec) { s.Roles[1].Placement.Fallback = "retry" }, "roles[1].placement.fallback", `"retry": am, relax or fail`},
 		{"above the hard bound", func(s *Spec) { s.Roles[1].Containers = MaxContainers; s.Containers = MaxContainers + 1 }, "roles[1].containers", "hard bound"},
 		{"negative gang timeout", func(s *Spec) { s.GangTimeoutMillis = -1 }, "gangTimeoutMillis", "negative"},
 		{"command NUL", func(s *Spec) { s.Roles[0].Command = []string{"a\x00"} }, "roles[0].command[0]", "NUL"},

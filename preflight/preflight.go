@@ -56,6 +56,9 @@ type Input struct {
 	// capacity of that partition. Ignored with a Flink configuration, whose
 	// yarn.taskmanager.node-label and yarn.application.node-label say it.
 	NodeLabel string
+	// Placement is where the containers given by Container must land (a role's placement); nil:
+	// anywhere. cluster.placement checks that the ResourceManager can place them.
+	Placement *Placement
 	// Strict makes warnings count as failures in Report.OK.
 	Strict bool
 	// RequireCapacity makes cluster.capacity fail, instead of warn, when even an empty cluster
@@ -126,12 +129,16 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 	r.hadoopChecks()
 	r.clusterChecks()
 	r.appCapChecks()
+	r.placementCheck()
 	r.securityChecks(ctx)
 
 	rep := &Report{Checks: r.c.checks(), strict: in.Strict, liveSkip: r.live == nil || r.live.infoErr != nil}
 	if r.profilesOff {
 		// A cluster without resource profiles: their checks do not apply.
 		rep.notApplicable += 2
+	}
+	if r.placementNA {
+		rep.notApplicable++
 	}
 	if in.Container != nil {
 		name := r.containerName()
@@ -165,6 +172,8 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 type runner struct {
 	// profilesOff says the cluster has no resource profiles (their checks do not apply).
 	profilesOff bool
+	// placementNA says cluster.placement does not apply (Flink's TaskManagers).
+	placementNA bool
 	in          Input
 	log         *slog.Logger
 	c           *collector

@@ -137,7 +137,7 @@ var ids = [...]string{
 	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
 	IDNMResources, IDResourceProfiles, IDProfileMaxAllocation, IDDockerGPU,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
-	IDQueueCapacity, IDNodeLabel, IDMaxAttempts, IDPriority,
+	IDQueueCapacity, IDNodeLabel, IDMaxAttempts, IDPriority, IDPlacement,
 	IDLogin, IDPrincipals, IDRPCProtection, IDHTTPS, IDSecureExecutor,
 }
 

@@ -24,9 +24,9 @@ func Why(s *Snapshot, appID string) (view.AppWhy, bool) {
 	out := view.AppWhy{ID: ap.ID, Name: ap.Name, User: ap.User, Queue: ap.Queue, State: string(ap.State),
 		Asks: []view.WhyAsk{}, Reasons: []view.WhyReason{}, Holders: []view.WhyHolder{}, NodesThatFit: []string{}}
 	for _, r := range ap.ResourceRequests {
-		if r.ResourceName == "*" && r.NumContainers > 0 {
+		if r.Anywhere() && r.NumContainers > 0 {
 			out.Asks = append(out.Asks, view.WhyAsk{Priority: r.Priority, Containers: r.NumContainers,
-				Resource: view.ResourceMap(r.Capability), Partition: r.NodeLabelExpression})
+				Resource: view.ResourceMap(r.Capability), Partition: r.NodeLabelExpression, PlacementConstraint: r.PlacementConstraint})
 		}
 	}
 	switch {
@@ -43,6 +43,9 @@ func Why(s *Snapshot, appID string) (view.AppWhy, bool) {
 	asks := w.asks()
 	for _, a := range asks {
 		w.check(a)
+	}
+	for _, a := range out.Asks {
+		w.placement(a)
 	}
 	w.holders(asks)
 	if len(out.Reasons) == 0 {
@@ -122,6 +125,32 @@ func names(r records.Resources) []string {
 		}
 	}
 	return out
+}
+
+// placement explains a SchedulingRequest's wait by its placement constraint, as the ResourceManager
+// writes simple ones: "notin,SCOPE,TAGS" (anti-affinity), "in,SCOPE,TAGS" (affinity), others as given.
+func (w *why) placement(a view.WhyAsk) {
+	pc := a.PlacementConstraint
+	if pc == "" {
+		return
+	}
+	f := strings.SplitN(pc, ",", 3)
+	n := fmt.Sprintf("%d container(s) of %s", a.Containers, records.Resources(a.Resource))
+	var msg, fix string
+	switch {
+	case len(f) == 3 && f[0] == "notin":
+		msg = fmt.Sprintf("%s wait for a %s without a container tagged %s (placement constraint %s: anti-affinity, as yarn-er's placement spread: %s): the scheduler places them nowhere else, and every %s that fits has one",
+			n, f[1], f[2], pc, f[1], f[1])
+		fix = fmt.Sprintf("they start as containers tagged %s end or NodeManagers join; or ask for no more ranks of the role than there are %ss", f[2], f[1])
+	case len(f) == 3 && f[0] == "in":
+		msg = fmt.Sprintf("%s wait for a %s with a container tagged %s (placement constraint %s: affinity, as yarn-er's placement pack: %s) that has room for them",
+			n, f[1], f[2], pc, f[1])
+		fix = fmt.Sprintf("free room on the %s of the containers tagged %s, or ask for no more ranks than one %s holds", f[1], f[2], f[1])
+	default:
+		msg = fmt.Sprintf("%s wait for a node that satisfies the placement constraint %s", n, pc)
+		fix = "a node that satisfies it must have room; see the application's ApplicationMaster log"
+	}
+	w.reason("placement-constraint", msg, fix)
 }
 
 func (w *why) check(a ask) {

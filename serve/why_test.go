@@ -127,3 +127,33 @@ func TestGPUMapOf(t *testing.T) {
 	assert.Equal(t, int64(1), waiter.Pending)
 	assert.Contains(t, waiter.Why, "queue root.gpu is full")
 }
+
+// A SchedulingRequest (listed by the RM without a resource name) that waits on its placement
+// constraint: an ask of its own, explained by the constraint.
+func TestWhyPlacementConstraint(t *testing.T) {
+	for _, tc := range []struct {
+		constraint string
+		want       []string
+	}{
+		{"notin,node,worker", []string{"1 container(s) of <memory-mb:1024, vcores:1, yarn.io/gpu:1> wait for a node without a container tagged worker",
+			"anti-affinity, as yarn-er's placement spread: node"}},
+		{"in,node,ps", []string{"wait for a node with a container tagged ps", "affinity, as yarn-er's placement pack: node"}},
+		{"cardinality,node,w,0,2", []string{"wait for a node that satisfies the placement constraint cardinality,node,w,0,2"}},
+	} {
+		t.Run(tc.constraint, func(t *testing.T) {
+			s := whySnapshot(8, 1)
+			s.Apps[0].ResourceRequests = []yarn.ResourceRequest{{Priority: 1, NumContainers: 1, Capability: gpus(1024, 1, 1),
+				PlacementConstraint: tc.constraint, AllocationTags: []string{"worker"}}}
+			out, ok := Why(s, "application_1_0003")
+			require.True(t, ok)
+			assert.True(t, out.Waiting)
+			require.Len(t, out.Asks, 1)
+			assert.Equal(t, tc.constraint, out.Asks[0].PlacementConstraint)
+			require.NotEmpty(t, out.Reasons)
+			assert.Equal(t, "placement-constraint", out.Reasons[0].Code)
+			for _, w := range tc.want {
+				assert.Contains(t, out.Summary, w)
+			}
+		})
+	}
+}

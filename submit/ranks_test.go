@@ -139,13 +139,13 @@ func TestPlanByProfile(t *testing.T) {
 }
 
 func TestPlacementNotYetSupportedIsRefused(t *testing.T) {
-	for _, pl := range []*jobspec.Placement{{Pack: "node"}, {Racks: []string{"/r"}}} {
+	for _, pl := range []*jobspec.Placement{{Racks: []string{"/r"}}} {
 		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: pl}}}
 		_, err := req.Plan(nil, nil)
 		assert.ErrorIs(t, err, ErrRequest)
-		assert.ErrorContains(t, err, "role w.placement: pack and racks are not supported yet")
+		assert.ErrorContains(t, err, "role w.placement: racks are not supported yet")
 	}
-	for _, pl := range []*jobspec.Placement{{Spread: "node"}, {Nodes: []string{"h1"}}, {Spread: "node", Nodes: []string{"h1:8041", "h2"}}} {
+	for _, pl := range []*jobspec.Placement{{Spread: "node"}, {Nodes: []string{"h1"}}, {Spread: "node", Nodes: []string{"h1:8041", "h2"}}, {Pack: "node", Fallback: jobspec.FallbackFail}} {
 		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: pl}}}
 		_, err := req.Plan(nil, nil)
 		assert.NoError(t, err)

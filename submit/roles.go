@@ -131,10 +131,10 @@ func (r *Request) validateRoles() error {
 		if rr.Restarts < 0 {
 			return badRequest(rr.field("restarts"), "%d: must not be negative", rr.Restarts)
 		}
-		if pl := rr.Placement; pl != nil && (pl.Pack != "" || len(pl.Racks) > 0) {
+		if pl := rr.Placement; pl != nil && len(pl.Racks) > 0 {
 			// Accepted by the job file's format, not yet placed by the AM: refused rather than
 			// silently ignored.
-			return badRequest(rr.field("placement"), "pack and racks are not supported yet (the ApplicationMaster places spread: node and nodes only): remove them")
+			return badRequest(rr.field("placement"), "racks are not supported yet (the ApplicationMaster places spread: node, pack: node and nodes): remove them")
 		}
 		if pl := rr.Placement; pl != nil {
 			for j, n := range pl.Nodes {

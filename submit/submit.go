@@ -435,6 +435,21 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	return out, nil
 }
 
+// preflightPlacement is the role's spread or pack for the preflight's cluster.placement (nil:
+// none, or a role with placement nodes, which the ApplicationMaster places itself whatever the
+// ResourceManager allows).
+func preflightPlacement(pl *jobspec.Placement) *preflight.Placement {
+	switch {
+	case pl == nil || len(pl.Nodes) > 0:
+		return nil
+	case pl.Spread != "":
+		return &preflight.Placement{Kind: "spread", Fallback: pl.Fallback}
+	case pl.Pack != "":
+		return &preflight.Placement{Kind: "pack", Fallback: pl.Fallback}
+	}
+	return nil
+}
+
 // preflight runs the live preflight of one role's container (all of them for a job without
 // roles); named says to name the role in the warnings and the error.
 func (c *Client) preflight(ctx context.Context, req Request, pr PlannedRole, named bool, out *Submission, step func(Step)) error {
@@ -450,6 +465,7 @@ func (c *Client) preflight(ctx context.Context, req Request, pr PlannedRole, nam
 		// A gang needs all its containers at once; other ranks may run in turns (9 ranks on 8
 		// GPUs), which the capacity check only warns of.
 		RequireCapacity: pr.GangName != "",
+		Placement:       preflightPlacement(pr.Placement),
 		Logger:          c.opts.Logger.With("component", "preflight"),
 	})
 	if err != nil {

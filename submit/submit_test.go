@@ -522,3 +522,39 @@ func TestCommandBytes(t *testing.T) {
 		assert.Equal(t, len(strings.Join(words, " ")), commandBytes(cmd), "%q", cmd)
 	}
 }
+
+// TestSubmitPlacementPreflight: a role's placement reaches cluster.placement. On the captured
+// cluster (placement-constraints.handler disabled) spread with fallback fail is refused before
+// anything is staged; with the default fallback the preflight only warns.
+func TestSubmitPlacementPreflight(t *testing.T) {
+	rm := newFakeRM(t, "")
+	c := testClient(t, rm, testHadoop(t, nil))
+	role := func(fallback string) Request {
+		return Request{Roles: []RoleRequest{{Name: "worker", Containers: 2, GPUs: 1, Command: []string{"true"},
+			Placement: &jobspec.Placement{Spread: "node", Fallback: fallback}}}}
+	}
+	_, err := c.Submit(context.Background(), role(jobspec.FallbackFail), nil)
+	require.ErrorIs(t, err, ErrPreflight)
+	var pe *PreflightError
+	require.ErrorAs(t, err, &pe)
+	var got []preflight.Check
+	for _, ch := range pe.Report.Checks {
+		if ch.ID == preflight.IDPlacement {
+			got = append(got, ch)
+		}
+	}
+	require.Len(t, got, 1)
+	assert.Equal(t, preflight.StatusFail, got[0].Status)
+	assert.Contains(t, got[0].Message, "placement spread: node cannot be placed by the ResourceManager (yarn.resourcemanager.placement-constraints.handler is disabled")
+	assert.Zero(t, rm.Count("POST /ws/v1/cluster/apps/new-application"), "nothing staged")
+
+	var warnings []string
+	_, err = c.Submit(context.Background(), role(""), func(s Step) {
+		if strings.Contains(s.Message, "preflight warning") {
+			warnings = append(warnings, s.Message)
+		}
+	})
+	assert.NotErrorIs(t, err, ErrPreflight)
+	require.NotEmpty(t, warnings)
+	assert.Contains(t, strings.Join(warnings, "\n"), "role worker: cluster.placement: placement spread: node cannot be placed by the ResourceManager")
+}

@@ -122,6 +122,8 @@ type JobPlacement struct {
 	Pack   string   `json:"pack,omitempty"`
 	Nodes  []string `json:"nodes,omitempty"`
 	Racks  []string `json:"racks,omitempty"`
+	// Fallback is what the AM does when the ResourceManager cannot place by constraints: am, relax or fail.
+	Fallback string `json:"fallback,omitempty"`
 }
 
 // AppRank is one rank of a running yarn-er application (app status), from its

@@ -31,6 +31,9 @@ type WhyAsk struct {
 	Resource   ResourceMap `json:"resource"`
 	// Partition is the node label the request asks for ("" the default partition).
 	Partition string `json:"partition"`
+	// PlacementConstraint is a SchedulingRequest's constraint as the ResourceManager writes it
+	// ("notin,node,worker": anti-affinity on node to the tag worker); "" for a plain request.
+	PlacementConstraint string `json:"placementConstraint,omitempty"`
 }
 
 // WhyReason is one thing that keeps an ask out: a stable code, the message, and what would let

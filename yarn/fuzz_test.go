@@ -173,6 +173,7 @@ func FuzzDecodeAppContainers(f *testing.F) {
 // an application still asks for never fails on a decoded one but with ErrUnexpectedResponse.
 func FuzzDecodeApps(f *testing.F) {
 	f.Add([]byte(`{"apps":{"app":[{"id":"application_1_0001","state":"ACCEPTED","finalStatus":"UNDEFINED","resourceRequests":[{"priority":1,"resourceName":"*","numContainers":3,"relaxLocality":true,"nodeLabelExpression":"gpu","capability":{"memory":1024,"vCores":1,"resourceInformations":{"resourceInformation":[{"name":"yarn.io/gpu","value":2,"units":""}]}}}]}]}}`))
+	f.Add([]byte(`{"apps":{"app":[{"id":"application_1_0001","state":"RUNNING","finalStatus":"UNDEFINED","resourceRequests":[{"priority":1,"allocationRequestId":0,"numContainers":1,"relaxLocality":false,"placementConstraint":"notin,node,worker","allocationTags":["worker"],"capability":{"memory":128,"vCores":1}}]}]}}`))
 	f.Add([]byte(`{"apps":{"app":{"id":"a","finalStatus":"","resourceRequests":{"resourceName":"*","numContainers":9223372036854775807,"capability":{"memory":9223372036854775807}}}}}`))
 	fuzzDecode(f, decodeApps, func(t *testing.T, data []byte, apps []App) {
 		for i := range apps {

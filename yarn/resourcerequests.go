@@ -18,6 +18,12 @@ type ResourceRequest struct {
 	NumContainers       int64
 	RelaxLocality       bool
 	NodeLabelExpression string
+	// PlacementConstraint is a SchedulingRequest's constraint as the RM writes it (Hadoop 3.1+:
+	// "notin,node,worker" is anti-affinity on node to the tag worker); such a request has no
+	// ResourceName and counts its pending containers once.
+	PlacementConstraint string
+	// AllocationTags are a SchedulingRequest's allocation tags.
+	AllocationTags []string
 }
 
 // appRequestsJSON is the resourceRequests field of an application's JSON (embedded in appJSON).
@@ -32,6 +38,8 @@ type resourceRequestJSON struct {
 	NumContainers       jsonInt64         `json:"numContainers"`
 	RelaxLocality       jsonBool          `json:"relaxLocality"`
 	NodeLabelExpression jsonString        `json:"nodeLabelExpression"`
+	PlacementConstraint jsonString        `json:"placementConstraint"`
+	AllocationTags      list[jsonString]  `json:"allocationTags"`
 }
 
 func resourceRequests(appID string, in []resourceRequestJSON) ([]ResourceRequest, error) {
@@ -44,22 +52,33 @@ func resourceRequests(appID string, in []resourceRequestJSON) ([]ResourceRequest
 		if err != nil {
 			return nil, fmt.Errorf("app %s resourceRequests capability: %w", appID, err)
 		}
-		out = append(out, ResourceRequest{
+		rr := ResourceRequest{
 			Priority: int64(r.Priority), ResourceName: string(r.ResourceName), Capability: c,
 			NumContainers: int64(r.NumContainers), RelaxLocality: bool(r.RelaxLocality),
-			NodeLabelExpression: string(r.NodeLabelExpression),
-		})
+			NodeLabelExpression: string(r.NodeLabelExpression), PlacementConstraint: string(r.PlacementConstraint),
+		}
+		for _, t := range r.AllocationTags {
+			rr.AllocationTags = append(rr.AllocationTags, string(t))
+		}
+		out = append(out, rr)
 	}
 	return out, nil
 }
 
+// Anywhere reports a request that counts each of its pending containers once: an off-switch
+// ResourceRequest ("*"), or a SchedulingRequest (which the RM lists without a resource name).
+func (r ResourceRequest) Anywhere() bool {
+	return r.ResourceName == "*" || (r.ResourceName == "" && (r.PlacementConstraint != "" || len(r.AllocationTags) > 0))
+}
+
 // PendingAny returns what the application still asks for anywhere: the sum over its requests
-// on "*" (the off-switch requests, which count every pending container once) of NumContainers ×
-// Capability. Requests on racks and hosts repeat the same containers and are not added.
+// on "*" (the off-switch requests, which count every pending container once) and its
+// SchedulingRequests of NumContainers × Capability. Requests on racks and hosts repeat the same
+// containers and are not added.
 func (a *App) PendingAny() (records.Resources, error) {
 	var sum records.Resources
 	for _, r := range a.ResourceRequests {
-		if r.ResourceName != "*" || r.NumContainers <= 0 {
+		if !r.Anywhere() || r.NumContainers <= 0 {
 			continue
 		}
 		for _, e := range r.Capability.All() {

@@ -40,3 +40,30 @@ func TestResourceRequestsDecodeAndPending(t *testing.T) {
 	_, err = overflow.PendingAny()
 	assert.ErrorIs(t, err, ErrUnexpectedResponse)
 }
+
+// A SchedulingRequest, as Hadoop 3.5.0's RM lists it (recorded from the mini-YARN with the
+// placement-constraints handler "scheduler"): no resourceName, its constraint and tags; it counts
+// its pending containers once.
+func TestSchedulingRequestDecodeAndPending(t *testing.T) {
+	body := `{"apps":{"app":[{"id":"application_1796447155819_0003","queue":"default","state":"RUNNING","finalStatus":"UNDEFINED",
+ "resourceRequests":[{"priority":1,"allocationRequestId":0,
+   "capability":{"memory":128,"vCores":1,"resourceInformations":{"resourceInformation":[
+     {"maximumAllocation":9223372036854775807,"minimumAllocation":0,"name":"memory-mb","resourceType":"COUNTABLE","units":"Mi","value":128},
+     {"maximumAllocation":9223372036854775807,"minimumAllocation":0,"name":"vcores","resourceType":"COUNTABLE","units":"","value":1},
+     {"maximumAllocation":9223372036854775807,"minimumAllocation":0,"name":"yarn.io/gpu","resourceType":"COUNTABLE","units":"","value":1}]}},
+   "numContainers":1,"relaxLocality":false,"executionTypeRequest":{"executionType":"GUARANTEED","enforceExecutionType":true},
+   "placementConstraint":"notin,node,worker","allocationTags":["worker"]}]}]}}`
+	apps, err := decodeApps(strings.NewReader(body))
+	require.NoError(t, err)
+	require.Len(t, apps, 1)
+	rr := apps[0].ResourceRequests
+	require.Len(t, rr, 1)
+	assert.Equal(t, "", rr[0].ResourceName)
+	assert.Equal(t, "notin,node,worker", rr[0].PlacementConstraint)
+	assert.Equal(t, []string{"worker"}, rr[0].AllocationTags)
+	assert.True(t, rr[0].Anywhere())
+	p, err := apps[0].PendingAny()
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), p.Value(records.GPU))
+	assert.Equal(t, int64(128), p.Value(records.MemoryMB))
+}

@@ -9,10 +9,14 @@
 // 2147483647 to 0), absolute asks per priority counted down as containers are allocated,
 // NMTokens handed out with a node's first container, completed containers reported on a later
 // heartbeat, releases and stops reported as completions. What a container "does" is decided by
-// Cluster.Exit when the NodeManager starts it. It is for tests only: nothing here is a ResourceManager.
+// Cluster.Exit when the NodeManager starts it. SchedulingRequests are refused, placed or rejected
+// as Options.PlacementHandler says, their allocation tags and simple constraints (affinity,
+// anti-affinity, cardinality on node or rack) honoured. It is for tests only: nothing here is a ResourceManager.
 package amrmfake
 
 import (
+	"cmp"
+	"maps"
 	"math"
 	"net"
 	"net/url"
@@ -25,6 +29,7 @@ import (
 	"github.com/yarn-er/yarn-er/amrm/internal/fakeyarn"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
 	"github.com/yarn-er/yarn-er/internal/hadooppb/yarnpb"
+	"github.com/yarn-er/yarn-er/internal/ipc/ipctest"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -32,6 +37,13 @@ import (
 const (
 	ClusterTimestamp = fakeyarn.ClusterTimestamp
 	AppNumber        = fakeyarn.AppNumber
+)
+
+// Values of Options.PlacementHandler (yarn.resourcemanager.placement-constraints.handler).
+const (
+	HandlerDisabled  = fakeyarn.HandlerDisabled
+	HandlerScheduler = fakeyarn.HandlerScheduler
+	HandlerProcessor = fakeyarn.HandlerProcessor
 )
 
 // AppID is the fake application's id.
@@ -112,6 +124,14 @@ type Options struct {
 	// container went to (default: the first node with room), as a scheduler that allocates on
 	// the heartbeats of nodes in turn does.
 	RoundRobin bool
+	// PlacementHandler is the ResourceManager's yarn.resourcemanager.placement-constraints.handler
+	// (fakeyarn.HandlerDisabled, the default, refuses SchedulingRequests; HandlerScheduler places
+	// them, keeping what cannot be placed pending; HandlerProcessor places them and rejects
+	// what cannot be placed on that heartbeat).
+	PlacementHandler string
+	// FairScheduler makes the scheduler one that cannot place SchedulingRequests (Hadoop's
+	// FairScheduler): refused under HandlerScheduler, rejected under HandlerProcessor.
+	FairScheduler bool
 }
 
 // Cluster is a fake ResourceManager scheduler with its NodeManagers.
@@ -127,6 +147,8 @@ type Cluster struct {
 	mu *sync.Mutex
 
 	nodes        []*node
+	placed       map[placedKey]*yarnpb.SchedulingRequestProto
+	rejected     int
 	outstanding  map[int32]int
 	capability   map[int32]*yarnpb.ResourceProto
 	maxAsked     map[int32]int
@@ -156,8 +178,15 @@ type node struct {
 	lost  bool
 }
 
+// placedKey is a SchedulingRequest's scheduler key.
+type placedKey struct {
+	prio int32
+	id   int64
+}
+
 type container struct {
 	id      records.ContainerID
+	tags    []string
 	pb      *yarnpb.ContainerProto
 	node    *node
 	gpus    int64
@@ -189,6 +218,7 @@ func New(t testing.TB, opts Options) *Cluster {
 		AMRMToken:   records.Token{Identifier: []byte("fake-amrm-identifier"), Password: []byte("fake-amrm-password"), Kind: records.KindAMRMToken},
 		outstanding: map[int32]int{}, capability: map[int32]*yarnpb.ResourceProto{}, maxAsked: map[int32]int{},
 		nextID: 2, containers: map[records.ContainerID]*container{}, nmTokenSent: map[string]bool{},
+		placed: map[placedKey]*yarnpb.SchedulingRequestProto{},
 	}
 	c.rm = fakeyarn.NewRM(t, c.AMRMToken, fakeyarn.RMHooks{
 		Register: func(*yarnpb.RegisterApplicationMasterRequestProto) *yarnpb.RegisterApplicationMasterResponseProto {
@@ -221,6 +251,7 @@ func (c *Cluster) Credentials() *records.Credentials { return c.rm.Credentials()
 func (c *Cluster) Forget() {
 	c.mu.Lock()
 	c.outstanding = map[int32]int{}
+	c.placed = map[placedKey]*yarnpb.SchedulingRequestProto{}
 	c.mu.Unlock()
 	c.rm.Forget()
 }
@@ -410,8 +441,20 @@ func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb
 		c.resync = false
 		c.rm.Registered = false
 		c.outstanding = map[int32]int{}
+		c.placed = map[placedKey]*yarnpb.SchedulingRequestProto{}
 		resp.AMCommand = yarnpb.AMCommandProto_AM_RESYNC.Enum()
 		return nil
+	}
+	if ex := fakeyarn.RefusePlacement(c.opts.PlacementHandler, !c.opts.FairScheduler, req); ex != nil {
+		return ex
+	}
+	for _, sr := range req.GetSchedulingRequests() {
+		k := placedKey{sr.GetPriority().GetPriority(), sr.GetAllocationRequestId()}
+		if old := c.placed[k]; old != nil && !fakeyarn.SameButSize(old, sr) {
+			return &ipctest.Exception{Class: fakeyarn.ExInvalidSchedulingRequest, Message: "Invalid updated SchedulingRequest added to scheduler,  we only allows changing numAllocations for the updated SchedulingRequest."}
+		}
+		c.placed[k] = sr.CloneVT()
+		c.maxAsked[k.prio] = max(c.maxAsked[k.prio], int(sr.GetResourceSizing().GetNumAllocations()))
 	}
 	for _, a := range req.GetAsk() {
 		p := a.GetPriority().GetPriority()
@@ -474,10 +517,97 @@ func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb
 		}
 		c.outstanding[p] = want
 	}
+	c.allocatePlaced(resp)
+	return nil
+}
+
+// allocatePlaced allocates for the SchedulingRequests, one container at a time, on the first node
+// (in the order of freeNode) with room whose tags satisfy the request's constraint. Under
+// HandlerProcessor what finds no node is rejected; else it stays pending (mutex held).
+func (c *Cluster) allocatePlaced(resp *yarnpb.AllocateResponseProto) {
+	keys := slices.SortedFunc(maps.Keys(c.placed), func(a, b placedKey) int {
+		return cmp.Or(cmp.Compare(a.prio, b.prio), cmp.Compare(a.id, b.id))
+	})
+	for _, k := range keys {
+		sr := c.placed[k]
+		sz := sr.GetResourceSizing()
+		for sz.GetNumAllocations() > 0 {
+			capPB := sz.GetResources()
+			gpus := gpusOf(capPB)
+			nd := c.freeNodeWhere(gpus, func(nd *node) bool {
+				return fakeyarn.Satisfied(sr.GetPlacementConstraint(), func(scope, tag string) int { return c.tagCount(scope, nd, tag) })
+			})
+			if nd == nil || c.opts.FairScheduler {
+				break
+			}
+			ct := c.newContainer(k.prio, capPB, nd, gpus)
+			ct.tags = slices.Clone(sr.GetAllocationTags())
+			ct.pb.AllocationRequestId = proto.Int64(k.id)
+			ct.pb.AllocationTags = slices.Clone(ct.tags)
+			resp.AllocatedContainers = append(resp.AllocatedContainers, ct.pb)
+			if !c.nmTokenSent[nd.Server.Addr] {
+				c.nmTokenSent[nd.Server.Addr] = true
+				resp.NmTokens = append(resp.NmTokens, fakeyarn.NMToken(nd.Host, nd.Port, nd.Token))
+			}
+			sz.NumAllocations = proto.Int32(sz.GetNumAllocations() - 1)
+		}
+		if sz.GetNumAllocations() > 0 && c.opts.PlacementHandler == fakeyarn.HandlerProcessor {
+			c.rejected += int(sz.GetNumAllocations())
+			resp.RejectedSchedulingRequests = append(resp.RejectedSchedulingRequests, &yarnpb.RejectedSchedulingRequestProto{
+				Reason: yarnpb.RejectionReasonProto_RRP_COULD_NOT_PLACE_ON_NODE.Enum(), Request: sr.CloneVT()})
+			delete(c.placed, k)
+		}
+	}
+}
+
+// tagCount counts the live containers tagged tag on nd ("node") or anywhere ("rack": the fake's
+// nodes share one rack).
+func (c *Cluster) tagCount(scope string, nd *node, tag string) int {
+	n := 0
+	for _, ct := range c.containers {
+		if !ct.done && (scope != "node" || ct.node == nd) && slices.Contains(ct.tags, tag) {
+			n++
+		}
+	}
+	return n
+}
+
+// Pending returns how many containers the SchedulingRequests at priority still wait for.
+func (c *Cluster) Pending(priority int32) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for k, sr := range c.placed {
+		if k.prio == priority {
+			n += int(sr.GetResourceSizing().GetNumAllocations())
+		}
+	}
+	return n
+}
+
+// RejectedCount is how many containers of SchedulingRequests were rejected (HandlerProcessor).
+func (c *Cluster) RejectedCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rejected
+}
+
+// Tags returns the allocation tags of a container (nil: none, or not a SchedulingRequest's).
+func (c *Cluster) Tags(id records.ContainerID) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ct := c.containers[id]; ct != nil {
+		return slices.Clone(ct.tags)
+	}
 	return nil
 }
 
 func (c *Cluster) freeNode(gpus int64) *node {
+	return c.freeNodeWhere(gpus, func(*node) bool { return true })
+}
+
+// freeNodeWhere is freeNode among the nodes ok accepts.
+func (c *Cluster) freeNodeWhere(gpus int64, ok func(*node) bool) *node {
 	for i := range c.nodes {
 		nd := c.nodes[i]
 		if c.opts.RoundRobin {
@@ -490,7 +620,7 @@ func (c *Cluster) freeNode(gpus int64) *node {
 				slots++
 			}
 		}
-		if !nd.lost && slots < nd.slots && used+gpus <= nd.gpus {
+		if !nd.lost && slots < nd.slots && used+gpus <= nd.gpus && ok(nd) {
 			c.lastNode = slices.Index(c.nodes, nd)
 			return nd
 		}

@@ -174,3 +174,33 @@ func TestRMResponseIDRule(t *testing.T) {
 	assert.Equal(t, int32(0), NextResponseID(-1))
 	assert.Equal(t, int32(8), NextResponseID(7))
 }
+
+func TestSatisfied(t *testing.T) {
+	simple := func(scope string, lo, hi int32, tags ...string) *yarnpb.PlacementConstraintProto {
+		return &yarnpb.PlacementConstraintProto{SimpleConstraint: &yarnpb.SimplePlacementConstraintProto{
+			Scope: proto.String(scope), MinCardinality: proto.Int32(lo), MaxCardinality: proto.Int32(hi),
+			TargetExpressions: []*yarnpb.PlacementConstraintTargetProto{{
+				TargetType: yarnpb.PlacementConstraintTargetProto_ALLOCATION_TAG.Enum(), TargetValues: tags}},
+		}}
+	}
+	counts := map[string]int{"node/w": 1, "rack/w": 2, "rack/ps": 1}
+	count := func(scope, tag string) int { return counts[scope+"/"+tag] }
+	for _, tc := range []struct {
+		name string
+		c    *yarnpb.PlacementConstraintProto
+		want bool
+	}{
+		{"none", nil, true},
+		{"anti-affinity, tag on the node", simple("node", 0, 0, "w"), false},
+		{"anti-affinity, tag elsewhere", simple("node", 0, 0, "ps"), true},
+		{"affinity, tag on the node", simple("node", 1, math.MaxInt32, "w"), true},
+		{"affinity, tag nowhere near", simple("node", 1, math.MaxInt32, "ps"), false},
+		{"affinity in the rack", simple("rack", 1, math.MaxInt32, "ps"), true},
+		{"cardinality at most 1 in the rack", simple("rack", 0, 1, "w"), false},
+		{"composite (not decoded)", &yarnpb.PlacementConstraintProto{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Satisfied(tc.c, count))
+		})
+	}
+}

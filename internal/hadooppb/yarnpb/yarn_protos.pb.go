@@ -457,6 +457,111 @@ func (x SchedulerResourceTypes) String() string {
 	return strconv.Itoa(int(x))
 }
 
+type NodeAttributeOpCodeProto int32
+
+const (
+	NodeAttributeOpCodeProto_NO_OP NodeAttributeOpCodeProto = 1
+	NodeAttributeOpCodeProto_EQ    NodeAttributeOpCodeProto = 2
+	NodeAttributeOpCodeProto_NE    NodeAttributeOpCodeProto = 3
+)
+
+// Enum value maps for NodeAttributeOpCodeProto.
+var (
+	NodeAttributeOpCodeProto_name = map[int32]string{
+		1: "NO_OP",
+		2: "EQ",
+		3: "NE",
+	}
+	NodeAttributeOpCodeProto_value = map[string]int32{
+		"NO_OP": 1,
+		"EQ":    2,
+		"NE":    3,
+	}
+)
+
+func (x NodeAttributeOpCodeProto) Enum() *NodeAttributeOpCodeProto {
+	p := new(NodeAttributeOpCodeProto)
+	*p = x
+	return p
+}
+
+func (x NodeAttributeOpCodeProto) String() string {
+	name, valid := NodeAttributeOpCodeProto_name[int32(x)]
+	if valid {
+		return name
+	}
+	return strconv.Itoa(int(x))
+}
+
+type RejectionReasonProto int32
+
+const (
+	RejectionReasonProto_RRP_COULD_NOT_PLACE_ON_NODE    RejectionReasonProto = 1
+	RejectionReasonProto_RRP_COULD_NOT_SCHEDULE_ON_NODE RejectionReasonProto = 2
+)
+
+// Enum value maps for RejectionReasonProto.
+var (
+	RejectionReasonProto_name = map[int32]string{
+		1: "RRP_COULD_NOT_PLACE_ON_NODE",
+		2: "RRP_COULD_NOT_SCHEDULE_ON_NODE",
+	}
+	RejectionReasonProto_value = map[string]int32{
+		"RRP_COULD_NOT_PLACE_ON_NODE":    1,
+		"RRP_COULD_NOT_SCHEDULE_ON_NODE": 2,
+	}
+)
+
+func (x RejectionReasonProto) Enum() *RejectionReasonProto {
+	p := new(RejectionReasonProto)
+	*p = x
+	return p
+}
+
+func (x RejectionReasonProto) String() string {
+	name, valid := RejectionReasonProto_name[int32(x)]
+	if valid {
+		return name
+	}
+	return strconv.Itoa(int(x))
+}
+
+type PlacementConstraintTargetProto_TargetType int32
+
+const (
+	PlacementConstraintTargetProto_NODE_ATTRIBUTE PlacementConstraintTargetProto_TargetType = 1
+	PlacementConstraintTargetProto_ALLOCATION_TAG PlacementConstraintTargetProto_TargetType = 2
+	PlacementConstraintTargetProto_SELF           PlacementConstraintTargetProto_TargetType = 3
+)
+
+// Enum value maps for PlacementConstraintTargetProto_TargetType.
+var (
+	PlacementConstraintTargetProto_TargetType_name = map[int32]string{
+		1: "NODE_ATTRIBUTE",
+		2: "ALLOCATION_TAG",
+		3: "SELF",
+	}
+	PlacementConstraintTargetProto_TargetType_value = map[string]int32{
+		"NODE_ATTRIBUTE": 1,
+		"ALLOCATION_TAG": 2,
+		"SELF":           3,
+	}
+)
+
+func (x PlacementConstraintTargetProto_TargetType) Enum() *PlacementConstraintTargetProto_TargetType {
+	p := new(PlacementConstraintTargetProto_TargetType)
+	*p = x
+	return p
+}
+
+func (x PlacementConstraintTargetProto_TargetType) String() string {
+	name, valid := PlacementConstraintTargetProto_TargetType_name[int32(x)]
+	if valid {
+		return name
+	}
+	return strconv.Itoa(int(x))
+}
+
 // SerializedExceptionProto is an exception a NodeManager reports for one container.
 // Hadoop's field 4 (optional SerializedExceptionProto cause) is left out on purpose: the generated
 // decoder recurses once per nested message without a depth limit, so a message that contains
@@ -1683,6 +1788,269 @@ func (x *ResourceProfileEntry) GetResources() *ResourceProto {
 	return nil
 }
 
+// SchedulingRequestProto asks for numAllocations containers of one size under one placement
+// constraint, their allocation tags naming them for the constraints of others (and their own).
+// allocationRequestId and priority form the scheduler key, as for a ResourceRequest; a key may
+// carry either ResourceRequests or a SchedulingRequest, not both.
+type SchedulingRequestProto struct {
+	unknownFields       []byte
+	AllocationRequestId *int64                     `protobuf:"varint,1,opt,name=allocationRequestId,def=0" json:"allocationRequestId,omitempty"`
+	Priority            *PriorityProto             `protobuf:"bytes,2,opt,name=priority" json:"priority,omitempty"`
+	ExecutionType       *ExecutionTypeRequestProto `protobuf:"bytes,3,opt,name=executionType" json:"executionType,omitempty"`
+	AllocationTags      []string                   `protobuf:"bytes,4,rep,name=allocationTags" json:"allocationTags,omitempty"`
+	ResourceSizing      *ResourceSizingProto       `protobuf:"bytes,5,opt,name=resourceSizing" json:"resourceSizing,omitempty"`
+	PlacementConstraint *PlacementConstraintProto  `protobuf:"bytes,6,opt,name=placementConstraint" json:"placementConstraint,omitempty"`
+}
+
+// Default values for SchedulingRequestProto fields.
+const (
+	Default_SchedulingRequestProto_AllocationRequestId = int64(0)
+)
+
+func (x *SchedulingRequestProto) Reset() {
+	*x = SchedulingRequestProto{}
+}
+
+func (*SchedulingRequestProto) ProtoMessage() {}
+
+func (x *SchedulingRequestProto) GetAllocationRequestId() int64 {
+	if x != nil && x.AllocationRequestId != nil {
+		return *x.AllocationRequestId
+	}
+	return Default_SchedulingRequestProto_AllocationRequestId
+}
+
+func (x *SchedulingRequestProto) GetPriority() *PriorityProto {
+	if x != nil {
+		return x.Priority
+	}
+	return nil
+}
+
+func (x *SchedulingRequestProto) GetExecutionType() *ExecutionTypeRequestProto {
+	if x != nil {
+		return x.ExecutionType
+	}
+	return nil
+}
+
+func (x *SchedulingRequestProto) GetAllocationTags() []string {
+	if x != nil {
+		return x.AllocationTags
+	}
+	return nil
+}
+
+func (x *SchedulingRequestProto) GetResourceSizing() *ResourceSizingProto {
+	if x != nil {
+		return x.ResourceSizing
+	}
+	return nil
+}
+
+func (x *SchedulingRequestProto) GetPlacementConstraint() *PlacementConstraintProto {
+	if x != nil {
+		return x.PlacementConstraint
+	}
+	return nil
+}
+
+// ResourceSizingProto is how many containers of which size a SchedulingRequest asks for.
+type ResourceSizingProto struct {
+	unknownFields  []byte
+	NumAllocations *int32         `protobuf:"varint,1,opt,name=numAllocations" json:"numAllocations,omitempty"`
+	Resources      *ResourceProto `protobuf:"bytes,2,opt,name=resources" json:"resources,omitempty"`
+}
+
+func (x *ResourceSizingProto) Reset() {
+	*x = ResourceSizingProto{}
+}
+
+func (*ResourceSizingProto) ProtoMessage() {}
+
+func (x *ResourceSizingProto) GetNumAllocations() int32 {
+	if x != nil && x.NumAllocations != nil {
+		return *x.NumAllocations
+	}
+	return 0
+}
+
+func (x *ResourceSizingProto) GetResources() *ResourceProto {
+	if x != nil {
+		return x.Resources
+	}
+	return nil
+}
+
+// PlacementConstraintProto is a constraint. Hadoop's field 2 (optional
+// CompositePlacementConstraintProto compositeConstraint: AND/OR of child constraints) is left out
+// on purpose: it contains PlacementConstraintProto again, and the generated decoder has no depth
+// limit (see SerializedExceptionProto). yarn-er sends simple constraints only; a composite one
+// from a peer stays an unknown field.
+type PlacementConstraintProto struct {
+	unknownFields    []byte
+	SimpleConstraint *SimplePlacementConstraintProto `protobuf:"bytes,1,opt,name=simpleConstraint" json:"simpleConstraint,omitempty"`
+}
+
+func (x *PlacementConstraintProto) Reset() {
+	*x = PlacementConstraintProto{}
+}
+
+func (*PlacementConstraintProto) ProtoMessage() {}
+
+func (x *PlacementConstraintProto) GetSimpleConstraint() *SimplePlacementConstraintProto {
+	if x != nil {
+		return x.SimpleConstraint
+	}
+	return nil
+}
+
+// SimplePlacementConstraintProto: the number of containers matching targetExpressions within
+// scope ("node", "rack", or a node attribute) must lie in [minCardinality, maxCardinality].
+// targetIn is min 1 / max Integer.MAX_VALUE, targetNotIn min 0 / max 0.
+type SimplePlacementConstraintProto struct {
+	unknownFields     []byte
+	Scope             *string                           `protobuf:"bytes,1,req,name=scope" json:"scope,omitempty"`
+	TargetExpressions []*PlacementConstraintTargetProto `protobuf:"bytes,2,rep,name=targetExpressions" json:"targetExpressions,omitempty"`
+	MinCardinality    *int32                            `protobuf:"varint,3,opt,name=minCardinality" json:"minCardinality,omitempty"`
+	MaxCardinality    *int32                            `protobuf:"varint,4,opt,name=maxCardinality" json:"maxCardinality,omitempty"`
+	AttributeOpCode   *NodeAttributeOpCodeProto         `protobuf:"varint,5,opt,name=attributeOpCode" json:"attributeOpCode,omitempty"`
+}
+
+func (x *SimplePlacementConstraintProto) Reset() {
+	*x = SimplePlacementConstraintProto{}
+}
+
+func (*SimplePlacementConstraintProto) ProtoMessage() {}
+
+func (x *SimplePlacementConstraintProto) GetScope() string {
+	if x != nil && x.Scope != nil {
+		return *x.Scope
+	}
+	return ""
+}
+
+func (x *SimplePlacementConstraintProto) GetTargetExpressions() []*PlacementConstraintTargetProto {
+	if x != nil {
+		return x.TargetExpressions
+	}
+	return nil
+}
+
+func (x *SimplePlacementConstraintProto) GetMinCardinality() int32 {
+	if x != nil && x.MinCardinality != nil {
+		return *x.MinCardinality
+	}
+	return 0
+}
+
+func (x *SimplePlacementConstraintProto) GetMaxCardinality() int32 {
+	if x != nil && x.MaxCardinality != nil {
+		return *x.MaxCardinality
+	}
+	return 0
+}
+
+func (x *SimplePlacementConstraintProto) GetAttributeOpCode() NodeAttributeOpCodeProto {
+	if x != nil && x.AttributeOpCode != nil {
+		return *x.AttributeOpCode
+	}
+	return NodeAttributeOpCodeProto_NO_OP
+}
+
+// PlacementConstraintTargetProto is what a constraint counts: allocation tags (targetKey
+// "yarn_application_label/..." namespaces or none), node attributes, or SELF.
+type PlacementConstraintTargetProto struct {
+	unknownFields []byte
+	TargetType    *PlacementConstraintTargetProto_TargetType `protobuf:"varint,1,req,name=targetType" json:"targetType,omitempty"`
+	TargetKey     *string                                    `protobuf:"bytes,2,opt,name=targetKey" json:"targetKey,omitempty"`
+	TargetValues  []string                                   `protobuf:"bytes,3,rep,name=targetValues" json:"targetValues,omitempty"`
+}
+
+func (x *PlacementConstraintTargetProto) Reset() {
+	*x = PlacementConstraintTargetProto{}
+}
+
+func (*PlacementConstraintTargetProto) ProtoMessage() {}
+
+func (x *PlacementConstraintTargetProto) GetTargetType() PlacementConstraintTargetProto_TargetType {
+	if x != nil && x.TargetType != nil {
+		return *x.TargetType
+	}
+	return PlacementConstraintTargetProto_NODE_ATTRIBUTE
+}
+
+func (x *PlacementConstraintTargetProto) GetTargetKey() string {
+	if x != nil && x.TargetKey != nil {
+		return *x.TargetKey
+	}
+	return ""
+}
+
+func (x *PlacementConstraintTargetProto) GetTargetValues() []string {
+	if x != nil {
+		return x.TargetValues
+	}
+	return nil
+}
+
+// PlacementConstraintMapEntryProto is an entry of RegisterApplicationMasterRequestProto's
+// placement_constraints: the constraint that applies to containers with these source tags
+// (under the placement-processor handler).
+type PlacementConstraintMapEntryProto struct {
+	unknownFields       []byte
+	AllocationTags      []string                  `protobuf:"bytes,1,rep,name=allocation_tags,json=allocationTags" json:"allocationTags,omitempty"`
+	PlacementConstraint *PlacementConstraintProto `protobuf:"bytes,2,opt,name=placement_constraint,json=placementConstraint" json:"placementConstraint,omitempty"`
+}
+
+func (x *PlacementConstraintMapEntryProto) Reset() {
+	*x = PlacementConstraintMapEntryProto{}
+}
+
+func (*PlacementConstraintMapEntryProto) ProtoMessage() {}
+
+func (x *PlacementConstraintMapEntryProto) GetAllocationTags() []string {
+	if x != nil {
+		return x.AllocationTags
+	}
+	return nil
+}
+
+func (x *PlacementConstraintMapEntryProto) GetPlacementConstraint() *PlacementConstraintProto {
+	if x != nil {
+		return x.PlacementConstraint
+	}
+	return nil
+}
+
+// RejectedSchedulingRequestProto is a SchedulingRequest the ResourceManager gave up placing
+// (placement-processor handler, after its retry attempts).
+type RejectedSchedulingRequestProto struct {
+	unknownFields []byte
+	Reason        *RejectionReasonProto   `protobuf:"varint,1,req,name=reason" json:"reason,omitempty"`
+	Request       *SchedulingRequestProto `protobuf:"bytes,2,req,name=request" json:"request,omitempty"`
+}
+
+func (x *RejectedSchedulingRequestProto) Reset() {
+	*x = RejectedSchedulingRequestProto{}
+}
+
+func (*RejectedSchedulingRequestProto) ProtoMessage() {}
+
+func (x *RejectedSchedulingRequestProto) GetReason() RejectionReasonProto {
+	if x != nil && x.Reason != nil {
+		return *x.Reason
+	}
+	return RejectionReasonProto_RRP_COULD_NOT_PLACE_ON_NODE
+}
+
+func (x *RejectedSchedulingRequestProto) GetRequest() *SchedulingRequestProto {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
 func (m *SerializedExceptionProto) CloneVT() *SerializedExceptionProto {
 	if m == nil {
 		return (*SerializedExceptionProto)(nil)
@@ -2508,6 +2876,170 @@ func (m *ResourceProfileEntry) CloneVT() *ResourceProfileEntry {
 }
 
 func (m *ResourceProfileEntry) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *SchedulingRequestProto) CloneVT() *SchedulingRequestProto {
+	if m == nil {
+		return (*SchedulingRequestProto)(nil)
+	}
+	r := new(SchedulingRequestProto)
+	r.Priority = m.Priority.CloneVT()
+	r.ExecutionType = m.ExecutionType.CloneVT()
+	r.ResourceSizing = m.ResourceSizing.CloneVT()
+	r.PlacementConstraint = m.PlacementConstraint.CloneVT()
+	if rhs := m.AllocationRequestId; rhs != nil {
+		tmpVal := *rhs
+		r.AllocationRequestId = &tmpVal
+	}
+	if rhs := m.AllocationTags; rhs != nil {
+		r.AllocationTags = slices.Clone(rhs)
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *SchedulingRequestProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *ResourceSizingProto) CloneVT() *ResourceSizingProto {
+	if m == nil {
+		return (*ResourceSizingProto)(nil)
+	}
+	r := new(ResourceSizingProto)
+	r.Resources = m.Resources.CloneVT()
+	if rhs := m.NumAllocations; rhs != nil {
+		tmpVal := *rhs
+		r.NumAllocations = &tmpVal
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *ResourceSizingProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *PlacementConstraintProto) CloneVT() *PlacementConstraintProto {
+	if m == nil {
+		return (*PlacementConstraintProto)(nil)
+	}
+	r := new(PlacementConstraintProto)
+	r.SimpleConstraint = m.SimpleConstraint.CloneVT()
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *PlacementConstraintProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *SimplePlacementConstraintProto) CloneVT() *SimplePlacementConstraintProto {
+	if m == nil {
+		return (*SimplePlacementConstraintProto)(nil)
+	}
+	r := new(SimplePlacementConstraintProto)
+	if rhs := m.Scope; rhs != nil {
+		tmpVal := *rhs
+		r.Scope = &tmpVal
+	}
+	if rhs := m.TargetExpressions; rhs != nil {
+		r.TargetExpressions = make([]*PlacementConstraintTargetProto, len(rhs))
+		for k, v := range rhs {
+			r.TargetExpressions[k] = v.CloneVT()
+		}
+	}
+	if rhs := m.MinCardinality; rhs != nil {
+		tmpVal := *rhs
+		r.MinCardinality = &tmpVal
+	}
+	if rhs := m.MaxCardinality; rhs != nil {
+		tmpVal := *rhs
+		r.MaxCardinality = &tmpVal
+	}
+	if rhs := m.AttributeOpCode; rhs != nil {
+		tmpVal := *rhs
+		r.AttributeOpCode = &tmpVal
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *SimplePlacementConstraintProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *PlacementConstraintTargetProto) CloneVT() *PlacementConstraintTargetProto {
+	if m == nil {
+		return (*PlacementConstraintTargetProto)(nil)
+	}
+	r := new(PlacementConstraintTargetProto)
+	if rhs := m.TargetType; rhs != nil {
+		tmpVal := *rhs
+		r.TargetType = &tmpVal
+	}
+	if rhs := m.TargetKey; rhs != nil {
+		tmpVal := *rhs
+		r.TargetKey = &tmpVal
+	}
+	if rhs := m.TargetValues; rhs != nil {
+		r.TargetValues = slices.Clone(rhs)
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *PlacementConstraintTargetProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *PlacementConstraintMapEntryProto) CloneVT() *PlacementConstraintMapEntryProto {
+	if m == nil {
+		return (*PlacementConstraintMapEntryProto)(nil)
+	}
+	r := new(PlacementConstraintMapEntryProto)
+	r.PlacementConstraint = m.PlacementConstraint.CloneVT()
+	if rhs := m.AllocationTags; rhs != nil {
+		r.AllocationTags = slices.Clone(rhs)
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *PlacementConstraintMapEntryProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
+	return m.CloneVT()
+}
+
+func (m *RejectedSchedulingRequestProto) CloneVT() *RejectedSchedulingRequestProto {
+	if m == nil {
+		return (*RejectedSchedulingRequestProto)(nil)
+	}
+	r := new(RejectedSchedulingRequestProto)
+	r.Request = m.Request.CloneVT()
+	if rhs := m.Reason; rhs != nil {
+		tmpVal := *rhs
+		r.Reason = &tmpVal
+	}
+	if len(m.unknownFields) > 0 {
+		r.unknownFields = slices.Clone(m.unknownFields)
+	}
+	return r
+}
+
+func (m *RejectedSchedulingRequestProto) CloneMessageVT() protobuf_go_lite.CloneMessage {
 	return m.CloneVT()
 }
 
@@ -3509,6 +4041,213 @@ func (this *ResourceProfileEntry) EqualVT(that *ResourceProfileEntry) bool {
 
 func (this *ResourceProfileEntry) EqualMessageVT(thatMsg any) bool {
 	that, ok := thatMsg.(*ResourceProfileEntry)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *SchedulingRequestProto) EqualVT(that *SchedulingRequestProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.AllocationRequestId, that.AllocationRequestId; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if !this.Priority.EqualVT(that.Priority) {
+		return false
+	}
+	if !this.ExecutionType.EqualVT(that.ExecutionType) {
+		return false
+	}
+	if len(this.AllocationTags) != len(that.AllocationTags) {
+		return false
+	}
+	for i, vx := range this.AllocationTags {
+		vy := that.AllocationTags[i]
+		if vx != vy {
+			return false
+		}
+	}
+	if !this.ResourceSizing.EqualVT(that.ResourceSizing) {
+		return false
+	}
+	if !this.PlacementConstraint.EqualVT(that.PlacementConstraint) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *SchedulingRequestProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*SchedulingRequestProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *ResourceSizingProto) EqualVT(that *ResourceSizingProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.NumAllocations, that.NumAllocations; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if !this.Resources.EqualVT(that.Resources) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *ResourceSizingProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*ResourceSizingProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *PlacementConstraintProto) EqualVT(that *PlacementConstraintProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if !this.SimpleConstraint.EqualVT(that.SimpleConstraint) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *PlacementConstraintProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*PlacementConstraintProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *SimplePlacementConstraintProto) EqualVT(that *SimplePlacementConstraintProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.Scope, that.Scope; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if len(this.TargetExpressions) != len(that.TargetExpressions) {
+		return false
+	}
+	for i, vx := range this.TargetExpressions {
+		vy := that.TargetExpressions[i]
+		if p, q := vx, vy; p != q {
+			if p == nil {
+				p = &PlacementConstraintTargetProto{}
+			}
+			if q == nil {
+				q = &PlacementConstraintTargetProto{}
+			}
+			if !p.EqualVT(q) {
+				return false
+			}
+		}
+	}
+	if p, q := this.MinCardinality, that.MinCardinality; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if p, q := this.MaxCardinality, that.MaxCardinality; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if p, q := this.AttributeOpCode, that.AttributeOpCode; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *SimplePlacementConstraintProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*SimplePlacementConstraintProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *PlacementConstraintTargetProto) EqualVT(that *PlacementConstraintTargetProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.TargetType, that.TargetType; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if p, q := this.TargetKey, that.TargetKey; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if len(this.TargetValues) != len(that.TargetValues) {
+		return false
+	}
+	for i, vx := range this.TargetValues {
+		vy := that.TargetValues[i]
+		if vx != vy {
+			return false
+		}
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *PlacementConstraintTargetProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*PlacementConstraintTargetProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *PlacementConstraintMapEntryProto) EqualVT(that *PlacementConstraintMapEntryProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if len(this.AllocationTags) != len(that.AllocationTags) {
+		return false
+	}
+	for i, vx := range this.AllocationTags {
+		vy := that.AllocationTags[i]
+		if vx != vy {
+			return false
+		}
+	}
+	if !this.PlacementConstraint.EqualVT(that.PlacementConstraint) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *PlacementConstraintMapEntryProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*PlacementConstraintMapEntryProto)
+	if !ok {
+		return false
+	}
+	return this.EqualVT(that)
+}
+func (this *RejectedSchedulingRequestProto) EqualVT(that *RejectedSchedulingRequestProto) bool {
+	if this == that {
+		return true
+	} else if this == nil || that == nil {
+		return false
+	}
+	if p, q := this.Reason, that.Reason; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
+		return false
+	}
+	if !this.Request.EqualVT(that.Request) {
+		return false
+	}
+	return string(this.unknownFields) == string(that.unknownFields)
+}
+
+func (this *RejectedSchedulingRequestProto) EqualMessageVT(thatMsg any) bool {
+	that, ok := thatMsg.(*RejectedSchedulingRequestProto)
 	if !ok {
 		return false
 	}
@@ -5355,6 +6094,413 @@ func (m *ResourceProfileEntry) MarshalToSizedBufferVT(dAtA []byte) (int, error) 
 	return len(dAtA) - i, nil
 }
 
+func (m *SchedulingRequestProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *SchedulingRequestProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *SchedulingRequestProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.PlacementConstraint != nil {
+		size, err := m.PlacementConstraint.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x32
+	}
+	if m.ResourceSizing != nil {
+		size, err := m.ResourceSizing.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x2a
+	}
+	if len(m.AllocationTags) > 0 {
+		for iNdEx := len(m.AllocationTags) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.AllocationTags[iNdEx])
+			copy(dAtA[i:], m.AllocationTags[iNdEx])
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.AllocationTags[iNdEx])))
+			i--
+			dAtA[i] = 0x22
+		}
+	}
+	if m.ExecutionType != nil {
+		size, err := m.ExecutionType.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x1a
+	}
+	if m.Priority != nil {
+		size, err := m.Priority.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.AllocationRequestId != nil {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.AllocationRequestId))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *ResourceSizingProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *ResourceSizingProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *ResourceSizingProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.Resources != nil {
+		size, err := m.Resources.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.NumAllocations != nil {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.NumAllocations))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *PlacementConstraintProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *PlacementConstraintProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *PlacementConstraintProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.SimpleConstraint != nil {
+		size, err := m.SimpleConstraint.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *SimplePlacementConstraintProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *SimplePlacementConstraintProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *SimplePlacementConstraintProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.AttributeOpCode != nil {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.AttributeOpCode))
+		i--
+		dAtA[i] = 0x28
+	}
+	if m.MaxCardinality != nil {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.MaxCardinality))
+		i--
+		dAtA[i] = 0x20
+	}
+	if m.MinCardinality != nil {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.MinCardinality))
+		i--
+		dAtA[i] = 0x18
+	}
+	if len(m.TargetExpressions) > 0 {
+		for iNdEx := len(m.TargetExpressions) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.TargetExpressions[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x12
+		}
+	}
+	if m.Scope == nil {
+		return 0, fmt.Errorf("proto: required field scope not set")
+	} else {
+		i -= len(*m.Scope)
+		copy(dAtA[i:], *m.Scope)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.Scope)))
+		i--
+		dAtA[i] = 0xa
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *PlacementConstraintTargetProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *PlacementConstraintTargetProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *PlacementConstraintTargetProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if len(m.TargetValues) > 0 {
+		for iNdEx := len(m.TargetValues) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.TargetValues[iNdEx])
+			copy(dAtA[i:], m.TargetValues[iNdEx])
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.TargetValues[iNdEx])))
+			i--
+			dAtA[i] = 0x1a
+		}
+	}
+	if m.TargetKey != nil {
+		i -= len(*m.TargetKey)
+		copy(dAtA[i:], *m.TargetKey)
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(*m.TargetKey)))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.TargetType == nil {
+		return 0, fmt.Errorf("proto: required field targetType not set")
+	} else {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.TargetType))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *PlacementConstraintMapEntryProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *PlacementConstraintMapEntryProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *PlacementConstraintMapEntryProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.PlacementConstraint != nil {
+		size, err := m.PlacementConstraint.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x12
+	}
+	if len(m.AllocationTags) > 0 {
+		for iNdEx := len(m.AllocationTags) - 1; iNdEx >= 0; iNdEx-- {
+			i -= len(m.AllocationTags[iNdEx])
+			copy(dAtA[i:], m.AllocationTags[iNdEx])
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(len(m.AllocationTags[iNdEx])))
+			i--
+			dAtA[i] = 0xa
+		}
+	}
+	return len(dAtA) - i, nil
+}
+
+func (m *RejectedSchedulingRequestProto) MarshalVT() (dAtA []byte, err error) {
+	if m == nil {
+		return nil, nil
+	}
+	size := m.SizeVT()
+	dAtA = make([]byte, size)
+	n, err := m.MarshalToSizedBufferVT(dAtA[:size])
+	if err != nil {
+		return nil, err
+	}
+	return dAtA[:n], nil
+}
+
+func (m *RejectedSchedulingRequestProto) MarshalToVT(dAtA []byte) (int, error) {
+	size := m.SizeVT()
+	return m.MarshalToSizedBufferVT(dAtA[:size])
+}
+
+func (m *RejectedSchedulingRequestProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) {
+	if m == nil {
+		return 0, nil
+	}
+	i := len(dAtA)
+	_ = i
+	var l int
+	_ = l
+	if m.unknownFields != nil {
+		i -= len(m.unknownFields)
+		copy(dAtA[i:], m.unknownFields)
+	}
+	if m.Request == nil {
+		return 0, fmt.Errorf("proto: required field request not set")
+	} else {
+		size, err := m.Request.MarshalToSizedBufferVT(dAtA[:i])
+		if err != nil {
+			return 0, err
+		}
+		i -= size
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+		i--
+		dAtA[i] = 0x12
+	}
+	if m.Reason == nil {
+		return 0, fmt.Errorf("proto: required field reason not set")
+	} else {
+		i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(*m.Reason))
+		i--
+		dAtA[i] = 0x8
+	}
+	return len(dAtA) - i, nil
+}
+
 func (m *SerializedExceptionProto) SizeVT() (n int) {
 	if m == nil {
 		return 0
@@ -6083,6 +7229,161 @@ func (m *ResourceProfileEntry) SizeVT() (n int) {
 	}
 	if m.Resources != nil {
 		l = m.Resources.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *SchedulingRequestProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.AllocationRequestId != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.AllocationRequestId))
+	}
+	if m.Priority != nil {
+		l = m.Priority.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.ExecutionType != nil {
+		l = m.ExecutionType.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if len(m.AllocationTags) > 0 {
+		for _, s := range m.AllocationTags {
+			l = len(s)
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	if m.ResourceSizing != nil {
+		l = m.ResourceSizing.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if m.PlacementConstraint != nil {
+		l = m.PlacementConstraint.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *ResourceSizingProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.NumAllocations != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.NumAllocations))
+	}
+	if m.Resources != nil {
+		l = m.Resources.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *PlacementConstraintProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.SimpleConstraint != nil {
+		l = m.SimpleConstraint.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *SimplePlacementConstraintProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Scope != nil {
+		l = len(*m.Scope)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if len(m.TargetExpressions) > 0 {
+		for _, e := range m.TargetExpressions {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	if m.MinCardinality != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.MinCardinality))
+	}
+	if m.MaxCardinality != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.MaxCardinality))
+	}
+	if m.AttributeOpCode != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.AttributeOpCode))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *PlacementConstraintTargetProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.TargetType != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.TargetType))
+	}
+	if m.TargetKey != nil {
+		l = len(*m.TargetKey)
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	if len(m.TargetValues) > 0 {
+		for _, s := range m.TargetValues {
+			l = len(s)
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *PlacementConstraintMapEntryProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if len(m.AllocationTags) > 0 {
+		for _, s := range m.AllocationTags {
+			l = len(s)
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	if m.PlacementConstraint != nil {
+		l = m.PlacementConstraint.SizeVT()
+		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+	}
+	n += len(m.unknownFields)
+	return n
+}
+
+func (m *RejectedSchedulingRequestProto) SizeVT() (n int) {
+	if m == nil {
+		return 0
+	}
+	var l int
+	_ = l
+	if m.Reason != nil {
+		n += 1 + protobuf_go_lite.SizeOfVarint(uint64(*m.Reason))
+	}
+	if m.Request != nil {
+		l = m.Request.SizeVT()
 		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
 	}
 	n += len(m.unknownFields)
@@ -9601,6 +10902,757 @@ func (m *ResourceProfileEntry) UnmarshalVT(dAtA []byte) error {
 	}
 	if hasFields[0]&uint64(0x00000002) == 0 {
 		return fmt.Errorf("proto: required field resources not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *SchedulingRequestProto) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: SchedulingRequestProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: SchedulingRequestProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AllocationRequestId", wireType)
+			}
+			var v int64
+			v, iNdEx, err = protobuf_go_lite.DecodeVarintInt64(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			m.AllocationRequestId = &v
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Priority", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Priority == nil {
+				m.Priority = &PriorityProto{}
+			}
+			if err := m.Priority.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ExecutionType", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.ExecutionType == nil {
+				m.ExecutionType = &ExecutionTypeRequestProto{}
+			}
+			if err := m.ExecutionType.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AllocationTags", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.AllocationTags = append(m.AllocationTags, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		case 5:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field ResourceSizing", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.ResourceSizing == nil {
+				m.ResourceSizing = &ResourceSizingProto{}
+			}
+			if err := m.ResourceSizing.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 6:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field PlacementConstraint", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.PlacementConstraint == nil {
+				m.PlacementConstraint = &PlacementConstraintProto{}
+			}
+			if err := m.PlacementConstraint.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *ResourceSizingProto) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: ResourceSizingProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: ResourceSizingProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field NumAllocations", wireType)
+			}
+			var v int32
+			v, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			m.NumAllocations = &v
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Resources", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Resources == nil {
+				m.Resources = &ResourceProto{}
+			}
+			if err := m.Resources.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *PlacementConstraintProto) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: PlacementConstraintProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: PlacementConstraintProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field SimpleConstraint", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.SimpleConstraint == nil {
+				m.SimpleConstraint = &SimplePlacementConstraintProto{}
+			}
+			if err := m.SimpleConstraint.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *SimplePlacementConstraintProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: SimplePlacementConstraintProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: SimplePlacementConstraintProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Scope", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.Scope = &s
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000001)
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TargetExpressions", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.TargetExpressions = append(m.TargetExpressions, &PlacementConstraintTargetProto{})
+			if err := m.TargetExpressions[len(m.TargetExpressions)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 3:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MinCardinality", wireType)
+			}
+			var v int32
+			v, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			m.MinCardinality = &v
+		case 4:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field MaxCardinality", wireType)
+			}
+			var v int32
+			v, iNdEx, err = protobuf_go_lite.DecodeVarintInt32(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			m.MaxCardinality = &v
+		case 5:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AttributeOpCode", wireType)
+			}
+			var v NodeAttributeOpCodeProto
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			v = NodeAttributeOpCodeProto(_v)
+			if err != nil {
+				return err
+			}
+			m.AttributeOpCode = &v
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field scope not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *PlacementConstraintTargetProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: PlacementConstraintTargetProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: PlacementConstraintTargetProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TargetType", wireType)
+			}
+			var v PlacementConstraintTargetProto_TargetType
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			v = PlacementConstraintTargetProto_TargetType(_v)
+			if err != nil {
+				return err
+			}
+			m.TargetType = &v
+			hasFields[0] |= uint64(0x00000001)
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TargetKey", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			s := string(dAtA[iNdEx:postIndex])
+			m.TargetKey = &s
+			iNdEx = postIndex
+		case 3:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field TargetValues", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.TargetValues = append(m.TargetValues, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field targetType not set")
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *PlacementConstraintMapEntryProto) UnmarshalVT(dAtA []byte) error {
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: PlacementConstraintMapEntryProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: PlacementConstraintMapEntryProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field AllocationTags", wireType)
+			}
+			var stringLen uint64
+			stringLen, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			if err != nil {
+				return err
+			}
+			intStringLen := int(stringLen)
+			if intStringLen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + intStringLen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.AllocationTags = append(m.AllocationTags, string(dAtA[iNdEx:postIndex]))
+			iNdEx = postIndex
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field PlacementConstraint", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.PlacementConstraint == nil {
+				m.PlacementConstraint = &PlacementConstraintProto{}
+			}
+			if err := m.PlacementConstraint.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+
+	if iNdEx > l {
+		return io.ErrUnexpectedEOF
+	}
+	return nil
+}
+func (m *RejectedSchedulingRequestProto) UnmarshalVT(dAtA []byte) error {
+	var hasFields [1]uint64
+	l := len(dAtA)
+	iNdEx := 0
+	var err error
+	for iNdEx < l {
+		preIndex := iNdEx
+		var wire uint64
+		wire, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+		if err != nil {
+			return err
+		}
+		fieldNum := int32(wire >> 3)
+		wireType := int(wire & 0x7)
+		if wireType == 4 {
+			return fmt.Errorf("proto: RejectedSchedulingRequestProto: wiretype end group for non-group")
+		}
+		if fieldNum <= 0 {
+			return fmt.Errorf("proto: RejectedSchedulingRequestProto: illegal tag %d (wire type %d)", fieldNum, wire)
+		}
+		switch fieldNum {
+		case 1:
+			if wireType != 0 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Reason", wireType)
+			}
+			var v RejectionReasonProto
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			v = RejectionReasonProto(_v)
+			if err != nil {
+				return err
+			}
+			m.Reason = &v
+			hasFields[0] |= uint64(0x00000001)
+		case 2:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field Request", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			if m.Request == nil {
+				m.Request = &SchedulingRequestProto{}
+			}
+			if err := m.Request.UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+			hasFields[0] |= uint64(0x00000002)
+		default:
+			iNdEx = preIndex
+			skippy, err := protobuf_go_lite.Skip(dAtA[iNdEx:])
+			if err != nil {
+				return err
+			}
+			if (skippy < 0) || (iNdEx+skippy) < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if (iNdEx + skippy) > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.unknownFields = append(m.unknownFields, dAtA[iNdEx:iNdEx+skippy]...)
+			iNdEx += skippy
+		}
+	}
+	if hasFields[0]&uint64(0x00000001) == 0 {
+		return fmt.Errorf("proto: required field reason not set")
+	}
+	if hasFields[0]&uint64(0x00000002) == 0 {
+		return fmt.Errorf("proto: required field request not set")
 	}
 
 	if iNdEx > l {

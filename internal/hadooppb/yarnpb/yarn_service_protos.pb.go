@@ -17,12 +17,15 @@ import (
 // yarn-er's subset of the ApplicationMasterProtocol and ContainerManagementProtocol requests and
 // responses, written from the field lists of Hadoop 3.5.0 yarn_service_protos.proto.
 
-// RegisterApplicationMasterRequestProto: field 4 (placement_constraints) is not sent by yarn-er.
+// RegisterApplicationMasterRequestProto: placement_constraints map source tags to constraints
+// for the placement-processor handler (yarn-er sets each SchedulingRequest's own constraint, which
+// both handlers read, and sends none here).
 type RegisterApplicationMasterRequestProto struct {
-	unknownFields []byte
-	Host          *string `protobuf:"bytes,1,opt,name=host" json:"host,omitempty"`
-	RpcPort       *int32  `protobuf:"varint,2,opt,name=rpc_port,json=rpcPort" json:"rpcPort,omitempty"`
-	TrackingUrl   *string `protobuf:"bytes,3,opt,name=tracking_url,json=trackingUrl" json:"trackingUrl,omitempty"`
+	unknownFields        []byte
+	Host                 *string                             `protobuf:"bytes,1,opt,name=host" json:"host,omitempty"`
+	RpcPort              *int32                              `protobuf:"varint,2,opt,name=rpc_port,json=rpcPort" json:"rpcPort,omitempty"`
+	TrackingUrl          *string                             `protobuf:"bytes,3,opt,name=tracking_url,json=trackingUrl" json:"trackingUrl,omitempty"`
+	PlacementConstraints []*PlacementConstraintMapEntryProto `protobuf:"bytes,4,rep,name=placement_constraints,json=placementConstraints" json:"placementConstraints,omitempty"`
 }
 
 func (x *RegisterApplicationMasterRequestProto) Reset() {
@@ -50,6 +53,13 @@ func (x *RegisterApplicationMasterRequestProto) GetTrackingUrl() string {
 		return *x.TrackingUrl
 	}
 	return ""
+}
+
+func (x *RegisterApplicationMasterRequestProto) GetPlacementConstraints() []*PlacementConstraintMapEntryProto {
+	if x != nil {
+		return x.PlacementConstraints
+	}
+	return nil
 }
 
 type RegisterApplicationMasterResponseProto struct {
@@ -191,15 +201,16 @@ func (x *FinishApplicationMasterResponseProto) GetIsUnregistered() bool {
 	return Default_FinishApplicationMasterResponseProto_IsUnregistered
 }
 
-// AllocateRequestProto: fields 7 (update_requests) and 10 (scheduling_requests) are not sent.
+// AllocateRequestProto: field 7 (update_requests) is not sent.
 type AllocateRequestProto struct {
-	unknownFields    []byte
-	Ask              []*ResourceRequestProto        `protobuf:"bytes,1,rep,name=ask" json:"ask,omitempty"`
-	Release          []*ContainerIdProto            `protobuf:"bytes,2,rep,name=release" json:"release,omitempty"`
-	BlacklistRequest *ResourceBlacklistRequestProto `protobuf:"bytes,3,opt,name=blacklist_request,json=blacklistRequest" json:"blacklistRequest,omitempty"`
-	ResponseId       *int32                         `protobuf:"varint,4,opt,name=response_id,json=responseId" json:"responseId,omitempty"`
-	Progress         *float32                       `protobuf:"fixed32,5,opt,name=progress" json:"progress,omitempty"`
-	TrackingUrl      *string                        `protobuf:"bytes,11,opt,name=tracking_url,json=trackingUrl" json:"trackingUrl,omitempty"`
+	unknownFields      []byte
+	Ask                []*ResourceRequestProto        `protobuf:"bytes,1,rep,name=ask" json:"ask,omitempty"`
+	Release            []*ContainerIdProto            `protobuf:"bytes,2,rep,name=release" json:"release,omitempty"`
+	BlacklistRequest   *ResourceBlacklistRequestProto `protobuf:"bytes,3,opt,name=blacklist_request,json=blacklistRequest" json:"blacklistRequest,omitempty"`
+	ResponseId         *int32                         `protobuf:"varint,4,opt,name=response_id,json=responseId" json:"responseId,omitempty"`
+	Progress           *float32                       `protobuf:"fixed32,5,opt,name=progress" json:"progress,omitempty"`
+	SchedulingRequests []*SchedulingRequestProto      `protobuf:"bytes,10,rep,name=scheduling_requests,json=schedulingRequests" json:"schedulingRequests,omitempty"`
+	TrackingUrl        *string                        `protobuf:"bytes,11,opt,name=tracking_url,json=trackingUrl" json:"trackingUrl,omitempty"`
 }
 
 func (x *AllocateRequestProto) Reset() {
@@ -243,6 +254,13 @@ func (x *AllocateRequestProto) GetProgress() float32 {
 	return 0
 }
 
+func (x *AllocateRequestProto) GetSchedulingRequests() []*SchedulingRequestProto {
+	if x != nil {
+		return x.SchedulingRequests
+	}
+	return nil
+}
+
 func (x *AllocateRequestProto) GetTrackingUrl() string {
 	if x != nil && x.TrackingUrl != nil {
 		return *x.TrackingUrl
@@ -277,21 +295,22 @@ func (x *NMTokenProto) GetToken() *commonpb.TokenProto {
 	return nil
 }
 
-// AllocateResponseProto: fields 14-16, 18 and 19 are not decoded by yarn-er.
+// AllocateResponseProto: fields 14-16 and 19 are not decoded by yarn-er.
 type AllocateResponseProto struct {
 	unknownFields                  []byte
-	AMCommand                      *AMCommandProto         `protobuf:"varint,1,opt,name=a_m_command,json=aMCommand" json:"aMCommand,omitempty"`
-	ResponseId                     *int32                  `protobuf:"varint,2,opt,name=response_id,json=responseId" json:"responseId,omitempty"`
-	AllocatedContainers            []*ContainerProto       `protobuf:"bytes,3,rep,name=allocated_containers,json=allocatedContainers" json:"allocatedContainers,omitempty"`
-	CompletedContainerStatuses     []*ContainerStatusProto `protobuf:"bytes,4,rep,name=completed_container_statuses,json=completedContainerStatuses" json:"completedContainerStatuses,omitempty"`
-	Limit                          *ResourceProto          `protobuf:"bytes,5,opt,name=limit" json:"limit,omitempty"`
-	UpdatedNodes                   []*NodeReportProto      `protobuf:"bytes,6,rep,name=updated_nodes,json=updatedNodes" json:"updatedNodes,omitempty"`
-	NumClusterNodes                *int32                  `protobuf:"varint,7,opt,name=num_cluster_nodes,json=numClusterNodes" json:"numClusterNodes,omitempty"`
-	Preempt                        *PreemptionMessageProto `protobuf:"bytes,8,opt,name=preempt" json:"preempt,omitempty"`
-	NmTokens                       []*NMTokenProto         `protobuf:"bytes,9,rep,name=nm_tokens,json=nmTokens" json:"nmTokens,omitempty"`
-	AmRmToken                      *commonpb.TokenProto    `protobuf:"bytes,12,opt,name=am_rm_token,json=amRmToken" json:"amRmToken,omitempty"`
-	ApplicationPriority            *PriorityProto          `protobuf:"bytes,13,opt,name=application_priority,json=applicationPriority" json:"applicationPriority,omitempty"`
-	ContainersFromPreviousAttempts []*ContainerProto       `protobuf:"bytes,17,rep,name=containers_from_previous_attempts,json=containersFromPreviousAttempts" json:"containersFromPreviousAttempts,omitempty"`
+	AMCommand                      *AMCommandProto                   `protobuf:"varint,1,opt,name=a_m_command,json=aMCommand" json:"aMCommand,omitempty"`
+	ResponseId                     *int32                            `protobuf:"varint,2,opt,name=response_id,json=responseId" json:"responseId,omitempty"`
+	AllocatedContainers            []*ContainerProto                 `protobuf:"bytes,3,rep,name=allocated_containers,json=allocatedContainers" json:"allocatedContainers,omitempty"`
+	CompletedContainerStatuses     []*ContainerStatusProto           `protobuf:"bytes,4,rep,name=completed_container_statuses,json=completedContainerStatuses" json:"completedContainerStatuses,omitempty"`
+	Limit                          *ResourceProto                    `protobuf:"bytes,5,opt,name=limit" json:"limit,omitempty"`
+	UpdatedNodes                   []*NodeReportProto                `protobuf:"bytes,6,rep,name=updated_nodes,json=updatedNodes" json:"updatedNodes,omitempty"`
+	NumClusterNodes                *int32                            `protobuf:"varint,7,opt,name=num_cluster_nodes,json=numClusterNodes" json:"numClusterNodes,omitempty"`
+	Preempt                        *PreemptionMessageProto           `protobuf:"bytes,8,opt,name=preempt" json:"preempt,omitempty"`
+	NmTokens                       []*NMTokenProto                   `protobuf:"bytes,9,rep,name=nm_tokens,json=nmTokens" json:"nmTokens,omitempty"`
+	AmRmToken                      *commonpb.TokenProto              `protobuf:"bytes,12,opt,name=am_rm_token,json=amRmToken" json:"amRmToken,omitempty"`
+	ApplicationPriority            *PriorityProto                    `protobuf:"bytes,13,opt,name=application_priority,json=applicationPriority" json:"applicationPriority,omitempty"`
+	ContainersFromPreviousAttempts []*ContainerProto                 `protobuf:"bytes,17,rep,name=containers_from_previous_attempts,json=containersFromPreviousAttempts" json:"containersFromPreviousAttempts,omitempty"`
+	RejectedSchedulingRequests     []*RejectedSchedulingRequestProto `protobuf:"bytes,18,rep,name=rejected_scheduling_requests,json=rejectedSchedulingRequests" json:"rejectedSchedulingRequests,omitempty"`
 }
 
 func (x *AllocateResponseProto) Reset() {
@@ -380,6 +399,13 @@ func (x *AllocateResponseProto) GetApplicationPriority() *PriorityProto {
 func (x *AllocateResponseProto) GetContainersFromPreviousAttempts() []*ContainerProto {
 	if x != nil {
 		return x.ContainersFromPreviousAttempts
+	}
+	return nil
+}
+
+func (x *AllocateResponseProto) GetRejectedSchedulingRequests() []*RejectedSchedulingRequestProto {
+	if x != nil {
+		return x.RejectedSchedulingRequests
 	}
 	return nil
 }
@@ -593,6 +619,12 @@ func (m *RegisterApplicationMasterRequestProto) CloneVT() *RegisterApplicationMa
 		tmpVal := *rhs
 		r.TrackingUrl = &tmpVal
 	}
+	if rhs := m.PlacementConstraints; rhs != nil {
+		r.PlacementConstraints = make([]*PlacementConstraintMapEntryProto, len(rhs))
+		for k, v := range rhs {
+			r.PlacementConstraints[k] = v.CloneVT()
+		}
+	}
 	if len(m.unknownFields) > 0 {
 		r.unknownFields = slices.Clone(m.unknownFields)
 	}
@@ -726,6 +758,12 @@ func (m *AllocateRequestProto) CloneVT() *AllocateRequestProto {
 		tmpVal := *rhs
 		r.Progress = &tmpVal
 	}
+	if rhs := m.SchedulingRequests; rhs != nil {
+		r.SchedulingRequests = make([]*SchedulingRequestProto, len(rhs))
+		for k, v := range rhs {
+			r.SchedulingRequests[k] = v.CloneVT()
+		}
+	}
 	if rhs := m.TrackingUrl; rhs != nil {
 		tmpVal := *rhs
 		r.TrackingUrl = &tmpVal
@@ -810,6 +848,12 @@ func (m *AllocateResponseProto) CloneVT() *AllocateResponseProto {
 		r.ContainersFromPreviousAttempts = make([]*ContainerProto, len(rhs))
 		for k, v := range rhs {
 			r.ContainersFromPreviousAttempts[k] = v.CloneVT()
+		}
+	}
+	if rhs := m.RejectedSchedulingRequests; rhs != nil {
+		r.RejectedSchedulingRequests = make([]*RejectedSchedulingRequestProto, len(rhs))
+		for k, v := range rhs {
+			r.RejectedSchedulingRequests[k] = v.CloneVT()
 		}
 	}
 	if len(m.unknownFields) > 0 {
@@ -1023,6 +1067,23 @@ func (this *RegisterApplicationMasterRequestProto) EqualVT(that *RegisterApplica
 	if p, q := this.TrackingUrl, that.TrackingUrl; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
 		return false
 	}
+	if len(this.PlacementConstraints) != len(that.PlacementConstraints) {
+		return false
+	}
+	for i, vx := range this.PlacementConstraints {
+		vy := that.PlacementConstraints[i]
+		if p, q := vx, vy; p != q {
+			if p == nil {
+				p = &PlacementConstraintMapEntryProto{}
+			}
+			if q == nil {
+				q = &PlacementConstraintMapEntryProto{}
+			}
+			if !p.EqualVT(q) {
+				return false
+			}
+		}
+	}
 	return string(this.unknownFields) == string(that.unknownFields)
 }
 
@@ -1231,6 +1292,23 @@ func (this *AllocateRequestProto) EqualVT(that *AllocateRequestProto) bool {
 	if p, q := this.Progress, that.Progress; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
 		return false
 	}
+	if len(this.SchedulingRequests) != len(that.SchedulingRequests) {
+		return false
+	}
+	for i, vx := range this.SchedulingRequests {
+		vy := that.SchedulingRequests[i]
+		if p, q := vx, vy; p != q {
+			if p == nil {
+				p = &SchedulingRequestProto{}
+			}
+			if q == nil {
+				q = &SchedulingRequestProto{}
+			}
+			if !p.EqualVT(q) {
+				return false
+			}
+		}
+	}
 	if p, q := this.TrackingUrl, that.TrackingUrl; (p == nil && q != nil) || (p != nil && (q == nil || *p != *q)) {
 		return false
 	}
@@ -1372,6 +1450,23 @@ func (this *AllocateResponseProto) EqualVT(that *AllocateResponseProto) bool {
 			}
 			if q == nil {
 				q = &ContainerProto{}
+			}
+			if !p.EqualVT(q) {
+				return false
+			}
+		}
+	}
+	if len(this.RejectedSchedulingRequests) != len(that.RejectedSchedulingRequests) {
+		return false
+	}
+	for i, vx := range this.RejectedSchedulingRequests {
+		vy := that.RejectedSchedulingRequests[i]
+		if p, q := vx, vy; p != q {
+			if p == nil {
+				p = &RejectedSchedulingRequestProto{}
+			}
+			if q == nil {
+				q = &RejectedSchedulingRequestProto{}
 			}
 			if !p.EqualVT(q) {
 				return false
@@ -1728,6 +1823,18 @@ func (m *RegisterApplicationMasterRequestProto) MarshalToSizedBufferVT(dAtA []by
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
 	}
+	if len(m.PlacementConstraints) > 0 {
+		for iNdEx := len(m.PlacementConstraints) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.PlacementConstraints[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x22
+		}
+	}
 	if m.TrackingUrl != nil {
 		i -= len(*m.TrackingUrl)
 		copy(dAtA[i:], *m.TrackingUrl)
@@ -2004,6 +2111,18 @@ func (m *AllocateRequestProto) MarshalToSizedBufferVT(dAtA []byte) (int, error) 
 		i--
 		dAtA[i] = 0x5a
 	}
+	if len(m.SchedulingRequests) > 0 {
+		for iNdEx := len(m.SchedulingRequests) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.SchedulingRequests[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x52
+		}
+	}
 	if m.Progress != nil {
 		i -= 4
 		binary.LittleEndian.PutUint32(dAtA[i:], uint32(math.Float32bits(float32(*m.Progress))))
@@ -2134,6 +2253,20 @@ func (m *AllocateResponseProto) MarshalToSizedBufferVT(dAtA []byte) (int, error)
 	if m.unknownFields != nil {
 		i -= len(m.unknownFields)
 		copy(dAtA[i:], m.unknownFields)
+	}
+	if len(m.RejectedSchedulingRequests) > 0 {
+		for iNdEx := len(m.RejectedSchedulingRequests) - 1; iNdEx >= 0; iNdEx-- {
+			size, err := m.RejectedSchedulingRequests[iNdEx].MarshalToSizedBufferVT(dAtA[:i])
+			if err != nil {
+				return 0, err
+			}
+			i -= size
+			i = protobuf_go_lite.EncodeVarint(dAtA, i, uint64(size))
+			i--
+			dAtA[i] = 0x1
+			i--
+			dAtA[i] = 0x92
+		}
 	}
 	if len(m.ContainersFromPreviousAttempts) > 0 {
 		for iNdEx := len(m.ContainersFromPreviousAttempts) - 1; iNdEx >= 0; iNdEx-- {
@@ -2696,6 +2829,12 @@ func (m *RegisterApplicationMasterRequestProto) SizeVT() (n int) {
 		l = len(*m.TrackingUrl)
 		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
 	}
+	if len(m.PlacementConstraints) > 0 {
+		for _, e := range m.PlacementConstraints {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
 	n += len(m.unknownFields)
 	return n
 }
@@ -2817,6 +2956,12 @@ func (m *AllocateRequestProto) SizeVT() (n int) {
 	if m.Progress != nil {
 		n += 5
 	}
+	if len(m.SchedulingRequests) > 0 {
+		for _, e := range m.SchedulingRequests {
+			l = e.SizeVT()
+			n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
 	if m.TrackingUrl != nil {
 		l = len(*m.TrackingUrl)
 		n += 1 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
@@ -2900,6 +3045,12 @@ func (m *AllocateResponseProto) SizeVT() (n int) {
 	}
 	if len(m.ContainersFromPreviousAttempts) > 0 {
 		for _, e := range m.ContainersFromPreviousAttempts {
+			l = e.SizeVT()
+			n += 2 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
+		}
+	}
+	if len(m.RejectedSchedulingRequests) > 0 {
+		for _, e := range m.RejectedSchedulingRequests {
 			l = e.SizeVT()
 			n += 2 + l + protobuf_go_lite.SizeOfVarint(uint64(l))
 		}
@@ -3139,6 +3290,32 @@ func (m *RegisterApplicationMasterRequestProto) UnmarshalVT(dAtA []byte) error {
 			}
 			s := string(dAtA[iNdEx:postIndex])
 			m.TrackingUrl = &s
+			iNdEx = postIndex
+		case 4:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field PlacementConstraints", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.PlacementConstraints = append(m.PlacementConstraints, &PlacementConstraintMapEntryProto{})
+			if err := m.PlacementConstraints[len(m.PlacementConstraints)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
 			iNdEx = postIndex
 		default:
 			iNdEx = preIndex
@@ -3736,6 +3913,32 @@ func (m *AllocateRequestProto) UnmarshalVT(dAtA []byte) error {
 			v = uint32(_v32)
 			v2 := float32(math.Float32frombits(v))
 			m.Progress = &v2
+		case 10:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field SchedulingRequests", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.SchedulingRequests = append(m.SchedulingRequests, &SchedulingRequestProto{})
+			if err := m.SchedulingRequests[len(m.SchedulingRequests)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
 		case 11:
 			if wireType != 2 {
 				return fmt.Errorf("proto: wrong wireType = %d for field TrackingUrl", wireType)
@@ -4170,6 +4373,32 @@ func (m *AllocateResponseProto) UnmarshalVT(dAtA []byte) error {
 			}
 			m.ContainersFromPreviousAttempts = append(m.ContainersFromPreviousAttempts, &ContainerProto{})
 			if err := m.ContainersFromPreviousAttempts[len(m.ContainersFromPreviousAttempts)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
+				return err
+			}
+			iNdEx = postIndex
+		case 18:
+			if wireType != 2 {
+				return fmt.Errorf("proto: wrong wireType = %d for field RejectedSchedulingRequests", wireType)
+			}
+			var msglen int
+			var _v uint64
+			_v, iNdEx, err = protobuf_go_lite.DecodeVarint(dAtA, iNdEx)
+			msglen = int(_v)
+			if err != nil {
+				return err
+			}
+			if msglen < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			postIndex := iNdEx + msglen
+			if postIndex < 0 {
+				return protobuf_go_lite.ErrInvalidLength
+			}
+			if postIndex > l {
+				return io.ErrUnexpectedEOF
+			}
+			m.RejectedSchedulingRequests = append(m.RejectedSchedulingRequests, &RejectedSchedulingRequestProto{})
+			if err := m.RejectedSchedulingRequests[len(m.RejectedSchedulingRequests)-1].UnmarshalVT(dAtA[iNdEx:postIndex]); err != nil {
 				return err
 			}
 			iNdEx = postIndex

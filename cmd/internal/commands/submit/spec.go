@@ -129,7 +129,7 @@ func dryRun(opts *Options, req submit.Request) error {
 			vr.Devices = fmt.Sprintf("%d %s (locked by yarn-er exec)", pr.Devices.Amount, pr.Devices.Kind)
 		}
 		if p := pr.Placement; p != nil {
-			vr.Placement = &view.JobPlacement{Spread: p.Spread, Pack: p.Pack, Nodes: p.Nodes, Racks: p.Racks}
+			vr.Placement = &view.JobPlacement{Spread: p.Spread, Pack: p.Pack, Nodes: p.Nodes, Racks: p.Racks, Fallback: p.Fallback}
 		}
 		v.Roles = append(v.Roles, vr)
 	}

@@ -1,0 +1,132 @@
+package preflight
+
+import (
+	"fmt"
+	"strings"
+)
+
+// IDPlacement: the containers' placement (yarn-er's placement spread: node or pack: node) and
+// what the ResourceManager's yarn.resourcemanager.placement-constraints.handler (read from its
+// /conf, else the Hadoop configuration) makes of the SchedulingRequests yarn-er sends for it:
+// disabled (Hadoop's default) refuses them; scheduler places them in the CapacityScheduler only
+// (any other scheduler refuses them); placement-processor places them before the scheduler,
+// which must be the CapacityScheduler (the others' attemptAllocationOnNode places nothing), and
+// rejects what it cannot place at once. Pass when the ResourceManager places them; warn when
+// the ApplicationMaster falls back (placement.fallback am: it places the ranks itself, or relax:
+// anywhere); fail with placement.fallback fail, which fails the application.
+const IDPlacement = "cluster.placement"
+
+// Keys and values of the placement-constraints handler.
+const (
+	keyPlacementHandler = "yarn.resourcemanager.placement-constraints.handler"
+	handlerDisabled     = "disabled"
+	handlerScheduler    = "scheduler"
+	handlerProcessor    = "placement-processor"
+)
+
+// Placement is where the checked containers must land: a role's placement in yarn-er's job file.
+type Placement struct {
+	// Kind is "spread" (at most one container of the role per node) or "pack" (all on one node).
+	Kind string
+	// Fallback is what the ApplicationMaster does when the ResourceManager cannot place by
+	// constraints: "am" ("" too), "relax" or "fail".
+	Fallback string
+}
+
+// placementHandler returns the handler the ResourceManager runs and where that was read: its
+// /conf, else the Hadoop configuration, else Hadoop's default (disabled).
+func (r *runner) placementHandler() (value, from string) {
+	if r.live != nil && r.live.rmConf != nil {
+		if p, ok := r.live.rmConf.Lookup(keyPlacementHandler); ok && strings.TrimSpace(p.Value) != "" {
+			return strings.TrimSpace(p.Value), r.live.rm + "/conf"
+		}
+		return handlerDisabled, r.live.rm + "/conf (not set: Hadoop's default)"
+	}
+	if hc := r.in.Hadoop; hc != nil {
+		if p, ok := hc.Lookup(keyPlacementHandler); ok && strings.TrimSpace(p.Value) != "" {
+			return strings.TrimSpace(p.Value), p.Source.String()
+		}
+		return handlerDisabled, "the Hadoop configuration (not set: Hadoop's default)"
+	}
+	return "", ""
+}
+
+// placementScheduler is the scheduler kind and where it was read: live, else the Hadoop
+// configuration's scheduler class, else Hadoop 3's default.
+func (r *runner) placementScheduler() (schedKind, string) {
+	if r.live != nil && r.live.infoErr == nil {
+		return r.schedulerKind()
+	}
+	if hc := r.in.Hadoop; hc != nil {
+		if p, ok := hc.Lookup(keySchedulerClass); ok && strings.TrimSpace(p.Value) != "" {
+			return kindOfClass(p.Value), fmt.Sprintf("%s = %s", keySchedulerClass, strings.TrimSpace(p.Value))
+		}
+	}
+	return schedCapacity, "Hadoop's default scheduler"
+}
+
+// placementCheck reports cluster.placement; for Flink's TaskManagers, which carry no placement,
+// it does not apply.
+func (r *runner) placementCheck() {
+	if r.in.Container == nil {
+		r.placementNA = true
+		r.c.skip(IDPlacement, "Flink's TaskManagers ask for no placement (placement: spread/pack is yarn-er submit's)")
+		return
+	}
+	handler, from := r.placementHandler()
+	if handler == "" {
+		r.c.skip(IDPlacement, "neither the ResourceManager's /conf nor a Hadoop configuration says %s", keyPlacementHandler)
+		return
+	}
+	sched, schedFrom := r.placementScheduler()
+	served, why := placementServed(handler, sched)
+	pl := r.in.Placement
+	if pl == nil || pl.Kind == "" {
+		verdict := "placement spread/pack would be placed by the ResourceManager"
+		if !served {
+			verdict = "placement spread/pack would be placed by the ApplicationMaster (" + why + ")"
+		}
+		r.c.pass(IDPlacement, from, "no placement asked for; %s is %s with the %s: %s", keyPlacementHandler, handler, sched, verdict)
+		return
+	}
+	what := fmt.Sprintf("placement %s: node", pl.Kind)
+	if served {
+		note := ""
+		if handler == handlerProcessor && pl.Kind == "spread" {
+			note = "; the placement-processor rejects what it cannot place at once (ranks beyond the nodes): those fall back as placement.fallback says"
+		}
+		r.c.pass(IDPlacement, from, "%s is placed by the ResourceManager: %s is %s with the %s (%s)%s", what, keyPlacementHandler, handler, sched, schedFrom, note)
+		return
+	}
+	fix := fmt.Sprintf("set %s to scheduler in yarn-site.xml on the ResourceManager (with the CapacityScheduler) and restart it", keyPlacementHandler)
+	switch pl.Fallback {
+	case "fail":
+		r.c.fail(IDPlacement, from, fix+", or drop placement.fallback: fail (the ApplicationMaster then places the ranks itself)",
+			"%s cannot be placed by the ResourceManager (%s) and placement.fallback is fail: the application will fail", what, why)
+	case "relax":
+		r.c.warn(IDPlacement, from, fix+", or drop placement.fallback: relax (the ApplicationMaster then places the ranks itself)",
+			"%s cannot be placed by the ResourceManager (%s); placement.fallback relax: the ranks go anywhere", what, why)
+	default:
+		r.c.warn(IDPlacement, from, fix,
+			"%s cannot be placed by the ResourceManager (%s); the ApplicationMaster places the ranks itself: it gives back the containers that land against the placement and asks again, which is slower", what, why)
+	}
+}
+
+// placementServed says whether the handler serves SchedulingRequests with simple affinity and
+// anti-affinity under the scheduler (Hadoop 3.2–3.5), and why not.
+func placementServed(handler string, sched schedKind) (bool, string) {
+	switch handler {
+	case handlerDisabled:
+		return false, keyPlacementHandler + " is disabled: it refuses every allocate that carries a SchedulingRequest"
+	case handlerScheduler, handlerProcessor:
+		if sched != schedCapacity {
+			name := string(sched)
+			if name == "" {
+				name = "a scheduler yarn-er does not know"
+			}
+			return false, fmt.Sprintf("%s %s places SchedulingRequests in the CapacityScheduler only, and the ResourceManager runs %s", keyPlacementHandler, handler, name)
+		}
+		return true, ""
+	}
+	return false, fmt.Sprintf("%s is %q, which Hadoop does not know (disabled, scheduler or placement-processor): yarn-er does not count on it placing SchedulingRequests", keyPlacementHandler, handler)
+}
