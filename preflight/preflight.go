@@ -56,6 +56,9 @@ type Input struct {
 	// capacity of that partition. Ignored with a Flink configuration, whose
 	// yarn.taskmanager.node-label and yarn.application.node-label say it.
 	NodeLabel string
+	// Docker, when set, is the Docker container the submission asks for (yarn-er submit --image):
+	// yarn.docker-runtime checks it against the NodeManagers' configuration.
+	Docker *DockerRequest
 	// Strict makes warnings count as failures in Report.OK.
 	Strict bool
 	// RequireCapacity makes cluster.capacity fail, instead of warn, when even an empty cluster

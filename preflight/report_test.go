@@ -27,8 +27,10 @@ func TestIDsArePublicContract(t *testing.T) {
 	// The additions: the TaskManager container check, the unit of a requested type, the GPU
 	// plugin jar, node labels, the queue's capacity, and the ResourceManager's caps of the
 	// ApplicationMaster attempts and the application priority, the resource profiles' checks and
-	// the security area.
-	assert.Len(t, got, len(publicIDs)+15)
+	// the security area, the Docker runtime of yarn-er submit --image and MIG slices.
+	assert.Len(t, got, len(publicIDs)+17)
+	assert.Contains(t, got, IDDockerRuntime)
+	assert.Contains(t, got, IDMIGResources)
 	// The resource profiles' checks, in the Hadoop configuration's group.
 	assert.Contains(t, got, IDResourceProfiles)
 	assert.Contains(t, got, IDProfileMaxAllocation)
