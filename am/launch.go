@@ -69,6 +69,9 @@ func Environment(spec *jobspec.Spec, appID string, container records.ContainerID
 	for k, v := range spec.Env {
 		env[k] = v
 	}
+	for k, v := range spec.Docker.Env() {
+		env[k] = v
+	}
 	env[jobspec.EnvAppID] = appID
 	env[jobspec.EnvContainerID] = container.String()
 	env[jobspec.EnvRank] = strconv.Itoa(rank)

@@ -95,6 +95,10 @@ func (r *runner) rankLaunch(s *slot) *amrm.LaunchContext {
 	for k, v := range role.spec.Env {
 		env[k] = v
 	}
+	// The Docker runtime's variables (the AM's own container stays plain: only ranks get them).
+	for k, v := range r.spec.RoleDocker(role.spec).Env() {
+		env[k] = v
+	}
 	n := len(role.slots)
 	env[jobspec.EnvAppID] = appID
 	env[jobspec.EnvContainerID] = s.container.ID.String()
