@@ -347,7 +347,9 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		AttemptFailuresValidityMillis: attemptFailuresValidity(req.AttemptFailuresValidity),
 	}
 	spec.Profile = req.Profile
+	spec.Docker = plan.Roles[0].Docker
 	if roles := plan.specRoles(&req); roles != nil {
+		spec.Docker = nil // each role has its own
 		spec.Roles, spec.Containers, spec.Restarts = roles, plan.Total, 0
 		spec.Resource, spec.Devices, spec.Command = nil, nil, nil
 	}
@@ -422,6 +424,7 @@ func (c *Client) preflight(ctx context.Context, req Request, pr PlannedRole, nam
 		// A gang needs all its containers at once; other ranks may run in turns (9 ranks on 8
 		// GPUs), which the capacity check only warns of.
 		RequireCapacity: pr.GangName != "",
+		Docker:          preflightDocker(pr.Docker),
 		Logger:          c.opts.Logger.With("component", "preflight"),
 	})
 	if err != nil {
