@@ -1,6 +1,7 @@
 package submit
 
 import (
+	"debug/elf"
 	"path"
 	"strings"
 
@@ -124,4 +125,36 @@ func (r *Request) validateDocker() error {
 		d = &DockerRequest{}
 	}
 	return d.validate(images)
+}
+
+// docker reports whether a role of the plan runs in Docker containers.
+func (p *Plan) docker() bool {
+	for _, pr := range p.Roles {
+		if pr.Docker != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// DynamicInterpreter returns the program interpreter (PT_INTERP, e.g. /lib64/ld-linux-x86-64.so.2)
+// of the ELF executable at path: a dynamically linked binary (yarn-er built with cgo for NVML)
+// needs that loader and its C library in every image it runs in. "" for a static binary, or a file
+// that is not ELF or cannot be read.
+func DynamicInterpreter(path string) string {
+	f, err := elf.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type != elf.PT_INTERP {
+			continue
+		}
+		const maxInterp = 4096
+		buf := make([]byte, min(p.Filesz, maxInterp))
+		n, _ := p.ReadAt(buf, 0)
+		return strings.TrimRight(string(buf[:n]), "\x00")
+	}
+	return ""
 }

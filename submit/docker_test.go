@@ -2,6 +2,9 @@ package submit
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -118,4 +121,27 @@ func TestSubmitDockerPreflight(t *testing.T) {
 	}))
 	_, err = c.Submit(context.Background(), Request{Command: []string{"true"}, Docker: &DockerRequest{Image: "library/ubuntu:22.04"}}, nil)
 	assert.NotErrorIs(t, err, ErrPreflight)
+}
+
+// TestDynamicInterpreter: the static build (CGO_ENABLED=0) has no program interpreter, a cgo
+// build has the C library's loader (where a C compiler is installed); not-ELF files are not taken
+// for dynamic binaries.
+func TestDynamicInterpreter(t *testing.T) {
+	dir := t.TempDir()
+	build := func(name string, cgo string) string {
+		out := filepath.Join(dir, name)
+		cmd := exec.Command("go", "build", "-o", out, "./testdata/hello")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED="+cgo)
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, string(b))
+		return out
+	}
+	assert.Empty(t, DynamicInterpreter(build("static", "0")))
+	if _, err := exec.LookPath("gcc"); err == nil {
+		assert.Contains(t, DynamicInterpreter(build("dynamic", "1")), "ld-linux")
+	}
+	notELF := filepath.Join(dir, "script")
+	require.NoError(t, os.WriteFile(notELF, []byte("#!/bin/sh\n"), 0o755))
+	assert.Empty(t, DynamicInterpreter(notELF))
+	assert.Empty(t, DynamicInterpreter(filepath.Join(dir, "missing")))
 }

@@ -251,6 +251,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	if err != nil {
 		return nil, err
 	}
+	if plan.docker() {
+		if interp := DynamicInterpreter(binary); interp != "" {
+			step(Step{Phase: PhasePreflight, Message: fmt.Sprintf("warning: the yarn-er binary to ship (%s) is dynamically linked (%s): a Docker image without a compatible C library cannot run yarn-er exec; ship the static build with --yarn-er-binary (docs/install.md)", binary, interp)})
+		}
+	}
 	amBin, skipped, err := amBinary(binary, req.AMBinary)
 	if err != nil {
 		return nil, err
