@@ -69,10 +69,12 @@ func TestDockerPerRole(t *testing.T) {
 	// The job's image applies to the roles without one.
 	f = newFixture(t, 0, amrmfake.Options{})
 	f.withRoles(jobspec.Role{Name: "a", Containers: 1, Resource: noGPU, Command: []string{"a"}})
-	f.spec.Docker = &jobspec.Docker{Image: "library/python:3.12"}
+	f.spec.Docker = &jobspec.Docker{Image: "library/python:3.12", CoordinationFile: "/var/lib/yarn-er/yarn-er-coordination"}
+	f.spec.Env = map[string]string{"YARN_ER_COORDINATION_FILE": "/data/mine"}
 	_, err = f.run(t, f.options(t))
 	require.NoError(t, err)
 	ls := f.cluster.Launches()
 	require.Len(t, ls, 1)
 	assert.Equal(t, "library/python:3.12", ls[0].Environment["YARN_CONTAINER_RUNTIME_DOCKER_IMAGE"])
+	assert.Equal(t, "/data/mine", ls[0].Environment["YARN_ER_COORDINATION_FILE"], "the job's own --env wins")
 }
