@@ -38,6 +38,25 @@ func TestSubmitMIGSlices(t *testing.T) {
 	bin := tree.NVIDIAMIGHost(filepath.Join(t.TempDir(), "bin"), nil, []discoverytest.MIGSlice{
 		{Profile: "1g.10gb", GI: 7}, {Profile: "1g.10gb", GI: 8}, {Profile: "3g.40gb", GI: 2}, {Profile: "1g.10gb", GI: 9}, {Profile: "1g.10gb", GI: 10}})
 	share := t.TempDir()
+
+	// Flink asking for a slice per TaskManager: the live ResourceManager knows the type, the
+	// NodeManagers offer it, and preflight's yarn.mig-resources passes.
+	fc := filepath.Join(t.TempDir(), "flink-conf.yaml")
+	require.NoError(t, os.WriteFile(fc, []byte("taskmanager.memory.process.size: 1g\nexternal-resources: mig\n"+
+		"external-resource.mig.amount: 1\nexternal-resource.mig.yarn.config-key: nvidia.com/mig-1g.10gb\n"), 0o644))
+	pf := runCLI(t, ctx, ep, "preflight", "--flink-conf", fc, "--containers", "4", "-o", "json")
+	var rep struct {
+		Checks []struct{ ID, Status, Message string } `json:"checks"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(pf.stdout), &rep), "stdout: %s\nstderr: %s", pf.stdout, pf.stderr)
+	status := map[string]string{}
+	for _, ch := range rep.Checks {
+		status[ch.ID] += ch.Status + ": " + ch.Message + "\n"
+	}
+	assert.Contains(t, status["yarn.mig-resources"], "pass: MIG slices as resource types: nvidia.com/mig-1g.10gb = 2 per NodeManager (profile 1g.10gb); nvidia.com/mig-3g.40gb = 1 per NodeManager (profile 3g.40gb)")
+	assert.Contains(t, status["cluster.type-unknown"], "pass: ")
+	assert.Contains(t, status["cluster.capacity"], "4 TaskManager containers")
+
 	script := `echo "$CUDA_VISIBLE_DEVICES" > "$SHARE/rank-$YARN_ER_RANK" && ` +
 		`i=0; while [ "$(ls "$SHARE" | grep -c '^rank-')" -lt 4 ] && [ $i -lt 600 ]; do sleep 0.2; i=$((i+1)); done`
 	args := []string{"submit", "--containers", "4", "--resource", "nvidia.com/mig-1g.10gb=1", "--memory", "128m", "-o", "json",
