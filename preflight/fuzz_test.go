@@ -105,3 +105,21 @@ func FuzzHadoopInt(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMIGProfile: a profile is found only in names whose last part starts with mig-, and is the
+// lower-cased rest of it.
+func FuzzMIGProfile(f *testing.F) {
+	for _, s := range []string{"nvidia.com/mig-1g.10gb", "mig-3g.40gb", "nvidia.com/mig-1g.10gb+me", "yarn.io/gpu", "", "/", "mig-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, ok := MIGProfile(s)
+		if !ok {
+			return
+		}
+		local := s[strings.LastIndex(s, "/")+1:]
+		if !isMIGType(s) || !strings.EqualFold("mig-"+p, local) || !migProfilePattern.MatchString(p) {
+			t.Fatalf("%q: profile %q", s, p)
+		}
+	})
+}
