@@ -92,7 +92,11 @@ func (r *runner) dockerRuntimeCheck() {
 		r.nvidiaDockerV1Check(fail)
 	}
 	if len(seen) == 0 && !r.c.has(IDDockerRuntime, StatusWarn) {
-		r.c.pass(IDDockerRuntime, sourceOf(hc, keyAllowedRuntimes), "%s and the configuration allows it%s%s", who, r.dockerRuntimeGPUNote(d), note)
+		verdict := "and the configuration allows it"
+		if d == nil {
+			verdict = "and their configuration can run Docker containers"
+		}
+		r.c.pass(IDDockerRuntime, sourceOf(hc, keyAllowedRuntimes), "%s %s%s%s", who, verdict, r.dockerRuntimeGPUNote(d), note)
 	}
 }
 

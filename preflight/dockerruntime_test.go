@@ -182,3 +182,14 @@ func TestMountAllowed(t *testing.T) {
 	}
 	assert.True(t, mountAllowed("/anything", []string{"/"}))
 }
+
+// TestDockerRuntimeClusterOnly: a cluster that allows Docker, checked without an image asked for.
+func TestDockerRuntimeClusterOnly(t *testing.T) {
+	hc := dockerHadoop().with("yarn-site.xml", keyResourcePlugins, "").load(t)
+	require.NoError(t, os.WriteFile(filepath.Join(hc.Dir(), containerExecutorCfg), []byte(dockerRuntimeCfg), 0o644))
+	rep := run(t, Input{Container: gpuContainer(), Hadoop: hc})
+	entries := rep.entries(IDDockerRuntime)
+	require.Len(t, entries, 1)
+	assert.Equal(t, StatusPass, entries[0].Status)
+	assert.Equal(t, "the NodeManagers allow the docker runtime and their configuration can run Docker containers", entries[0].Message)
+}
