@@ -53,7 +53,15 @@ func (r *runner) dockerRuntimeCheck() {
 	d := r.in.Docker
 	allowed := hc.GetTrimmedStrings(keyAllowedRuntimes)
 	clusterDocker := slices.Contains(allowed, records.RuntimeDocker)
-	if d == nil && !clusterDocker {
+	// Flink's TaskManagers in Docker: yarn.docker-gpu checks the executor, the runtimes and the
+	// GPU plugin; this check adds the container-executor's rules for their image and mounts.
+	fromFlink := false
+	var flinkProblems []Check
+	if d == nil && r.in.Flink != nil {
+		d, flinkProblems = r.flinkDockerRequest()
+		fromFlink = d != nil || len(flinkProblems) > 0
+	}
+	if d == nil && !clusterDocker && !fromFlink {
 		r.c.pass(IDDockerRuntime, sourceOf(hc, keyAllowedRuntimes),
 			"no Docker image asked for, and the NodeManagers allow no docker runtime (%s)", keyAllowedRuntimes)
 		return
@@ -67,9 +75,26 @@ func (r *runner) dockerRuntimeCheck() {
 		seen = append(seen, msg)
 		r.c.fail(IDDockerRuntime, src, fix, "%s", msg)
 	}
+	for _, p := range flinkProblems {
+		fail(p.Source, p.Fix, "%s", p.Message)
+	}
 	who := "the NodeManagers allow the docker runtime"
-	if d != nil {
+	switch {
+	case fromFlink && d != nil:
+		who = fmt.Sprintf("the TaskManagers run in Docker image %s", d.Image)
+	case d != nil:
 		who = fmt.Sprintf("the containers run in Docker image %s", d.Image)
+	}
+	if fromFlink {
+		if d != nil {
+			r.dockerRequestYarnSite(d, fail)
+		}
+		// yarn.docker-gpu checks the [docker] module when the TaskManagers ask for GPUs.
+		note := r.dockerExecutorCfgChecks(d, !r.requestsGPU(), fail)
+		if len(seen) == 0 && d != nil {
+			r.c.pass(IDDockerRuntime, sourceOf(hc, keyAllowedRuntimes), "%s and container-executor's rules allow its image and mounts (the executor, runtimes and GPU plugin: yarn.docker-gpu)%s", who, note)
+		}
+		return
 	}
 	if exec := strings.TrimSpace(hc.Get(keyContainerExecutor)); !strings.HasSuffix(exec, "LinuxContainerExecutor") {
 		fail(sourceOr(hc, keyContainerExecutor, hc.Dir()),
@@ -84,7 +109,7 @@ func (r *runner) dockerRuntimeCheck() {
 	if d != nil {
 		r.dockerRequestYarnSite(d, fail)
 	}
-	note := r.dockerExecutorCfgChecks(d, fail)
+	note := r.dockerExecutorCfgChecks(d, true, fail)
 	if d != nil && r.requestsGPU() {
 		r.dockerGPUChecks(fail)
 	}
@@ -132,7 +157,7 @@ func (r *runner) dockerRequestYarnSite(d *DockerRequest, fail func(src, fix, for
 // dockerExecutorCfgChecks checks container-executor.cfg's [docker] section when this configuration
 // directory has the file (it is root's, and often lives elsewhere: then a note says it was not
 // checked).
-func (r *runner) dockerExecutorCfgChecks(d *DockerRequest, fail func(src, fix, format string, args ...any)) string {
+func (r *runner) dockerExecutorCfgChecks(d *DockerRequest, checkModule bool, fail func(src, fix, format string, args ...any)) string {
 	dir := r.in.Hadoop.Dir()
 	if dir == "" {
 		return ""
@@ -160,7 +185,7 @@ func (r *runner) dockerExecutorCfgChecks(d *DockerRequest, fail func(src, fix, f
 		}
 		return out
 	}
-	if v := sec[dockerModuleEnabled]; v.value != "true" {
+	if v := sec[dockerModuleEnabled]; checkModule && v.value != "true" {
 		fail(at(dockerModuleEnabled), fmt.Sprintf("add \"[docker]\" with \"module.enabled=true\" to %s", containerExecutorCfg),
 			"[docker] module.enabled is not true in %s: the container-executor runs no Docker container", path)
 	}
@@ -255,4 +280,72 @@ func (r *runner) nvidiaDockerV1Check(fail func(src, fix, format string, args ...
 		fmt.Sprintf("set %s=%s (the nvidia container runtime) and allow nvidia in [docker] docker.allowed.runtimes", keyGPUDockerPlugin, dockerPluginV2),
 		"the GPU plugin hands Docker containers their GPUs through %s (%s), which needs NVIDIA's retired nvidia-docker-plugin daemon at %s",
 		dockerPluginV1, orDefault(hc.Get(keyGPUDockerPlugin), "Hadoop's default"), orDefault(hc.Get(keyNvidiaDockerV1URL), "http://localhost:3476/v1.0/docker/cli"))
+}
+
+// Flink's per-TaskManager variables of the Docker runtime.
+const (
+	flinkTMDockerMounts     = "containerized.taskmanager.env." + records.EnvDockerMounts
+	flinkTMDockerNetwork    = "containerized.taskmanager.env." + records.EnvDockerNetwork
+	flinkTMDockerPrivileged = "containerized.taskmanager.env." + records.EnvDockerPrivileged
+)
+
+// flinkDockerRequest is the Docker container Flink's TaskManagers ask for through
+// containerized.taskmanager.env (nil when they run plain, or name no image: yarn.docker-gpu
+// reports that), with the mounts it cannot read as failed checks.
+func (r *runner) flinkDockerRequest() (*DockerRequest, []Check) {
+	rt, _ := r.flinkValue(flinkTMRuntimeType)
+	if !strings.EqualFold(rt, records.RuntimeDocker) {
+		return nil, nil
+	}
+	img, _ := r.flinkValue(flinkTMDockerImage)
+	if img == "" && r.in.Hadoop != nil {
+		img = strings.TrimSpace(r.in.Hadoop.Get(keyDockerImageName))
+	}
+	var problems []Check
+	d := &DockerRequest{Image: img}
+	if v, src := r.flinkValue(flinkTMDockerMounts); v != "" {
+		for _, m := range strings.Split(v, ",") {
+			dm, err := parseHadoopMount(strings.TrimSpace(m))
+			if err != nil {
+				problems = append(problems, Check{Source: src, Fix: fmt.Sprintf("write %s as SOURCE:TARGET[:ro|rw], comma-separated, absolute paths", flinkTMDockerMounts),
+					Message: fmt.Sprintf("%s: %v: the NodeManagers refuse the TaskManagers' containers", flinkTMDockerMounts, err)})
+				continue
+			}
+			d.Mounts = append(d.Mounts, dm)
+		}
+	}
+	d.Network, _ = r.flinkValue(flinkTMDockerNetwork)
+	if v, _ := r.flinkValue(flinkTMDockerPrivileged); strings.EqualFold(v, "true") {
+		d.Privileged = true
+	}
+	if img == "" {
+		return nil, problems
+	}
+	return d, problems
+}
+
+// parseHadoopMount reads one entry of YARN_CONTAINER_RUNTIME_DOCKER_MOUNTS as the NodeManagers do:
+// SOURCE:TARGET with an optional mode, ro or rw, possibly with a bind propagation option
+// (rw+rslave, or the option alone, which is read-write).
+func parseHadoopMount(s string) (records.DockerMount, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) == 3 {
+		mode := parts[2]
+		base, _, hasProp := strings.Cut(mode, "+")
+		switch {
+		case hasProp && (base == "ro" || base == "rw"):
+			parts[2] = base
+		case isPropagation(mode):
+			parts[2] = "rw"
+		}
+	}
+	return records.ParseDockerMount(strings.Join(parts, ":"))
+}
+
+func isPropagation(s string) bool {
+	switch s {
+	case "shared", "rshared", "slave", "rslave", "private", "rprivate":
+		return true
+	}
+	return false
 }

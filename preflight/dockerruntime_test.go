@@ -193,3 +193,48 @@ func TestDockerRuntimeClusterOnly(t *testing.T) {
 	assert.Equal(t, StatusPass, entries[0].Status)
 	assert.Equal(t, "the NodeManagers allow the docker runtime and their configuration can run Docker containers", entries[0].Message)
 }
+
+// TestDockerRuntimeFlink: Flink's TaskManagers in Docker (containerized.taskmanager.env) get the
+// container-executor's rules for their image and mounts; the executor, runtimes and GPU plugin are
+// yarn.docker-gpu's, so they are not reported twice.
+func TestDockerRuntimeFlink(t *testing.T) {
+	base := []string{flinkTMRuntimeType + "=docker", flinkTMDockerImage + "=registry.example.com:5000/flink-gpu:1.20",
+		flinkTMDockerMounts + "=/var/lib/yarn-er:/var/lib/yarn-er:rw"}
+	for _, tc := range []struct {
+		name  string
+		flink []string
+		files hadoopFiles
+		want  Status
+		parts []string
+	}{
+		{"ready", base, dockerHadoop(), StatusPass, []string{"the TaskManagers run in Docker image registry.example.com:5000/flink-gpu:1.20 and container-executor's rules allow"}},
+		{"untrusted image", append(base[:1:1], flinkTMDockerImage+"=nvcr.io/nvidia/flink:1", base[2]), dockerHadoop(), StatusFail,
+			[]string{"nvcr.io/nvidia/flink:1 is from no registry"}},
+		{"mount not allowed", append(base[:2:2], flinkTMDockerMounts+"=/data:/data:rw+rslave"), dockerHadoop(), StatusFail,
+			[]string{"/data:/data:rw is under no directory of [docker] docker.allowed.rw-mounts"}},
+		{"propagation alone is read-write", append(base[:2:2], flinkTMDockerMounts+"=/var/lib/yarn-er:/c:rshared,/etc/passwd:/etc/passwd:ro+rprivate"), dockerHadoop(), StatusPass,
+			[]string{"allow its image and mounts"}},
+		{"unreadable mount", append(base[:2:2], flinkTMDockerMounts+"=data:/data"), dockerHadoop(), StatusFail,
+			[]string{flinkTMDockerMounts + `: docker mount "data:/data": the source "data" is not an absolute path`}},
+		{"LCE missing is yarn.docker-gpu's", base, dockerHadoop().with("yarn-site.xml", keyContainerExecutor, ""), StatusPass, []string{"allow its image and mounts"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hc := tc.files.load(t)
+			require.NoError(t, os.WriteFile(filepath.Join(hc.Dir(), containerExecutorCfg), []byte(dockerRuntimeCfg), 0o644))
+			rep := run(t, Input{Flink: flinkConf(t, goodFlink, tc.flink...), Hadoop: hc})
+			var msgs []string
+			worst := StatusPass
+			for _, e := range rep.entries(IDDockerRuntime) {
+				msgs = append(msgs, e.Message)
+				if e.Status == StatusFail {
+					worst = StatusFail
+					assert.NotEmpty(t, e.Fix)
+				}
+			}
+			assert.Equal(t, tc.want, worst, "%v", msgs)
+			for _, p := range tc.parts {
+				assert.Contains(t, strings.Join(msgs, "\n"), p)
+			}
+		})
+	}
+}
