@@ -123,3 +123,23 @@ func FuzzMIGProfile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseHadoopMount: a mount entry of Flink's YARN_CONTAINER_RUNTIME_DOCKER_MOUNTS reads as
+// records.ParseDockerMount reads its plain form, propagation options dropped.
+func FuzzParseHadoopMount(f *testing.F) {
+	for _, s := range []string{"/a:/b", "/a:/b:ro+rslave", "/a:/b:rshared", "/a:/b:x+y", "a:/b", "::", "/a:/b:ro:rw"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := parseHadoopMount(s)
+		if err != nil {
+			return
+		}
+		if !strings.HasPrefix(s, m.Source[:1]) || strings.ContainsAny(m.Source+m.Target, ",:=\n") {
+			t.Fatalf("%q: %+v", s, m)
+		}
+		if mode := s[strings.LastIndex(s, ":")+1:]; strings.HasPrefix(mode, "ro") && strings.Count(s, ":") == 2 && !m.ReadOnly {
+			t.Fatalf("%q: read-only mode lost: %+v", s, m)
+		}
+	})
+}
