@@ -145,3 +145,13 @@ func TestDynamicInterpreter(t *testing.T) {
 	assert.Empty(t, DynamicInterpreter(notELF))
 	assert.Empty(t, DynamicInterpreter(filepath.Join(dir, "missing")))
 }
+
+// TestAMContextStaysPlain: with Docker ranks the ApplicationMaster's own container carries none of
+// the Docker runtime's variables (it runs on the NodeManager as any container).
+func TestAMContextStaysPlain(t *testing.T) {
+	spec := &jobspec.Spec{Name: "d", Binary: jobspec.LocalFile{Name: "yarn-er", URL: "hdfs://nn/b", Size: 1, MtimeMillis: 1, Type: "FILE"},
+		Docker: &jobspec.Docker{Image: "library/ubuntu:22.04"}}
+	req := Request{Env: map[string]string{"MODE": "x"}, Docker: &DockerRequest{Image: "library/ubuntu:22.04"}}
+	sc := amContext(req, "application_1_0001", spec, jobspec.LocalFile{Name: jobspec.FileName, URL: "hdfs://nn/s", Size: 1, MtimeMillis: 1, Type: "FILE"}, nil)
+	assert.Equal(t, map[string]string{jobspec.EnvSpecFile: jobspec.FileName}, sc.AMContainerSpec.Environment)
+}
