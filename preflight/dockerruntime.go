@@ -47,7 +47,9 @@ const (
 // coordination directory and YARN's own directories included), each mount under an allowed
 // directory, the network and a privileged container allowed on both sides; and, for GPUs, the
 // GPU plugin's Docker plugin with what container-executor.cfg must allow for it (the checks of
-// yarn.docker-gpu), and nvidia-docker-v1's endpoint.
+// yarn.docker-gpu), and nvidia-docker-v1's endpoint. For Flink's TaskManagers in Docker
+// (containerized.taskmanager.env), only what yarn.docker-gpu does not check: the image's trust,
+// the mounts, the network and the privilege.
 func (r *runner) dockerRuntimeCheck() {
 	hc := r.in.Hadoop
 	d := r.in.Docker
