@@ -66,6 +66,11 @@ func isPlain(r rune) bool {
 // variables, then yarn-er's own (which win). It has no rendezvous (see RankLaunch).
 func Environment(spec *jobspec.Spec, appID string, container records.ContainerID, rank int) map[string]string {
 	env := make(map[string]string, len(spec.Env)+4)
+	// The Docker runtime's variables first: the job's own --env wins (a coordination file of
+	// the user's choosing, say).
+	for k, v := range spec.Docker.Env() {
+		env[k] = v
+	}
 	for k, v := range spec.Env {
 		env[k] = v
 	}

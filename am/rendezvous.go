@@ -89,6 +89,11 @@ func (r *runner) rankLaunch(s *slot) *amrm.LaunchContext {
 	role := s.role
 	appID := r.opts.Identity.AppID
 	env := make(map[string]string, len(r.spec.Env)+len(role.spec.Env)+16)
+	// The Docker runtime's variables (the AM's own container stays plain: only ranks get them),
+	// under the job's and the role's own variables, which win.
+	for k, v := range r.spec.RoleDocker(role.spec).Env() {
+		env[k] = v
+	}
 	for k, v := range r.spec.Env {
 		env[k] = v
 	}

@@ -37,8 +37,12 @@ func AutoVendors(kind Kind) []Vendor {
 }
 
 // KindOfName is the kind of device a resource name asks for: "gpu" (any case) KindGPU, "fpga"
-// KindFPGA, anything else "" (every kind).
+// KindFPGA, a MIG resource type (nvidia.com/mig-1g.10gb, see MIGProfileOfName) KindMIG, anything
+// else "" (every kind).
 func KindOfName(name string) Kind {
+	if MIGProfileOfName(name) != "" {
+		return KindMIG
+	}
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "gpu":
 		return KindGPU
@@ -77,6 +81,8 @@ type MIGInfo struct {
 	GPUInstance *int `json:"gpuInstance"`
 	// ComputeInstance is the compute instance id, nil when the backend cannot tell.
 	ComputeInstance *int `json:"computeInstance"`
+	// Profile is the MIG profile (1g.10gb, 3g.40gb), "" when the backend cannot tell.
+	Profile string `json:"profile,omitempty"`
 }
 
 // Device is one allocatable device. Its JSON shape is public (`yarn-er discover --format json`).

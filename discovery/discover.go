@@ -14,8 +14,11 @@ type Options struct {
 	// Root is where /sys, /proc/driver and /dev are read; the zero Root is the real host.
 	Root Root
 	// Kind limits the vendors an automatic search (vendor "") tries to those of this kind of
-	// device (AutoVendors); "" tries every vendor.
+	// device (AutoVendors); "" tries every vendor. KindMIG keeps only MIG slices (of MIGProfile
+	// when set), KindGPU keeps MIG slices only on a host without whole GPUs.
 	Kind Kind
+	// MIGProfile, with Kind KindMIG, keeps only the slices of this profile (1g.10gb).
+	MIGProfile string
 	// Getenv reads the visibility variables and PATH; nil reads nothing (every device visible).
 	Getenv func(string) string
 	// Runner runs nvidia-smi, amd-smi and aocl; nil means an ExecRunner on Getenv("PATH").
@@ -199,6 +202,10 @@ func postprocess(v Vendor, devs []Device, opts Options, res *Result) []Device {
 			// Partitions of one card (AMD MI300 CPX) share a PCI address: tell them apart by ID.
 			devs[i].Key = keyUnsafe.ReplaceAllString(devs[i].Key+"."+devs[i].ID, "_")
 		}
+	}
+	if kept, skipped := filterKind(devs, opts.Kind, strings.ToLower(opts.MIGProfile)); len(skipped) > 0 {
+		res.Skipped = append(res.Skipped, skipped...)
+		devs = kept
 	}
 	skip := func(before, after []Device, reason string) {
 		kept := map[string]bool{}

@@ -171,3 +171,20 @@ func FuzzParseAOCLDiagnose(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMIGProfileOfName: a MIG name gives a lower-case profile that is the rest of its last part;
+// KindOfName agrees.
+func FuzzMIGProfileOfName(f *testing.F) {
+	for _, s := range []string{"nvidia.com/mig-1g.10gb", "MIG-3g.40gb", "gpu", "", "a/b/mig-x", "mig-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p := discovery.MIGProfileOfName(s)
+		if (p != "") != (discovery.KindOfName(s) == discovery.KindMIG) {
+			t.Fatalf("%q: profile %q but kind %q", s, p, discovery.KindOfName(s))
+		}
+		if p != "" && (p != strings.ToLower(p) || !strings.HasSuffix(strings.ToLower(strings.TrimSpace(s)), p)) {
+			t.Fatalf("%q: profile %q", s, p)
+		}
+	})
+}

@@ -157,7 +157,7 @@ func (b nvidiaSMI) Devices(ctx context.Context) ([]Device, error) {
 				devs = append(devs, Device{
 					Vendor: VendorNVIDIA, Kind: KindMIG, ID: m.UUID, PCIBusID: g.PCIBusID,
 					Model: g.Name + " MIG " + m.Profile, Parent: g.UUID, HostIndex: g.Index,
-					MIG:    &MIGInfo{Index: m.Index, GPUInstance: m.GI, ComputeInstance: m.CI},
+					MIG:    &MIGInfo{Index: m.Index, GPUInstance: m.GI, ComputeInstance: m.CI, Profile: m.Profile},
 					Source: b.Name(),
 				})
 			}

@@ -180,6 +180,7 @@ func (b *nvmlBackend) migDevices(dev nvml.Device, parent Device) ([]Device, erro
 		}
 		if name, ret := mig.GetName(); ret == nvml.SUCCESS {
 			d.Model = name
+			d.MIG.Profile = migProfileOfModel(name)
 		} else {
 			d.Model = parent.Model + " MIG"
 		}

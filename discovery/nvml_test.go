@@ -200,11 +200,33 @@ func TestNVMLMIGAndPermissions(t *testing.T) {
 	assert.Equal(t, "0000:07:00.0", m.PCIBusID)
 	require.NotNil(t, m.MIG.GPUInstance)
 	assert.Equal(t, 2, *m.MIG.GPUInstance)
+	assert.Equal(t, "2g.10gb", m.MIG.Profile, "the profile from NVML's MIG device name")
 	assert.Equal(t, uint64(10240), *m.MemoryMiB)
 	assert.Equal(t, []string{"/dev/nvidia0", "/dev/nvidiactl", "/dev/nvidia-caps/nvidia-cap21", "/dev/nvidia-caps/nvidia-cap22"}, m.DevNodes)
 	assert.Equal(t, "MIG-22222222-0000-0000-0000-000000000000", m.Key)
 	assert.Len(t, lib.ShutdownCalls(), 1, "NVML is initialised once and shut down once")
 	assert.Len(t, lib.InitCalls(), 1)
+}
+
+// TestNVMLMIGProfileFilter: with NVML, a MIG resource type gets the slices of its profile.
+func TestNVMLMIGProfileFilter(t *testing.T) {
+	gpus := []nvml.Device{migGPU("GPU-aaaaaaaa-0000-0000-0000-000000000000", 0, "MIG-11111111-0000-0000-0000-000000000000", "MIG-22222222-0000-0000-0000-000000000000")}
+	lib := &mock.Interface{
+		InitFunc:                   func() nvml.Return { return nvml.SUCCESS },
+		ShutdownFunc:               func() nvml.Return { return nvml.SUCCESS },
+		SystemGetDriverVersionFunc: func() (string, nvml.Return) { return "570.86.15", nvml.SUCCESS },
+		DeviceGetCountFunc:         func() (int, nvml.Return) { return len(gpus), nvml.SUCCESS },
+		DeviceGetHandleByIndexFunc: func(i int) (nvml.Device, nvml.Return) { return gpus[i], nvml.SUCCESS },
+	}
+	tree := discoverytest.Load(t, "nvidia-mig")
+	res, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{
+		Root:    discovery.NewRoot(tree.Root),
+		Chain:   []discovery.Backend{discovery.NewNVMLBackend(lib, discovery.NewRoot(tree.Root))},
+		CanOpen: func(string) error { return nil },
+		Kind:    discovery.KindMIG, MIGProfile: "2g.10gb",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"MIG-22222222-0000-0000-0000-000000000000"}, ids(res.Devices))
 }
 
 func TestNVMLCountFailure(t *testing.T) {

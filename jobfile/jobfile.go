@@ -101,6 +101,9 @@ type Job struct {
 	MaxAttempts int32  `json:"max_attempts,omitempty"`
 	AMMemory    string `json:"am_memory,omitempty"`
 	AMVCores    int32  `json:"am_vcores,omitempty"`
+	// Image runs every role without an image of its own in this Docker image (yarn-er submit
+	// --image).
+	Image string `json:"image,omitempty"`
 	// Roles are the job's roles, in the file's order.
 	Roles []Role `json:"roles"`
 }
@@ -135,12 +138,14 @@ type Role struct {
 	Gang bool `json:"gang,omitempty"`
 	// Framework is "", pytorch or tensorflow (TF_CONFIG; a tensorflow role is always in a gang).
 	Framework string `json:"framework,omitempty"`
+	// Image runs the role's ranks in this Docker image (over the job's image).
+	Image string `json:"image,omitempty"`
 }
 
 // The fields of each level, as the parser knows them (and the schema must list).
 var (
-	topFields       = []string{"name", "queue", "node_label", "priority", "tags", "files", "archives", "env", "gang", "gang_timeout", "gang_timeout_action", "max_attempts", "am_memory", "am_vcores", "roles"}
-	roleFields      = []string{"count", "gpus", "fpgas", "resources", "memory", "vcores", "profile", "command", "restarts", "env", "placement", "depends_on", "gang", "framework"}
+	topFields       = []string{"name", "queue", "node_label", "priority", "tags", "files", "archives", "env", "gang", "gang_timeout", "gang_timeout_action", "max_attempts", "am_memory", "am_vcores", "image", "roles"}
+	roleFields      = []string{"count", "gpus", "fpgas", "resources", "memory", "vcores", "profile", "command", "restarts", "env", "placement", "depends_on", "gang", "framework", "image"}
 	placementFields = []string{"spread", "pack", "nodes", "racks", "fallback"}
 )
 
@@ -399,6 +404,8 @@ func (p *parser) job(n *yaml.Node, j *Job) error {
 			var x int64
 			x, err = p.integer(v, key, 1, math.MaxInt32, "am_vcores: 1")
 			j.AMVCores = int32(x)
+		case "image":
+			j.Image, err = p.str(v, key, "image: REGISTRY/NAME:TAG, e.g. registry.example.com:5000/ml/torch:2.4")
 		case "roles":
 			rolesNode = v
 		}
@@ -469,6 +476,8 @@ func (p *parser) role(n *yaml.Node, field string, r *Role) error {
 			r.VCores, err = p.integer(v, f, 1, 1<<20, "vcores: 2")
 		case "profile":
 			r.Profile, err = p.str(v, f, "profile: NAME of a YARN resource profile")
+		case "image":
+			r.Image, err = p.str(v, f, "image: REGISTRY/NAME:TAG, e.g. registry.example.com:5000/ml/torch:2.4")
 		case "resources":
 			err = p.mapping(v, f, nil, func(typ string, _, amount *yaml.Node) error {
 				s, err := p.scalarText(amount, join(f, typ), typ+": AMOUNT[UNIT], e.g. nvidia.com/gpu: 1")

@@ -338,3 +338,26 @@ func validate(root, s map[string]any, v any, at string) error {
 	}
 	return nil
 }
+
+// TestImage: image: at job and role level becomes the request's Docker image and the role's
+// own; the schema and the parser agree on it.
+func TestImage(t *testing.T) {
+	j, err := ReadFile("../examples/jobs/docker-mig.yaml")
+	require.NoError(t, err)
+	assert.Equal(t, "registry.example.com:5000/ml/torch:2.4", j.Image)
+	req, err := j.Request()
+	require.NoError(t, err)
+	require.NotNil(t, req.Docker)
+	assert.Equal(t, "registry.example.com:5000/ml/torch:2.4", req.Docker.Image)
+	require.Len(t, req.Roles, 2)
+	assert.Empty(t, req.Roles[0].Image)
+	assert.Equal(t, "registry.example.com:5000/ml/torch-infer:2.4", req.Roles[1].Image)
+	plan, err := req.Plan(nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "registry.example.com:5000/ml/torch:2.4", plan.Roles[0].Docker.Image)
+	assert.Equal(t, "registry.example.com:5000/ml/torch-infer:2.4", plan.Roles[1].Docker.Image)
+	assert.Equal(t, "nvidia.com/mig-1g.10gb", plan.Roles[1].Devices.Kind)
+
+	_, err = Parse("bad.yaml", []byte("roles: {w: {command: x, image: [a]}}\n"))
+	assert.Error(t, err)
+}

@@ -19,6 +19,9 @@ func (j *Job) Request() (submit.Request, error) {
 	if len(j.Env) > 0 {
 		req.Env = maps.Clone(j.Env)
 	}
+	if j.Image != "" {
+		req.Docker = &submit.DockerRequest{Image: j.Image}
+	}
 	if j.AMMemory != "" {
 		mb, err := submit.ParseMemoryMB(j.AMMemory)
 		if err != nil || mb <= 0 {
@@ -53,7 +56,7 @@ func (j *Job) Request() (submit.Request, error) {
 	for _, r := range j.Roles {
 		rr := submit.RoleRequest{Name: r.Name, Containers: r.Count, GPUs: r.GPUs, FPGAs: r.FPGAs, Resources: r.Resources,
 			Memory: r.Memory, VCores: r.VCores, Profile: r.Profile, Command: r.Command, Restarts: r.Restarts,
-			Placement: r.Placement, DependsOn: r.DependsOn, Gang: r.Gang, Framework: r.Framework,
+			Placement: r.Placement, DependsOn: r.DependsOn, Gang: r.Gang, Framework: r.Framework, Image: r.Image,
 			Field: fmt.Sprintf("%s:%d: roles.%s", j.File, r.Line, r.Name)}
 		if len(r.Env) > 0 {
 			rr.Env = maps.Clone(r.Env)

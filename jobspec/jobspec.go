@@ -116,6 +116,9 @@ type Spec struct {
 	// GangTimeoutMillis is how long a gang waits for all its containers before the AM gives
 	// back what it holds and fails the application (0: DefaultGangTimeout).
 	GangTimeoutMillis int64 `json:"gangTimeoutMillis,omitempty"`
+	// Docker runs the ranks (of every role without its own) in Docker containers (nil: plain
+	// containers).
+	Docker *Docker `json:"docker,omitempty"`
 	// GangTimeoutAction is what the AM does when a gang is not complete after the gang timeout:
 	// GangFail (the default, ""), or GangWait: give back what it holds, ask again and wait
 	// another timeout.
@@ -198,6 +201,8 @@ type Role struct {
 	// client's copy, from the profiles file it read), and fails when the ResourceManager has no
 	// such profile.
 	Profile string `json:"profile,omitempty"`
+	// Docker runs the role's ranks in Docker containers (nil: the spec's Docker).
+	Docker *Docker `json:"docker,omitempty"`
 }
 
 // Placement is where a role's ranks may land. At most one of Spread and Pack; Nodes and Racks
@@ -529,6 +534,9 @@ func (s *Spec) Validate() error {
 			return invalid("env", "bad variable name %q", k)
 		}
 	}
+	if err := s.Docker.Validate("docker"); err != nil {
+		return err
+	}
 	if err := s.Binary.validate("binary"); err != nil {
 		return err
 	}
@@ -631,8 +639,8 @@ func validateDevices(prefix string, d *Devices) error {
 	if d == nil {
 		return nil
 	}
-	if d.Kind != "gpu" && d.Kind != "fpga" {
-		return invalid(prefix+"devices.kind", "%q: gpu or fpga", d.Kind)
+	if d.Kind != "gpu" && d.Kind != "fpga" && !IsMIGKind(d.Kind) {
+		return invalid(prefix+"devices.kind", "%q: gpu, fpga or a MIG resource type (nvidia.com/mig-<profile>)", d.Kind)
 	}
 	if d.Amount < 0 {
 		return invalid(prefix+"devices.amount", "%d: must not be negative", d.Amount)
@@ -706,6 +714,9 @@ func (s *Spec) validateRoles() error {
 			return err
 		}
 		if err := validateDevices(p, r.Devices); err != nil {
+			return err
+		}
+		if err := r.Docker.Validate(p + "docker"); err != nil {
 			return err
 		}
 		if len(r.Command) == 0 || r.Command[0] == "" {

@@ -105,3 +105,41 @@ func FuzzHadoopInt(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMIGProfile: a profile is found only in names whose last part starts with mig-, and is the
+// lower-cased rest of it.
+func FuzzMIGProfile(f *testing.F) {
+	for _, s := range []string{"nvidia.com/mig-1g.10gb", "mig-3g.40gb", "nvidia.com/mig-1g.10gb+me", "yarn.io/gpu", "", "/", "mig-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, ok := MIGProfile(s)
+		if !ok {
+			return
+		}
+		local := s[strings.LastIndex(s, "/")+1:]
+		if !isMIGType(s) || !strings.EqualFold("mig-"+p, local) || !migProfilePattern.MatchString(p) {
+			t.Fatalf("%q: profile %q", s, p)
+		}
+	})
+}
+
+// FuzzParseHadoopMount: a mount entry of Flink's YARN_CONTAINER_RUNTIME_DOCKER_MOUNTS reads as
+// records.ParseDockerMount reads its plain form, propagation options dropped.
+func FuzzParseHadoopMount(f *testing.F) {
+	for _, s := range []string{"/a:/b", "/a:/b:ro+rslave", "/a:/b:rshared", "/a:/b:x+y", "a:/b", "::", "/a:/b:ro:rw"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, err := parseHadoopMount(s)
+		if err != nil {
+			return
+		}
+		if !strings.HasPrefix(s, m.Source[:1]) || strings.ContainsAny(m.Source+m.Target, ",:=\n") {
+			t.Fatalf("%q: %+v", s, m)
+		}
+		if mode := s[strings.LastIndex(s, ":")+1:]; strings.HasPrefix(mode, "ro") && strings.Count(s, ":") == 2 && !m.ReadOnly {
+			t.Fatalf("%q: read-only mode lost: %+v", s, m)
+		}
+	})
+}

@@ -32,7 +32,7 @@ const noHadoop = "no Hadoop configuration (give --hadoop-conf, or set HADOOP_CON
 func (r *runner) hadoopChecks() {
 	r.calculatorCheck()
 	if r.in.Hadoop == nil {
-		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources, IDResourceProfiles, IDProfileMaxAllocation, IDDockerGPU} {
+		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources, IDResourceProfiles, IDProfileMaxAllocation, IDDockerGPU, IDDockerRuntime, IDMIGResources} {
 			r.c.skip(id, noHadoop)
 		}
 		// The live NodeManagers' units stand in for resource-types.xml.
@@ -54,6 +54,8 @@ func (r *runner) hadoopChecks() {
 	r.nmResourcesCheck()
 	r.profilesCheck()
 	r.dockerCheck()
+	r.dockerRuntimeCheck()
+	r.migCheck()
 }
 
 // resourceTypesCheck reports yarn.resource-types-invalid.

@@ -59,6 +59,9 @@ type Input struct {
 	// Placement is where the containers given by Container must land (a role's placement); nil:
 	// anywhere. cluster.placement checks that the ResourceManager can place them.
 	Placement *Placement
+	// Docker, when set, is the Docker container the submission asks for (yarn-er submit --image):
+	// yarn.docker-runtime checks it against the NodeManagers' configuration.
+	Docker *DockerRequest
 	// Strict makes warnings count as failures in Report.OK.
 	Strict bool
 	// RequireCapacity makes cluster.capacity fail, instead of warn, when even an empty cluster

@@ -78,6 +78,18 @@ const (
 	// container-executor.cfg [docker] section that refuses the GPU Docker plugin's runtime (nvidia,
 	// nvidia-docker-v2) or its volume driver and devices (nvidia-docker-v1).
 	IDDockerGPU = "yarn.docker-gpu"
+	// IDDockerRuntime: the submission asks for a Docker image (yarn-er submit --image) or the
+	// NodeManagers allow the docker runtime, and their configuration cannot run the containers:
+	// no LinuxContainerExecutor, docker not among the allowed runtimes, container-executor.cfg's
+	// [docker] module off, an image from no docker.trusted.registries entry (its mounts are
+	// dropped), a mount, network or privileged container not allowed, the GPU Docker plugin's
+	// needs unmet, or nvidia-docker-v1 (warn: its plugin daemon is retired).
+	IDDockerRuntime = "yarn.docker-runtime"
+	// IDMIGResources: MIG slices as YARN resource types (a custom type per profile, e.g.
+	// nvidia.com/mig-1g.10gb): a name Hadoop refuses (the Kubernetes "+me" names), a name that is no
+	// MIG profile (warn), a unit, a requested type no NodeManager offers, or the GPU plugin
+	// offering GPUs in MIG mode as yarn.io/gpu next to their slices (warn).
+	IDMIGResources = "yarn.mig-resources"
 
 	// IDClusterReachable: the ResourceManager answers.
 	IDClusterReachable = "cluster.reachable"
@@ -135,7 +147,7 @@ var ids = [...]string{
 	IDResourceNotListed, IDAmountInvalid, IDNoYarnConfigKey, IDDuplicateConfigKey, IDNoDriverFactory,
 	IDDiscoveryScript, IDGPUPluginJar, IDCoordinationArgs, IDTaskManagerResources,
 	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
-	IDNMResources, IDResourceProfiles, IDProfileMaxAllocation, IDDockerGPU,
+	IDNMResources, IDResourceProfiles, IDProfileMaxAllocation, IDDockerGPU, IDDockerRuntime, IDMIGResources,
 	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
 	IDQueueCapacity, IDNodeLabel, IDMaxAttempts, IDPriority, IDPlacement,
 	IDLogin, IDPrincipals, IDRPCProtection, IDHTTPS, IDSecureExecutor,

@@ -27,9 +27,12 @@ func TestIDsArePublicContract(t *testing.T) {
 	// The additions: the TaskManager container check, the unit of a requested type, the GPU
 	// plugin jar, node labels, the queue's capacity, and the ResourceManager's caps of the
 	// ApplicationMaster attempts and the application priority, the resource profiles' checks and
-	// the security area, and the placement of a job's role (cluster.placement).
-	assert.Len(t, got, len(publicIDs)+16)
+	// the security area, the placement of a job's role (cluster.placement), the Docker runtime of
+	// yarn-er submit --image and MIG slices.
+	assert.Len(t, got, len(publicIDs)+18)
 	assert.Contains(t, got, IDPlacement)
+	assert.Contains(t, got, IDDockerRuntime)
+	assert.Contains(t, got, IDMIGResources)
 	// The resource profiles' checks, in the Hadoop configuration's group.
 	assert.Contains(t, got, IDResourceProfiles)
 	assert.Contains(t, got, IDProfileMaxAllocation)

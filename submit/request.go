@@ -147,6 +147,9 @@ type Request struct {
 	GangTimeout time.Duration
 	// GangTimeoutAction is jobspec.GangFail (default "") or jobspec.GangWait.
 	GangTimeoutAction string
+	// Docker runs the ranks in Docker containers (nil: plain containers, unless a role names an
+	// image).
+	Docker *DockerRequest
 }
 
 // Container returns the container vector of the request: memory-mb and vcores, then yarn.io/gpu,
@@ -340,6 +343,13 @@ func devices(v records.Resources) *jobspec.Devices {
 	if n, ok := v.Get(records.GPU); ok && n > 0 {
 		return &jobspec.Devices{Kind: "gpu", Amount: n}
 	}
+	// MIG slices as a resource type per profile (nvidia.com/mig-1g.10gb): exec locks that many
+	// MIG devices of the profile. One MIG type per container: exec locks one kind.
+	for _, res := range v.All() {
+		if jobspec.IsMIGKind(res.Name) && res.Value > 0 {
+			return &jobspec.Devices{Kind: res.Name, Amount: res.Value}
+		}
+	}
 	if n, ok := v.Get(records.FPGA); ok && n > 0 {
 		return &jobspec.Devices{Kind: "fpga", Amount: n}
 	}
@@ -408,6 +418,9 @@ func (r *Request) validate() error {
 	}
 	if r.Containers < 0 {
 		return badRequest("--containers", "%d: must be 1 or more", r.Containers)
+	}
+	if err := r.validateDocker(); err != nil {
+		return err
 	}
 	if r.Containers > jobspec.MaxContainers {
 		return badRequest("--containers", "%d is above yarn-er's hard bound of %d ranks per job (docs/jobs.md): ask for at most %d, or split the job", r.Containers, jobspec.MaxContainers, jobspec.MaxContainers)

@@ -41,6 +41,9 @@ type RoleRequest struct {
 	Gang bool
 	// Framework is "", jobspec.FrameworkPyTorch or jobspec.FrameworkTensorFlow.
 	Framework string
+	// Image runs the role's ranks in this Docker image (over Request.Docker's image), with the
+	// request's other Docker settings.
+	Image string
 	// Field names the role in errors (default "role NAME").
 	Field string
 	// NoDeviceLock runs the command as YARN starts the container, not under `yarn-er exec`: it
@@ -57,6 +60,8 @@ type PlannedRole struct {
 	Devices  *jobspec.Devices
 	// GangName is the gang the role starts with ("": none).
 	GangName string
+	// Docker is the role's Docker container (nil: a plain container).
+	Docker *jobspec.Docker
 }
 
 // Plan is a request resolved without the cluster: what would be submitted.
@@ -222,6 +227,7 @@ func (r *Request) Plan(types *profile.ResourceTypes, profiles *profile.ResourceP
 		n := max(r.Containers, 1)
 		p.Roles = []PlannedRole{{RoleRequest: RoleRequest{Name: jobspec.DefaultRole, Containers: n, Command: r.Command, Restarts: r.Restarts, Profile: r.Profile},
 			Resource: vec, Devices: devices(vec)}}
+		p.Roles[0].Docker = r.roleDocker("", p.Roles[0].Devices)
 		p.Total = n
 		return p, nil
 	}
@@ -241,6 +247,7 @@ func (r *Request) Plan(types *profile.ResourceTypes, profiles *profile.ResourceP
 		if rr.NoDeviceLock {
 			pr.Devices = nil
 		}
+		pr.Docker = r.roleDocker(rr.Image, pr.Devices)
 		switch {
 		case r.Gang:
 			pr.GangName = "job"
@@ -256,6 +263,18 @@ func (r *Request) Plan(types *profile.ResourceTypes, profiles *profile.ResourceP
 	return p, nil
 }
 
+// roleDocker is the Docker container of a role whose own image is image ("": the request's).
+func (r *Request) roleDocker(image string, devs *jobspec.Devices) *jobspec.Docker {
+	d := r.Docker
+	if d == nil {
+		d = &DockerRequest{}
+	}
+	if image == "" {
+		image = d.Image
+	}
+	return d.roleDocker(image, devs != nil && devs.Amount > 0)
+}
+
 // specRoles are the spec's roles of a plan of a request with roles (nil without roles).
 func (p *Plan) specRoles(req *Request) []jobspec.Role {
 	if len(req.Roles) == 0 {
@@ -269,7 +288,7 @@ func (p *Plan) specRoles(req *Request) []jobspec.Role {
 		}
 		out[i] = jobspec.Role{Name: pr.Name, Containers: pr.Containers, Restarts: pr.Restarts, Priority: containerPriority + int32(i),
 			Resource: quantities(pr.Resource), Devices: pr.Devices, Command: pr.Command, Env: env, Gang: pr.GangName,
-			DependsOn: pr.DependsOn, Framework: pr.Framework, Placement: pr.Placement, Profile: pr.Profile}
+			DependsOn: pr.DependsOn, Framework: pr.Framework, Placement: pr.Placement, Profile: pr.Profile, Docker: pr.Docker}
 	}
 	return out
 }

@@ -264,6 +264,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	if err != nil {
 		return nil, err
 	}
+	if plan.docker() {
+		if interp := DynamicInterpreter(binary); interp != "" {
+			step(Step{Phase: PhasePreflight, Message: fmt.Sprintf("warning: the yarn-er binary to ship (%s) is dynamically linked (%s): a Docker image without a compatible C library cannot run yarn-er exec; ship the static build with --yarn-er-binary (docs/install.md)", binary, interp)})
+		}
+	}
 	amBin, skipped, err := amBinary(binary, req.AMBinary)
 	if err != nil {
 		return nil, err
@@ -370,7 +375,9 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		AttemptFailuresValidityMillis: attemptFailuresValidity(req.AttemptFailuresValidity),
 	}
 	spec.Profile = req.Profile
+	spec.Docker = plan.Roles[0].Docker
 	if roles := plan.specRoles(&req); roles != nil {
+		spec.Docker = nil // each role has its own
 		spec.Roles, spec.Containers, spec.Restarts = roles, plan.Total, 0
 		spec.Resource, spec.Devices, spec.Command = nil, nil, nil
 	}
@@ -466,6 +473,7 @@ func (c *Client) preflight(ctx context.Context, req Request, pr PlannedRole, nam
 		// GPUs), which the capacity check only warns of.
 		RequireCapacity: pr.GangName != "",
 		Placement:       preflightPlacement(pr.Placement),
+		Docker:          preflightDocker(pr.Docker),
 		Logger:          c.opts.Logger.With("component", "preflight"),
 	})
 	if err != nil {

@@ -100,6 +100,16 @@ type Job struct {
 	Roles       []JobRole         `json:"roles"`
 }
 
+// JobDocker is a role's Docker container in a Job: what the ApplicationMaster puts into each
+// rank's YARN_CONTAINER_RUNTIME_* variables.
+type JobDocker struct {
+	Image            string   `json:"image"`
+	Mounts           []string `json:"mounts,omitempty"`
+	Network          string   `json:"network,omitempty"`
+	Privileged       bool     `json:"privileged,omitempty"`
+	CoordinationFile string   `json:"coordinationFile,omitempty"`
+}
+
 // JobRole is one role of a Job.
 type JobRole struct {
 	Name      string            `json:"name"`
@@ -114,6 +124,8 @@ type JobRole struct {
 	DependsOn []string          `json:"dependsOn,omitempty"`
 	Gang      string            `json:"gang,omitempty"`
 	Framework string            `json:"framework,omitempty"`
+	// Docker is the role's Docker container (absent: a plain container).
+	Docker *JobDocker `json:"docker,omitempty"`
 }
 
 // JobPlacement is a role's placement.

@@ -67,3 +67,54 @@ func TestExecUsesTheInjectedEnvironment(t *testing.T) {
 	assert.Contains(t, gotEnv, "PATH="+bin)
 	assert.Len(t, gotEnv, 5, "%q", gotEnv) // the two above and the three CUDA variables
 }
+
+// TestExecHandsOutMIGSlices: `exec --name nvidia.com/mig-1g.18gb` (what the AM runs for a MIG
+// resource type) locks slices of that profile and sets CUDA_VISIBLE_DEVICES to their MIG UUIDs;
+// a second exec on the node gets the other slice, a third none (exit 5).
+func TestExecHandsOutMIGSlices(t *testing.T) {
+	tree := discoverytest.New(t)
+	bin := tree.NVIDIAMIGHost(filepath.Join(t.TempDir(), "bin"), nil,
+		[]discoverytest.MIGSlice{{Profile: "1g.18gb", GI: 9}, {Profile: "3g.71gb", GI: 2}, {Profile: "1g.18gb", GI: 10}})
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "work"), []byte("#!/bin/sh\n"), 0o755))
+	coord := t.TempDir()
+	require.NoError(t, os.Chmod(coord, 0o755))
+	run := func() ([]string, error) {
+		f, _, _ := cmdtest.Buffers(cmdutil.EnvFromMap(map[string]string{"PATH": bin}))
+		var gotEnv []string
+		cmd := NewCmdExec(f, func(o *Options) error {
+			o.Exec = func(_ string, _, env []string) error { gotEnv = env; return errors.New("exec'd") }
+			return execRun(o)
+		})
+		err := cmdtest.Execute(cmd, "--name", "nvidia.com/mig-1g.18gb", "--host-root", tree.Root, "--proc-root", "/",
+			"--coordination-file", filepath.Join(coord, "gpus"), "--lock-timeout", "1s", "--", "work")
+		return gotEnv, err
+	}
+	// Each run's locks end with it (the test process does not exec): hold the first slice with a
+	// coordinator of its own, as a running workload would.
+	env, err := run()
+	require.ErrorContains(t, err, "exec'd")
+	assert.Contains(t, env, "CUDA_VISIBLE_DEVICES="+discoverytest.NVIDIAMIGUUID(1, 0))
+	assert.Contains(t, env, "NVIDIA_VISIBLE_DEVICES="+discoverytest.NVIDIAMIGUUID(1, 0))
+
+	res, err := discovery.Discover(context.Background(), discovery.VendorNVIDIA, discovery.Options{
+		Root: discovery.NewRoot(tree.Root), Getenv: func(k string) string { return map[string]string{"PATH": bin}[k] },
+		Kind: discovery.KindMIG, MIGProfile: "1g.18gb"})
+	require.NoError(t, err)
+	c, err := discovery.NewCoordinator(discovery.CoordinatorOptions{Path: filepath.Join(coord, "gpus"), LockTimeout: time.Second})
+	require.NoError(t, err)
+	held, err := c.Hold(context.Background(), res.Devices, 1)
+	require.NoError(t, err)
+	defer held.Close()
+	require.Equal(t, discoverytest.NVIDIAMIGUUID(1, 0), held.Devices[0].ID)
+
+	env, err = run()
+	require.ErrorContains(t, err, "exec'd")
+	assert.Contains(t, env, "CUDA_VISIBLE_DEVICES="+discoverytest.NVIDIAMIGUUID(1, 2), "the other 1g.18gb slice, never the 3g.71gb one")
+
+	h2, err := c.Hold(context.Background(), res.Devices, 1)
+	require.NoError(t, err)
+	defer h2.Close()
+	_, err = run()
+	require.ErrorIs(t, err, discovery.ErrInsufficientDevices)
+	assert.Equal(t, cmdutil.ExitNoDevices, cmdutil.ExitCode(err))
+}

@@ -46,7 +46,7 @@ type DeviceFlags struct {
 func (f *DeviceFlags) Register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.Vendor, "vendor", "auto", "device vendor: auto, nvidia, amd, intel-fpga or xilinx")
-	fs.StringVar(&f.Name, "name", "gpu", "resource name reported in the spark and json formats; given as gpu or fpga, it also limits --vendor auto to that kind's vendors")
+	fs.StringVar(&f.Name, "name", "gpu", "resource name reported in the spark and json formats; given as gpu or fpga, it also limits --vendor auto to that kind's vendors; a MIG resource type (nvidia.com/mig-1g.10gb) takes only MIG slices of that profile")
 	fs.StringVar(&f.HostRoot, "host-root", "/", "directory holding the host's /sys, /proc and /dev")
 	fs.StringVar(&f.ProcRoot, "proc-root", "/", "directory holding the /proc in which owner processes are checked")
 	fs.StringSliceVar(&f.Backends, "backend", nil, "use only these backends (nvml, procfs, nvidia-smi, kfd, amd-smi, dfl, opae, aocl, xilinx-pci)")
@@ -100,11 +100,20 @@ func (f *DeviceFlags) kind() discovery.Kind {
 	return discovery.KindOfName(f.Name)
 }
 
+// migProfile is the MIG profile --name asks for (nvidia.com/mig-1g.10gb: 1g.10gb), "" otherwise.
+func (f *DeviceFlags) migProfile() string {
+	if f.kind() != discovery.KindMIG {
+		return ""
+	}
+	return discovery.MIGProfileOfName(f.Name)
+}
+
 // DiscoveryOptions are the discovery options of the flags; byID addresses devices by UUID.
 func (f *DeviceFlags) DiscoveryOptions(cf *cmdutil.Factory, byID bool) discovery.Options {
 	return discovery.Options{
 		Root:            discovery.NewRoot(f.HostRoot),
 		Kind:            f.kind(),
+		MIGProfile:      f.migProfile(),
 		Getenv:          cf.Env.Getenv,
 		CommandTimeout:  f.CommandTimeout,
 		NVMLLibraryPath: f.NVMLLibrary,

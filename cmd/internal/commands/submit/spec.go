@@ -131,6 +131,13 @@ func dryRun(opts *Options, req submit.Request) error {
 		if p := pr.Placement; p != nil {
 			vr.Placement = &view.JobPlacement{Spread: p.Spread, Pack: p.Pack, Nodes: p.Nodes, Racks: p.Racks, Fallback: p.Fallback}
 		}
+		if d := pr.Docker; d != nil {
+			vd := &view.JobDocker{Image: d.Image, Network: d.Network, Privileged: d.Privileged, CoordinationFile: d.CoordinationFile}
+			for _, m := range d.Mounts {
+				vd.Mounts = append(vd.Mounts, m.String())
+			}
+			vr.Docker = vd
+		}
 		v.Roles = append(v.Roles, vr)
 	}
 	return opts.F.Render(v, func(w io.Writer) error {

@@ -51,6 +51,10 @@ type Options struct {
 	// Spec is --spec (a job file); DryRun is --dry-run.
 	Spec   string
 	DryRun bool
+	// Docker is --image, --docker-network, --docker-run-privileged and
+	// --docker-coordination-dir; DockerMounts is --docker-mount as given.
+	Docker       submit.DockerRequest
+	DockerMounts []string
 
 	// changed reports whether a flag was given (nil: none was).
 	changed func(name string) bool
@@ -91,9 +95,19 @@ when the file has one role. Every rank gets the rendezvous variables (RANK, WORL
 LOCAL_RANK, LOCAL_WORLD_SIZE, NODE_RANK, MASTER_ADDR, MASTER_PORT, YARN_ER_ROLE, YARN_ER_PEERS;
 TF_CONFIG for tensorflow roles). --dry-run prints the resolved job and submits nothing.
 
+--image IMAGE runs the ranks in Docker containers of the NodeManagers' Docker runtime
+(YARN_CONTAINER_RUNTIME_TYPE=docker; LinuxContainerExecutor with docker allowed), yarn-er exec inside
+them (the yarn-er binary is static and reaches the container with its working directory); the
+ApplicationMaster stays a plain container. Ranks that lock devices get --docker-coordination-dir
+mounted for their coordination file. The preflight's yarn.docker-runtime checks the NodeManagers'
+configuration for it. A resource type per MIG profile (--resource nvidia.com/mig-1g.10gb=1) makes
+yarn-er exec lock that many MIG slices of the profile and hand their MIG- UUIDs to the program.
+
 Exit status: 0 SUCCEEDED, 6 FAILED, 7 KILLED, 3 refused by the preflight, 2 bad flags, 4 refused
 credentials, 1 any other error, 130 interrupted (detached).`,
 		Example: `  yarn-er submit --gpus 1 --containers 8 -- python train.py --epochs 3
+  yarn-er submit --gpus 1 --image registry.example.com:5000/ml/torch:2.4 -- python train.py
+  yarn-er submit --resource nvidia.com/mig-1g.10gb=1 --containers 7 -- python infer.py
   yarn-er submit --resource nvidia.com/gpu=2 --memory 16g --vcores 8 --queue gpu -- ./infer.sh
   yarn-er submit --flink-conf conf/flink-conf.yaml --containers 4 -- nvidia-smi
   yarn-er submit --spec job.yaml --dry-run
@@ -141,6 +155,11 @@ credentials, 1 any other error, 130 interrupted (detached).`,
 	fl.BoolVar(&opts.Detach, "detach", false, "return once the application is ACCEPTED, printing its id")
 	fl.StringVar(&opts.Spec, "spec", "", "job file (YAML or JSON) with the job's roles (docs/jobs.md); flags given beside it override it")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the resolved job and submit nothing")
+	fl.StringVar(&opts.Docker.Image, "image", "", "run the ranks in Docker containers of this image (the NodeManagers' Docker runtime; the ApplicationMaster stays a plain container)")
+	fl.StringVar(&opts.Docker.Network, "docker-network", "", "Docker network of the ranks' containers (default: the NodeManagers' default network)")
+	fl.BoolVar(&opts.Docker.Privileged, "docker-run-privileged", false, "run the ranks in privileged Docker containers (refused unless the NodeManagers allow it)")
+	fl.StringArrayVar(&opts.DockerMounts, "docker-mount", nil, "SRC:DST[:ro|rw] bind mount into the ranks' Docker containers (repeatable; allowed by container-executor.cfg)")
+	fl.StringVar(&opts.Docker.CoordinationDir, "docker-coordination-dir", "", fmt.Sprintf("host directory mounted into the Docker containers for yarn-er exec's coordination file (default %s; none: no mount)", submit.DefaultDockerCoordinationDir))
 	_ = cmd.MarkFlagFilename("spec", "yaml", "yml", "json")
 	fl.StringVar(&opts.Progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), plain (log lines) or none")
 	_ = cmd.RegisterFlagCompletionFunc("progress", cmdutil.FixedCompletion("auto", "plain", "none"))
@@ -221,6 +240,9 @@ func buildRequest(opts *Options) (submit.Request, error) {
 			return r, cmdutil.Usagef("%v", err)
 		}
 		r.Archives = append(r.Archives, it)
+	}
+	if err := dockerRequest(opts, &r); err != nil {
+		return r, err
 	}
 	if (opts.Flink.Path != "" || len(opts.Flink.Dynamic) > 0) && opts.Spec == "" {
 		fc, err := opts.F.LoadFlink(&opts.Flink)
@@ -433,4 +455,24 @@ func yarnWaitAccepted(ctx context.Context, sc *submit.Client, id string) (*yarn.
 		return last, nil
 	}
 	return nil, err
+}
+
+// dockerRequest applies the Docker flags to r: over the job file's image, and to every role.
+func dockerRequest(opts *Options, r *submit.Request) error {
+	d := opts.Docker
+	for _, m := range opts.DockerMounts {
+		dm, err := records.ParseDockerMount(m)
+		if err != nil {
+			return cmdutil.Usagef("--docker-mount: %v", err)
+		}
+		d.Mounts = append(d.Mounts, dm)
+	}
+	if d.Image == "" && r.Docker != nil {
+		d.Image = r.Docker.Image // the job file's image:
+	}
+	if d.Image == "" && d.Network == "" && !d.Privileged && len(d.Mounts) == 0 && d.CoordinationDir == "" {
+		return nil
+	}
+	r.Docker = &d
+	return nil
 }
