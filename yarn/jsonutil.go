@@ -488,7 +488,7 @@ func streamElements[T any](dec *json.Decoder, each func(*T) error) error {
 				return errTooManyElements
 			}
 			var v T
-			if err := dec.Decode(&v); err != nil {
+			if err := decodeElement(dec, &v); err != nil {
 				return err
 			}
 			if err := each(&v); err != nil {
@@ -498,7 +498,7 @@ func streamElements[T any](dec *json.Decoder, each func(*T) error) error {
 		return expectDelim(dec, ']')
 	case '{':
 		var v T
-		if err := dec.Decode(&v); err != nil {
+		if err := decodeElement(dec, &v); err != nil {
 			return err
 		}
 		return each(&v)
@@ -513,6 +513,25 @@ func streamElements[T any](dec *json.Decoder, each func(*T) error) error {
 		}
 	}
 	return nil
+}
+
+// decodeElement decodes the next value of dec into v: through v's fast path when it has one
+// (fastDecoder) and the value has the shape it reads, else as encoding/json does.
+func decodeElement[T any](dec *json.Decoder, v *T) error {
+	fd, ok := any(v).(fastDecoder)
+	if !ok {
+		return dec.Decode(v)
+	}
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	if fd.decodeFast(raw) {
+		return nil
+	}
+	var zero T
+	*v = zero
+	return json.Unmarshal(raw, v)
 }
 
 // peekByte returns the first byte of the next value in dec's buffer (skipping white space and the
