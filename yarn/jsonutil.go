@@ -434,6 +434,14 @@ func (e entryList) stringMap() (map[string]string, error) {
 // The wrapper may be {"<inner>": [...]}, {"<inner>": {...}}, {"<inner>": null}, {}, null or a bare
 // array (the shapes of unwrapList). Other top-level keys are skipped.
 func streamList[T any](r io.Reader, outer, inner string, each func(*T) error) error {
+	if _, ok := any(new(T)).(fastDecoder); ok {
+		return streamListFast(r, outer, inner, each)
+	}
+	return streamListGeneral(r, outer, inner, each)
+}
+
+// streamListGeneral is streamList through encoding/json's Decoder.
+func streamListGeneral[T any](r io.Reader, outer, inner string, each func(*T) error) error {
 	dec := json.NewDecoder(r)
 	if err := expectDelim(dec, '{'); err != nil {
 		return err

@@ -1,6 +1,11 @@
 package yarn
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -209,56 +214,140 @@ func (s *fastScan) strings(dst *list[string]) bool {
 	}
 }
 
-// skip reads any value, checking only that its brackets and strings close (the caller's bytes
-// were validated as JSON before).
-func (s *fastScan) skip() bool {
-	depth := 0
-	for {
-		switch c := s.peek(); c {
-		case 0:
-			return false
-		case '{', '[':
-			s.i++
-			depth++
-		case '}', ']':
-			s.i++
-			depth--
-			if depth < 0 {
-				return false
-			}
-		case ',', ':':
-			if depth == 0 {
-				return false
-			}
-			s.i++
-		case '"':
-			s.i++
-			for {
-				if s.i >= len(s.b) {
-					return false
-				}
-				c := s.b[s.i]
-				s.i++
-				if c == '\\' {
-					s.i++
-				} else if c == '"' {
-					break
-				}
-			}
-		default:
-			// A number or a literal: up to the next delimiter.
-			for s.i < len(s.b) {
-				c := s.b[s.i]
-				if c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-					break
-				}
-				s.i++
-			}
-		}
-		if depth == 0 {
+// skip reads any value, checking it against JSON's grammar (as encoding/json would: a value the
+// fast path accepts is valid JSON, whoever cut it out of the stream).
+func (s *fastScan) skip() bool { return s.value(0) }
+
+// maxFastDepth bounds the nesting skip follows (encoding/json's own bound is 10000; the body
+// guard's is lower).
+const maxFastDepth = 10000
+
+func (s *fastScan) value(depth int) bool {
+	if depth > maxFastDepth {
+		return false
+	}
+	switch c := s.peek(); c {
+	case '{':
+		s.i++
+		if s.consume('}') {
 			return true
 		}
+		for {
+			if s.peek() != '"' || !s.skipString() || !s.consume(':') || !s.value(depth+1) {
+				return false
+			}
+			if s.consume('}') {
+				return true
+			}
+			if !s.consume(',') {
+				return false
+			}
+		}
+	case '[':
+		s.i++
+		if s.consume(']') {
+			return true
+		}
+		for {
+			if !s.value(depth + 1) {
+				return false
+			}
+			if s.consume(']') {
+				return true
+			}
+			if !s.consume(',') {
+				return false
+			}
+		}
+	case '"':
+		return s.skipString()
+	case 't':
+		return s.literal("true")
+	case 'f':
+		return s.literal("false")
+	case 'n':
+		return s.literal("null")
+	case 0:
+		return false
+	default:
+		return s.number()
 	}
+}
+
+// skipString reads a string with any escapes JSON allows.
+func (s *fastScan) skipString() bool {
+	s.i++ // the opening quote
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		s.i++
+		switch {
+		case c == '"':
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if s.i >= len(s.b) {
+				return false
+			}
+			e := s.b[s.i]
+			s.i++
+			switch e {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if len(s.b)-s.i < 4 {
+					return false
+				}
+				for _, h := range s.b[s.i : s.i+4] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				s.i += 4
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// number reads a number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *fastScan) number() bool {
+	digits := func() int {
+		n := 0
+		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+			s.i++
+			n++
+		}
+		return n
+	}
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	if s.i >= len(s.b) {
+		return false
+	}
+	if s.b[s.i] == '0' {
+		s.i++
+	} else if digits() == 0 {
+		return false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // object reads an object, calling member for each key with the cursor before its value; member
@@ -533,4 +622,221 @@ func (s *fastScan) information(e *resourceInformationJSON) bool {
 		}
 		return s.unknownKey(key, keys[:])
 	})
+}
+
+// listSplitter cuts the elements of a JSON array out of a stream, one at a time, without
+// decoding them: only brackets and strings are followed, so that a value is found at memory
+// speed. The elements are checked by whoever decodes them (decodeFast's grammar, or
+// encoding/json).
+type listSplitter struct {
+	r   io.Reader
+	buf []byte // buf[off:] is read and not consumed
+	off int
+	err error // the reader's error once it returned one
+}
+
+// fill moves buf[keep:] to the front of buf (so that keep becomes 0) and reads more of the
+// stream after it, growing buf when it is full. It returns false at the end of the stream or on
+// a read error (in s.err).
+func (s *listSplitter) fill(keep int) bool {
+	n := copy(s.buf[:cap(s.buf)], s.buf[keep:])
+	s.buf = s.buf[:n]
+	s.off -= keep
+	if s.err != nil {
+		return false
+	}
+	if n == cap(s.buf) {
+		s.buf = slices.Grow(s.buf, cap(s.buf))
+	}
+	for {
+		m, err := s.r.Read(s.buf[n:cap(s.buf)])
+		s.buf = s.buf[:n+m]
+		if err != nil {
+			s.err = err
+		}
+		if m > 0 || err != nil {
+			return m > 0
+		}
+	}
+}
+
+// skipSpace moves off past white space; it returns the next byte, 0 at the end of the stream.
+func (s *listSplitter) skipSpace() byte {
+	for {
+		for s.off < len(s.buf) {
+			switch c := s.buf[s.off]; c {
+			case ' ', '\t', '\r', '\n':
+				s.off++
+			default:
+				return c
+			}
+		}
+		if !s.fill(s.off) {
+			return 0
+		}
+	}
+}
+
+// value returns the bytes of the next value (valid until the next call) and moves past it. A
+// value that the stream ends inside is io.ErrUnexpectedEOF.
+func (s *listSplitter) value() ([]byte, error) {
+	start := s.off
+	depth, inString := 0, false
+	i := start
+	for {
+		for ; i < len(s.buf); i++ {
+			c := s.buf[i]
+			switch {
+			case inString:
+				// Jump to the next quote that no backslash escapes (the backslashes before it
+				// are in buf: fill keeps the value from its start).
+				q := bytes.IndexByte(s.buf[i:], '"')
+				if q < 0 {
+					i = len(s.buf) - 1
+					continue
+				}
+				i += q
+				if oddBackslashes(s.buf[start:i]) {
+					continue // an escaped quote
+				}
+				inString = false
+				if depth == 0 {
+					s.off = i + 1
+					return s.buf[start:s.off], nil
+				}
+			case c == '"':
+				inString = true
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']' || c == ',' || c == ' ' || c == '\t' || c == '\r' || c == '\n':
+				if depth == 0 {
+					// The end of a number or a literal (or a stray delimiter: an empty value,
+					// which encoding/json then refuses).
+					s.off = i
+					return s.buf[start:i], nil
+				}
+				if c == '}' || c == ']' {
+					depth--
+					if depth == 0 {
+						s.off = i + 1
+						return s.buf[start:s.off], nil
+					}
+				}
+			}
+		}
+		i -= start
+		if !s.fill(start) {
+			if s.err != nil && s.err != io.EOF {
+				return nil, s.err
+			}
+			if depth == 0 && !inString && i > 0 {
+				s.off = len(s.buf)
+				return s.buf[:s.off], nil // a number or literal that ends the stream
+			}
+			return nil, io.ErrUnexpectedEOF
+		}
+		start = 0
+	}
+}
+
+// oddBackslashes reports whether b ends in an odd number of backslashes (so that the byte after
+// it is escaped).
+func oddBackslashes(b []byte) bool {
+	n := 0
+	for i := len(b) - 1; i >= 0 && b[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// listPrefix matches the opening of {"<outer>":{"<inner>":[ (white space allowed between the
+// tokens) at the start of b and returns its length; 0 when b does not start so.
+func listPrefix(b []byte, outer, inner string) int {
+	s := fastScan{b: b}
+	for _, tok := range []string{"{", `"` + outer + `"`, ":", "{", `"` + inner + `"`, ":", "["} {
+		s.ws()
+		if !bytes.HasPrefix(b[s.i:], []byte(tok)) {
+			return 0
+		}
+		s.i += len(tok)
+	}
+	return s.i
+}
+
+// streamListFast is streamList for records with a fast path (fastDecoder): when the answer
+// opens as {"<outer>":{"<inner>":[ it cuts the elements out itself and decodes each through the
+// fast path (or, for a shape the fast path leaves, encoding/json); what follows the array, and an
+// answer of any other shape, goes to the general streamList, which decides as it always did.
+func streamListFast[T any](r io.Reader, outer, inner string, each func(*T) error) error {
+	s := &listSplitter{r: r, buf: make([]byte, 0, 64<<10)}
+	for len(s.buf) < 512 && s.fill(0) {
+	}
+	n := listPrefix(s.buf, outer, inner)
+	if n == 0 {
+		if s.err != nil && s.err != io.EOF && len(s.buf) == 0 {
+			return s.err
+		}
+		return streamListGeneral(io.MultiReader(bytes.NewReader(s.buf), errReader{s.err}, r), outer, inner, each)
+	}
+	s.off = n
+	wrap := func(err error) error { return fmt.Errorf("%s: %w", outer, err) }
+	for count := 0; ; count++ {
+		c := s.skipSpace()
+		if c == 0 {
+			if s.err != nil && s.err != io.EOF {
+				return wrap(s.err)
+			}
+			return wrap(io.ErrUnexpectedEOF)
+		}
+		if count == 0 && c == ']' {
+			s.off++
+			break
+		}
+		if count > 0 {
+			if c == ']' {
+				s.off++
+				break
+			}
+			if c != ',' {
+				return wrap(fmt.Errorf("invalid character %q after array element", c))
+			}
+			s.off++
+			if s.skipSpace() == 0 {
+				return wrap(io.ErrUnexpectedEOF)
+			}
+		}
+		if count >= maxListElements {
+			return wrap(errTooManyElements)
+		}
+		raw, err := s.value()
+		if err != nil {
+			return wrap(err)
+		}
+		var v T
+		if fd := any(&v).(fastDecoder); !fd.decodeFast(raw) {
+			v = *new(T)
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return wrap(err)
+			}
+		}
+		if err := each(&v); err != nil {
+			return wrap(err)
+		}
+	}
+	// The rest of the answer, after an array already streamed: to the general path, as if the
+	// array had been empty.
+	rest := []byte(`{"` + outer + `":{"` + inner + `":[]`)
+	rest = append(rest, s.buf[s.off:]...)
+	return streamListGeneral(io.MultiReader(bytes.NewReader(rest), errReader{s.err}, r), outer, inner, each)
+}
+
+// errReader returns err (nil: io.EOF), so that a read error the splitter met reaches the general
+// path where it would have met it.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err == nil || e.err == io.EOF {
+		return 0, io.EOF
+	}
+	return 0, e.err
 }

@@ -1,11 +1,15 @@
 package yarn
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -159,5 +163,144 @@ func FuzzNodeFast(f *testing.F) {
 			return
 		}
 		checkFastNode(t, data)
+	})
+}
+
+// generalNodes decodes a /nodes answer through encoding/json's Decoder only (the path before the
+// fast one).
+func generalNodes(r io.Reader) ([]Node, error) {
+	var out []Node
+	err := streamListGeneral(r, "nodes", "node", func(j *nodeJSON) error {
+		n, err := j.node()
+		if err != nil {
+			return err
+		}
+		out = append(out, n)
+		return nil
+	})
+	return out, err
+}
+
+// fastNodes decodes a /nodes answer through the fast list path.
+func fastNodes(r io.Reader) ([]Node, error) {
+	var out []Node
+	err := streamListFast(r, "nodes", "node", func(j *nodeJSON) error {
+		n, err := j.node()
+		if err != nil {
+			return err
+		}
+		out = append(out, n)
+		return nil
+	})
+	return out, err
+}
+
+// checkSameNodes fails t unless both paths decode body alike: the same nodes, or both an error.
+func checkSameNodes(t *testing.T, body []byte) {
+	t.Helper()
+	want, wantErr := generalNodes(bytes.NewReader(body))
+	for name, r := range map[string]io.Reader{
+		"whole":         bytes.NewReader(body),
+		"byte by byte":  iotest.OneByteReader(bytes.NewReader(body)),
+		"half and half": iotest.HalfReader(bytes.NewReader(body)),
+	} {
+		got, err := fastNodes(r)
+		if wantErr != nil {
+			require.Error(t, err, "%s: the general path fails (%v) on %q", name, wantErr, body)
+			continue
+		}
+		require.NoError(t, err, "%s: %q", name, body)
+		require.Equal(t, want, got, "%s: %q", name, body)
+	}
+}
+
+var nodeListCases = map[string]string{
+	"empty":                        `{"nodes":{"node":[]}}`,
+	"one":                          `{"nodes":{"node":[{"id":"a:1","state":"RUNNING"}]}}`,
+	"spaced":                       " { \"nodes\" :\n{ \"node\" : [ {\"id\":\"a:1\"} ,\n {\"id\":\"b:1\"} ] } } ",
+	"a shape the fast path leaves": `{"nodes":{"node":[{"id":"a:1","numContainers":"3"},{"State":"LOST"}]}}`,
+	"members after the list":       `{"nodes":{"node":[{"id":"a:1"}],"x":[1,2]},"y":{"z":null}}`,
+	"the list twice":               `{"nodes":{"node":[{"id":"a:1"}],"node":[{"id":"b:1"}]}}`,
+	"another key first":            `{"x":1,"nodes":{"node":[{"id":"a:1"}]}}`,
+	"one object, Jersey 1":         `{"nodes":{"node":{"id":"a:1"}}}`,
+	"null":                         `{"nodes":null}`,
+	"strings with brackets":        `{"nodes":{"node":[{"id":"a:1","healthReport":"[}{\"]"}]}}`,
+	"a null element":               `{"nodes":{"node":[null]}}`,
+	"a number element":             `{"nodes":{"node":[1]}}`,
+	"trailing comma":               `{"nodes":{"node":[{"id":"a:1"},]}}`,
+	"leading comma":                `{"nodes":{"node":[,{"id":"a:1"}]}}`,
+	"missing comma":                `{"nodes":{"node":[{"id":"a:1"} {"id":"b:1"}]}}`,
+	"unbalanced":                   `{"nodes":{"node":[{"id":"a:1"]}}`,
+	"truncated in an element":      `{"nodes":{"node":[{"id":"a:`,
+	"truncated after an element":   `{"nodes":{"node":[{"id":"a:1"}`,
+	"invalid literal":              `{"nodes":{"node":[{"id":"a:1","x":tru}]}}`,
+	"invalid number":               `{"nodes":{"node":[{"id":"a:1","x":01}]}}`,
+	"invalid escape":               `{"nodes":{"node":[{"id":"a:1","x":"\q"}]}}`,
+	"bad unicode escape":           `{"nodes":{"node":[{"id":"a:1","x":"\u12"}]}}`,
+	"control character":            "{\"nodes\":{\"node\":[{\"id\":\"a\x01\"}]}}",
+	"garbage after":                `{"nodes":{"node":[{"id":"a:1"}]}}garbage`,
+	"not JSON":                     `<html>`,
+	"nothing":                      ``,
+}
+
+func TestStreamListFastEqualsGeneral(t *testing.T) {
+	for name, body := range nodeListCases {
+		t.Run(name, func(t *testing.T) { checkSameNodes(t, []byte(body)) })
+	}
+	t.Run("captures", func(t *testing.T) {
+		files, err := filepath.Glob("yarnfake/captures/*/nodes*.json")
+		require.NoError(t, err)
+		for _, file := range files {
+			body, err := os.ReadFile(file)
+			require.NoError(t, err)
+			checkSameNodes(t, body)
+		}
+	})
+	t.Run("synthesised, larger than the splitter's buffer", func(t *testing.T) {
+		checkSameNodes(t, synthNodes(t, 200))
+	})
+}
+
+// A read error in the middle of the list reaches the caller, as it would through encoding/json.
+func TestStreamListFastReadError(t *testing.T) {
+	body := synthNodes(t, 100)
+	boom := errors.New("connection reset")
+	r := io.MultiReader(bytes.NewReader(body[:len(body)/2]), iotest.ErrReader(boom))
+	_, err := fastNodes(r)
+	require.ErrorIs(t, err, boom)
+}
+
+// The fast list path keeps the element bound of the general one.
+func TestStreamListFastElementBound(t *testing.T) {
+	body := `{"nodes":{"node":[` + strings.TrimSuffix(strings.Repeat(`{},`, maxListElements+1), ",") + `]}}`
+	_, err := fastNodes(strings.NewReader(body))
+	require.ErrorIs(t, err, ErrResponseTooLarge)
+}
+
+// FuzzStreamListFast: the fast list path and encoding/json's decode every answer alike (the same
+// nodes, or both an error), whatever the reads' sizes.
+func FuzzStreamListFast(f *testing.F) {
+	for _, body := range nodeListCases {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSameNodes(t, data)
+	})
+}
+
+// FuzzFastSkip: the fast path's grammar is JSON's.
+func FuzzFastSkip(f *testing.F) {
+	for _, tc := range nodeFastCases {
+		f.Add([]byte(tc.json))
+	}
+	f.Add([]byte(`[1,-0.5e+3,"\u00e9\n",true,false,null,{}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := fastScan{b: data}
+		ok := s.skip()
+		s.ws()
+		ok = ok && s.i == len(data)
+		if ok != json.Valid(data) {
+			t.Fatalf("fast grammar says %v, encoding/json %v, for %q", ok, json.Valid(data), data)
+		}
 	})
 }
