@@ -21,12 +21,14 @@ type liveData struct {
 	info    *yarn.ClusterInfo
 	infoErr error
 
-	nodes    []yarn.Node // every node the RM lists (all states but DECOMMISSIONED)
-	nodesErr error
-	sched    *yarn.Scheduler
-	schedErr error
-	rmConf   *yarn.RMConf
-	confErr  error
+	// nodeCount is how many nodes the RM lists (all states but DECOMMISSIONED); only the
+	// RUNNING ones are kept (runningNodes).
+	nodeCount int
+	nodesErr  error
+	sched     *yarn.Scheduler
+	schedErr  error
+	rmConf    *yarn.RMConf
+	confErr   error
 	// overview is /ws/v1/cluster/scheduler-overview (Hadoop 3.4+); nil when the RM does not serve
 	// it (404 before 3.4) or it failed (overviewErr).
 	overview    *yarn.SchedulerOverview
@@ -41,8 +43,8 @@ type liveData struct {
 	knownFrom string
 	knownErr  error
 
-	// runningNodes are the RUNNING ones of nodes, listed once: several checks ask, and on a large
-	// cluster each copy of the list would cost megabytes. Nothing may change them.
+	// runningNodes are the RUNNING nodes the RM lists, in its order: several checks ask, and on
+	// a large cluster each copy of the list would cost megabytes. Nothing may change them.
 	runningNodes []yarn.Node
 }
 
@@ -62,20 +64,20 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 		d.rm = d.info.RMAddress
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { d.nodes, d.nodesErr = c.Nodes(ctx, yarn.NodesQuery{}) })
+	var nodes []yarn.Node
+	wg.Go(func() { nodes, d.nodesErr = c.Nodes(ctx, yarn.NodesQuery{}) })
 	wg.Go(func() { d.sched, d.schedErr = c.Scheduler(ctx) })
 	wg.Go(func() { d.rmConf, d.confErr = c.Conf(ctx) })
 	wg.Go(func() { d.overview, d.overviewErr = c.SchedulerOverview(ctx) })
 	wg.Go(func() { d.labels, d.labelsErr = c.NodeLabels(ctx) })
 	wg.Wait()
-	for _, n := range d.nodes {
-		if n.State == "RUNNING" {
-			d.runningNodes = append(d.runningNodes, n)
-		}
-	}
-	log.Debug("cluster read", "nodes", len(d.nodes), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
+	d.nodeCount = len(nodes)
+	log.Debug("cluster read", "nodes", len(nodes), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
 		"overview", d.overview != nil, "overviewErr", d.overviewErr)
-	d.learnTypes(ctx, c, allowNewApp)
+	d.learnTypes(ctx, c, allowNewApp, nodes)
+	// Only the RUNNING nodes are kept, in place: on a large cluster a copy of the list would
+	// cost megabytes.
+	d.runningNodes = slices.DeleteFunc(nodes, func(n yarn.Node) bool { return n.State != "RUNNING" })
 	return d
 }
 
@@ -83,10 +85,10 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 // GPU-less node shows yarn.io/gpu with value 0), so the nodes' totals, the scheduler's maximum
 // allocation and the scheduler overview tell; new-application's maximum-resource-capability is the
 // last resort (it uses up an application id).
-func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp bool) {
+func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp bool, nodes []yarn.Node) {
 	known := map[string]bool{}
 	var from []string
-	for _, n := range d.nodes {
+	for _, n := range nodes {
 		for _, e := range n.Total.All() {
 			known[e.Name] = true
 		}
@@ -414,7 +416,7 @@ func (f *facts) noNodeFitsCheck(_ context.Context, out *results) {
 		out.fail(live.rm, fix, "every RUNNING node carries an exclusive node label, and the %s %s asks for none: it can go to no node (see %s)", f.subj.container, formatRequest(req), IDNodeLabel)
 	case len(running) == 0:
 		fix := "start NodeManagers, or check why they are not RUNNING (yarn node -list -all)"
-		out.fail(live.rm, fix, "no RUNNING NodeManager (%d nodes in other states): no container can start", len(live.nodes))
+		out.fail(live.rm, fix, "no RUNNING NodeManager (%d nodes in other states): no container can start", live.nodeCount)
 	case fit.nodesFitting == 0:
 		out.fail(live.rm, noFitFix(f.subj, req, fit),
 			"no RUNNING node can hold one %s %s, all resources at once (%d RUNNING nodes; largest per resource: %s)",
