@@ -3,7 +3,9 @@ package preflight
 import "context"
 
 // checkFunc runs one check over the facts of a preflight and reports its entries to out (which
-// gives every entry the check's id). A check reports at least one entry: one per problem found, a
+// gives every entry the check's id). It is the method expression of a check method,
+// func (f *facts) fooCheck(ctx context.Context, out *results): ctx is first after the receiver,
+// for the checks that ask the network (security.principals resolves host names). A check reports at least one entry: one per problem found, a
 // pass entry when it finds none, or a skip entry saying why it cannot run. It reads the facts and
 // never changes what another check sees.
 type checkFunc func(f *facts, ctx context.Context, out *results)
@@ -19,8 +21,9 @@ type checkDef struct {
 }
 
 // checkTable is every check, in report order: the order of IDs(), of the report's entries and of
-// docs/preflight.md (TestTableMatchesDocs). Adding a check is a row here, its function, and its
-// section in docs/preflight.md.
+// docs/preflight.md (TestTableMatchesDocs). Adding a check is its id constant (report.go), a row
+// here, its function, and its section in docs/preflight.md (CONTRIBUTING, "Adding a preflight
+// check").
 func checkTable() []checkDef {
 	return []checkDef{
 		{IDResourceNotListed, AreaFlink, (*facts).resourceNotListedCheck},

@@ -203,6 +203,7 @@ func checkSameNodes(t *testing.T, body []byte) {
 		"whole":         bytes.NewReader(body),
 		"byte by byte":  iotest.OneByteReader(bytes.NewReader(body)),
 		"half and half": iotest.HalfReader(bytes.NewReader(body)),
+		"EOF with data": iotest.DataErrReader(bytes.NewReader(body)),
 	} {
 		got, err := fastNodes(r)
 		if wantErr != nil {
