@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -46,21 +47,15 @@ type asked struct {
 	invalid string
 }
 
-// appCapChecks reports cluster.max-attempts and cluster.priority.
-func (r *runner) appCapChecks() {
-	r.maxAttemptsCheck()
-	r.priorityCheck()
-}
-
 // liveSkipReason says why the live checks cannot run; "" when the RM answered.
-func (r *runner) liveSkipReason() string {
+func (f *facts) liveSkipReason() string {
 	switch {
-	case r.live == nil:
-		if r.in.NoClientReason != "" {
-			return r.in.NoClientReason
+	case f.live == nil:
+		if f.in.NoClientReason != "" {
+			return f.in.NoClientReason
 		}
 		return "no ResourceManager known: give --rm URL, or a Hadoop configuration with yarn.resourcemanager.webapp.address"
-	case r.live.infoErr != nil:
+	case f.live.infoErr != nil:
 		return "the ResourceManager is not reachable (see " + IDClusterReachable + ")"
 	}
 	return ""
@@ -69,15 +64,15 @@ func (r *runner) liveSkipReason() string {
 // askedAttempts returns the ApplicationMaster attempts asked for: Input.MaxAttempts for a
 // container given directly; else what Flink's YarnClusterDescriptor sets, yarn.application-attempts,
 // or when it is not set 2 with high availability and 1 without.
-func (r *runner) askedAttempts() asked {
-	if r.in.Container != nil {
-		n := int64(r.in.MaxAttempts)
+func (f *facts) askedAttempts() asked {
+	if f.in.Container != nil {
+		n := int64(f.in.MaxAttempts)
 		return asked{set: n != 0, value: n, what: fmt.Sprintf("--max-attempts %d", n),
 			ask: func(n int64) string { return fmt.Sprintf("--max-attempts %d", n) }}
 	}
 	ask := func(n int64) string { return fmt.Sprintf("%s: %d", keyFlinkAttempts, n) }
-	if v, ok := r.in.Flink.Lookup(keyFlinkAttempts); ok {
-		text := r.in.Flink.FlinkString(keyFlinkAttempts)
+	if v, ok := f.in.Flink.Lookup(keyFlinkAttempts); ok {
+		text := f.in.Flink.FlinkString(keyFlinkAttempts)
 		a := asked{set: true, what: fmt.Sprintf("%s = %s", keyFlinkAttempts, text), src: v.Source.String(), ask: ask}
 		n, err := strconv.ParseInt(text, 10, 32)
 		if err != nil {
@@ -87,7 +82,7 @@ func (r *runner) askedAttempts() asked {
 		a.value = n
 		return a
 	}
-	if on, key, value, src := flinkHA(r.in.Flink); on {
+	if on, key, value, src := flinkHA(f.in.Flink); on {
 		return asked{set: true, value: 2, src: src, ask: ask,
 			what: fmt.Sprintf("%s is not set and high availability is on (%s = %s), so Flink asks for 2 attempts", keyFlinkAttempts, key, value)}
 	}
@@ -114,21 +109,21 @@ func flinkHA(fc *conf.FlinkConfig) (on bool, key, value, src string) {
 
 // askedPriority returns the application priority asked for: Input.Priority for a container given
 // directly; else Flink's yarn.application.priority, which Flink sends only when it is 0 or more.
-func (r *runner) askedPriority() asked {
-	if r.in.Container != nil {
+func (f *facts) askedPriority() asked {
+	if f.in.Container != nil {
 		ask := func(n int64) string { return fmt.Sprintf("--priority %d", n) }
-		if r.in.Priority == nil {
+		if f.in.Priority == nil {
 			return asked{what: "no --priority", ask: ask}
 		}
-		n := int64(*r.in.Priority)
+		n := int64(*f.in.Priority)
 		return asked{set: true, value: n, what: fmt.Sprintf("--priority %d", n), ask: ask}
 	}
 	ask := func(n int64) string { return fmt.Sprintf("%s: %d", keyFlinkPriority, n) }
-	v, ok := r.in.Flink.Lookup(keyFlinkPriority)
+	v, ok := f.in.Flink.Lookup(keyFlinkPriority)
 	if !ok {
 		return asked{what: keyFlinkPriority + " is not set", ask: ask}
 	}
-	text := r.in.Flink.FlinkString(keyFlinkPriority)
+	text := f.in.Flink.FlinkString(keyFlinkPriority)
 	a := asked{what: fmt.Sprintf("%s = %s", keyFlinkPriority, text), src: v.Source.String(), ask: ask}
 	n, err := strconv.ParseInt(text, 10, 32)
 	if err != nil {
@@ -142,9 +137,9 @@ func (r *runner) askedPriority() asked {
 	return a
 }
 
-// invalidFlinkValue fails id for a Flink value its client cannot read.
-func (r *runner) invalidFlinkValue(id, key string, a asked) {
-	r.c.fail(id, a.src, fmt.Sprintf("set %s to a whole number, or remove it", key), "%s", a.invalid)
+// invalidFlinkValue fails the check for a Flink value its client cannot read.
+func (f *facts) invalidFlinkValue(out *results, key string, a asked) {
+	out.fail(a.src, fmt.Sprintf("set %s to a whole number, or remove it", key), "%s", a.invalid)
 }
 
 // rmSetting is an int of the RM's effective configuration.
@@ -227,22 +222,22 @@ func attemptsCap(c *yarn.RMConf) (capped, unset rmSetting, err error) {
 	return capped, unset, nil
 }
 
-// capCheckable starts check id of the setting a (asked through flinkKey with a Flink
+// capCheckable starts the check of the setting a (asked through flinkKey with a Flink
 // configuration): it reports a value Flink cannot read, or a skip when the RM did not answer, and
 // then returns false; else the source the check's entries name (the Flink file, or the RM's /conf).
-func (r *runner) capCheckable(id, flinkKey string, a asked) (src string, ok bool) {
+func (f *facts) capCheckable(out *results, flinkKey string, a asked) (src string, ok bool) {
 	if a.invalid != "" {
-		r.invalidFlinkValue(id, flinkKey, a)
+		f.invalidFlinkValue(out, flinkKey, a)
 		return "", false
 	}
-	if reason := r.liveSkipReason(); reason != "" {
-		r.c.skip(id, "%s", reason)
+	if reason := f.liveSkipReason(); reason != "" {
+		out.skip("%s", reason)
 		return "", false
 	}
 	if a.src != "" {
 		return a.src, true
 	}
-	return r.live.rm + "/conf", true
+	return f.live.rm + "/conf", true
 }
 
 // maxAttemptsCheck reports cluster.max-attempts: the ApplicationMaster attempts asked for
@@ -251,28 +246,28 @@ func (r *runner) capCheckable(id, flinkKey string, a asked) (src string, ok bool
 // yarn.resourcemanager.am.max-attempts) the application gets the cap, below 1 it gets
 // yarn.resourcemanager.am.max-attempts. Warn when the RM changes the request, pass when it keeps
 // it; skip when the RM's /conf cannot be read.
-func (r *runner) maxAttemptsCheck() {
-	a := r.askedAttempts()
-	src, ok := r.capCheckable(IDMaxAttempts, keyFlinkAttempts, a)
+func (f *facts) maxAttemptsCheck(_ context.Context, out *results) {
+	a := f.askedAttempts()
+	src, ok := f.capCheckable(out, keyFlinkAttempts, a)
 	if !ok {
 		return
 	}
-	live := r.live
+	live := f.live
 	if live.rmConf == nil {
-		r.c.skip(IDMaxAttempts, "cannot read the ResourceManager's /conf (for %s): %v", keyAMMaxAttempts, live.confErr)
+		out.skip("cannot read the ResourceManager's /conf (for %s): %v", keyAMMaxAttempts, live.confErr)
 		return
 	}
 	capped, unset, err := attemptsCap(live.rmConf)
 	if err != nil {
-		r.c.skip(IDMaxAttempts, "cannot tell the ResourceManager's cap of ApplicationMaster attempts: %v", err)
+		out.skip("cannot tell the ResourceManager's cap of ApplicationMaster attempts: %v", err)
 		return
 	}
 	raise := fmt.Sprintf("raise %s in yarn-site.xml on the ResourceManager and restart it", capped.key)
 	switch {
 	case !a.set:
-		r.c.pass(IDMaxAttempts, src, "no ApplicationMaster attempts asked for: the ResourceManager gives %d (%s)", unset.value, unset)
+		out.pass(src, "no ApplicationMaster attempts asked for: the ResourceManager gives %d (%s)", unset.value, unset)
 	case a.value < 1:
-		r.c.warn(IDMaxAttempts, src, fmt.Sprintf("ask for 1 to %d attempts (%s for one)", capped.value, a.ask(1)),
+		out.warn(src, fmt.Sprintf("ask for 1 to %d attempts (%s for one)", capped.value, a.ask(1)),
 			"%s: the ResourceManager takes fewer than 1 ApplicationMaster attempt as none asked for and silently uses %s instead: the ApplicationMaster gets %s",
 			a.what, unset, plural(int(unset.value), "attempt", "attempts"))
 	case a.value > capped.value:
@@ -281,19 +276,19 @@ func (r *runner) maxAttemptsCheck() {
 		if capped.value == 1 {
 			then = ": a failed ApplicationMaster is not started again"
 		}
-		r.c.warn(IDMaxAttempts, src, fix,
+		out.warn(src, fix,
 			"%s, above the ResourceManager's cap %s: the ResourceManager silently uses %d instead, so the ApplicationMaster gets at most %s%s",
 			a.what, capped, capped.value, plural(int(capped.value), "attempt", "attempts"), then)
 	default:
-		r.c.pass(IDMaxAttempts, src, "%s: within the ResourceManager's cap %s", a.what, capped)
+		out.pass(src, "%s: within the ResourceManager's cap %s", a.what, capped)
 	}
 }
 
 // schedulerKind returns the RM's scheduler and where that comes from: /ws/v1/cluster/scheduler,
 // else the scheduler class of its /conf, else Hadoop 3's default, the CapacityScheduler. The kind
 // is "" for a scheduler class yarn-er does not know (named in from).
-func (r *runner) schedulerKind() (kind schedKind, from string) {
-	live := r.live
+func (f *facts) schedulerKind() (kind schedKind, from string) {
+	live := f.live
 	if live.sched != nil && kindOfType(live.sched.Type) != "" {
 		return kindOfType(live.sched.Type), "/ws/v1/cluster/scheduler"
 	}
@@ -307,8 +302,8 @@ func (r *runner) schedulerKind() (kind schedKind, from string) {
 
 // maxPriority returns the CapacityScheduler's highest application priority: from the RM's /conf,
 // else from /ws/v1/cluster/scheduler-overview (Hadoop 3.4+), which reports the scheduler's value.
-func (r *runner) maxPriority() (rmSetting, error) {
-	live := r.live
+func (f *facts) maxPriority() (rmSetting, error) {
+	live := f.live
 	if live.rmConf != nil {
 		return confInt(live.rmConf, keyMaxAppPriority, defaultMaxAppPriority)
 	}
@@ -324,41 +319,41 @@ func (r *runner) maxPriority() (rmSetting, error) {
 // yarn.cluster.max-application-priority (default 0) to it; the FairScheduler and the FifoScheduler
 // give every application priority 0. Warn when the RM changes the request, pass when it keeps it
 // or none is asked for; skip when the cap cannot be read.
-func (r *runner) priorityCheck() {
-	a := r.askedPriority()
-	src, ok := r.capCheckable(IDPriority, keyFlinkPriority, a)
+func (f *facts) priorityCheck(_ context.Context, out *results) {
+	a := f.askedPriority()
+	src, ok := f.capCheckable(out, keyFlinkPriority, a)
 	if !ok {
 		return
 	}
 	if !a.set {
-		r.c.pass(IDPriority, src, "%s: the application gets the queue's default priority", a.what)
+		out.pass(src, "%s: the application gets the queue's default priority", a.what)
 		return
 	}
-	kind, kindFrom := r.schedulerKind()
+	kind, kindFrom := f.schedulerKind()
 	switch kind {
 	case schedFair, schedFifo:
 		if a.value == 0 {
-			r.c.pass(IDPriority, src, "%s: the %s gives every application priority 0 (from %s)", a.what, kind, kindFrom)
+			out.pass(src, "%s: the %s gives every application priority 0 (from %s)", a.what, kind, kindFrom)
 			return
 		}
-		r.c.warn(IDPriority, src, fmt.Sprintf("leave the priority out (only the CapacityScheduler orders applications by priority), or %s", a.ask(0)),
+		out.warn(src, fmt.Sprintf("leave the priority out (only the CapacityScheduler orders applications by priority), or %s", a.ask(0)),
 			"%s: the %s (from %s) does not support application priorities and silently gives every application priority 0 instead", a.what, kind, kindFrom)
 		return
 	case "":
-		r.c.skip(IDPriority, "%s is not a scheduler yarn-er knows: cannot tell what it does with application priorities", kindFrom)
+		out.skip("%s is not a scheduler yarn-er knows: cannot tell what it does with application priorities", kindFrom)
 		return
 	}
-	maxPrio, err := r.maxPriority()
+	maxPrio, err := f.maxPriority()
 	if err != nil {
-		r.c.skip(IDPriority, "cannot tell the cluster's highest application priority: %v", err)
+		out.skip("cannot tell the cluster's highest application priority: %v", err)
 		return
 	}
 	if a.value > maxPrio.value {
-		r.c.warn(IDPriority, src,
+		out.warn(src,
 			fmt.Sprintf("ask for at most %d (%s), or raise %s in yarn-site.xml on the ResourceManager and restart it", maxPrio.value, a.ask(maxPrio.value), keyMaxAppPriority),
 			"%s, above the cluster's highest application priority %s: the CapacityScheduler silently uses priority %d instead",
 			a.what, maxPrio, maxPrio.value)
 		return
 	}
-	r.c.pass(IDPriority, src, "%s: within the cluster's highest application priority %s", a.what, maxPrio)
+	out.pass(src, "%s: within the cluster's highest application priority %s", a.what, maxPrio)
 }

@@ -3,6 +3,7 @@ package preflight
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -78,11 +79,11 @@ type setting struct {
 // calculatorCheck reports yarn.calculator-not-dominant: the scheduler must look at every resource
 // type, not at memory only. The live RM (its /ws/v1/cluster/scheduler and /conf) overrides the
 // files and says so; disagreements are noted.
-func (r *runner) calculatorCheck() {
-	hc := r.in.Hadoop
-	live := r.live.usable()
+func (f *facts) calculatorCheck(_ context.Context, out *results) {
+	hc := f.in.Hadoop
+	live := f.live.usable()
 	if hc == nil && live == nil {
-		r.c.skip(IDCalculatorNotDominant, "%s, and no ResourceManager known", noHadoop)
+		out.skip("%s, and no ResourceManager known", noHadoop)
 		return
 	}
 	var notes []string
@@ -111,17 +112,17 @@ func (r *runner) calculatorCheck() {
 	if file.found && kindOfClass(file.value) != kind && kindSrc != file.source {
 		notes = append(notes, fmt.Sprintf("%s at %s says %s, but %s runs the %s", keySchedulerClass, file.source, file.value, kindFrom, kind))
 	}
-	ext := len(r.extendedRequest()) > 0
+	ext := len(f.extendedRequest()) > 0
 	switch kind {
 	case schedCapacity:
-		r.capacityCalculator(kindSrc, ext, notes)
+		f.capacityCalculator(out, kindSrc, ext, notes)
 	case schedFair:
-		r.fairPolicy(kindFrom, ext, notes)
+		f.fairPolicy(out, kindFrom, ext, notes)
 	case schedFifo:
-		r.calculatorFinding(ext, kindSrc, fmt.Sprintf("use the CapacityScheduler with %s=%s", keyCalculator, DominantCalculator),
+		f.calculatorFinding(out, ext, kindSrc, fmt.Sprintf("use the CapacityScheduler with %s=%s", keyCalculator, DominantCalculator),
 			withNotes(fmt.Sprintf("the FifoScheduler (from %s) schedules by memory only: it ignores GPUs and other resource types", kindFrom), notes))
 	default:
-		r.c.skip(IDCalculatorNotDominant, "%s", withNotes(fmt.Sprintf("scheduler class %s (from %s) is not one yarn-er knows: cannot tell whether it schedules resource types", cmp.Or(conf.value, file.value), kindFrom), notes))
+		out.skip("%s", withNotes(fmt.Sprintf("scheduler class %s (from %s) is not one yarn-er knows: cannot tell whether it schedules resource types", cmp.Or(conf.value, file.value), kindFrom), notes))
 	}
 }
 
@@ -135,20 +136,20 @@ func withNotes(msg string, notes []string) string {
 
 // calculatorFinding reports a scheduler that ignores resource types: fail when resource types are
 // requested, else warn.
-func (r *runner) calculatorFinding(ext bool, source, fix, msg string) {
+func (f *facts) calculatorFinding(out *results, ext bool, source, fix, msg string) {
 	if ext {
-		r.c.fail(IDCalculatorNotDominant, source, fix, "%s: containers come back without their GPUs/FPGAs", msg)
+		out.fail(source, fix, "%s: containers come back without their GPUs/FPGAs", msg)
 		return
 	}
-	r.c.warn(IDCalculatorNotDominant, source, fix, "%s (nothing but memory and vcores is requested now)", msg)
+	out.warn(source, fix, "%s (nothing but memory and vcores is requested now)", msg)
 }
 
 // capacityCalculator checks yarn.scheduler.capacity.resource-calculator: from the RM's /conf when
 // it shows it, else from capacity-scheduler.xml, where its absence means Hadoop's default,
 // DefaultResourceCalculator.
-func (r *runner) capacityCalculator(kindSrc string, ext bool, notes []string) {
-	hc := r.in.Hadoop
-	live := r.live.usable()
+func (f *facts) capacityCalculator(out *results, kindSrc string, ext bool, notes []string) {
+	hc := f.in.Hadoop
+	live := f.live.usable()
 	var file, conf setting
 	if hc != nil {
 		if p, ok := hc.Lookup(keyCalculator); ok {
@@ -182,40 +183,40 @@ func (r *runner) capacityCalculator(kindSrc string, ext bool, notes []string) {
 			where += " and the ResourceManager's /conf does not show " + keyCalculator
 		}
 		if !ext {
-			r.c.pass(IDCalculatorNotDominant, "", "%s", withNotes("the CapacityScheduler's calculator is unknown ("+where+"), but nothing besides memory and vcores is requested", notes))
+			out.pass("", "%s", withNotes("the CapacityScheduler's calculator is unknown ("+where+"), but nothing besides memory and vcores is requested", notes))
 			return
 		}
-		r.c.warn(IDCalculatorNotDominant, kindSrc, "give --hadoop-conf the ResourceManager's configuration directory (with "+capacitySchedulerFile+"), or check "+keyCalculator+" there",
+		out.warn(kindSrc, "give --hadoop-conf the ResourceManager's configuration directory (with "+capacitySchedulerFile+"), or check "+keyCalculator+" there",
 			"%s", withNotes("cannot tell the CapacityScheduler's resource calculator: "+where+"; without "+DominantCalculator+" GPUs are ignored", notes))
 		return
 	}
 	if isDominant(chosen.value) {
-		r.c.pass(IDCalculatorNotDominant, chosen.source, "%s", withNotes("the CapacityScheduler uses "+chosen.value, notes))
+		out.pass(chosen.source, "%s", withNotes("the CapacityScheduler uses "+chosen.value, notes))
 		return
 	}
-	r.calculatorFinding(ext, chosen.source, fix,
+	f.calculatorFinding(out, ext, chosen.source, fix,
 		withNotes(fmt.Sprintf("the CapacityScheduler uses %s, which looks at memory only", chosen.value), notes))
 }
 
 // fairPolicy checks that the FairScheduler schedules with drf (DominantResourceFairnessPolicy):
 // from the live RM's queues when it reports their policies (the queue the job goes to decides),
 // else by reading its allocation file.
-func (r *runner) fairPolicy(kindFrom string, ext bool, notes []string) {
-	if r.liveFairPolicy(ext, notes) {
+func (f *facts) fairPolicy(out *results, kindFrom string, ext bool, notes []string) {
+	if f.liveFairPolicy(out, ext, notes) {
 		return
 	}
-	hc := r.in.Hadoop
+	hc := f.in.Hadoop
 	if hc == nil {
-		r.c.skip(IDCalculatorNotDominant, "%s", withNotes("the FairScheduler's policies are in its allocation file, and there is no Hadoop configuration to find it", notes))
+		out.skip("%s", withNotes("the FairScheduler's policies are in its allocation file, and there is no Hadoop configuration to find it", notes))
 		return
 	}
-	path, alloc, readErr, parseErr := r.fairAllocations()
+	path, alloc, readErr, parseErr := f.fairAllocations()
 	if readErr != nil {
-		r.c.skip(IDCalculatorNotDominant, "%s", withNotes(fmt.Sprintf("the FairScheduler (from %s) needs defaultQueueSchedulingPolicy drf for GPUs, but its allocation file cannot be read: %v", kindFrom, readErr), notes))
+		out.skip("%s", withNotes(fmt.Sprintf("the FairScheduler (from %s) needs defaultQueueSchedulingPolicy drf for GPUs, but its allocation file cannot be read: %v", kindFrom, readErr), notes))
 		return
 	}
 	if parseErr != nil {
-		r.c.warn(IDCalculatorNotDominant, path, "fix the allocation file's XML", "%s", withNotes(fmt.Sprintf("cannot read the FairScheduler's allocation file: %v", parseErr), notes))
+		out.warn(path, "fix the allocation file's XML", "%s", withNotes(fmt.Sprintf("cannot read the FairScheduler's allocation file: %v", parseErr), notes))
 		return
 	}
 	fix := fmt.Sprintf("set <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy> in %s", path)
@@ -225,28 +226,28 @@ func (r *runner) fairPolicy(kindFrom string, ext bool, notes []string) {
 		if shown == "" {
 			shown, src = "fair (the default)", path
 		}
-		r.calculatorFinding(ext, src, fix, withNotes(fmt.Sprintf("the FairScheduler's default queue policy is %s, which looks at memory only", shown), notes))
+		f.calculatorFinding(out, ext, src, fix, withNotes(fmt.Sprintf("the FairScheduler's default queue policy is %s, which looks at memory only", shown), notes))
 		return
 	}
 	bad := false
 	for _, q := range alloc.Queues {
 		if q.Policy != "" && !isDRF(q.Policy) {
 			bad = true
-			r.c.warn(IDCalculatorNotDominant, fmt.Sprintf("%s:%d", path, q.Line),
+			out.warn(fmt.Sprintf("%s:%d", path, q.Line),
 				fmt.Sprintf("set <schedulingPolicy>drf</schedulingPolicy> for queue %s, or submit to a drf queue", q.Path),
 				"queue %s of the FairScheduler uses policy %s, which ignores GPUs", q.Path, q.Policy)
 		}
 	}
 	if !bad {
-		r.c.pass(IDCalculatorNotDominant, fmt.Sprintf("%s:%d", path, alloc.DefaultLine), "%s", withNotes("the FairScheduler schedules with drf", notes))
+		out.pass(fmt.Sprintf("%s:%d", path, alloc.DefaultLine), "%s", withNotes("the FairScheduler schedules with drf", notes))
 	}
 }
 
 // fairAllocationPath is the FairScheduler's allocation file: yarn.scheduler.fair.allocation.file
 // (default fair-scheduler.xml), relative paths in the configuration directory. "" without a
 // Hadoop configuration.
-func (r *runner) fairAllocationPath() string {
-	hc := r.in.Hadoop
+func (f *facts) fairAllocationPath() string {
+	hc := f.in.Hadoop
 	if hc == nil {
 		return ""
 	}
@@ -262,8 +263,8 @@ func (r *runner) fairAllocationPath() string {
 
 // fairAllocations reads and parses the allocation file: readErr when it cannot be read (or there is
 // no Hadoop configuration), parseErr when it is no valid allocation file.
-func (r *runner) fairAllocations() (path string, alloc *FairAllocations, readErr, parseErr error) {
-	path = r.fairAllocationPath()
+func (f *facts) fairAllocations() (path string, alloc *FairAllocations, readErr, parseErr error) {
+	path = f.fairAllocationPath()
 	if path == "" {
 		return "", nil, errors.New("no Hadoop configuration"), nil
 	}
@@ -278,8 +279,8 @@ func (r *runner) fairAllocations() (path string, alloc *FairAllocations, readErr
 // liveFairPolicy judges the policy of the queue the job goes to (else the root queue) as the live
 // FairScheduler reports it (schedulingPolicy of /ws/v1/cluster/scheduler). It returns false, and
 // reports nothing, when the RM runs no FairScheduler or reports no policies.
-func (r *runner) liveFairPolicy(ext bool, notes []string) bool {
-	live := r.live.usable()
+func (f *facts) liveFairPolicy(out *results, ext bool, notes []string) bool {
+	live := f.live.usable()
 	if live == nil || live.sched == nil || kindOfType(live.sched.Type) != schedFair || live.sched.Root == nil {
 		return false
 	}
@@ -296,7 +297,7 @@ func (r *runner) liveFairPolicy(ext bool, notes []string) bool {
 	if !reported {
 		return false
 	}
-	q, name, from := r.findTargetQueue()
+	q, name, from := f.findTargetQueue()
 	var what string
 	if q == nil {
 		q, what = live.sched.Root, "the root queue"
@@ -308,7 +309,7 @@ func (r *runner) liveFairPolicy(ext bool, notes []string) bool {
 		return false
 	}
 	// The allocation file may not be what the RM loaded.
-	if path, alloc, _, _ := r.fairAllocations(); alloc != nil && isDRF(alloc.DefaultPolicy) != isDRF(live.sched.Root.SchedulingPolicy) {
+	if path, alloc, _, _ := f.fairAllocations(); alloc != nil && isDRF(alloc.DefaultPolicy) != isDRF(live.sched.Root.SchedulingPolicy) {
 		shown := alloc.DefaultPolicy
 		if shown == "" {
 			shown = "fair (the default)"
@@ -316,14 +317,14 @@ func (r *runner) liveFairPolicy(ext bool, notes []string) bool {
 		notes = append(notes, fmt.Sprintf("%s says defaultQueueSchedulingPolicy %s, but the ResourceManager's root queue uses %s: it has not loaded this file", path, shown, live.sched.Root.SchedulingPolicy))
 	}
 	if isDRF(q.SchedulingPolicy) {
-		r.c.pass(IDCalculatorNotDominant, live.rm, "%s", withNotes(fmt.Sprintf("%s of the FairScheduler at %s schedules with %s (dominant resource fairness)", what, live.rm, q.SchedulingPolicy), notes))
+		out.pass(live.rm, "%s", withNotes(fmt.Sprintf("%s of the FairScheduler at %s schedules with %s (dominant resource fairness)", what, live.rm, q.SchedulingPolicy), notes))
 		return true
 	}
 	fix := fmt.Sprintf("set <schedulingPolicy>drf</schedulingPolicy> for queue %s (or <defaultQueueSchedulingPolicy>drf</defaultQueueSchedulingPolicy>) in the FairScheduler's allocation file", q.Path)
 	if len(drfLeaves) > 0 {
 		fix += ", or submit to a drf queue: " + strings.Join(drfLeaves, ", ")
 	}
-	r.calculatorFinding(ext, live.rm, fix,
+	f.calculatorFinding(out, ext, live.rm, fix,
 		withNotes(fmt.Sprintf("%s of the FairScheduler at %s uses policy %s, which looks at memory only", what, live.rm, q.SchedulingPolicy), notes))
 	return true
 }

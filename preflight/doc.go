@@ -12,7 +12,14 @@
 // reports one entry per problem (each with its own source, "file:line", "-D key" or the RM URL), a
 // check that finds none reports one pass entry, and a check that cannot run (no Hadoop
 // configuration, no ResourceManager, FLINK_HOME unknown) reports one skip entry saying why.
-// Entries come in the order of IDs(): Flink configuration, Hadoop configuration, live cluster.
+// Entries come in the order of IDs(): Flink configuration, Hadoop configuration, live cluster,
+// security.
+//
+// The checks are a table (checkTable in checks.go): each row is an id, its area and a function
+// that looks at the facts Run gathers once (Flink's translation, the Hadoop configuration, the
+// ResourceManager's answers) and reports that check's entries. The table's order is the report's
+// and docs/preflight.md's. Messages name their subject (Flink's TaskManagers, or the containers of
+// Input.Container) from the facts.
 //
 // The package never prints, never exits and makes network calls only through the *yarn.Client it
 // is given, with the caller's context.

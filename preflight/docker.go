@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,51 +32,50 @@ const (
 // of its runtimes), docker among the allowed runtimes, an image, and for GPUs the GPU plugin with
 // its Docker plugin and what container-executor.cfg must allow for it (the nvidia runtime for
 // nvidia-docker-v2; the volume driver and the device nodes for v1). Each missing piece is an entry.
-func (r *runner) dockerCheck() {
-	if r.in.Flink == nil {
-		r.c.pass(IDDockerGPU, "", "no Flink configuration: the containers do not ask for the Docker runtime")
+func (f *facts) dockerCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, noHadoop) {
 		return
 	}
-	rt, rtSrc := r.flinkValue(flinkTMRuntimeType)
+	if f.in.Flink == nil {
+		out.pass("", "no Flink configuration: the containers do not ask for the Docker runtime")
+		return
+	}
+	rt, rtSrc := f.flinkValue(flinkTMRuntimeType)
 	if !strings.EqualFold(rt, "docker") {
-		r.c.pass(IDDockerGPU, rtSrc, "TaskManagers do not run in Docker containers (%s is not docker)", flinkTMRuntimeType)
+		out.pass(rtSrc, "%s do not run in Docker containers (%s is not docker)", f.subj.many, flinkTMRuntimeType)
 		return
 	}
-	hc := r.in.Hadoop
-	if hc == nil {
-		r.c.skip(IDDockerGPU, noHadoop)
-		return
-	}
+	hc := f.in.Hadoop
 	found := false
 	fail := func(src, fix, format string, args ...any) {
 		found = true
-		r.c.fail(IDDockerGPU, src, fix, format, args...)
+		out.fail(src, fix, format, args...)
 	}
 	if exec := strings.TrimSpace(hc.Get(keyContainerExecutor)); !strings.HasSuffix(exec, "LinuxContainerExecutor") {
 		fail(sourceOr(hc, keyContainerExecutor, hc.Dir()),
 			fmt.Sprintf("on the NodeManagers set %s=%s: the Docker runtime is one of its runtimes", keyContainerExecutor, linuxExecutor),
-			"the TaskManagers ask for the Docker runtime (%s), but the NodeManagers use %s, which runs no Docker container", rtSrc, orDefault(exec, "DefaultContainerExecutor (Hadoop's default)"))
+			"the %s ask for the Docker runtime (%s), but the NodeManagers use %s, which runs no Docker container", f.subj.many, rtSrc, orDefault(exec, "DefaultContainerExecutor (Hadoop's default)"))
 	}
 	if allowed := hc.GetTrimmedStrings(keyAllowedRuntimes); !slices.Contains(allowed, "docker") {
 		fail(sourceOr(hc, keyAllowedRuntimes, hc.Dir()),
 			fmt.Sprintf("on the NodeManagers set %s=default,docker", keyAllowedRuntimes),
-			"%s = %q does not allow docker: the NodeManagers refuse the TaskManagers' containers", keyAllowedRuntimes, strings.Join(allowed, ","))
+			"%s = %q does not allow docker: the NodeManagers refuse the %s' containers", keyAllowedRuntimes, strings.Join(allowed, ","), f.subj.many)
 	}
-	if img, _ := r.flinkValue(flinkTMDockerImage); img == "" && strings.TrimSpace(hc.Get(keyDockerImageName)) == "" {
+	if img, _ := f.flinkValue(flinkTMDockerImage); img == "" && strings.TrimSpace(hc.Get(keyDockerImageName)) == "" {
 		fail(rtSrc, fmt.Sprintf("set %s to the image (or %s on the NodeManagers)", flinkTMDockerImage, keyDockerImageName),
-			"the TaskManagers ask for the Docker runtime but name no image")
+			"the %s ask for the Docker runtime but name no image", f.subj.many)
 	}
-	if r.requestsGPU() {
-		r.dockerGPUChecks(fail)
+	if f.requestsGPU() {
+		f.dockerGPUChecks(fail)
 	}
 	if !found {
-		r.c.pass(IDDockerGPU, rtSrc, "the TaskManagers run in Docker containers and the NodeManagers' configuration allows it%s", r.dockerGPUNote())
+		out.pass(rtSrc, "the %s run in Docker containers and the NodeManagers' configuration allows it%s", f.subj.many, f.dockerGPUNote())
 	}
 }
 
 // requestsGPU reports whether the container asks for yarn.io/gpu.
-func (r *runner) requestsGPU() bool {
-	for _, res := range r.extendedRequest() {
+func (f *facts) requestsGPU() bool {
+	for _, res := range f.extendedRequest() {
 		if res.Name == records.GPU && res.Value > 0 {
 			return true
 		}
@@ -84,21 +84,21 @@ func (r *runner) requestsGPU() bool {
 }
 
 // dockerGPUNote says which Docker plugin hands the GPUs to the containers, for the pass message.
-func (r *runner) dockerGPUNote() string {
-	if !r.requestsGPU() {
+func (f *facts) dockerGPUNote() string {
+	if !f.requestsGPU() {
 		return ""
 	}
-	return ", with GPUs through " + orDefault(strings.TrimSpace(r.in.Hadoop.Get(keyGPUDockerPlugin)), dockerPluginV1)
+	return ", with GPUs through " + orDefault(strings.TrimSpace(f.in.Hadoop.Get(keyGPUDockerPlugin)), dockerPluginV1)
 }
 
 // dockerGPUChecks: a Docker container gets GPUs only from the GPU plugin's Docker plugin, and
 // container-executor.cfg must allow what that plugin adds to the docker run.
-func (r *runner) dockerGPUChecks(fail func(src, fix, format string, args ...any)) {
-	hc := r.in.Hadoop
+func (f *facts) dockerGPUChecks(fail func(src, fix, format string, args ...any)) {
+	hc := f.in.Hadoop
 	if !slices.Contains(hc.GetTrimmedStrings(keyResourcePlugins), records.GPU) {
 		fail(sourceOr(hc, keyResourcePlugins, hc.Dir()),
 			fmt.Sprintf("on the NodeManagers set %s=%s (GPUs as a plain count reach no Docker container)", keyResourcePlugins, records.GPU),
-			"the TaskManagers ask for yarn.io/gpu in Docker containers, but the NodeManagers run no GPU plugin: the containers are scheduled with GPUs and get no device")
+			"the %s ask for yarn.io/gpu in Docker containers, but the NodeManagers run no GPU plugin: the containers are scheduled with GPUs and get no device", f.subj.many)
 	}
 	plugin := orDefault(strings.TrimSpace(hc.Get(keyGPUDockerPlugin)), dockerPluginV1)
 	if plugin != dockerPluginV1 && plugin != dockerPluginV2 {

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"path"
@@ -50,21 +51,24 @@ const (
 // yarn.docker-gpu), and nvidia-docker-v1's endpoint. For Flink's TaskManagers in Docker
 // (containerized.taskmanager.env), only what yarn.docker-gpu does not check: the image's trust,
 // the mounts, the network and the privilege.
-func (r *runner) dockerRuntimeCheck() {
-	hc := r.in.Hadoop
-	d := r.in.Docker
+func (f *facts) dockerRuntimeCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, noHadoop) {
+		return
+	}
+	hc := f.in.Hadoop
+	d := f.in.Docker
 	allowed := hc.GetTrimmedStrings(keyAllowedRuntimes)
 	clusterDocker := slices.Contains(allowed, records.RuntimeDocker)
 	// Flink's TaskManagers in Docker: yarn.docker-gpu checks the executor, the runtimes and the
 	// GPU plugin; this check adds the container-executor's rules for their image and mounts.
 	fromFlink := false
 	var flinkProblems []Check
-	if d == nil && r.in.Flink != nil {
-		d, flinkProblems = r.flinkDockerRequest()
+	if d == nil && f.in.Flink != nil {
+		d, flinkProblems = f.flinkDockerRequest()
 		fromFlink = d != nil || len(flinkProblems) > 0
 	}
 	if d == nil && !clusterDocker && !fromFlink {
-		r.c.pass(IDDockerRuntime, sourceOf(hc, keyAllowedRuntimes),
+		out.pass(sourceOf(hc, keyAllowedRuntimes),
 			"no Docker image asked for, and the NodeManagers allow no docker runtime (%s)", keyAllowedRuntimes)
 		return
 	}
@@ -75,7 +79,7 @@ func (r *runner) dockerRuntimeCheck() {
 			return // dockerGPUChecks repeats the [docker] module check
 		}
 		seen = append(seen, msg)
-		r.c.fail(IDDockerRuntime, src, fix, "%s", msg)
+		out.fail(src, fix, "%s", msg)
 	}
 	for _, p := range flinkProblems {
 		fail(p.Source, p.Fix, "%s", p.Message)
@@ -89,12 +93,12 @@ func (r *runner) dockerRuntimeCheck() {
 	}
 	if fromFlink {
 		if d != nil {
-			r.dockerRequestYarnSite(d, fail)
+			f.dockerRequestYarnSite(d, fail)
 		}
 		// yarn.docker-gpu checks the [docker] module when the TaskManagers ask for GPUs.
-		note := r.dockerExecutorCfgChecks(d, !r.requestsGPU(), fail)
+		note := f.dockerExecutorCfgChecks(d, !f.requestsGPU(), fail)
 		if len(seen) == 0 && d != nil {
-			r.c.pass(IDDockerRuntime, sourceOf(hc, keyAllowedRuntimes), "%s and container-executor's rules allow its image and mounts (the executor, runtimes and GPU plugin: yarn.docker-gpu)%s", who, note)
+			out.pass(sourceOf(hc, keyAllowedRuntimes), "%s and container-executor's rules allow its image and mounts (the executor, runtimes and GPU plugin: yarn.docker-gpu)%s", who, note)
 		}
 		return
 	}
@@ -109,35 +113,35 @@ func (r *runner) dockerRuntimeCheck() {
 			"%s = %q does not allow docker: the NodeManagers refuse the containers", keyAllowedRuntimes, strings.Join(allowed, ","))
 	}
 	if d != nil {
-		r.dockerRequestYarnSite(d, fail)
+		f.dockerRequestYarnSite(d, fail)
 	}
-	note := r.dockerExecutorCfgChecks(d, true, fail)
-	if d != nil && r.requestsGPU() {
-		r.dockerGPUChecks(fail)
+	note := f.dockerExecutorCfgChecks(d, true, fail)
+	if d != nil && f.requestsGPU() {
+		f.dockerGPUChecks(fail)
 	}
-	if r.requestsGPU() || d == nil {
-		r.nvidiaDockerV1Check(fail)
+	if f.requestsGPU() || d == nil {
+		f.nvidiaDockerV1Check(out, fail)
 	}
-	if len(seen) == 0 && !r.c.has(IDDockerRuntime, StatusWarn) {
+	if len(seen) == 0 && !out.has(StatusWarn) {
 		verdict := "and the configuration allows it"
 		if d == nil {
 			verdict = "and their configuration can run Docker containers"
 		}
-		r.c.pass(IDDockerRuntime, sourceOf(hc, keyAllowedRuntimes), "%s %s%s%s", who, verdict, r.dockerRuntimeGPUNote(d), note)
+		out.pass(sourceOf(hc, keyAllowedRuntimes), "%s %s%s%s", who, verdict, f.dockerRuntimeGPUNote(d), note)
 	}
 }
 
 // dockerRuntimeGPUNote names the Docker plugin that gives the containers their GPUs.
-func (r *runner) dockerRuntimeGPUNote(d *DockerRequest) string {
-	if d == nil || !r.requestsGPU() {
+func (f *facts) dockerRuntimeGPUNote(d *DockerRequest) string {
+	if d == nil || !f.requestsGPU() {
 		return ""
 	}
-	return ", with GPUs through " + orDefault(strings.TrimSpace(r.in.Hadoop.Get(keyGPUDockerPlugin)), dockerPluginV1)
+	return ", with GPUs through " + orDefault(strings.TrimSpace(f.in.Hadoop.Get(keyGPUDockerPlugin)), dockerPluginV1)
 }
 
 // dockerRequestYarnSite checks the request's network and privilege against yarn-site.xml.
-func (r *runner) dockerRequestYarnSite(d *DockerRequest, fail func(src, fix, format string, args ...any)) {
-	hc := r.in.Hadoop
+func (f *facts) dockerRequestYarnSite(d *DockerRequest, fail func(src, fix, format string, args ...any)) {
+	hc := f.in.Hadoop
 	if d.Network != "" {
 		nets := hc.GetTrimmedStrings(keyDockerNetworks)
 		if _, set := hc.Lookup(keyDockerNetworks); !set {
@@ -159,8 +163,8 @@ func (r *runner) dockerRequestYarnSite(d *DockerRequest, fail func(src, fix, for
 // dockerExecutorCfgChecks checks container-executor.cfg's [docker] section when this configuration
 // directory has the file (it is root's, and often lives elsewhere: then a note says it was not
 // checked).
-func (r *runner) dockerExecutorCfgChecks(d *DockerRequest, checkModule bool, fail func(src, fix, format string, args ...any)) string {
-	dir := r.in.Hadoop.Dir()
+func (f *facts) dockerExecutorCfgChecks(d *DockerRequest, checkModule bool, fail func(src, fix, format string, args ...any)) string {
+	dir := f.in.Hadoop.Dir()
 	if dir == "" {
 		return ""
 	}
@@ -255,8 +259,8 @@ func mountAllowed(source string, allowed []string) bool {
 // nvidiaDockerV1Check: with the GPU plugin on nvidia-docker-v1 (Hadoop's default), its endpoint
 // must be an http(s) URL; nvidia-docker v1's plugin daemon is retired by NVIDIA, so a warning
 // points to nvidia-docker-v2.
-func (r *runner) nvidiaDockerV1Check(fail func(src, fix, format string, args ...any)) {
-	hc := r.in.Hadoop
+func (f *facts) nvidiaDockerV1Check(out *results, fail func(src, fix, format string, args ...any)) {
+	hc := f.in.Hadoop
 	if !slices.Contains(hc.GetTrimmedStrings(keyResourcePlugins), records.GPU) {
 		return
 	}
@@ -278,7 +282,7 @@ func (r *runner) nvidiaDockerV1Check(fail func(src, fix, format string, args ...
 			return
 		}
 	}
-	r.c.warn(IDDockerRuntime, sourceOr(hc, keyGPUDockerPlugin, hc.Dir()),
+	out.warn(sourceOr(hc, keyGPUDockerPlugin, hc.Dir()),
 		fmt.Sprintf("set %s=%s (the nvidia container runtime) and allow nvidia in [docker] docker.allowed.runtimes", keyGPUDockerPlugin, dockerPluginV2),
 		"the GPU plugin hands Docker containers their GPUs through %s (%s), which needs NVIDIA's retired nvidia-docker-plugin daemon at %s",
 		dockerPluginV1, orDefault(hc.Get(keyGPUDockerPlugin), "Hadoop's default"), orDefault(hc.Get(keyNvidiaDockerV1URL), "http://localhost:3476/v1.0/docker/cli"))
@@ -294,18 +298,18 @@ const (
 // flinkDockerRequest is the Docker container Flink's TaskManagers ask for through
 // containerized.taskmanager.env (nil when they run plain, or name no image: yarn.docker-gpu
 // reports that), with the mounts it cannot read as failed checks.
-func (r *runner) flinkDockerRequest() (*DockerRequest, []Check) {
-	rt, _ := r.flinkValue(flinkTMRuntimeType)
+func (f *facts) flinkDockerRequest() (*DockerRequest, []Check) {
+	rt, _ := f.flinkValue(flinkTMRuntimeType)
 	if !strings.EqualFold(rt, records.RuntimeDocker) {
 		return nil, nil
 	}
-	img, _ := r.flinkValue(flinkTMDockerImage)
-	if img == "" && r.in.Hadoop != nil {
-		img = strings.TrimSpace(r.in.Hadoop.Get(keyDockerImageName))
+	img, _ := f.flinkValue(flinkTMDockerImage)
+	if img == "" && f.in.Hadoop != nil {
+		img = strings.TrimSpace(f.in.Hadoop.Get(keyDockerImageName))
 	}
 	var problems []Check
 	d := &DockerRequest{Image: img}
-	if v, src := r.flinkValue(flinkTMDockerMounts); v != "" {
+	if v, src := f.flinkValue(flinkTMDockerMounts); v != "" {
 		for _, m := range strings.Split(v, ",") {
 			dm, err := parseHadoopMount(strings.TrimSpace(m))
 			if err != nil {
@@ -316,8 +320,8 @@ func (r *runner) flinkDockerRequest() (*DockerRequest, []Check) {
 			d.Mounts = append(d.Mounts, dm)
 		}
 	}
-	d.Network, _ = r.flinkValue(flinkTMDockerNetwork)
-	if v, _ := r.flinkValue(flinkTMDockerPrivileged); strings.EqualFold(v, "true") {
+	d.Network, _ = f.flinkValue(flinkTMDockerNetwork)
+	if v, _ := f.flinkValue(flinkTMDockerPrivileged); strings.EqualFold(v, "true") {
 		d.Privileged = true
 	}
 	if img == "" {

@@ -73,12 +73,12 @@ func readExecutorCfg(dir string) (cfg map[string]map[string]executorValue, path 
 // whether container-executor.cfg (when this configuration has it) enables the device's module:
 // without "[gpu] module.enabled=true" (or [fpga]) the container-executor refuses the
 // NodeManager's device isolation calls and containers that get a device fail to launch.
-func (r *runner) executorModuleCheck(t string) (note string, ok bool) {
+func (f *facts) executorModuleCheck(out *results, t string) (note string, ok bool) {
 	section := "gpu"
 	if strings.Contains(t, "fpga") {
 		section = "fpga"
 	}
-	dir := r.in.Hadoop.Dir()
+	dir := f.in.Hadoop.Dir()
 	if dir == "" {
 		return "", true
 	}
@@ -97,7 +97,7 @@ func (r *runner) executorModuleCheck(t string) (note string, ok bool) {
 	if has {
 		src, got = fmt.Sprintf("%s:%d", path, v.line), fmt.Sprintf("is %q", v.value)
 	}
-	r.c.warn(IDNMResources, src,
+	out.warn(src,
 		fmt.Sprintf("add \"[%s]\" with \"module.enabled=true\" to %s on every NodeManager", section, containerExecutorCfg),
 		"%s: [%s] module.enabled %s in %s: the container-executor refuses the NodeManager's %s isolation, so containers that get a %s fail to launch",
 		t, section, got, path, section, section)

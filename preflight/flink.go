@@ -1,7 +1,9 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/yarn-er/yarn-er/profile"
@@ -41,72 +43,149 @@ func message(p profile.Problem) string {
 	return p.Key + ": " + p.Message
 }
 
-// flinkChecks reports the checks on Flink's configuration.
-func (r *runner) flinkChecks() {
-	if r.in.Container != nil {
-		for _, id := range IDs() {
-			if AreaOf(id) == AreaFlink {
-				r.c.skip(id, "the %s is given directly, not computed from a Flink configuration", r.containerName())
-			}
+// flinkProblems reports the problems of Flink's translation that belong to check out.id.
+func (f *facts) flinkProblems(out *results) {
+	for _, p := range f.tr.Problems {
+		if problemID(p.Code) == out.id {
+			out.add(problemStatus(p), p.Source.String(), p.Fix, "%s", message(p))
 		}
+	}
+}
+
+// unlistedProblems reports the problems of Flink's translation whose code no check of the table
+// claims (codes a newer profile package may add) under their own ids.
+func (f *facts) unlistedProblems(c *collector) {
+	if f.in.Container != nil {
 		return
 	}
-	for _, p := range r.tr.Problems {
+	ids := IDs()
+	for _, p := range f.tr.Problems {
 		id := problemID(p.Code)
-		if AreaOf(id) != AreaFlink {
-			continue // yarn.resource-type-undeclared: reported with the Hadoop checks
+		if AreaOf(id) == AreaFlink && !slices.Contains(ids, id) {
+			c.of(id).add(problemStatus(p), p.Source.String(), p.Fix, "%s", message(p))
 		}
-		r.c.add(id, problemStatus(p), p.Source.String(), p.Fix, "%s", message(p))
 	}
-	ers := r.tr.ExternalResources
+}
+
+// noExternalResources is the skip reason of the checks of external resources when none is
+// configured.
+const noExternalResources = "no external resources are configured (external-resources is empty or not set)"
+
+// resourceNotListedCheck reports flink.resource-not-listed: external-resource.<name>.* keys of a
+// name that external-resources does not list.
+func (f *facts) resourceNotListedCheck(_ context.Context, out *results) {
+	if !f.needsFlink(out) {
+		return
+	}
+	f.flinkProblems(out)
 	listSrc := ""
-	if v, ok := r.in.Flink.Lookup(profile.KeyExternalResources); ok {
+	if v, ok := f.in.Flink.Lookup(profile.KeyExternalResources); ok {
 		listSrc = v.Source.String()
+	}
+	ers := f.tr.ExternalResources
+	if len(ers) == 0 {
+		out.pass(listSrc, "no external-resource.<name>.* keys outside external-resources")
+		return
 	}
 	names := make([]string, 0, len(ers))
 	for _, er := range ers {
 		names = append(names, er.Name)
 	}
-
-	if len(ers) == 0 {
-		r.c.pass(IDResourceNotListed, listSrc, "no external-resource.<name>.* keys outside external-resources")
-		for _, id := range []string{IDAmountInvalid, IDNoYarnConfigKey, IDDuplicateConfigKey, IDNoDriverFactory} {
-			r.c.skip(id, "no external resources are configured (external-resources is empty or not set)")
-		}
-	} else {
-		r.c.pass(IDResourceNotListed, listSrc, "every external-resource.<name>.* key belongs to a listed resource (%s)", strings.Join(names, ", "))
-		amounts := make([]string, 0, len(ers))
-		keys := make([]string, 0, len(ers))
-		drivers := make([]string, 0, len(ers))
-		for _, er := range ers {
-			amounts = append(amounts, fmt.Sprintf("%s: %d", er.Name, er.Amount))
-			if er.YarnConfigKey != "" {
-				keys = append(keys, er.Name+" → "+er.YarnConfigKey)
-			}
-			if er.DriverFactoryClass != "" {
-				drivers = append(drivers, er.Name+": "+er.DriverFactoryClass)
-			}
-		}
-		r.c.pass(IDAmountInvalid, "", "amounts per TaskManager: %s", strings.Join(amounts, ", "))
-		if len(keys) > 0 {
-			r.c.pass(IDNoYarnConfigKey, "", "requested on YARN: %s", strings.Join(keys, ", "))
-			r.c.pass(IDDuplicateConfigKey, "", "each resource has a YARN resource type of its own")
-		} else {
-			r.c.pass(IDDuplicateConfigKey, "", "no resource names a YARN resource type")
-		}
-		if len(drivers) > 0 {
-			r.c.pass(IDNoDriverFactory, "", "driver factories: %s", strings.Join(drivers, "; "))
-		}
-	}
-	r.taskManagerResources()
-	r.discoveryChecks()
+	out.pass(listSrc, "every external-resource.<name>.* key belongs to a listed resource (%s)", strings.Join(names, ", "))
 }
 
-// taskManagerResources reports the container the TaskManager asks for.
-func (r *runner) taskManagerResources() {
-	if r.tr.Resource.Len() == 0 {
-		r.c.skip(IDTaskManagerResources, "the TaskManager container could not be computed")
+// amountCheck reports flink.amount-invalid: each listed resource's amount.
+func (f *facts) amountCheck(_ context.Context, out *results) {
+	if !f.needsFlink(out) {
 		return
 	}
-	r.c.pass(IDTaskManagerResources, "", "TaskManager container %s", r.tr.Resource.String())
+	f.flinkProblems(out)
+	ers := f.tr.ExternalResources
+	if len(ers) == 0 {
+		out.skip(noExternalResources)
+		return
+	}
+	amounts := make([]string, 0, len(ers))
+	for _, er := range ers {
+		amounts = append(amounts, fmt.Sprintf("%s: %d", er.Name, er.Amount))
+	}
+	out.pass("", "amounts per TaskManager: %s", strings.Join(amounts, ", "))
+}
+
+// yarnConfigKeyCheck reports flink.no-yarn-config-key: each listed resource names the YARN
+// resource type it is requested as.
+func (f *facts) yarnConfigKeyCheck(_ context.Context, out *results) {
+	if !f.needsFlink(out) {
+		return
+	}
+	f.flinkProblems(out)
+	ers := f.tr.ExternalResources
+	if len(ers) == 0 {
+		out.skip(noExternalResources)
+		return
+	}
+	var keys []string
+	for _, er := range ers {
+		if er.YarnConfigKey != "" {
+			keys = append(keys, er.Name+" → "+er.YarnConfigKey)
+		}
+	}
+	if len(keys) > 0 {
+		out.pass("", "requested on YARN: %s", strings.Join(keys, ", "))
+	}
+}
+
+// duplicateConfigKeyCheck reports flink.duplicate-config-key: no two resources name the same YARN
+// resource type.
+func (f *facts) duplicateConfigKeyCheck(_ context.Context, out *results) {
+	if !f.needsFlink(out) {
+		return
+	}
+	f.flinkProblems(out)
+	ers := f.tr.ExternalResources
+	if len(ers) == 0 {
+		out.skip(noExternalResources)
+		return
+	}
+	if slices.ContainsFunc(ers, func(er profile.ExternalResource) bool { return er.YarnConfigKey != "" }) {
+		out.pass("", "each resource has a YARN resource type of its own")
+		return
+	}
+	out.pass("", "no resource names a YARN resource type")
+}
+
+// driverFactoryCheck reports flink.no-driver-factory: each listed resource has a driver factory.
+func (f *facts) driverFactoryCheck(_ context.Context, out *results) {
+	if !f.needsFlink(out) {
+		return
+	}
+	f.flinkProblems(out)
+	ers := f.tr.ExternalResources
+	if len(ers) == 0 {
+		out.skip(noExternalResources)
+		return
+	}
+	var drivers []string
+	for _, er := range ers {
+		if er.DriverFactoryClass != "" {
+			drivers = append(drivers, er.Name+": "+er.DriverFactoryClass)
+		}
+	}
+	if len(drivers) > 0 {
+		out.pass("", "driver factories: %s", strings.Join(drivers, "; "))
+	}
+}
+
+// taskManagerResourcesCheck reports flink.taskmanager-resources: the container the TaskManager
+// asks for.
+func (f *facts) taskManagerResourcesCheck(_ context.Context, out *results) {
+	if !f.needsFlink(out) {
+		return
+	}
+	f.flinkProblems(out)
+	if f.tr.Resource.Len() == 0 {
+		out.skip("the TaskManager container could not be computed")
+		return
+	}
+	out.pass("", "TaskManager container %s", f.tr.Resource.String())
 }

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -27,94 +28,69 @@ const (
 // noHadoop is the skip reason of the checks that need a Hadoop configuration.
 const noHadoop = "no Hadoop configuration (give --hadoop-conf, or set HADOOP_CONF_DIR or HADOOP_HOME)"
 
-// hadoopChecks reports the checks on Hadoop's configuration files (and the live RM where it
-// settles what the files cannot).
-func (r *runner) hadoopChecks() {
-	r.calculatorCheck()
-	if r.in.Hadoop == nil {
-		for _, id := range []string{IDResourceTypesInvalid, IDResourceTypeUndeclared, IDNMResources, IDResourceProfiles, IDProfileMaxAllocation, IDDockerGPU, IDDockerRuntime, IDMIGResources} {
-			r.c.skip(id, noHadoop)
-		}
-		// The live NodeManagers' units stand in for resource-types.xml.
-		if !r.liveUnitCheck() {
-			r.c.skip(IDResourceTypeUnit, noHadoop)
-		}
-		// The ResourceManager's effective maximum allocation stands in for the files.
-		if r.live.effectiveMax().Len() > 0 {
-			r.maxAllocationCheck()
-		} else {
-			r.c.skip(IDMaxAllocationExceeded, noHadoop)
-		}
+// resourceTypesCheck reports yarn.resource-types-invalid.
+func (f *facts) resourceTypesCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, noHadoop) {
 		return
 	}
-	r.resourceTypesCheck()
-	r.undeclaredCheck()
-	r.unitCheck()
-	r.maxAllocationCheck()
-	r.nmResourcesCheck()
-	r.profilesCheck()
-	r.dockerCheck()
-	r.dockerRuntimeCheck()
-	r.migCheck()
-}
-
-// resourceTypesCheck reports yarn.resource-types-invalid.
-func (r *runner) resourceTypesCheck() {
-	for _, p := range r.typeProblems {
+	for _, p := range f.typeProblems {
 		if p.Code == profile.CodeResourceTypesInvalid {
-			r.c.add(IDResourceTypesInvalid, problemStatus(p), p.Source.String(), p.Fix, "%s", message(p))
+			out.add(problemStatus(p), p.Source.String(), p.Fix, "%s", message(p))
 		}
 	}
 	var declared []string
-	for _, rt := range r.types.All() {
+	for _, rt := range f.types.All() {
 		if rt.Name != records.MemoryMB && rt.Name != records.VCores {
 			declared = append(declared, rt.Name)
 		}
 	}
 	if len(declared) == 0 {
-		r.c.pass(IDResourceTypesInvalid, "", "yarn.resource-types declares no type besides memory-mb and vcores")
+		out.pass("", "yarn.resource-types declares no type besides memory-mb and vcores")
 		return
 	}
-	r.c.pass(IDResourceTypesInvalid, sourceOf(r.in.Hadoop, profile.KeyResourceTypes), "yarn.resource-types declares %s", strings.Join(declared, ", "))
+	out.pass(sourceOf(f.in.Hadoop, profile.KeyResourceTypes), "yarn.resource-types declares %s", strings.Join(declared, ", "))
 }
 
 // undeclaredCheck reports yarn.resource-type-undeclared: each requested type that
 // yarn.resource-types does not declare, and NodeManager resources of undeclared types. When the
 // live RM knows a type anyway, the local files are out of date: a warning.
-func (r *runner) undeclaredCheck() {
-	known := r.live.knownTypes()
-	problems := slices.Clone(r.tr.Problems)
-	problems = append(problems, r.nodeProblems...)
+func (f *facts) undeclaredCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, noHadoop) {
+		return
+	}
+	known := f.live.knownTypes()
+	problems := slices.Clone(f.tr.Problems)
+	problems = append(problems, f.nodeProblems...)
 	for _, p := range problems {
 		if p.Code != profile.CodeResourceTypeUndeclared {
 			continue
 		}
 		t := p.Key
-		if v, ok := r.in.Flink.Lookup(p.Key); ok {
+		if v, ok := f.in.Flink.Lookup(p.Key); ok {
 			t = v.Value
 		} else if rest, ok := strings.CutPrefix(p.Key, profile.KeyNodeResourcePrefix); ok {
 			t = rest
 		}
 		if known != nil && known[t] {
-			r.c.warn(IDResourceTypeUndeclared, p.Source.String(),
-				fmt.Sprintf("update the Hadoop configuration in %s from the cluster's (resource-types.xml)", r.in.Hadoop.Dir()),
-				"%s (the ResourceManager at %s knows '%s', so only this configuration is out of date)", message(p), r.live.rm, t)
+			out.warn(p.Source.String(),
+				fmt.Sprintf("update the Hadoop configuration in %s from the cluster's (resource-types.xml)", f.in.Hadoop.Dir()),
+				"%s (the ResourceManager at %s knows '%s', so only this configuration is out of date)", message(p), f.live.rm, t)
 			continue
 		}
-		r.c.fail(IDResourceTypeUndeclared, p.Source.String(), p.Fix, "%s", message(p))
+		out.fail(p.Source.String(), p.Fix, "%s", message(p))
 	}
-	ext := r.extendedRequest()
+	ext := f.extendedRequest()
 	var ok []string
 	for _, res := range ext {
-		if _, found := r.types.Lookup(res.Name); found {
+		if _, found := f.types.Lookup(res.Name); found {
 			ok = append(ok, res.Name)
 		}
 	}
 	switch {
 	case len(ext) == 0:
-		r.c.pass(IDResourceTypeUndeclared, "", "no resource type besides memory-mb and vcores is requested")
+		out.pass("", "no resource type besides memory-mb and vcores is requested")
 	case len(ok) > 0:
-		r.c.pass(IDResourceTypeUndeclared, sourceOf(r.in.Hadoop, profile.KeyResourceTypes), "declared in yarn.resource-types: %s", strings.Join(ok, ", "))
+		out.pass(sourceOf(f.in.Hadoop, profile.KeyResourceTypes), "declared in yarn.resource-types: %s", strings.Join(ok, ", "))
 	}
 }
 
@@ -125,15 +101,20 @@ func (r *runner) undeclaredCheck() {
 // configuration's: memory-mb and vcores against yarn.scheduler.maximum-allocation-mb/-vcores (or
 // yarn.resource-types.memory-mb/vcores.*), other types against
 // yarn.resource-types.<type>.maximum-allocation.
-func (r *runner) maxAllocationCheck() {
-	effective := r.live.effectiveMax()
+func (f *facts) maxAllocationCheck(_ context.Context, out *results) {
+	if f.in.Hadoop == nil && f.live.effectiveMax().Len() == 0 {
+		// The ResourceManager's effective maximum allocation stands in for the files.
+		out.skip(noHadoop)
+		return
+	}
+	effective := f.live.effectiveMax()
 	var fine []string
 	usedLive := false
-	for _, res := range r.tr.Resource.All() {
-		rt, declared := r.types.Lookup(res.Name)
+	for _, res := range f.tr.Resource.All() {
+		rt, declared := f.types.Lookup(res.Name)
 		if eff, ok := effective.Quantity(res.Name); ok {
 			usedLive = true
-			if line, ok := r.maxAllocationLive(res, eff, rt, declared); ok {
+			if line, ok := f.maxAllocationLive(out, res, eff, rt, declared); ok {
 				fine = append(fine, line)
 			}
 			continue
@@ -144,16 +125,16 @@ func (r *runner) maxAllocationCheck() {
 		unit := requestUnit(res.Name)
 		cmp, err := records.Compare(unit, res.Value, rt.Units, rt.Maximum)
 		if err != nil {
-			r.c.warn(IDMaxAllocationExceeded, r.origin(res.Name), "fix the unit of the resource type", "%s: cannot compare %d with the maximum allocation %d%s: %v",
+			out.warn(f.origin(res.Name), "fix the unit of the resource type", "%s: cannot compare %d with the maximum allocation %d%s: %v",
 				res.Name, res.Value, rt.Maximum, rt.Units, err)
 			continue
 		}
 		maxKey, maxSrc := maxKeyOf(rt)
 		if cmp > 0 {
-			r.c.fail(IDMaxAllocationExceeded, r.origin(res.Name),
-				fmt.Sprintf("ask for at most %s of %s per TaskManager, or raise %s on the ResourceManager", fmtAmount(rt.Maximum, rt.Units), res.Name, maxKey),
-				"%s: the TaskManager asks for %s, above the maximum allocation %s (%s%s): %s",
-				res.Name, fmtAmount(res.Value, unit), fmtAmount(rt.Maximum, rt.Units), maxKey, atSource(maxSrc), rejected)
+			out.fail(f.origin(res.Name),
+				fmt.Sprintf("ask for at most %s of %s per %s, or raise %s on the ResourceManager", fmtAmount(rt.Maximum, rt.Units), res.Name, f.subj.one, maxKey),
+				"%s: the %s asks for %s, above the maximum allocation %s (%s%s): %s",
+				res.Name, f.subj.one, fmtAmount(res.Value, unit), fmtAmount(rt.Maximum, rt.Units), maxKey, atSource(maxSrc), rejected)
 			continue
 		}
 		if rt.Maximum == math.MaxInt64 {
@@ -164,14 +145,14 @@ func (r *runner) maxAllocationCheck() {
 	}
 	switch {
 	case len(fine) > 0 && usedLive:
-		r.c.pass(IDMaxAllocationExceeded, r.live.rm+pathOverview, "within the maximum allocations (the ResourceManager's effective ones where it reports them): %s", strings.Join(fine, ", "))
+		out.pass(f.live.rm+pathOverview, "within the maximum allocations (the ResourceManager's effective ones where it reports them): %s", strings.Join(fine, ", "))
 	case len(fine) > 0:
-		r.c.pass(IDMaxAllocationExceeded, "", "within the configured maximum allocations: %s", strings.Join(fine, ", "))
-	case r.c.has(IDMaxAllocationExceeded, StatusFail, StatusWarn):
-	case r.in.Hadoop == nil:
-		r.c.skip(IDMaxAllocationExceeded, "%s, and the ResourceManager's effective maximum allocation lists no requested type", noHadoop)
+		out.pass("", "within the configured maximum allocations: %s", strings.Join(fine, ", "))
+	case out.has(StatusFail, StatusWarn):
+	case f.in.Hadoop == nil:
+		out.skip("%s, and the ResourceManager's effective maximum allocation lists no requested type", noHadoop)
 	default:
-		r.c.skip(IDMaxAllocationExceeded, "no requested resource type is declared in this configuration")
+		out.skip("no requested resource type is declared in this configuration")
 	}
 }
 
@@ -182,12 +163,12 @@ const rejected = "YARN rejects the request (InvalidResourceRequestException: req
 // allocation eff; rt is its type in the Hadoop configuration when declared there. It reports
 // findings itself and returns the pass line when the request is within eff. A configuration whose
 // own maximum is below the request the RM allows is out of date: a warning.
-func (r *runner) maxAllocationLive(res records.Resource, eff records.Quantity, rt profile.ResourceType, declared bool) (string, bool) {
+func (f *facts) maxAllocationLive(out *results, res records.Resource, eff records.Quantity, rt profile.ResourceType, declared bool) (string, bool) {
 	asked := records.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
-	src := r.live.rm + pathOverview
+	src := f.live.rm + pathOverview
 	cmp, err := asked.Cmp(eff)
 	if err != nil {
-		r.c.warn(IDMaxAllocationExceeded, r.origin(res.Name), "check the resource type's unit on the ResourceManager",
+		out.warn(f.origin(res.Name), "check the resource type's unit on the ResourceManager",
 			"%s: cannot compare %s with the ResourceManager's effective maximum allocation %s: %v", res.Name, asked, eff, err)
 		return "", false
 	}
@@ -198,7 +179,7 @@ func (r *runner) maxAllocationLive(res records.Resource, eff records.Quantity, r
 		maxKey, maxSrc = maxKeyOf(rt)
 	}
 	if cmp > 0 {
-		fix := fmt.Sprintf("ask for at most %s of %s per TaskManager", fmtAmount(eff.Value, eff.Units), res.Name)
+		fix := fmt.Sprintf("ask for at most %s of %s per %s", fmtAmount(eff.Value, eff.Units), res.Name, f.subj.one)
 		why := "the configured maximum capped by the largest NodeManager"
 		switch c, err := eff.Cmp(configured); {
 		case !declared:
@@ -211,17 +192,17 @@ func (r *runner) maxAllocationLive(res records.Resource, eff records.Quantity, r
 			fix += fmt.Sprintf(", or raise %s on the ResourceManager", maxKey)
 			why = fmt.Sprintf("the configured maximum, %s%s", maxKey, atSource(maxSrc))
 		}
-		r.c.fail(IDMaxAllocationExceeded, r.origin(res.Name), fix,
-			"%s: the TaskManager asks for %s, above the ResourceManager's effective maximum allocation %s (%s%s: %s): %s",
-			res.Name, fmtAmount(asked.Value, asked.Units), fmtAmount(eff.Value, eff.Units), r.live.rm, pathOverview, why, rejected)
+		out.fail(f.origin(res.Name), fix,
+			"%s: the %s asks for %s, above the ResourceManager's effective maximum allocation %s (%s%s: %s): %s",
+			res.Name, f.subj.one, fmtAmount(asked.Value, asked.Units), fmtAmount(eff.Value, eff.Units), f.live.rm, pathOverview, why, rejected)
 		return "", false
 	}
 	if declared {
 		if c, err := asked.Cmp(configured); err == nil && c > 0 {
-			r.c.warn(IDMaxAllocationExceeded, maxSrc,
-				fmt.Sprintf("update the Hadoop configuration in %s from the cluster's", r.in.Hadoop.Dir()),
+			out.warn(maxSrc,
+				fmt.Sprintf("update the Hadoop configuration in %s from the cluster's", f.in.Hadoop.Dir()),
 				"%s: this configuration's maximum allocation %s (%s%s) is below the request %s, but the ResourceManager at %s allows %s (%s), so only this configuration is out of date",
-				res.Name, fmtAmount(configured.Value, configured.Units), maxKey, atSource(maxSrc), fmtAmount(asked.Value, asked.Units), r.live.rm, fmtAmount(eff.Value, eff.Units), src)
+				res.Name, fmtAmount(configured.Value, configured.Units), maxKey, atSource(maxSrc), fmtAmount(asked.Value, asked.Units), f.live.rm, fmtAmount(eff.Value, eff.Units), src)
 			return "", false
 		}
 	}
@@ -267,16 +248,19 @@ func fmtAmount(v int64, unit string) string {
 // nmResourcesCheck reports yarn.nm-resources: each requested type must be offered by a
 // NodeManager (a resource plugin, a yarn.nodemanager.resource-type.<t> count, or the pluggable
 // device framework), and a GPU/FPGA plugin needs LinuxContainerExecutor and cgroups to isolate.
-func (r *runner) nmResourcesCheck() {
-	hc := r.in.Hadoop
-	for _, p := range r.nodeProblems {
+func (f *facts) nmResourcesCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, noHadoop) {
+		return
+	}
+	hc := f.in.Hadoop
+	for _, p := range f.nodeProblems {
 		if p.Code == profile.CodeNodeResourcesInvalid {
-			r.c.add(IDNMResources, problemStatus(p), p.Source.String(), p.Fix, "%s", message(p))
+			out.add(problemStatus(p), p.Source.String(), p.Fix, "%s", message(p))
 		}
 	}
-	ext := r.extendedRequest()
+	ext := f.extendedRequest()
 	if len(ext) == 0 {
-		r.c.pass(IDNMResources, "", "no resource type besides memory-mb and vcores is requested")
+		out.pass("", "no resource type besides memory-mb and vcores is requested")
 		return
 	}
 	pluginsProp, _ := hc.Lookup(keyResourcePlugins)
@@ -287,49 +271,49 @@ func (r *runner) nmResourcesCheck() {
 		t := res.Name
 		switch {
 		case slices.Contains(plugins, t):
-			r.c.pass(IDNMResources, pluginsProp.Source.String(), "%s: offered by the NodeManager resource plugin (%s)", t, keyResourcePlugins)
+			out.pass(pluginsProp.Source.String(), "%s: offered by the NodeManager resource plugin (%s)", t, keyResourcePlugins)
 			if t == records.GPU || t == records.FPGA {
 				// Each device type has its own handler and container-executor.cfg module.
-				r.isolationCheck(t, pluginsProp.Source.String())
+				f.isolationCheck(out, t, pluginsProp.Source.String())
 			}
 			continue
 		case pluggable:
-			r.c.pass(IDNMResources, sourceOf(hc, keyDeviceClasses), "%s: the pluggable device framework is on (%s); its device plugins name their resource types", t, keyDeviceClasses)
+			out.pass(sourceOf(hc, keyDeviceClasses), "%s: the pluggable device framework is on (%s); its device plugins name their resource types", t, keyDeviceClasses)
 			continue
 		}
-		if nr, ok := nodeResource(r.nodeResources, t); ok {
+		if nr, ok := nodeResource(f.nodeResources, t); ok {
 			if nr.Value > 0 {
-				r.c.pass(IDNMResources, nr.Source.String(), "%s: %s%s = %d%s per NodeManager (a plain count: scheduled, not isolated)", t, profile.KeyNodeResourcePrefix, t, nr.Value, nr.Units)
+				out.pass(nr.Source.String(), "%s: %s%s = %d%s per NodeManager (a plain count: scheduled, not isolated)", t, profile.KeyNodeResourcePrefix, t, nr.Value, nr.Units)
 				continue
 			}
-			r.c.warn(IDNMResources, nr.Source.String(), fmt.Sprintf("set %s%s to the number of devices of each NodeManager", profile.KeyNodeResourcePrefix, t),
+			out.warn(nr.Source.String(), fmt.Sprintf("set %s%s to the number of devices of each NodeManager", profile.KeyNodeResourcePrefix, t),
 				"%s: the NodeManager configuration offers %d, so no container gets one", t, nr.Value)
 			continue
 		}
-		if n := r.live.nodesOffering(t); n > 0 {
-			r.c.pass(IDNMResources, r.live.rm, "%s: not configured in %s, but %d RUNNING NodeManagers advertise it", t, hc.Dir(), n)
+		if n := f.live.nodesOffering(t); n > 0 {
+			out.pass(f.live.rm, "%s: not configured in %s, but %d RUNNING NodeManagers advertise it", t, hc.Dir(), n)
 			continue
 		}
 		fix := fmt.Sprintf("on the NodeManagers, set %s=%s (with the GPU/FPGA plugin) or %s%s=<count> in node-resources.xml", keyResourcePlugins, t, profile.KeyNodeResourcePrefix, t)
 		if t != records.GPU && t != records.FPGA {
 			fix = fmt.Sprintf("on the NodeManagers, set %s%s=<count> in node-resources.xml (or configure a device plugin)", profile.KeyNodeResourcePrefix, t)
 		}
-		r.c.warn(IDNMResources, r.origin(t), fix,
+		out.warn(f.origin(t), fix,
 			"%s: no %s entry and no %s%s count in %s: no NodeManager configured from it offers %s, so YARN's maximum for it is 0 (if this is not the NodeManagers' configuration, check theirs)",
 			t, keyResourcePlugins, profile.KeyNodeResourcePrefix, t, hc.Dir(), t)
 	}
 }
 
 // isolationCheck warns when a GPU/FPGA plugin runs without LinuxContainerExecutor and cgroups.
-func (r *runner) isolationCheck(t, src string) {
-	hc := r.in.Hadoop
+func (f *facts) isolationCheck(out *results, t, src string) {
+	hc := f.in.Hadoop
 	exec := strings.TrimSpace(hc.Get(keyContainerExecutor))
 	if !strings.HasSuffix(exec, "LinuxContainerExecutor") {
 		shown := exec
 		if shown == "" {
 			shown = "DefaultContainerExecutor (Hadoop's default)"
 		}
-		r.c.warn(IDNMResources, sourceOr(hc, keyContainerExecutor, src),
+		out.warn(sourceOr(hc, keyContainerExecutor, src),
 			fmt.Sprintf("set %s=%s with cgroups (container-executor.cfg: [gpu]/[fpga] module.enabled=true)", keyContainerExecutor, linuxExecutor),
 			"%s: the resource plugin runs with %s: devices are scheduled but not isolated, so any container can use every device", t, shown)
 		return
@@ -346,11 +330,11 @@ func (r *runner) isolationCheck(t, src string) {
 	case hc.GetBool(keyCgroupsMount, false):
 		where = fmt.Sprintf("cgroups it mounts (%s=true)", keyCgroupsMount)
 	}
-	note, ok := r.executorModuleCheck(t)
+	note, ok := f.executorModuleCheck(out, t)
 	if !ok {
 		return
 	}
-	r.c.pass(IDNMResources, sourceOf(hc, keyContainerExecutor), "%s: isolated by LinuxContainerExecutor with cgroups: the resource plugin's handler uses %s%s", t, where, note)
+	out.pass(sourceOf(hc, keyContainerExecutor), "%s: isolated by LinuxContainerExecutor with cgroups: the resource plugin's handler uses %s%s", t, where, note)
 }
 
 func nodeResource(list []profile.NodeResource, name string) (profile.NodeResource, bool) {

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -24,13 +25,16 @@ const (
 // be allowed to use the label and have capacity in it. YARN leaves a request for a label no node
 // carries pending forever. Without a label, the devices must be on nodes that requests without
 // a label reach: nodes of an exclusive label serve only requests for it.
-func (r *runner) nodeLabelCheck() {
-	live := r.live
-	if live.nodesErr != nil {
-		r.c.skip(IDNodeLabel, "cannot list the nodes: %v", live.nodesErr)
+func (f *facts) nodeLabelCheck(_ context.Context, out *results) {
+	if !f.needsLive(out) {
 		return
 	}
-	tm, jm := r.tmLabel(), r.jmLabel()
+	live := f.live
+	if live.nodesErr != nil {
+		out.skip("cannot list the nodes: %v", live.nodesErr)
+		return
+	}
+	tm, jm := f.tmLabel(), f.jmLabel()
 	running := live.running()
 	present := map[string]bool{}
 	for _, n := range running {
@@ -45,7 +49,7 @@ func (r *runner) nodeLabelCheck() {
 	}
 	// The queue must be allowed to use the label (accessible-node-labels), when the scheduler says.
 	var queue *yarn.Queue
-	if q := r.targetLeaf(); q != nil && q.NodeLabels != nil {
+	if q := f.targetLeaf(); q != nil && q.NodeLabels != nil {
 		queue = q
 	}
 	mayUse := func(label string) bool {
@@ -63,14 +67,14 @@ func (r *runner) nodeLabelCheck() {
 			return
 		}
 		if !mayUse(label) {
-			r.c.fail(IDNodeLabel, src, fmt.Sprintf("add %s to yarn.scheduler.capacity.%s.accessible-node-labels (capacity-scheduler.xml) with a capacity (…accessible-node-labels.%s.capacity), or use a queue that may use it", label, queue.Path, label),
-				"%s = %s: queue %s may not use the label (its accessible node labels: %s): YARN rejects the %s container request", key, label, queue.Path, accessible(), who)
+			out.fail(src, fmt.Sprintf("add %s to yarn.scheduler.capacity.%s.accessible-node-labels (capacity-scheduler.xml) with a capacity (…accessible-node-labels.%s.capacity), or use a queue that may use it", label, queue.Path, label),
+				"%s = %s: queue %s may not use the label (its accessible node labels: %s): YARN rejects the %s request", key, label, queue.Path, accessible(), who)
 			return
 		}
-		if q := r.targetLeaf(); q != nil && q.Partitions != nil {
+		if q := f.targetLeaf(); q != nil && q.Partitions != nil {
 			if p := q.Partition(label); p != nil && p.EffectiveMax.Len() > 0 && allZero(p.EffectiveMax) {
-				r.c.fail(IDNodeLabel, src, fmt.Sprintf("set yarn.scheduler.capacity.%s.accessible-node-labels.%s.capacity and .maximum-capacity above 0 (capacity-scheduler.xml, and each parent's)", q.Path, label),
-					"%s = %s: queue %s has no capacity in the label's partition (its effectiveMaxResource there is 0): the %s container stays pending forever", key, label, q.Path, who)
+				out.fail(src, fmt.Sprintf("set yarn.scheduler.capacity.%s.accessible-node-labels.%s.capacity and .maximum-capacity above 0 (capacity-scheduler.xml, and each parent's)", q.Path, label),
+					"%s = %s: queue %s has no capacity in the label's partition (its effectiveMaxResource there is 0): the %s stays pending forever", key, label, q.Path, who)
 				return
 			}
 		}
@@ -82,8 +86,8 @@ func (r *runner) nodeLabelCheck() {
 		}
 		shown := formatRequest(req)
 		if len(labelled) == 0 {
-			r.c.fail(IDNodeLabel, src, fmt.Sprintf("set %s to a label RUNNING nodes carry (%s), or label nodes with it (yarn rmadmin -replaceLabelsOnNode)", key, shownKnown),
-				"%s = %s: no RUNNING node carries the label (labels on RUNNING nodes: %s): the %s container %s stays pending forever", key, label, shownKnown, who, shown)
+			out.fail(src, fmt.Sprintf("set %s to a label RUNNING nodes carry (%s), or label nodes with it (yarn rmadmin -replaceLabelsOnNode)", key, shownKnown),
+				"%s = %s: no RUNNING node carries the label (labels on RUNNING nodes: %s): the %s %s stays pending forever", key, label, shownKnown, who, shown)
 			return
 		}
 		fitting := 0
@@ -93,45 +97,45 @@ func (r *runner) nodeLabelCheck() {
 			}
 		}
 		if fitting == 0 {
-			r.c.fail(IDNodeLabel, src, fmt.Sprintf("ask for a smaller %s container, or give the nodes labelled %s more resources", who, label),
-				"%s = %s: none of the %d RUNNING nodes with the label can hold the %s container %s", key, label, len(labelled), who, shown)
+			out.fail(src, fmt.Sprintf("ask for a smaller %s, or give the nodes labelled %s more resources", who, label),
+				"%s = %s: none of the %d RUNNING nodes with the label can hold the %s %s", key, label, len(labelled), who, shown)
 			return
 		}
-		r.c.pass(IDNodeLabel, src, "%s = %s: %d of the %d RUNNING nodes with the label can hold the %s container %s", key, label, fitting, len(labelled), who, shown)
+		out.pass(src, "%s = %s: %d of the %d RUNNING nodes with the label can hold the %s %s", key, label, fitting, len(labelled), who, shown)
 	}
-	req, _ := r.request()
+	req, _ := f.request()
 	if tm.label == "" && jm.label == "" {
-		r.unlabelledCheck(req, running, mayUse, accessible)
+		f.unlabelledCheck(out, req, running, mayUse, accessible)
 		return
 	}
 	if len(req) > 0 {
 		if tm.label == "" {
-			r.unlabelledCheck(req, running, mayUse, accessible)
+			f.unlabelledCheck(out, req, running, mayUse, accessible)
 		} else {
-			check("TaskManager", tm, req)
+			check(f.subj.container, tm, req)
 		}
 	}
-	if r.jm != nil {
-		check("JobManager", jm, r.normalized(r.jm.Request()))
+	if f.jm != nil {
+		check("JobManager container", jm, f.normalized(f.jm.Request()))
 	}
 }
 
-// unlabelledCheck reports, for TaskManager containers that ask for no node label, whether the
+// unlabelledCheck reports, for containers that ask for no node label, whether the
 // nodes offering their devices are reachable: nodes of an exclusive label serve only requests
 // for that label, so devices only there are never given to them.
-func (r *runner) unlabelledCheck(req []records.Resource, running []yarn.Node, mayUse func(string) bool, accessible func() string) {
+func (f *facts) unlabelledCheck(out *results, req []records.Resource, running []yarn.Node, mayUse func(string) bool, accessible func() string) {
 	noLabel := fmt.Sprintf("no node label is asked for (%s, %s)", keyTMNodeLabel, keyAppNodeLabel)
 	key := keyTMNodeLabel
-	if r.in.Container != nil {
+	if f.in.Container != nil {
 		noLabel, key = "no node label is asked for (--node-label)", "--node-label"
 	}
-	reach, scope := r.partitionNodes("")
+	reach, scope := f.partitionNodes("")
 	if scope == "" {
-		r.c.pass(IDNodeLabel, "", "%s", noLabel)
+		out.pass("", "%s", noLabel)
 		return
 	}
-	if r.live.labelsErr != nil {
-		scope += fmt.Sprintf(" (exclusivity assumed: the ResourceManager did not list its node labels: %v)", r.live.labelsErr)
+	if f.live.labelsErr != nil {
+		scope += fmt.Sprintf(" (exclusivity assumed: the ResourceManager did not list its node labels: %v)", f.live.labelsErr)
 	}
 	for _, res := range req {
 		if res.Name == records.MemoryMB || res.Name == records.VCores {
@@ -165,24 +169,24 @@ func (r *runner) unlabelledCheck(req []records.Resource, running []yarn.Node, ma
 		}
 		fix := fmt.Sprintf("set %s=%s", key, labels[0])
 		if !mayUse(labels[0]) {
-			fix += fmt.Sprintf(" and add %s to yarn.scheduler.capacity.%s.accessible-node-labels with a capacity (capacity-scheduler.xml)", labels[0], r.targetLeaf().Path)
+			fix += fmt.Sprintf(" and add %s to yarn.scheduler.capacity.%s.accessible-node-labels with a capacity (capacity-scheduler.xml)", labels[0], f.targetLeaf().Path)
 		}
 		fix += fmt.Sprintf(", or make the label non-exclusive (yarn rmadmin -addToClusterNodeLabels \"%s(exclusive=false)\" before labelling nodes)", labels[0])
 		queueNote := ""
-		if q := r.targetLeaf(); q != nil && q.NodeLabels != nil && !mayUse(labels[0]) {
+		if q := f.targetLeaf(); q != nil && q.NodeLabels != nil && !mayUse(labels[0]) {
 			queueNote = fmt.Sprintf("; queue %s may not use it either (its accessible node labels: %s)", q.Path, accessible())
 		}
-		r.c.fail(IDNodeLabel, r.live.rm, fix,
-			"%s, and every RUNNING node offering %s carries an exclusive node label: %s%s. Requests without a label never go to those nodes, so the TaskManagers never get %s",
-			noLabel, res.Name, strings.Join(parts, ", "), queueNote, r.resourceName(res.Name))
+		out.fail(f.live.rm, fix,
+			"%s, and every RUNNING node offering %s carries an exclusive node label: %s%s. Requests without a label never go to those nodes, so the %s never get %s",
+			noLabel, res.Name, strings.Join(parts, ", "), queueNote, f.subj.many, f.resourceName(res.Name))
 		return
 	}
-	r.c.pass(IDNodeLabel, "", "%s; the requested resources are offered %s", noLabel, scope)
+	out.pass("", "%s; the requested resources are offered %s", noLabel, scope)
 }
 
 // flinkValue returns a trimmed Flink value and its source.
-func (r *runner) flinkValue(key string) (string, string) {
-	v, ok := r.in.Flink.Lookup(key)
+func (f *facts) flinkValue(key string) (string, string) {
+	v, ok := f.in.Flink.Lookup(key)
 	if !ok {
 		return "", ""
 	}
@@ -196,26 +200,26 @@ type labelChoice struct {
 
 // queueDefaultLabel returns the default-node-label-expression of queue q (as the RM reports it,
 // else from capacity-scheduler.xml) and its source.
-func (r *runner) queueDefaultLabel(q *yarn.Queue) labelChoice {
+func (f *facts) queueDefaultLabel(q *yarn.Queue) labelChoice {
 	if q == nil {
 		return labelChoice{}
 	}
 	key := "yarn.scheduler.capacity." + q.Path + ".default-node-label-expression"
 	if q.DefaultNodeLabelExpression != "" {
-		return labelChoice{q.DefaultNodeLabelExpression, key, r.live.rm + " (defaultNodeLabelExpression)"}
+		return labelChoice{q.DefaultNodeLabelExpression, key, f.live.rm + " (defaultNodeLabelExpression)"}
 	}
-	if v, src, ok := r.queueValue(q.Path, "default-node-label-expression"); ok {
+	if v, src, ok := f.queueValue(q.Path, "default-node-label-expression"); ok {
 		return labelChoice{v, key, src}
 	}
 	return labelChoice{}
 }
 
 // targetLeaf returns the leaf queue the application goes to, nil when unknown.
-func (r *runner) targetLeaf() *yarn.Queue {
-	if r.live.usable() == nil || r.live.schedErr != nil {
+func (f *facts) targetLeaf() *yarn.Queue {
+	if f.live.usable() == nil || f.live.schedErr != nil {
 		return nil
 	}
-	if q, _, _ := r.findTargetQueue(); q != nil && q.Leaf {
+	if q, _, _ := f.findTargetQueue(); q != nil && q.Leaf {
 		return q
 	}
 	return nil
@@ -225,28 +229,28 @@ func (r *runner) targetLeaf() *yarn.Queue {
 // yarn.application.node-label (which the RM gives every request of the application without its
 // own), else the queue's default-node-label-expression; for containers given directly,
 // Input.NodeLabel, else the queue's default.
-func (r *runner) tmLabel() labelChoice {
-	if r.in.Container != nil {
-		if l := strings.TrimSpace(r.in.NodeLabel); l != "" {
+func (f *facts) tmLabel() labelChoice {
+	if f.in.Container != nil {
+		if l := strings.TrimSpace(f.in.NodeLabel); l != "" {
 			return labelChoice{l, "--node-label", "--node-label"}
 		}
-		return r.queueDefaultLabel(r.targetLeaf())
+		return f.queueDefaultLabel(f.targetLeaf())
 	}
-	if l, src := r.flinkValue(keyTMNodeLabel); l != "" {
+	if l, src := f.flinkValue(keyTMNodeLabel); l != "" {
 		return labelChoice{l, keyTMNodeLabel, src}
 	}
-	return r.jmLabel()
+	return f.jmLabel()
 }
 
 // jmLabel returns the label of the JobManager (ApplicationMaster) container:
 // yarn.application.node-label, else the queue's default-node-label-expression.
-func (r *runner) jmLabel() labelChoice {
-	if r.in.Container == nil {
-		if l, src := r.flinkValue(keyAppNodeLabel); l != "" {
+func (f *facts) jmLabel() labelChoice {
+	if f.in.Container == nil {
+		if l, src := f.flinkValue(keyAppNodeLabel); l != "" {
 			return labelChoice{l, keyAppNodeLabel, src}
 		}
 	}
-	return r.queueDefaultLabel(r.targetLeaf())
+	return f.queueDefaultLabel(f.targetLeaf())
 }
 
 // exclusive reports whether label is exclusive: as get-node-labels says, else Hadoop's default
@@ -264,8 +268,8 @@ func (d *liveData) exclusive(label string) bool {
 // for no label, the nodes without one and those whose labels are all non-exclusive (they lend
 // idle resources to requests without a label). scope describes the choice for messages; it is
 // "" when no RUNNING node carries a label, and nothing is left out.
-func (r *runner) partitionNodes(label string) (nodes []yarn.Node, scope string) {
-	running := r.live.running()
+func (f *facts) partitionNodes(label string) (nodes []yarn.Node, scope string) {
+	running := f.live.running()
 	labelled := false
 	for _, n := range running {
 		if len(n.NodeLabels) > 0 {
@@ -286,7 +290,7 @@ func (r *runner) partitionNodes(label string) (nodes []yarn.Node, scope string) 
 		}
 		ok := true
 		for _, l := range n.NodeLabels {
-			if r.live.exclusive(l) {
+			if f.live.exclusive(l) {
 				ok = false
 				if !slices.Contains(excluded, l) {
 					excluded = append(excluded, l)

@@ -21,12 +21,14 @@ type liveData struct {
 	info    *yarn.ClusterInfo
 	infoErr error
 
-	nodes    []yarn.Node // every node the RM lists (all states but DECOMMISSIONED)
-	nodesErr error
-	sched    *yarn.Scheduler
-	schedErr error
-	rmConf   *yarn.RMConf
-	confErr  error
+	// nodeCount is how many nodes the RM lists (all states but DECOMMISSIONED); only the
+	// RUNNING ones are kept (runningNodes).
+	nodeCount int
+	nodesErr  error
+	sched     *yarn.Scheduler
+	schedErr  error
+	rmConf    *yarn.RMConf
+	confErr   error
 	// overview is /ws/v1/cluster/scheduler-overview (Hadoop 3.4+); nil when the RM does not serve
 	// it (404 before 3.4) or it failed (overviewErr).
 	overview    *yarn.SchedulerOverview
@@ -41,8 +43,8 @@ type liveData struct {
 	knownFrom string
 	knownErr  error
 
-	// runningNodes are the RUNNING ones of nodes, listed once: several checks ask, and on a large
-	// cluster each copy of the list would cost megabytes. Nothing may change them.
+	// runningNodes are the RUNNING nodes the RM lists, in its order: several checks ask, and on
+	// a large cluster each copy of the list would cost megabytes. Nothing may change them.
 	runningNodes []yarn.Node
 }
 
@@ -62,20 +64,20 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 		d.rm = d.info.RMAddress
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { d.nodes, d.nodesErr = c.Nodes(ctx, yarn.NodesQuery{}) })
+	var nodes []yarn.Node
+	wg.Go(func() { nodes, d.nodesErr = c.Nodes(ctx, yarn.NodesQuery{}) })
 	wg.Go(func() { d.sched, d.schedErr = c.Scheduler(ctx) })
 	wg.Go(func() { d.rmConf, d.confErr = c.Conf(ctx) })
 	wg.Go(func() { d.overview, d.overviewErr = c.SchedulerOverview(ctx) })
 	wg.Go(func() { d.labels, d.labelsErr = c.NodeLabels(ctx) })
 	wg.Wait()
-	for _, n := range d.nodes {
-		if n.State == "RUNNING" {
-			d.runningNodes = append(d.runningNodes, n)
-		}
-	}
-	log.Debug("cluster read", "nodes", len(d.nodes), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
+	d.nodeCount = len(nodes)
+	log.Debug("cluster read", "nodes", len(nodes), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
 		"overview", d.overview != nil, "overviewErr", d.overviewErr)
-	d.learnTypes(ctx, c, allowNewApp)
+	d.learnTypes(ctx, c, allowNewApp, nodes)
+	// Only the RUNNING nodes are kept, in place: on a large cluster a copy of the list would
+	// cost megabytes.
+	d.runningNodes = slices.DeleteFunc(nodes, func(n yarn.Node) bool { return n.State != "RUNNING" })
 	return d
 }
 
@@ -83,10 +85,10 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 // GPU-less node shows yarn.io/gpu with value 0), so the nodes' totals, the scheduler's maximum
 // allocation and the scheduler overview tell; new-application's maximum-resource-capability is the
 // last resort (it uses up an application id).
-func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp bool) {
+func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp bool, nodes []yarn.Node) {
 	known := map[string]bool{}
 	var from []string
-	for _, n := range d.nodes {
+	for _, n := range nodes {
 		for _, e := range n.Total.All() {
 			known[e.Name] = true
 		}
@@ -173,31 +175,19 @@ func (d *liveData) nodesOffering(t string) int {
 	return n
 }
 
-// clusterChecks reports the live checks.
-func (r *runner) clusterChecks() {
-	live := r.live
-	liveIDs := []string{IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation, IDQueueCapacity, IDNodeLabel}
+// reachableCheck reports cluster.reachable: the ResourceManager answers /ws/v1/cluster/info.
+func (f *facts) reachableCheck(_ context.Context, out *results) {
+	live := f.live
 	if live == nil {
-		for _, id := range liveIDs {
-			r.c.skip(id, "%s", r.liveSkipReason())
-		}
+		out.skip("%s", f.liveSkipReason())
 		return
 	}
 	if live.infoErr != nil {
-		r.c.fail(IDClusterReachable, live.rm, reachFix(live.infoErr), "the ResourceManager did not answer: %v", live.infoErr)
-		for _, id := range liveIDs[1:] {
-			r.c.skip(id, "%s", r.liveSkipReason())
-		}
+		out.fail(live.rm, reachFix(live.infoErr), "the ResourceManager did not answer: %v", live.infoErr)
 		return
 	}
 	info := live.info
-	r.c.pass(IDClusterReachable, live.rm, "ResourceManager %s answers (state %s, HA state %s)", live.rm, orUnknown(info.State), orUnknown(info.HAState))
-	r.versionCheck()
-	r.typeUnknownCheck()
-	r.fitChecks()
-	r.queueCheck()
-	r.queueCapacityCheck()
-	r.nodeLabelCheck()
+	out.pass(live.rm, "ResourceManager %s answers (state %s, HA state %s)", live.rm, orUnknown(info.State), orUnknown(info.HAState))
 }
 
 func orUnknown(s string) string {
@@ -223,35 +213,41 @@ func reachFix(err error) string {
 }
 
 // versionCheck reports cluster.version: Hadoop 3.1 is the first with GPU and FPGA support.
-func (r *runner) versionCheck() {
-	live := r.live
+func (f *facts) versionCheck(_ context.Context, out *results) {
+	if !f.needsLive(out) {
+		return
+	}
+	live := f.live
 	raw := live.info.HadoopVersion
 	if raw == "" {
 		raw = live.info.ResourceManagerVersion
 	}
 	v, err := ParseHadoopVersion(raw)
 	if err != nil {
-		r.c.warn(IDClusterVersion, live.rm, "check that the cluster runs Hadoop 3.1 or later", "cannot tell the Hadoop version: %v", err)
+		out.warn(live.rm, "check that the cluster runs Hadoop 3.1 or later", "cannot tell the Hadoop version: %v", err)
 		return
 	}
 	if v.Less(HadoopVersion{Major: 3, Minor: 1}) {
-		r.c.fail(IDClusterVersion, live.rm, "upgrade the cluster to Hadoop 3.1 or later",
+		out.fail(live.rm, "upgrade the cluster to Hadoop 3.1 or later",
 			"the cluster runs Hadoop %s: resource types need 3.0 and YARN's GPU/FPGA support 3.1, so Flink skips its external resources (\"The underlying Yarn version does not support external resources.\") or fails", raw)
 		return
 	}
-	r.c.pass(IDClusterVersion, live.rm, "Hadoop %s", raw)
+	out.pass(live.rm, "Hadoop %s", raw)
 }
 
 // typeUnknownCheck reports cluster.type-unknown for each requested type the RM does not know.
-func (r *runner) typeUnknownCheck() {
-	live := r.live
-	ext := r.extendedRequest()
+func (f *facts) typeUnknownCheck(_ context.Context, out *results) {
+	if !f.needsLive(out) {
+		return
+	}
+	live := f.live
+	ext := f.extendedRequest()
 	if len(ext) == 0 {
-		r.c.pass(IDTypeUnknown, live.rm, "no resource type besides memory-mb and vcores is requested")
+		out.pass(live.rm, "no resource type besides memory-mb and vcores is requested")
 		return
 	}
 	if live.known == nil {
-		r.c.skip(IDTypeUnknown, "cannot tell the ResourceManager's resource types: %v", orNone(live.knownErr))
+		out.skip("cannot tell the ResourceManager's resource types: %v", orNone(live.knownErr))
 		return
 	}
 	knownList := slices.Sorted(maps.Keys(live.known))
@@ -262,21 +258,21 @@ func (r *runner) typeUnknownCheck() {
 			continue
 		}
 		fix := fmt.Sprintf("declare %s in yarn.resource-types (resource-types.xml) on the ResourceManager and the NodeManagers, restart them, and offer it on the NodeManagers", res.Name)
-		if r.in.Container != nil {
+		if f.in.Container != nil {
 			// yarn-er's ApplicationMaster sends the request as it is: the RM drops the type.
-			r.c.fail(IDTypeUnknown, live.rm, fix,
-				"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): it drops the type from requests (\"Got unknown resource type: %s; skipping\"), so TaskManagers get no %s",
-				live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name, r.resourceName(res.Name))
+			out.fail(live.rm, fix,
+				"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): it drops the type from requests (\"Got unknown resource type: %s; skipping\"), so %s get no %s",
+				live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name, f.subj.many, f.resourceName(res.Name))
 			continue
 		}
 		// Flink's resource manager compares the request with the maximum the RM reports at
 		// registration and refuses it (TaskExecutorProcessSpecContainerResourcePriorityAdapter).
-		r.c.fail(IDTypeUnknown, live.rm, fix,
+		out.fail(live.rm, fix,
 			"the ResourceManager at %s does not know resource type '%s' (it knows %s, from %s): Flink's resource manager refuses to request TaskManagers (\"External resource %s is not supported by the Yarn cluster.\"), so no TaskManager starts and the job fails for want of slots (NoResourceAvailableException)",
 			live.rm, res.Name, strings.Join(knownList, ", "), live.knownFrom, res.Name)
 	}
 	if len(fine) > 0 {
-		r.c.pass(IDTypeUnknown, live.rm, "the ResourceManager knows %s (from %s)", strings.Join(fine, ", "), live.knownFrom)
+		out.pass(live.rm, "the ResourceManager knows %s (from %s)", strings.Join(fine, ", "), live.knownFrom)
 	}
 }
 
@@ -291,18 +287,18 @@ func orNone(err error) string {
 // drops the others, which cluster.type-unknown reports), memory and vcores rounded up to multiples
 // of the CapacityScheduler's minimum allocation when the Hadoop configuration gives it. The note
 // says what was changed.
-func (r *runner) request() (req []records.Resource, note string) {
+func (f *facts) request() (req []records.Resource, note string) {
 	var dropped, rounded []string
-	for _, res := range r.tr.Resource.All() {
-		if known := r.live.knownTypes(); known != nil && !known[res.Name] {
+	for _, res := range f.tr.Resource.All() {
+		if known := f.live.knownTypes(); known != nil && !known[res.Name] {
 			dropped = append(dropped, res.Name)
 			continue
 		}
 		if res.Value <= 0 {
 			continue
 		}
-		if r.types != nil && (res.Name == records.MemoryMB || res.Name == records.VCores) && r.capacityScheduler() {
-			if rt, ok := r.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
+		if f.types != nil && (res.Name == records.MemoryMB || res.Name == records.VCores) && f.capacityScheduler() {
+			if rt, ok := f.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
 				v := (res.Value/rt.Minimum + 1) * rt.Minimum
 				rounded = append(rounded, fmt.Sprintf("%s %d → %d (a multiple of the minimum allocation %d)", res.Name, res.Value, v, rt.Minimum))
 				res.Value = v
@@ -322,12 +318,12 @@ func (r *runner) request() (req []records.Resource, note string) {
 
 // capacityScheduler reports whether the RM runs the CapacityScheduler (live, else from the files,
 // else Hadoop 3's default).
-func (r *runner) capacityScheduler() bool {
-	if l := r.live.usable(); l != nil && l.sched != nil && kindOfType(l.sched.Type) != "" {
+func (f *facts) capacityScheduler() bool {
+	if l := f.live.usable(); l != nil && l.sched != nil && kindOfType(l.sched.Type) != "" {
 		return kindOfType(l.sched.Type) == schedCapacity
 	}
-	if r.in.Hadoop != nil {
-		if p, ok := r.in.Hadoop.Lookup(keySchedulerClass); ok {
+	if f.in.Hadoop != nil {
+		if p, ok := f.in.Hadoop.Lookup(keySchedulerClass); ok {
 			return kindOfClass(p.Value) == schedCapacity
 		}
 	}
@@ -343,67 +339,127 @@ func formatRequest(req []records.Resource) string {
 	return v.String()
 }
 
-// fitChecks reports cluster.no-node-fits and cluster.capacity.
-func (r *runner) fitChecks() {
-	live := r.live
-	if live.nodesErr != nil {
-		r.c.skip(IDNoNodeFits, "cannot list the nodes: %v", live.nodesErr)
-		r.c.skip(IDCapacity, "cannot list the nodes: %v", live.nodesErr)
-		return
+// fitFacts are the TaskManager container as the scheduler sees it and the RUNNING nodes of its
+// partition, packed once for cluster.no-node-fits and cluster.capacity.
+type fitFacts struct {
+	// req is the request (normalized); empty when the container could not be computed.
+	req []records.Resource
+	// shown renders req for messages, with its note and partition scope.
+	shown   string
+	tmLabel labelChoice
+	running []yarn.Node
+	// fit is running packed with req (when running is not empty).
+	fit packing
+}
+
+// tmFit packs the RUNNING nodes of the TaskManagers' partition on first use.
+func (f *facts) tmFit() *fitFacts {
+	if f.fit != nil {
+		return f.fit
 	}
-	req, note := r.request()
+	ff := &fitFacts{}
+	f.fit = ff
+	req, note := f.request()
 	if len(req) == 0 {
-		r.c.skip(IDNoNodeFits, "the TaskManager container could not be computed")
-		r.c.skip(IDCapacity, "the TaskManager container could not be computed")
+		return ff
+	}
+	ff.req = req
+	ff.shown = formatRequest(req)
+	if note != "" {
+		ff.shown += " (" + note + ")"
+	}
+	ff.tmLabel = f.tmLabel()
+	var scope string
+	ff.running, scope = f.partitionNodes(ff.tmLabel.label)
+	if scope != "" {
+		ff.shown += " " + scope
+	}
+	if len(ff.running) > 0 {
+		ff.fit = packCluster(ff.running, req)
+	}
+	return ff
+}
+
+// fitCheckable starts cluster.no-node-fits and cluster.capacity: it skips when the nodes or the
+// container are not known, and returns the packing otherwise.
+func (f *facts) fitCheckable(out *results) (*fitFacts, bool) {
+	if !f.needsLive(out) {
+		return nil, false
+	}
+	if f.live.nodesErr != nil {
+		out.skip("cannot list the nodes: %v", f.live.nodesErr)
+		return nil, false
+	}
+	ff := f.tmFit()
+	if len(ff.req) == 0 {
+		out.skip("the %s could not be computed", f.subj.container)
+		return nil, false
+	}
+	return ff, true
+}
+
+// noNodeFitsCheck reports cluster.no-node-fits: some RUNNING node can hold one TaskManager
+// container, all resources at once.
+func (f *facts) noNodeFitsCheck(_ context.Context, out *results) {
+	ff, ok := f.fitCheckable(out)
+	if !ok {
 		return
 	}
-	shown := formatRequest(req)
-	if note != "" {
-		shown += " (" + note + ")"
-	}
-	tmLabel := r.tmLabel()
-	running, scope := r.partitionNodes(tmLabel.label)
-	if scope != "" {
-		shown += " " + scope
-	}
-	if tmLabel.label != "" && len(running) == 0 {
+	live, req, shown, tmLabel, running, fit := f.live, ff.req, ff.shown, ff.tmLabel, ff.running, ff.fit
+	switch {
+	case tmLabel.label != "" && len(running) == 0:
 		msg := fmt.Sprintf("%s = %s: no RUNNING node carries the label (see %s)", tmLabel.key, tmLabel.label, IDNodeLabel)
 		fix := fmt.Sprintf("label NodeManagers with %s (yarn rmadmin -replaceLabelsOnNode), or change %s", tmLabel.label, tmLabel.key)
-		r.c.fail(IDNoNodeFits, tmLabel.src, fix, "%s: no TaskManager container can start", msg)
-		r.c.fail(IDCapacity, tmLabel.src, fix, "%s: 0 TaskManager containers %s fit", msg, formatRequest(req))
-		return
-	}
-	if len(running) == 0 && len(live.running()) > 0 {
+		out.fail(tmLabel.src, fix, "%s: no %s can start", msg, f.subj.container)
+	case len(running) == 0 && len(live.running()) > 0:
 		fix := fmt.Sprintf("ask for a node label (%s) the queue may use, or make the labels non-exclusive (yarn rmadmin -addToClusterNodeLabels \"<label>(exclusive=false)\")", keyTMNodeLabel)
-		r.c.fail(IDNoNodeFits, live.rm, fix, "every RUNNING node carries an exclusive node label, and the TaskManager container %s asks for none: it can go to no node (see %s)", formatRequest(req), IDNodeLabel)
-		r.c.fail(IDCapacity, live.rm, fix, "0 TaskManager containers %s fit: every RUNNING node carries an exclusive node label", formatRequest(req))
-		return
-	}
-	if len(running) == 0 {
+		out.fail(live.rm, fix, "every RUNNING node carries an exclusive node label, and the %s %s asks for none: it can go to no node (see %s)", f.subj.container, formatRequest(req), IDNodeLabel)
+	case len(running) == 0:
 		fix := "start NodeManagers, or check why they are not RUNNING (yarn node -list -all)"
-		r.c.fail(IDNoNodeFits, live.rm, fix, "no RUNNING NodeManager (%d nodes in other states): no container can start", len(live.nodes))
-		r.c.fail(IDCapacity, live.rm, fix, "no RUNNING NodeManager: 0 TaskManager containers %s fit", shown)
+		out.fail(live.rm, fix, "no RUNNING NodeManager (%d nodes in other states): no container can start", live.nodeCount)
+	case fit.nodesFitting == 0:
+		out.fail(live.rm, noFitFix(f.subj, req, fit),
+			"no RUNNING node can hold one %s %s, all resources at once (%d RUNNING nodes; largest per resource: %s)",
+			f.subj.container, shown, len(running), fit.largest(req))
+	default:
+		out.pass(live.rm, "%d of %d RUNNING nodes can hold a %s %s", fit.nodesFitting, len(running), f.subj.container, shown)
+	}
+}
+
+// capacityCheck reports cluster.capacity: how many TaskManager containers fit now and on an empty
+// cluster, beside the JobManager's.
+func (f *facts) capacityCheck(_ context.Context, out *results) {
+	ff, ok := f.fitCheckable(out)
+	if !ok {
 		return
 	}
-	fit := packCluster(running, req)
-	if fit.nodesFitting == 0 {
-		r.c.fail(IDNoNodeFits, live.rm, noFitFix(req, fit),
-			"no RUNNING node can hold one TaskManager container %s, all resources at once (%d RUNNING nodes; largest per resource: %s)",
-			shown, len(running), fit.largest(req))
-	} else {
-		r.c.pass(IDNoNodeFits, live.rm, "%d of %d RUNNING nodes can hold a TaskManager container %s", fit.nodesFitting, len(running), shown)
+	live, req, shown, tmLabel, running, fit := f.live, ff.req, ff.shown, ff.tmLabel, ff.running, ff.fit
+	switch {
+	case tmLabel.label != "" && len(running) == 0:
+		msg := fmt.Sprintf("%s = %s: no RUNNING node carries the label (see %s)", tmLabel.key, tmLabel.label, IDNodeLabel)
+		fix := fmt.Sprintf("label NodeManagers with %s (yarn rmadmin -replaceLabelsOnNode), or change %s", tmLabel.label, tmLabel.key)
+		out.fail(tmLabel.src, fix, "%s: 0 %s %s fit", msg, f.subj.containers, formatRequest(req))
+		return
+	case len(running) == 0 && len(live.running()) > 0:
+		fix := fmt.Sprintf("ask for a node label (%s) the queue may use, or make the labels non-exclusive (yarn rmadmin -addToClusterNodeLabels \"<label>(exclusive=false)\")", keyTMNodeLabel)
+		out.fail(live.rm, fix, "0 %s %s fit: every RUNNING node carries an exclusive node label", f.subj.containers, formatRequest(req))
+		return
+	case len(running) == 0:
+		fix := "start NodeManagers, or check why they are not RUNNING (yarn node -list -all)"
+		out.fail(live.rm, fix, "no RUNNING NodeManager: 0 %s %s fit", f.subj.containers, shown)
+		return
 	}
 
-	want := r.in.Containers
+	want := f.in.Containers
 	// The JobManager (Flink's ApplicationMaster) needs a container of its own on the same cluster.
 	besides := ""
-	if r.jm != nil {
-		jmReq := r.normalized(r.jm.Request())
+	if f.jm != nil {
+		jmReq := f.normalized(f.jm.Request())
 		jmShown := formatRequest(jmReq)
 		wj := packWithJobManager(running, req, jmReq)
-		if jmLabel := r.jmLabel(); jmLabel.label != tmLabel.label {
+		if jmLabel := f.jmLabel(); jmLabel.label != tmLabel.label {
 			// The JobManager goes to another partition: it takes nothing from the TaskManagers'.
-			jmNodes, _ := r.partitionNodes(jmLabel.label)
+			jmNodes, _ := f.partitionNodes(jmLabel.label)
 			wj = withJobManager{now: -1, empty: -1}
 			for _, n := range jmNodes {
 				if _, ok := minus(n.Total, jmReq); ok {
@@ -416,72 +472,72 @@ func (r *runner) fitChecks() {
 		}
 		switch {
 		case wj.empty < 0:
-			r.c.fail(IDCapacity, live.rm, fmt.Sprintf("give the JobManager less memory (%s) or vcores (%s), or add larger NodeManagers", profile.KeyJMProcessSize, profile.KeyAppMasterVCores),
+			out.fail(live.rm, fmt.Sprintf("give the JobManager less memory (%s) or vcores (%s), or add larger NodeManagers", profile.KeyJMProcessSize, profile.KeyAppMasterVCores),
 				"the JobManager container %s fits on no RUNNING node, not even an empty one: the application never starts", jmShown)
 			return
 		case wj.now < 0:
-			r.c.fail(IDCapacity, live.rm, "wait for running applications to finish, or free resources on the nodes",
-				"the JobManager container %s fits on no RUNNING node now (%d TaskManager containers %s fit beside it on an empty cluster)", jmShown, wj.empty, shown)
+			out.fail(live.rm, "wait for running applications to finish, or free resources on the nodes",
+				"the JobManager container %s fits on no RUNNING node now (%d %s %s fit beside it on an empty cluster)", jmShown, wj.empty, f.subj.containers, shown)
 			return
 		}
 		fit.now, fit.empty = wj.now, wj.empty
 		besides = " besides the JobManager container " + jmShown
-	} else if r.jmRefusal != nil {
+	} else if f.jmRefusal != nil {
 		// Counted without it; the entry says why (and fails where the TaskManagers alone do not fit).
-		besides = fmt.Sprintf(" (the JobManager container is not counted: Flink's client refuses its memory: %s)", r.jmRefusal.FlinkMessage)
+		besides = fmt.Sprintf(" (the JobManager container is not counted: Flink's client refuses its memory: %s)", f.jmRefusal.FlinkMessage)
 		if fit.now > 0 && (want == 0 || fit.now >= int64(want)) {
-			r.c.warn(IDCapacity, sourceOfKeys(r.in, r.jmRefusal.Keys), r.jmRefusal.Fix,
-				"%d TaskManager containers %s fit now, %d on an empty cluster (packed per node)%s", fit.now, shown, fit.empty, besides)
+			out.warn(sourceOfKeys(f.in, f.jmRefusal.Keys), f.jmRefusal.Fix,
+				"%d %s %s fit now, %d on an empty cluster (packed per node)%s", fit.now, f.subj.containers, shown, fit.empty, besides)
 			return
 		}
 	}
 	switch {
 	case fit.now == 0:
-		msg := fmt.Sprintf("no TaskManager container %s fits now%s", shown, besides)
+		msg := fmt.Sprintf("no %s %s fits now%s", f.subj.container, shown, besides)
 		fix := "wait for running applications to finish, or free resources on the nodes"
 		if fit.empty == 0 {
 			msg += ", nor on an empty cluster"
-			fix = noFitFix(req, fit)
+			fix = noFitFix(f.subj, req, fit)
 		} else {
 			msg += fmt.Sprintf(" (%s on an empty cluster)", plural(int(min(fit.empty, 1<<31)), "fits", "fit"))
 		}
-		r.c.fail(IDCapacity, live.rm, fix, "%s", msg)
+		out.fail(live.rm, fix, "%s", msg)
 	case want > 0 && fit.now < int64(want):
-		fix := fmt.Sprintf("wait for resources, ask for fewer TaskManagers, or make each smaller; %d fit on an empty cluster", fit.empty)
+		fix := fmt.Sprintf("wait for resources, ask for fewer %s, or make each smaller; %d fit on an empty cluster", f.subj.many, fit.empty)
 		if fit.empty < int64(want) {
-			fix = fmt.Sprintf("even an empty cluster holds only %d: add NodeManagers, or ask for fewer or smaller TaskManagers", fit.empty)
-			if r.in.RequireCapacity {
-				r.c.fail(IDCapacity, live.rm, fmt.Sprintf("ask for at most %d containers, or smaller ones, or add NodeManagers", fit.empty),
+			fix = fmt.Sprintf("even an empty cluster holds only %d: add NodeManagers, or ask for fewer or smaller %s", fit.empty, f.subj.many)
+			if f.in.RequireCapacity {
+				out.fail(live.rm, fmt.Sprintf("ask for at most %d containers, or smaller ones, or add NodeManagers", fit.empty),
 					"%d containers %s wanted, but even an empty cluster holds only %d (packed per node; %d fit now)%s: the rest would wait forever",
 					want, shown, fit.empty, fit.now, besides)
 				return
 			}
 		}
-		r.c.warn(IDCapacity, live.rm, fix, "%d of the %d TaskManager containers %s fit now%s, %d on an empty cluster (packed per node)",
-			fit.now, want, shown, besides, fit.empty)
+		out.warn(live.rm, fix, "%d of the %d %s %s fit now%s, %d on an empty cluster (packed per node)",
+			fit.now, want, f.subj.containers, shown, besides, fit.empty)
 	default:
 		wanted := ""
 		if want > 0 {
 			wanted = fmt.Sprintf(", %d wanted", want)
 		}
-		r.c.pass(IDCapacity, live.rm, "%d TaskManager containers %s fit now%s, %d on an empty cluster (packed per node%s)", fit.now, shown, besides, fit.empty, wanted)
+		out.pass(live.rm, "%d %s %s fit now%s, %d on an empty cluster (packed per node%s)", fit.now, f.subj.containers, shown, besides, fit.empty, wanted)
 	}
 }
 
 // normalized is a request as the scheduler sees it: resources the ResourceManager does not know
 // dropped, and (CapacityScheduler) memory-mb and vcores rounded up to multiples of their minimum
 // allocation.
-func (r *runner) normalized(v records.Resources) []records.Resource {
+func (f *facts) normalized(v records.Resources) []records.Resource {
 	var req []records.Resource
 	for _, res := range v.All() {
-		if known := r.live.knownTypes(); known != nil && !known[res.Name] {
+		if known := f.live.knownTypes(); known != nil && !known[res.Name] {
 			continue
 		}
 		if res.Value <= 0 {
 			continue
 		}
-		if r.types != nil && (res.Name == records.MemoryMB || res.Name == records.VCores) && r.capacityScheduler() {
-			if rt, ok := r.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
+		if f.types != nil && (res.Name == records.MemoryMB || res.Name == records.VCores) && f.capacityScheduler() {
+			if rt, ok := f.types.Lookup(res.Name); ok && rt.Minimum > 0 && res.Value%rt.Minimum != 0 {
 				res.Value = (res.Value/rt.Minimum + 1) * rt.Minimum
 			}
 		}
@@ -501,7 +557,7 @@ func sourceOfKeys(in Input, keys []string) string {
 }
 
 // noFitFix names the resources no node has enough of.
-func noFitFix(req []records.Resource, fit packing) string {
+func noFitFix(subj subject, req []records.Resource, fit packing) string {
 	var short []string
 	for _, res := range req {
 		if !fit.someNodeHas[res.Name] {
@@ -509,18 +565,18 @@ func noFitFix(req []records.Resource, fit packing) string {
 		}
 	}
 	if len(short) == 0 {
-		return "no node has all resources at once: make the TaskManager smaller (memory, vcores or devices) or add larger NodeManagers"
+		return "no node has all resources at once: make the " + subj.one + " smaller (memory, vcores or devices) or add larger NodeManagers"
 	}
-	return "ask for less " + strings.Join(short, ", ") + " per TaskManager, or add NodeManagers that have more"
+	return "ask for less " + strings.Join(short, ", ") + " per " + subj.one + ", or add NodeManagers that have more"
 }
 
 // targetQueue returns the queue the job goes to and where that comes from: --queue, else Flink's
 // yarn.application.queue, else default.
-func (r *runner) targetQueue() (name, from string) {
-	if r.in.Queue != "" {
-		return r.in.Queue, "--queue"
+func (f *facts) targetQueue() (name, from string) {
+	if f.in.Queue != "" {
+		return f.in.Queue, "--queue"
 	}
-	if v, ok := r.in.Flink.Lookup("yarn.application.queue"); ok && strings.TrimSpace(v.Value) != "" {
+	if v, ok := f.in.Flink.Lookup("yarn.application.queue"); ok && strings.TrimSpace(v.Value) != "" {
 		return strings.TrimSpace(v.Value), v.Source.String()
 	}
 	return "default", "the default queue"
@@ -528,19 +584,19 @@ func (r *runner) targetQueue() (name, from string) {
 
 // findTargetQueue returns the queue the application goes to (nil when the scheduler has no queue of
 // that name), its name and where the name comes from.
-func (r *runner) findTargetQueue() (q *yarn.Queue, name, from string) {
-	name, from = r.targetQueue()
-	return findQueue(r.live.sched, name), name, from
+func (f *facts) findTargetQueue() (q *yarn.Queue, name, from string) {
+	name, from = f.targetQueue()
+	return findQueue(f.live.sched, name), name, from
 }
 
-// schedulerTarget is findTargetQueue for the check id, which it skips (ok false) when the scheduler
+// schedulerTarget is findTargetQueue for the check out, which it skips (ok false) when the scheduler
 // could not be read.
-func (r *runner) schedulerTarget(id string) (q *yarn.Queue, name, from string, ok bool) {
-	if err := r.live.schedErr; err != nil {
-		r.c.skip(id, "cannot read the scheduler: %v", err)
+func (f *facts) schedulerTarget(out *results) (q *yarn.Queue, name, from string, ok bool) {
+	if err := f.live.schedErr; err != nil {
+		out.skip("cannot read the scheduler: %v", err)
 		return nil, "", "", false
 	}
-	q, name, from = r.findTargetQueue()
+	q, name, from = f.findTargetQueue()
 	return q, name, from, true
 }
 
@@ -578,9 +634,12 @@ func queueLimits(queueMax, effective records.Resources) map[string]queueLimit {
 // yarn.application.queue, else default) must exist, take applications, and allow the container:
 // within the queue's maximum allocation and, where the RM reports it (Hadoop 3.4+), the
 // scheduler's effective maximum allocation.
-func (r *runner) queueCheck() {
-	live := r.live
-	q, name, from, ok := r.schedulerTarget(IDQueueMaxAllocation)
+func (f *facts) queueCheck(_ context.Context, out *results) {
+	if !f.needsLive(out) {
+		return
+	}
+	live := f.live
+	q, name, from, ok := f.schedulerTarget(out)
 	if !ok {
 		return
 	}
@@ -591,22 +650,22 @@ func (r *runner) queueCheck() {
 				leaves = append(leaves, lq.Path)
 			}
 		}
-		r.c.fail(IDQueueMaxAllocation, live.rm, "submit to one of the leaf queues: "+strings.Join(leaves, ", "),
+		out.fail(live.rm, "submit to one of the leaf queues: "+strings.Join(leaves, ", "),
 			"queue %q (from %s) does not exist: the submission fails", name, from)
 		return
 	}
 	if !q.Leaf {
-		r.c.fail(IDQueueMaxAllocation, live.rm, "submit to a leaf queue below "+q.Path,
+		out.fail(live.rm, "submit to a leaf queue below "+q.Path,
 			"queue %s (from %s) is a parent queue, which takes no applications", q.Path, from)
 		return
 	}
 	effective := live.effectiveMax()
 	if q.MaximumAllocation.Len() == 0 && effective.Len() == 0 {
-		r.c.skip(IDQueueMaxAllocation, "queue %s reports no maximum allocation (%s)", q.Path, orUnknown(live.sched.Type))
+		out.skip("queue %s reports no maximum allocation (%s)", q.Path, orUnknown(live.sched.Type))
 		return
 	}
 	limits := queueLimits(q.MaximumAllocation, effective)
-	req, _ := r.request()
+	req, _ := f.request()
 	var within []string
 	bad := false
 	for _, res := range req {
@@ -617,23 +676,23 @@ func (r *runner) queueCheck() {
 		asked := records.Quantity{Value: res.Value, Units: requestUnit(res.Name)}
 		cmp, err := asked.Cmp(limit.Quantity)
 		if err != nil {
-			r.c.warn(IDQueueMaxAllocation, live.rm, "check the queue's maximum allocation", "queue %s: cannot compare %s: %v", q.Path, res.Name, err)
+			out.warn(live.rm, "check the queue's maximum allocation", "queue %s: cannot compare %s: %v", q.Path, res.Name, err)
 			continue
 		}
 		shownLimit := fmtAmount(limit.Value, limit.Units)
 		if cmp > 0 {
 			bad = true
 			if limit.effective {
-				r.c.fail(IDQueueMaxAllocation, live.rm,
-					fmt.Sprintf("ask for at most %s of %s per TaskManager, or add NodeManagers with more %s", shownLimit, res.Name, res.Name),
-					"queue %s (from %s): the ResourceManager allows at most %s of %s per container (its effective maximum allocation, %s: the configured maximum capped by the largest NodeManager), the TaskManager asks for %s: YARN rejects the request",
-					q.Path, from, shownLimit, res.Name, pathOverview, fmtAmount(asked.Value, asked.Units))
+				out.fail(live.rm,
+					fmt.Sprintf("ask for at most %s of %s per %s, or add NodeManagers with more %s", shownLimit, res.Name, f.subj.one, res.Name),
+					"queue %s (from %s): the ResourceManager allows at most %s of %s per container (its effective maximum allocation, %s: the configured maximum capped by the largest NodeManager), the %s asks for %s: YARN rejects the request",
+					q.Path, from, shownLimit, res.Name, pathOverview, f.subj.one, fmtAmount(asked.Value, asked.Units))
 				continue
 			}
-			r.c.fail(IDQueueMaxAllocation, live.rm,
+			out.fail(live.rm,
 				fmt.Sprintf("ask for at most %s of %s, use another queue, or %s", shownLimit, res.Name, raiseQueueMaximum(live.sched.Type, q.Path)),
-				"queue %s (from %s) allows at most %s of %s per container, the TaskManager asks for %s: YARN rejects the request",
-				q.Path, from, shownLimit, res.Name, fmtAmount(asked.Value, asked.Units))
+				"queue %s (from %s) allows at most %s of %s per container, the %s asks for %s: YARN rejects the request",
+				q.Path, from, shownLimit, res.Name, f.subj.one, fmtAmount(asked.Value, asked.Units))
 			continue
 		}
 		if limit.effective {
@@ -642,7 +701,7 @@ func (r *runner) queueCheck() {
 		within = append(within, fmt.Sprintf("%s %s ≤ %s", res.Name, fmtAmount(asked.Value, asked.Units), shownLimit))
 	}
 	if !bad {
-		r.c.pass(IDQueueMaxAllocation, live.rm, "queue %s (from %s) allows the container: %s", q.Path, from, strings.Join(within, ", "))
+		out.pass(live.rm, "queue %s (from %s) allows the container: %s", q.Path, from, strings.Join(within, ", "))
 	}
 }
 

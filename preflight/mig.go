@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -42,29 +43,32 @@ func isMIGType(name string) bool {
 // and be offered by the NodeManagers; and a GPU plugin that also discovers the GPUs is a trap:
 // Hadoop's GPU plugin offers every GPU nvidia-smi lists as yarn.io/gpu, a GPU in MIG mode too,
 // whose container then gets no usable CUDA device.
-func (r *runner) migCheck() {
-	hc := r.in.Hadoop
+func (f *facts) migCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, noHadoop) {
+		return
+	}
+	hc := f.in.Hadoop
 	var names []string
 	add := func(n string) {
 		if isMIGType(n) && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}
-	for _, res := range r.extendedRequest() {
+	for _, res := range f.extendedRequest() {
 		add(res.Name)
 	}
-	for _, rt := range r.types.All() {
+	for _, rt := range f.types.All() {
 		add(rt.Name)
 	}
-	for _, nr := range r.nodeResources {
+	for _, nr := range f.nodeResources {
 		add(nr.Name)
 	}
 	if len(names) == 0 {
-		r.c.pass(IDMIGResources, "", "no MIG resource type (nvidia.com/mig-<profile>) is declared, offered or asked for")
+		out.pass("", "no MIG resource type (nvidia.com/mig-<profile>) is declared, offered or asked for")
 		return
 	}
 	requested := map[string]bool{}
-	for _, res := range r.extendedRequest() {
+	for _, res := range f.extendedRequest() {
 		requested[res.Name] = true
 	}
 	found := false
@@ -72,43 +76,43 @@ func (r *runner) migCheck() {
 	for _, n := range names {
 		src := sourceOr(hc, profile.KeyNodeResourcePrefix+n, sourceOr(hc, profile.KeyResourceTypes, hc.Dir()))
 		if requested[n] {
-			src = orDefault(r.origin(n), src)
+			src = orDefault(f.origin(n), src)
 		}
 		if err := records.ValidateResourceName(n); err != nil {
 			found = true
 			fix := fmt.Sprintf("name the type %s (letters, digits, '.', '_' and '-' only) in resource-types.xml, node-resources.xml and the request", strings.NewReplacer("+", "-").Replace(n))
-			r.c.fail(IDMIGResources, src, fix, "%s: %v (the NVIDIA Kubernetes device plugin's names with '+' cannot be YARN resource types)", n, err)
+			out.fail(src, fix, "%s: %v (the NVIDIA Kubernetes device plugin's names with '+' cannot be YARN resource types)", n, err)
 			continue
 		}
 		prof, ok := MIGProfile(n)
 		if !ok {
 			found = true
-			r.c.warn(IDMIGResources, src, "name the type after the profile nvidia-smi -L prints, e.g. nvidia.com/mig-1g.10gb",
+			out.warn(src, "name the type after the profile nvidia-smi -L prints, e.g. nvidia.com/mig-1g.10gb",
 				"%s: %q is not a MIG profile as NVIDIA names them (<n>g.<m>gb, e.g. 1g.10gb, 3g.40gb): yarn-er exec cannot tell which slices it stands for", n, strings.TrimPrefix(strings.ToLower(n[strings.LastIndex(n, "/")+1:]), "mig-"))
 			continue
 		}
-		if rt, ok := r.types.Lookup(n); ok && rt.Units != "" {
+		if rt, ok := f.types.Lookup(n); ok && rt.Units != "" {
 			found = true
-			r.c.fail(IDMIGResources, sourceOr(hc, "yarn.resource-types."+n+".units", src), fmt.Sprintf("remove yarn.resource-types.%s.units: MIG slices are a count", n),
+			out.fail(sourceOr(hc, "yarn.resource-types."+n+".units", src), fmt.Sprintf("remove yarn.resource-types.%s.units: MIG slices are a count", n),
 				"%s is declared with unit %q: a request for 1 slice is converted and rounded (MIG slices are counted, not measured)", n, rt.Units)
 		}
-		if nr, ok := nodeResource(r.nodeResources, n); ok && nr.Value > 0 {
+		if nr, ok := nodeResource(f.nodeResources, n); ok && nr.Value > 0 {
 			offered = append(offered, fmt.Sprintf("%s = %d per NodeManager (profile %s)", n, nr.Value, prof))
 		} else if requested[n] {
 			found = true
-			r.c.fail(IDMIGResources, src, fmt.Sprintf("offer the slices on the MIG NodeManagers: %s%s = <slices of profile %s on the node> in node-resources.xml", profile.KeyNodeResourcePrefix, n, prof),
+			out.fail(src, fmt.Sprintf("offer the slices on the MIG NodeManagers: %s%s = <slices of profile %s on the node> in node-resources.xml", profile.KeyNodeResourcePrefix, n, prof),
 				"%s is asked for, but no NodeManager configuration offers it: the containers wait forever", n)
 		}
 	}
 	if slices.Contains(hc.GetTrimmedStrings(keyResourcePlugins), records.GPU) && len(offered) > 0 {
 		found = true
-		r.c.warn(IDMIGResources, sourceOr(hc, keyResourcePlugins, hc.Dir()),
+		out.warn(sourceOr(hc, keyResourcePlugins, hc.Dir()),
 			fmt.Sprintf("list only the GPUs with MIG off in %s (index:minor,...; yarn-er discover --format json shows which GPUs are MIG slices), or run the MIG NodeManagers without the GPU plugin", keyAllowedGPUDevices),
 			"the GPU plugin offers every GPU nvidia-smi lists as %s, a GPU in MIG mode too, while %s offer its slices: a container given a GPU in MIG mode gets no usable CUDA device, and the GPU is counted twice",
 			records.GPU, strings.Join(names, ", "))
 	}
 	if !found {
-		r.c.pass(IDMIGResources, sourceOf(hc, profile.KeyResourceTypes),
+		out.pass(sourceOf(hc, profile.KeyResourceTypes),
 			"MIG slices as resource types: %s; YARN schedules them as counts (no NodeManager plugin assigns a slice), and yarn-er exec hands each container its own slices' MIG UUIDs",
 			strings.Join(offered, "; "))
 	}

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -35,14 +36,14 @@ type Placement struct {
 
 // placementHandler returns the handler the ResourceManager runs and where that was read: its
 // /conf, else the Hadoop configuration, else Hadoop's default (disabled).
-func (r *runner) placementHandler() (value, from string) {
-	if r.live != nil && r.live.rmConf != nil {
-		if p, ok := r.live.rmConf.Lookup(keyPlacementHandler); ok && strings.TrimSpace(p.Value) != "" {
-			return strings.TrimSpace(p.Value), r.live.rm + "/conf"
+func (f *facts) placementHandler() (value, from string) {
+	if f.live != nil && f.live.rmConf != nil {
+		if p, ok := f.live.rmConf.Lookup(keyPlacementHandler); ok && strings.TrimSpace(p.Value) != "" {
+			return strings.TrimSpace(p.Value), f.live.rm + "/conf"
 		}
-		return handlerDisabled, r.live.rm + "/conf (not set: Hadoop's default)"
+		return handlerDisabled, f.live.rm + "/conf (not set: Hadoop's default)"
 	}
-	if hc := r.in.Hadoop; hc != nil {
+	if hc := f.in.Hadoop; hc != nil {
 		if p, ok := hc.Lookup(keyPlacementHandler); ok && strings.TrimSpace(p.Value) != "" {
 			return strings.TrimSpace(p.Value), p.Source.String()
 		}
@@ -53,11 +54,11 @@ func (r *runner) placementHandler() (value, from string) {
 
 // placementScheduler is the scheduler kind and where it was read: live, else the Hadoop
 // configuration's scheduler class, else Hadoop 3's default.
-func (r *runner) placementScheduler() (schedKind, string) {
-	if r.live != nil && r.live.infoErr == nil {
-		return r.schedulerKind()
+func (f *facts) placementScheduler() (schedKind, string) {
+	if f.live != nil && f.live.infoErr == nil {
+		return f.schedulerKind()
 	}
-	if hc := r.in.Hadoop; hc != nil {
+	if hc := f.in.Hadoop; hc != nil {
 		if p, ok := hc.Lookup(keySchedulerClass); ok && strings.TrimSpace(p.Value) != "" {
 			return kindOfClass(p.Value), fmt.Sprintf("%s = %s", keySchedulerClass, strings.TrimSpace(p.Value))
 		}
@@ -67,26 +68,25 @@ func (r *runner) placementScheduler() (schedKind, string) {
 
 // placementCheck reports cluster.placement; for Flink's TaskManagers, which carry no placement,
 // it does not apply.
-func (r *runner) placementCheck() {
-	if r.in.Container == nil {
-		r.placementNA = true
-		r.c.skip(IDPlacement, "Flink's TaskManagers ask for no placement (placement: spread/pack is yarn-er submit's)")
+func (f *facts) placementCheck(_ context.Context, out *results) {
+	if f.in.Container == nil {
+		out.notApplicable("Flink's TaskManagers ask for no placement (placement: spread/pack is yarn-er submit's)")
 		return
 	}
-	handler, from := r.placementHandler()
+	handler, from := f.placementHandler()
 	if handler == "" {
-		r.c.skip(IDPlacement, "neither the ResourceManager's /conf nor a Hadoop configuration says %s", keyPlacementHandler)
+		out.skip("neither the ResourceManager's /conf nor a Hadoop configuration says %s", keyPlacementHandler)
 		return
 	}
-	sched, schedFrom := r.placementScheduler()
+	sched, schedFrom := f.placementScheduler()
 	served, why := placementServed(handler, sched)
-	pl := r.in.Placement
+	pl := f.in.Placement
 	if pl == nil || pl.Kind == "" {
 		verdict := "placement spread/pack would be placed by the ResourceManager"
 		if !served {
 			verdict = "placement spread/pack would be placed by the ApplicationMaster (" + why + ")"
 		}
-		r.c.pass(IDPlacement, from, "no placement asked for; %s is %s with the %s: %s", keyPlacementHandler, handler, sched, verdict)
+		out.pass(from, "no placement asked for; %s is %s with the %s: %s", keyPlacementHandler, handler, sched, verdict)
 		return
 	}
 	what := fmt.Sprintf("placement %s: node", pl.Kind)
@@ -95,19 +95,19 @@ func (r *runner) placementCheck() {
 		if handler == handlerProcessor && pl.Kind == "spread" {
 			note = "; the placement-processor rejects what it cannot place at once (ranks beyond the nodes): those fall back as placement.fallback says"
 		}
-		r.c.pass(IDPlacement, from, "%s is placed by the ResourceManager: %s is %s with the %s (%s)%s", what, keyPlacementHandler, handler, sched, schedFrom, note)
+		out.pass(from, "%s is placed by the ResourceManager: %s is %s with the %s (%s)%s", what, keyPlacementHandler, handler, sched, schedFrom, note)
 		return
 	}
 	fix := fmt.Sprintf("set %s to scheduler in yarn-site.xml on the ResourceManager (with the CapacityScheduler) and restart it", keyPlacementHandler)
 	switch pl.Fallback {
 	case "fail":
-		r.c.fail(IDPlacement, from, fix+", or drop placement.fallback: fail (the ApplicationMaster then places the ranks itself)",
+		out.fail(from, fix+", or drop placement.fallback: fail (the ApplicationMaster then places the ranks itself)",
 			"%s cannot be placed by the ResourceManager (%s) and placement.fallback is fail: the application will fail", what, why)
 	case "relax":
-		r.c.warn(IDPlacement, from, fix+", or drop placement.fallback: relax (the ApplicationMaster then places the ranks itself)",
+		out.warn(from, fix+", or drop placement.fallback: relax (the ApplicationMaster then places the ranks itself)",
 			"%s cannot be placed by the ResourceManager (%s); placement.fallback relax: the ranks go anywhere", what, why)
 	default:
-		r.c.warn(IDPlacement, from, fix,
+		out.warn(from, fix,
 			"%s cannot be placed by the ResourceManager (%s); the ApplicationMaster places the ranks itself: it gives back the containers that land against the placement and asks again, which is slower", what, why)
 	}
 }

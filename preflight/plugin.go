@@ -3,6 +3,7 @@ package preflight
 import (
 	"archive/zip"
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,42 +30,45 @@ const (
 // subdirectory of $FLINK_HOME/plugins/, the only place Flink's PluginManager loads driver
 // factories from. Without it the TaskManager logs "Could not find factory class …" and runs
 // without GPU information, although YARN gives it the GPUs.
-func (r *runner) pluginJarCheck() {
+func (f *facts) pluginJarCheck(_ context.Context, out *results) {
+	if !f.needsFlink(out) {
+		return
+	}
 	var users []string
 	src := ""
-	for _, er := range r.tr.ExternalResources {
+	for _, er := range f.tr.ExternalResources {
 		if strings.TrimSpace(er.DriverFactoryClass) != GPUDriverFactory {
 			continue
 		}
 		users = append(users, er.Name)
 		if src == "" {
-			if v, ok := r.in.Flink.Lookup(profile.ExternalResourcePrefix + er.Name + "." + profile.SuffixDriverFactoryClass); ok {
+			if v, ok := f.in.Flink.Lookup(profile.ExternalResourcePrefix + er.Name + "." + profile.SuffixDriverFactoryClass); ok {
 				src = v.Source.String()
 			}
 		}
 	}
 	if len(users) == 0 {
-		r.c.skip(IDGPUPluginJar, "no resource uses Flink's GPU driver (%s)", GPUDriverFactory)
+		out.skip("no resource uses Flink's GPU driver (%s)", GPUDriverFactory)
 		return
 	}
-	if r.in.FlinkHome == "" {
-		r.c.skip(IDGPUPluginJar, "%s: Flink's plugins/ directory is relative to $FLINK_HOME, which is not known (set FLINK_HOME)", strings.Join(users, ", "))
+	if f.in.FlinkHome == "" {
+		out.skip("%s: Flink's plugins/ directory is relative to $FLINK_HOME, which is not known (set FLINK_HOME)", strings.Join(users, ", "))
 		return
 	}
 	names := strings.Join(users, ", ")
-	plugins := filepath.Join(r.in.FlinkHome, "plugins")
+	plugins := filepath.Join(f.in.FlinkHome, "plugins")
 	found, scanErr := findGPUPlugin(plugins, true)
 	if found != "" {
-		r.c.pass(IDGPUPluginJar, src, "%s: Flink's GPU driver is installed as a plugin (%s)", names, found)
+		out.pass(src, "%s: Flink's GPU driver is installed as a plugin (%s)", names, found)
 		return
 	}
 	fix := fmt.Sprintf("put flink-external-resource-gpu-<flink version>.jar (from Flink's opt/ or Maven Central, org.apache.flink:flink-external-resource-gpu) into %s, the directory of the discovery scripts",
-		filepath.Join(r.in.FlinkHome, gpuPluginDir))
+		filepath.Join(f.in.FlinkHome, gpuPluginDir))
 	why := fmt.Sprintf("the TaskManagers cannot load %s (Flink logs \"Could not find factory class %s\") and run without %s information, although YARN gives them the devices", GPUDriverFactory, GPUDriverFactory, names)
 	// A jar in the wrong place: plugins/ itself, lib/ or opt/.
-	for _, dir := range []string{plugins, filepath.Join(r.in.FlinkHome, "lib"), filepath.Join(r.in.FlinkHome, "opt")} {
+	for _, dir := range []string{plugins, filepath.Join(f.in.FlinkHome, "lib"), filepath.Join(f.in.FlinkHome, "opt")} {
 		if misplaced, _ := findGPUPlugin(dir, false); misplaced != "" {
-			r.c.fail(IDGPUPluginJar, src, fix+" (move it there: Flink loads driver factories only from subdirectories of plugins/)",
+			out.fail(src, fix+" (move it there: Flink loads driver factories only from subdirectories of plugins/)",
 				"%s: Flink's GPU driver jar %s is not in a subdirectory of %s: %s", names, misplaced, plugins, why)
 			return
 		}
@@ -73,7 +77,7 @@ func (r *runner) pluginJarCheck() {
 	if scanErr != nil {
 		detail = fmt.Sprintf(" (%v)", scanErr)
 	}
-	r.c.fail(IDGPUPluginJar, src, fix, "%s: no jar in a subdirectory of %s holds %s%s: %s", names, plugins, GPUDriverFactory, detail, why)
+	out.fail(src, fix, "%s: no jar in a subdirectory of %s holds %s%s: %s", names, plugins, GPUDriverFactory, detail, why)
 }
 
 // findGPUPlugin returns the first jar holding Flink's GPU driver factory: in the subdirectories of

@@ -112,6 +112,9 @@ type DiscoverCommand struct {
 
 // Run checks in and returns the report. Problems of the configuration or the cluster become
 // check entries, never errors: Run fails only when in has no Flink configuration or ctx ends.
+//
+// Run gathers the facts once (the translation of Flink's configuration, the resource types, the
+// ResourceManager's answers), then runs every check of the table (checks.go) over them in order.
 func Run(ctx context.Context, in Input) (*Report, error) {
 	if in.Flink == nil && in.Container == nil {
 		return nil, errors.New("preflight: no Flink configuration")
@@ -120,68 +123,49 @@ func Run(ctx context.Context, in Input) (*Report, error) {
 		in.Logger = slog.New(slog.DiscardHandler)
 	}
 	start := time.Now()
-	r := &runner{in: in, log: in.Logger, c: newCollector()}
-	r.prepare()
+	f := gatherFacts(in)
 	if in.Client != nil {
-		r.live = gatherLive(ctx, in.Client, r.log, in.AllowNewApplication)
+		f.live = gatherLive(ctx, in.Client, f.log, in.AllowNewApplication)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 	}
-	r.flinkChecks()
-	r.hadoopChecks()
-	r.clusterChecks()
-	r.appCapChecks()
-	r.placementCheck()
-	r.securityChecks(ctx)
+	c := newCollector()
+	for _, chk := range checkTable() {
+		chk.run(f, ctx, c.of(chk.id))
+	}
+	f.unlistedProblems(c)
 
-	rep := &Report{Checks: r.c.checks(), strict: in.Strict, liveSkip: r.live == nil || r.live.infoErr != nil}
-	if r.profilesOff {
-		// A cluster without resource profiles: their checks do not apply.
-		rep.notApplicable += 2
-	}
-	if r.placementNA {
-		rep.notApplicable++
-	}
+	rep := &Report{Checks: c.checks(), strict: in.Strict, liveSkip: f.live == nil || f.live.infoErr != nil,
+		notApplicable: c.notApplicable()}
 	if in.Container != nil {
-		name := r.containerName()
-		rep.subject = name + "s"
-		for _, id := range IDs() {
-			if AreaOf(id) == AreaFlink {
-				rep.notApplicable++
-			}
-		}
-		rename := strings.NewReplacer("TaskManager containers", name+"s", "TaskManager container", name,
-			"TaskManagers", name+"s", "TaskManager", name)
-		for i := range rep.Checks {
-			rep.Checks[i].Message = rename.Replace(rep.Checks[i].Message)
-			rep.Checks[i].Fix = rename.Replace(rep.Checks[i].Fix)
-		}
+		rep.subject = f.subj.containers
 	}
-	for _, res := range r.extendedRequest() {
-		rep.resources = append(rep.resources, r.resourceName(res.Name))
+	for _, res := range f.extendedRequest() {
+		rep.resources = append(rep.resources, f.resourceName(res.Name))
 	}
-	if r.live != nil && yarn.IsAuthError(r.live.infoErr) {
-		rep.authErr = r.live.infoErr
+	if f.live != nil && yarn.IsAuthError(f.live.infoErr) {
+		rep.authErr = f.live.infoErr
 	}
 	counts := rep.Counts()
 	rep.OK = counts.Fail == 0 && (!in.Strict || counts.Warn == 0)
-	r.log.Debug("preflight done", "checks", len(rep.Checks), "fail", counts.Fail, "warn", counts.Warn,
+	f.log.Debug("preflight done", "checks", len(rep.Checks), "fail", counts.Fail, "warn", counts.Warn,
 		"elapsed", time.Since(start))
 	return rep, nil
 }
 
-// runner holds what the checks share.
-type runner struct {
-	// profilesOff says the cluster has no resource profiles (their checks do not apply).
-	profilesOff bool
-	// placementNA says cluster.placement does not apply (Flink's TaskManagers).
-	placementNA bool
-	in          Input
-	log         *slog.Logger
-	c           *collector
+// facts is what the checks look at, gathered once per Run: the input, the translation of Flink's
+// configuration, the resource types and NodeManager resources of the Hadoop configuration, the
+// ResourceManager's answers, and what several checks derive from them (computed on first use and
+// kept). Checks read facts; they never change what another check sees.
+type facts struct {
+	in  Input
+	log *slog.Logger
+	// subj names the containers the checks are about in messages.
+	subj subject
 
-	// tr is the translation of Flink's configuration (partial when it has errors).
+	// tr is the translation of Flink's configuration (partial when it has errors), or of
+	// Input.Container.
 	tr *profile.Translation
 	// types are the resource types of the Hadoop configuration (nil without one).
 	types *profile.ResourceTypes
@@ -194,28 +178,58 @@ type runner struct {
 	// Flink refuses its memory (jmRefusal says why).
 	jm        *profile.JobManagerMemory
 	jmRefusal *profile.MemoryRefusal
+
+	// Derived on first use by the checks that share them.
+	scripts *discoveryFacts
+	prof    *profileFacts
+	fit     *fitFacts
 }
 
-// prepare translates Flink's configuration and loads the resource types.
-func (r *runner) prepare() {
-	opts := profile.TranslateOptions{FlinkVersion: r.in.FlinkVersion}
-	if r.in.Hadoop != nil {
-		r.types, r.typeProblems = profile.LoadResourceTypes(r.in.Hadoop)
-		r.nodeResources, r.nodeProblems = profile.LoadNodeResources(r.in.Hadoop, r.types)
-		opts.ResourceTypes = r.types
+// subject names, in messages, the containers a preflight is about: Flink's TaskManagers, or the
+// containers of Input.Container ("container", "rank container").
+type subject struct {
+	// one is a single one ("TaskManager", "container"), many the plural ("TaskManagers",
+	// "containers").
+	one, many string
+	// container is one container ("TaskManager container", "container"), containers the plural.
+	container, containers string
+}
+
+// taskManagers is the subject of a preflight of Flink's configuration.
+func taskManagers() subject {
+	return subject{one: "TaskManager", many: "TaskManagers", container: "TaskManager container",
+		containers: "TaskManager containers"}
+}
+
+// containersNamed is the subject of a preflight of Input.Container named name.
+func containersNamed(name string) subject {
+	return subject{one: name, many: name + "s", container: name, containers: name + "s"}
+}
+
+// gatherFacts translates Flink's configuration (or takes the container given) and loads the
+// resource types; the live facts come from gatherLive.
+func gatherFacts(in Input) *facts {
+	f := &facts{in: in, log: in.Logger, subj: taskManagers()}
+	opts := profile.TranslateOptions{FlinkVersion: in.FlinkVersion}
+	if in.Hadoop != nil {
+		f.types, f.typeProblems = profile.LoadResourceTypes(in.Hadoop)
+		f.nodeResources, f.nodeProblems = profile.LoadNodeResources(in.Hadoop, f.types)
+		opts.ResourceTypes = f.types
 	}
-	if r.in.Container != nil {
-		r.tr = directTranslation(*r.in.Container, r.types)
-		return
+	if in.Container != nil {
+		f.subj = containersNamed(f.containerName())
+		f.tr = directTranslation(*in.Container, f.types)
+		return f
 	}
 	// Translate's errors are also in its Problems, which the checks report.
-	r.tr, _ = profile.Translate(r.in.Flink, opts)
-	r.jm, _, r.jmRefusal = profile.DeriveJobManagerMemoryEnv(r.in.Flink, r.in.FlinkVersion, r.in.Getenv)
+	f.tr, _ = profile.Translate(in.Flink, opts)
+	f.jm, _, f.jmRefusal = profile.DeriveJobManagerMemoryEnv(in.Flink, in.FlinkVersion, in.Getenv)
+	return f
 }
 
 // containerName is what messages call the container of Input.Container.
-func (r *runner) containerName() string {
-	if n := strings.TrimSpace(r.in.ContainerName); n != "" {
+func (f *facts) containerName() string {
+	if n := strings.TrimSpace(f.in.ContainerName); n != "" {
 		return n
 	}
 	return "container"
@@ -246,8 +260,8 @@ func directTranslation(v records.Resources, types *profile.ResourceTypes) *profi
 }
 
 // resourceName returns the Flink name of the external resource requested as YARN type t, or t.
-func (r *runner) resourceName(t string) string {
-	for _, er := range r.tr.ExternalResources {
+func (f *facts) resourceName(t string) string {
+	for _, er := range f.tr.ExternalResources {
 		if er.YarnConfigKey == t {
 			return er.Name
 		}
@@ -256,9 +270,9 @@ func (r *runner) resourceName(t string) string {
 }
 
 // extendedRequest returns the requested resources other than memory-mb and vcores, in order.
-func (r *runner) extendedRequest() []records.Resource {
+func (f *facts) extendedRequest() []records.Resource {
 	var out []records.Resource
-	for _, res := range r.tr.Resource.All() {
+	for _, res := range f.tr.Resource.All() {
 		if res.Name != records.MemoryMB && res.Name != records.VCores {
 			out = append(out, res)
 		}
@@ -267,6 +281,6 @@ func (r *runner) extendedRequest() []records.Resource {
 }
 
 // origin returns the source of a requested resource's amount as text.
-func (r *runner) origin(name string) string {
-	return r.tr.Origins[name].Source.String()
+func (f *facts) origin(name string) string {
+	return f.tr.Origins[name].Source.String()
 }

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -14,14 +15,17 @@ import (
 // (the CapacityScheduler's maxEffectiveCapacity, the FairScheduler's maxResources) can hold the
 // JobManager container and --containers TaskManager containers (one without the flag), in the
 // units of each type; and how many fit in what the queue has left now.
-func (r *runner) queueCapacityCheck() {
-	live := r.live
-	q, name, from, ok := r.schedulerTarget(IDQueueCapacity)
+func (f *facts) queueCapacityCheck(_ context.Context, out *results) {
+	if !f.needsLive(out) {
+		return
+	}
+	live := f.live
+	q, name, from, ok := f.schedulerTarget(out)
 	if !ok {
 		return
 	}
 	if q == nil || !q.Leaf {
-		r.c.skip(IDQueueCapacity, "queue %q (from %s) takes no applications: see %s", name, from, IDQueueMaxAllocation)
+		out.skip("queue %q (from %s) takes no applications: see %s", name, from, IDQueueMaxAllocation)
 		return
 	}
 	pool := q.MaxEffectiveCapacity
@@ -30,13 +34,13 @@ func (r *runner) queueCapacityCheck() {
 	if pool.Len() == 0 {
 		pool, poolName = q.MaxResources, "maxResources"
 	}
-	tmLabel := r.tmLabel()
+	tmLabel := f.tmLabel()
 	partition := ""
 	if tmLabel.label != "" {
 		// The TaskManagers go to the label's partition: its capacity, not the default one's.
 		p := q.Partition(tmLabel.label)
 		if p == nil || p.EffectiveMax.Len() == 0 {
-			r.c.skip(IDQueueCapacity, "queue %s reports no capacity in partition %s (%s = %s, %s)", q.Path, tmLabel.label, tmLabel.key, tmLabel.label, orUnknown(live.sched.Type))
+			out.skip("queue %s reports no capacity in partition %s (%s = %s, %s)", q.Path, tmLabel.label, tmLabel.key, tmLabel.label, orUnknown(live.sched.Type))
 			return
 		}
 		pool, guaranteed = p.EffectiveMax, p.EffectiveMin
@@ -44,60 +48,60 @@ func (r *runner) queueCapacityCheck() {
 		partition = tmLabel.label
 	}
 	if pool.Len() == 0 {
-		r.c.skip(IDQueueCapacity, "queue %s reports no maximum capacity (%s)", q.Path, orUnknown(live.sched.Type))
+		out.skip("queue %s reports no maximum capacity (%s)", q.Path, orUnknown(live.sched.Type))
 		return
 	}
-	req, _ := r.request()
+	req, _ := f.request()
 	if len(req) == 0 {
-		r.c.skip(IDQueueCapacity, "the TaskManager container could not be computed")
+		out.skip("the %s could not be computed", f.subj.container)
 		return
 	}
 	var jm []records.Resource
 	besides := ""
-	if r.jm != nil {
-		jm = r.normalized(r.jm.Request())
+	if f.jm != nil {
+		jm = f.normalized(f.jm.Request())
 		besides = " besides the JobManager container " + formatRequest(jm)
 	}
 	// The JobManager in another partition takes nothing from the TaskManagers' pool; it is
 	// checked against its own partition (the default one's AM limits below).
 	poolJM := jm
-	if r.jm != nil && r.jmLabel().label != partition {
+	if f.jm != nil && f.jmLabel().label != partition {
 		poolJM, besides = nil, ""
 	}
-	want := int64(max(r.in.Containers, 1))
+	want := int64(max(f.in.Containers, 1))
 	shown := formatRequest(req)
 	limits := describePool(pool, req)
 
 	empty, jmFits := poolContainers(pool, req, poolJM)
 	if !jmFits {
-		r.c.fail(IDQueueCapacity, live.rm, fmt.Sprintf("give the JobManager less (%s, %s), use a queue with more capacity, or raise its maximum capacity", profile.KeyJMProcessSize, profile.KeyAppMasterVCores),
+		out.fail(live.rm, fmt.Sprintf("give the JobManager less (%s, %s), use a queue with more capacity, or raise its maximum capacity", profile.KeyJMProcessSize, profile.KeyAppMasterVCores),
 			"queue %s (from %s): its maximum capacity (%s: %s) cannot hold the JobManager container %s: the application never starts", q.Path, from, poolName, limits, formatRequest(jm))
 		return
 	}
-	if len(jm) > 0 && !r.amLimitCheck(q, from, jm) {
+	if len(jm) > 0 && !f.amLimitCheck(out, q, from, jm) {
 		return
 	}
-	if kindOfType(live.sched.Type) == schedCapacity && !r.userLimitCheck(q, from, partition, guaranteed, pool, req, poolJM, want, empty) {
+	if kindOfType(live.sched.Type) == schedCapacity && !f.userLimitCheck(out, q, from, partition, guaranteed, pool, req, poolJM, want, empty) {
 		return
 	}
-	if empty < want && r.in.Container != nil {
+	if empty < want && f.in.Container != nil {
 		// Containers given directly (yarn-er submit) are ranks of a batch job: those beyond what
 		// the queue holds start as others finish, so this only slows the job down.
-		r.c.warn(IDQueueCapacity, live.rm, fmt.Sprintf("use a queue with more capacity, %s, or ask for fewer or smaller containers", raiseQueueCapacity(live.sched.Type, q.Path)),
-			"queue %s (from %s) holds at most %d TaskManager containers %s (its %s: %s) at once, %d wanted: the others start as earlier ones finish",
-			q.Path, from, empty, shown, poolName, limits, want)
+		out.warn(live.rm, fmt.Sprintf("use a queue with more capacity, %s, or ask for fewer or smaller containers", raiseQueueCapacity(live.sched.Type, q.Path)),
+			"queue %s (from %s) holds at most %d %s %s (its %s: %s) at once, %d wanted: the others start as earlier ones finish",
+			q.Path, from, empty, f.subj.containers, shown, poolName, limits, want)
 		return
 	}
 	if empty < want {
-		r.c.fail(IDQueueCapacity, live.rm, fmt.Sprintf("use a queue with more capacity, %s, or ask for fewer or smaller TaskManagers", raiseQueueCapacity(live.sched.Type, q.Path)),
-			"queue %s (from %s) holds at most %d TaskManager containers %s%s (its %s: %s), %d wanted: the job waits forever",
-			q.Path, from, empty, shown, besides, poolName, limits, want)
+		out.fail(live.rm, fmt.Sprintf("use a queue with more capacity, %s, or ask for fewer or smaller %s", raiseQueueCapacity(live.sched.Type, q.Path), f.subj.many),
+			"queue %s (from %s) holds at most %d %s %s%s (its %s: %s), %d wanted: the job waits forever",
+			q.Path, from, empty, f.subj.containers, shown, besides, poolName, limits, want)
 		return
 	}
 	if partition != "" {
 		// resourcesUsed is the default partition's: what is left in the label's is not known.
-		r.c.pass(IDQueueCapacity, live.rm, "queue %s (from %s) holds %s TaskManager containers %s%s in partition %s (its %s: %s)",
-			q.Path, from, countText(empty), shown, besides, partition, poolName, limits)
+		out.pass(live.rm, "queue %s (from %s) holds %s %s %s%s in partition %s (its %s: %s)",
+			q.Path, from, countText(empty), f.subj.containers, shown, besides, partition, poolName, limits)
 		return
 	}
 	now, jmNow := poolContainers(remaining(pool, q.Used), req, poolJM)
@@ -105,13 +109,13 @@ func (r *runner) queueCapacityCheck() {
 		if !jmNow {
 			now = 0
 		}
-		r.c.warn(IDQueueCapacity, live.rm, "wait for the queue's applications to finish, or use another queue",
-			"queue %s (from %s): %d of the %d TaskManager containers %s fit%s in what it has left now; %d when it is empty (its %s: %s)",
-			q.Path, from, now, want, shown, besides, empty, poolName, limits)
+		out.warn(live.rm, "wait for the queue's applications to finish, or use another queue",
+			"queue %s (from %s): %d of the %d %s %s fit%s in what it has left now; %d when it is empty (its %s: %s)",
+			q.Path, from, now, want, f.subj.containers, shown, besides, empty, poolName, limits)
 		return
 	}
-	r.c.pass(IDQueueCapacity, live.rm, "queue %s (from %s) holds %s TaskManager containers %s%s (its %s: %s), %d fit now",
-		q.Path, from, countText(empty), shown, besides, poolName, limits, now)
+	out.pass(live.rm, "queue %s (from %s) holds %s %s %s%s (its %s: %s), %d fit now",
+		q.Path, from, countText(empty), f.subj.containers, shown, besides, poolName, limits, now)
 }
 
 // poolContainers returns how many containers of req a queue's capacity holds once jm (if any) is
@@ -188,7 +192,7 @@ func raiseQueueCapacity(scheduler, path string) string {
 // amLimitCheck fails when the queue's ApplicationMaster limits (maximum-am-resource-percent:
 // AMResourceLimit, and per user userAMResourceLimit) cannot hold the JobManager container; then
 // the application stays ACCEPTED and never runs. It reports whether the check passed.
-func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []records.Resource) bool {
+func (f *facts) amLimitCheck(out *results, q *yarn.Queue, from string, jm []records.Resource) bool {
 	shown := formatRequest(jm)
 	fix := fmt.Sprintf("raise yarn.scheduler.capacity.%s.maximum-am-resource-percent (capacity-scheduler.xml), or give the JobManager less (%s)", q.Path, profile.KeyJMProcessSize)
 	for _, lim := range []struct {
@@ -200,7 +204,7 @@ func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []records.Resource)
 			continue
 		}
 		if _, ok := minus(lim.res, reported); !ok {
-			r.c.fail(IDQueueCapacity, r.live.rm, fix,
+			out.fail(f.live.rm, fix,
 				"queue %s (from %s) lets ApplicationMasters use at most %s (%s, from maximum-am-resource-percent), less than the JobManager container %s: the application stays ACCEPTED and never runs",
 				q.Path, from, describePool(lim.res, jm), lim.name, shown)
 			return false
@@ -208,7 +212,7 @@ func (r *runner) amLimitCheck(q *yarn.Queue, from string, jm []records.Resource)
 	}
 	if reported := onlyReported(q.AMResourceLimit, jm); len(reported) > 0 && q.UsedAMResource.Len() > 0 {
 		if _, ok := minus(remaining(q.AMResourceLimit, q.UsedAMResource), reported); !ok {
-			r.c.warn(IDQueueCapacity, r.live.rm, "wait for other applications of the queue to finish, or "+fix,
+			out.warn(f.live.rm, "wait for other applications of the queue to finish, or "+fix,
 				"queue %s (from %s): its ApplicationMasters already use %s of %s (AMResourceLimit): the JobManager container %s waits in ACCEPTED until others finish",
 				q.Path, from, describePool(q.UsedAMResource, jm), describePool(q.AMResourceLimit, jm), shown)
 			return false

@@ -142,19 +142,16 @@ const (
 	IDSecureExecutor = "security.container-executor"
 )
 
-// ids is the canonical order: the order, grouped by area.
-var ids = [...]string{
-	IDResourceNotListed, IDAmountInvalid, IDNoYarnConfigKey, IDDuplicateConfigKey, IDNoDriverFactory,
-	IDDiscoveryScript, IDGPUPluginJar, IDCoordinationArgs, IDTaskManagerResources,
-	IDResourceTypesInvalid, IDResourceTypeUndeclared, IDResourceTypeUnit, IDCalculatorNotDominant, IDMaxAllocationExceeded,
-	IDNMResources, IDResourceProfiles, IDProfileMaxAllocation, IDDockerGPU, IDDockerRuntime, IDMIGResources,
-	IDClusterReachable, IDClusterVersion, IDTypeUnknown, IDNoNodeFits, IDCapacity, IDQueueMaxAllocation,
-	IDQueueCapacity, IDNodeLabel, IDMaxAttempts, IDPriority, IDPlacement,
-	IDLogin, IDPrincipals, IDRPCProtection, IDHTTPS, IDSecureExecutor,
+// IDs returns every check id in report order: the order of the table of checks (checks.go), which
+// is also the order docs/preflight.md documents them in.
+func IDs() []string {
+	table := checkTable()
+	out := make([]string, len(table))
+	for i, c := range table {
+		out[i] = c.id
+	}
+	return out
 }
-
-// IDs returns every check id in report order.
-func IDs() []string { return slices.Clone(ids[:]) }
 
 // Area groups checks: what they look at.
 type Area string
@@ -317,16 +314,17 @@ func joinAnd(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// collector gathers the entries of every check while the checks run, then orders and condenses
-// them into a report.
-type collector struct {
-	entries map[string][]Check
+// results are the entries one check reports while it runs: every entry gets the check's id.
+type results struct {
+	id      string
+	entries []Check
+	// na: the check reported, through notApplicable, that it does not apply (its skip does not
+	// make the verdict uncertain).
+	na bool
 }
 
-func newCollector() *collector { return &collector{entries: map[string][]Check{}} }
-
 // add records one entry.
-func (c *collector) add(id string, st Status, source, fix, format string, args ...any) {
+func (o *results) add(st Status, source, fix, format string, args ...any) {
 	msg := format
 	if len(args) > 0 {
 		msg = fmt.Sprintf(format, args...)
@@ -334,33 +332,70 @@ func (c *collector) add(id string, st Status, source, fix, format string, args .
 	if st == StatusPass || st == StatusSkip {
 		fix = ""
 	}
-	c.entries[id] = append(c.entries[id], Check{ID: id, Status: st, Message: msg, Fix: fix, Source: source})
+	o.entries = append(o.entries, Check{ID: o.id, Status: st, Message: msg, Fix: fix, Source: source})
 }
 
-func (c *collector) pass(id, source, format string, args ...any) {
-	c.add(id, StatusPass, source, "", format, args...)
+func (o *results) pass(source, format string, args ...any) {
+	o.add(StatusPass, source, "", format, args...)
 }
 
-func (c *collector) skip(id, format string, args ...any) {
-	c.add(id, StatusSkip, "", "", format, args...)
+func (o *results) skip(format string, args ...any) {
+	o.add(StatusSkip, "", "", format, args...)
 }
 
-func (c *collector) fail(id, source, fix, format string, args ...any) {
-	c.add(id, StatusFail, source, fix, format, args...)
+// notApplicable records a skip of a check that does not apply to this input (the flink.* checks
+// of a container given directly, the profile checks of a cluster without profiles): the verdict
+// does not count it as a check that could not run.
+func (o *results) notApplicable(format string, args ...any) {
+	o.na = true
+	o.skip(format, args...)
 }
 
-func (c *collector) warn(id, source, fix, format string, args ...any) {
-	c.add(id, StatusWarn, source, fix, format, args...)
+func (o *results) fail(source, fix, format string, args ...any) {
+	o.add(StatusFail, source, fix, format, args...)
 }
 
-// has reports whether id has an entry with one of the statuses.
-func (c *collector) has(id string, statuses ...Status) bool {
-	for _, e := range c.entries[id] {
+func (o *results) warn(source, fix, format string, args ...any) {
+	o.add(StatusWarn, source, fix, format, args...)
+}
+
+// has reports whether the check has an entry with one of the statuses.
+func (o *results) has(statuses ...Status) bool {
+	for _, e := range o.entries {
 		if slices.Contains(statuses, e.Status) {
 			return true
 		}
 	}
 	return false
+}
+
+// collector holds the results of every check, by id, and orders and condenses them into a
+// report.
+type collector struct {
+	byID map[string]*results
+}
+
+func newCollector() *collector { return &collector{byID: map[string]*results{}} }
+
+// of returns the results of the check id.
+func (c *collector) of(id string) *results {
+	if o, ok := c.byID[id]; ok {
+		return o
+	}
+	o := &results{id: id}
+	c.byID[id] = o
+	return o
+}
+
+// notApplicable counts the checks that did not apply: their report entry is the skip they gave.
+func (c *collector) notApplicable() int {
+	n := 0
+	for _, o := range c.byID {
+		if o.na && len(o.entries) > 0 && !o.has(StatusPass, StatusWarn, StatusFail) {
+			n++
+		}
+	}
+	return n
 }
 
 // checks returns the entries in report order. Per id: the warn and fail entries when there are
@@ -370,7 +405,7 @@ func (c *collector) has(id string, statuses ...Status) bool {
 func (c *collector) checks() []Check {
 	order := IDs()
 	var extra []string
-	for id := range c.entries {
+	for id := range c.byID {
 		if !slices.Contains(order, id) {
 			extra = append(extra, id)
 		}
@@ -396,7 +431,11 @@ func (c *collector) checks() []Check {
 	}
 	out := make([]Check, 0, len(all))
 	for _, id := range all {
-		out = append(out, condense(id, c.entries[id])...)
+		var entries []Check
+		if o, ok := c.byID[id]; ok {
+			entries = o.entries
+		}
+		out = append(out, condense(id, entries)...)
 	}
 	return out
 }

@@ -161,15 +161,15 @@ func TestVerdict(t *testing.T) {
 
 func TestCondense(t *testing.T) {
 	c := newCollector()
-	c.pass("x.a", "s1", "one")
-	c.pass("x.a", "s2", "two")
-	c.pass("x.a", "s2", "two")
-	c.skip("x.a", "why")
-	c.pass("x.b", "s", "fine")
-	c.warn("x.b", "s3", "do this", "bad %d", 1)
-	c.fail("x.b", "s4", "do that", "worse")
-	c.skip("x.c", "first reason")
-	c.skip("x.c", "second reason")
+	c.of("x.a").pass("s1", "one")
+	c.of("x.a").pass("s2", "two")
+	c.of("x.a").pass("s2", "two")
+	c.of("x.a").skip("why")
+	c.of("x.b").pass("s", "fine")
+	c.of("x.b").warn("s3", "do this", "bad %d", 1)
+	c.of("x.b").fail("s4", "do that", "worse")
+	c.of("x.c").skip("first reason")
+	c.of("x.c").skip("second reason")
 	got := c.checks()
 	assert.Equal(t, []Check{
 		{ID: "x.a", Status: StatusPass, Message: "one; two; not checked: why"},

@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -64,78 +65,119 @@ type scriptUse struct {
 	kind    scriptKind
 }
 
-// discoveryChecks runs flink.discovery-script and flink.coordination-args for every resource
-// whose driver is Flink's GPU driver or that configures a script path.
-func (r *runner) discoveryChecks() {
-	r.pluginJarCheck()
-	var uses []scriptUse
-	for _, er := range r.tr.ExternalResources {
+// discoveryFacts are the discovery scripts of the external resources, inspected once for the
+// checks of flink.discovery-script and flink.coordination-args.
+type discoveryFacts struct {
+	// uses are the resources whose driver is Flink's GPU driver or that configure a script path,
+	// each with the program its script was recognised as.
+	uses []scriptUse
+	// none, when there are no uses, is the reason both checks skip.
+	none string
+	// script holds flink.discovery-script's entries, found while the scripts were inspected.
+	script results
+}
+
+// discoveryScripts finds and inspects the discovery scripts on first use.
+func (f *facts) discoveryScripts() *discoveryFacts {
+	if f.scripts != nil {
+		return f.scripts
+	}
+	d := &discoveryFacts{script: results{id: IDDiscoveryScript}}
+	f.scripts = d
+	for _, er := range f.tr.ExternalResources {
 		prefix := profile.ExternalResourcePrefix + er.Name + "." + profile.SuffixParamPrefix
-		pathVal, hasPath := r.in.Flink.Lookup(prefix + paramScriptPath)
+		pathVal, hasPath := f.in.Flink.Lookup(prefix + paramScriptPath)
 		if strings.TrimSpace(er.DriverFactoryClass) != GPUDriverFactory && !hasPath {
 			continue
 		}
 		u := scriptUse{er: er, path: DefaultDiscoveryScript}
 		if hasPath {
 			u.path, u.source = pathVal.Value, pathVal.Source.String()
-		} else if v, ok := r.in.Flink.Lookup(profile.ExternalResourcePrefix + er.Name + "." + profile.SuffixDriverFactoryClass); ok {
+		} else if v, ok := f.in.Flink.Lookup(profile.ExternalResourcePrefix + er.Name + "." + profile.SuffixDriverFactoryClass); ok {
 			u.source = v.Source.String()
 		}
-		if v, ok := r.in.Flink.Lookup(prefix + paramScriptArgs); ok {
+		if v, ok := f.in.Flink.Lookup(prefix + paramScriptArgs); ok {
 			u.args, u.hasArgs, u.argsSrc = v.Value, true, v.Source.String()
 		}
-		uses = append(uses, u)
+		d.uses = append(d.uses, u)
 	}
-	if len(uses) == 0 {
-		reason := "no resource uses Flink's GPU driver (" + GPUDriverFactory + ") or sets param." + paramScriptPath
-		r.c.skip(IDDiscoveryScript, "%s", reason)
-		r.c.skip(IDCoordinationArgs, "%s", reason)
+	if len(d.uses) == 0 {
+		d.none = "no resource uses Flink's GPU driver (" + GPUDriverFactory + ") or sets param." + paramScriptPath
+	}
+	for i := range d.uses {
+		f.checkScript(&d.script, &d.uses[i])
+	}
+	return d
+}
+
+// discoveryScriptCheck reports flink.discovery-script: each resource's discovery script exists
+// and is executable.
+func (f *facts) discoveryScriptCheck(_ context.Context, out *results) {
+	if !f.needsFlink(out) {
 		return
 	}
-	for i := range uses {
-		r.checkScript(&uses[i])
-		r.checkArgs(&uses[i])
+	d := f.discoveryScripts()
+	if d.none != "" {
+		out.skip("%s", d.none)
+		return
+	}
+	out.entries = append(out.entries, d.script.entries...)
+}
+
+// coordinationArgsCheck reports flink.coordination-args: the script understands the arguments
+// Flink passes it.
+func (f *facts) coordinationArgsCheck(_ context.Context, out *results) {
+	if !f.needsFlink(out) {
+		return
+	}
+	d := f.discoveryScripts()
+	if d.none != "" {
+		out.skip("%s", d.none)
+		return
+	}
+	for i := range d.uses {
+		f.checkArgs(out, &d.uses[i])
 	}
 }
 
 // checkScript checks that the script exists, is a regular file (or a link to one) and is
 // executable, and recognises which program it is.
-func (r *runner) checkScript(u *scriptUse) {
+func (f *facts) checkScript(out *results, u *scriptUse) {
 	name := u.er.Name
 	key := profile.ExternalResourcePrefix + name + "." + profile.SuffixParamPrefix + paramScriptPath
 	if strings.TrimSpace(u.path) == "" {
-		r.c.fail(IDDiscoveryScript, u.source, fmt.Sprintf("remove %s to use Flink's default script, or set it to the script's path", key),
+		out.fail(u.source, fmt.Sprintf("remove %s to use Flink's default script, or set it to the script's path", key),
 			"%s: GPU discovery script ('%s') is not configured: Flink's GPU driver fails and the TaskManager gets no %s information", name, u.path, name)
 		return
 	}
 	shipped := !filepath.IsAbs(u.path)
 	full := u.path
 	if shipped {
-		if r.in.FlinkHome == "" {
-			u.kind = kindByName(filepath.Base(u.path), r.in.Discover)
-			r.c.skip(IDDiscoveryScript, "%s: %s is relative to $FLINK_HOME, which is not known (set FLINK_HOME)", name, u.path)
+		if f.in.FlinkHome == "" {
+			u.kind = kindByName(filepath.Base(u.path), f.in.Discover)
+			out.skip("%s: %s is relative to $FLINK_HOME, which is not known (set FLINK_HOME)", name, u.path)
 			return
 		}
-		full = filepath.Join(r.in.FlinkHome, u.path)
+		full = filepath.Join(f.in.FlinkHome, u.path)
 	}
 	where := full
-	if shipped && r.in.FlinkHomeOrigin != "" {
-		where = fmt.Sprintf("%s (FLINK_HOME from %s)", full, r.in.FlinkHomeOrigin)
+	if shipped && f.in.FlinkHomeOrigin != "" {
+		where = fmt.Sprintf("%s (FLINK_HOME from %s)", full, f.in.FlinkHomeOrigin)
 	}
 	// An absolute path is looked up on this host; the TaskManagers need it on every NodeManager.
 	problem := func(fix, format string, args ...any) {
 		if shipped {
-			r.c.fail(IDDiscoveryScript, u.source, fix, format, args...)
+			out.fail(u.source, fix, format, args...)
 			return
 		}
-		r.c.warn(IDDiscoveryScript, u.source, fix+"; an absolute path must exist on every NodeManager host",
+		out.warn(u.source, fix+"; an absolute path must exist on every NodeManager host",
 			format+" (checked on this host only)", args...)
 	}
 
 	lfi, err := os.Lstat(full)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			u.kind = kindByName(filepath.Base(full), r.in.Discover)
+			u.kind = kindByName(filepath.Base(full), f.in.Discover)
 			problem(fmt.Sprintf("install Flink's GPU plugin (opt/flink-external-resource-gpu-*.jar and its scripts into %s), link yarn-er there (ln -sf $(command -v yarn-er) %s), or set %s",
 				filepath.Dir(DefaultDiscoveryScript), DefaultDiscoveryScript, key),
 				"%s: the discovery script %s does not exist: Flink's GPU driver fails (FileNotFoundException) and the TaskManager gets no %s information", name, where, name)
@@ -162,9 +204,9 @@ func (r *runner) checkScript(u *scriptUse) {
 		problem("point it at an executable file", "%s: the discovery script %s is not a regular file (%s)", name, where, fi.Mode().Type())
 		return
 	}
-	u.kind = r.scriptKind(full, target)
-	if u.kind == kindYarnEr && !slices.Contains(r.in.Discover.Names, filepath.Base(full)) && len(r.in.Discover.Names) > 0 {
-		problem(fmt.Sprintf("name the link %s (or one of %s) so that yarn-er runs as discover", flinkScriptName, strings.Join(r.in.Discover.Names, ", ")),
+	u.kind = f.scriptKind(full, target)
+	if u.kind == kindYarnEr && !slices.Contains(f.in.Discover.Names, filepath.Base(full)) && len(f.in.Discover.Names) > 0 {
+		problem(fmt.Sprintf("name the link %s (or one of %s) so that yarn-er runs as discover", flinkScriptName, strings.Join(f.in.Discover.Names, ", ")),
 			"%s: %s runs yarn-er under the name %q, as which it is the yarn-er command line, not discover: discovery fails and the TaskManager gets no %s information",
 			name, where, filepath.Base(full), name)
 		return
@@ -188,7 +230,7 @@ func (r *runner) checkScript(u *scriptUse) {
 	if target != full {
 		desc += ", a link to " + target
 	}
-	r.c.pass(IDDiscoveryScript, u.source, "%s: %s (%s) is executable", name, where, desc)
+	out.pass(u.source, "%s: %s (%s) is executable", name, where, desc)
 }
 
 // kindByName guesses the script's program from its name alone (when the file cannot be read).
@@ -204,8 +246,8 @@ func kindByName(base string, d DiscoverCommand) scriptKind {
 
 // scriptKind recognises the program of an existing script: yarn-er when the resolved file is the
 // running yarn-er binary or is named yarn-er, Flink's script by its name, else custom.
-func (r *runner) scriptKind(full, target string) scriptKind {
-	d := r.in.Discover
+func (f *facts) scriptKind(full, target string) scriptKind {
+	d := f.in.Discover
 	if filepath.Base(target) == "yarn-er" {
 		return kindYarnEr
 	}
@@ -239,49 +281,49 @@ func needsCommon(path string) bool {
 }
 
 // checkArgs runs flink.coordination-args for one script.
-func (r *runner) checkArgs(u *scriptUse) {
+func (f *facts) checkArgs(out *results, u *scriptUse) {
 	name := u.er.Name
 	key := profile.ExternalResourcePrefix + name + "." + profile.SuffixParamPrefix + paramScriptArgs
 	words := SplitScriptArgs(u.args)
 	src := u.argsSrc
 	if u.kind == kindUnknown {
-		u.kind = kindByName(filepath.Base(u.path), r.in.Discover)
+		u.kind = kindByName(filepath.Base(u.path), f.in.Discover)
 	}
 	switch u.kind {
 	case kindFlink:
 		findings := CheckFlinkScriptArgs(words)
 		for _, f := range findings {
-			r.c.warn(IDCoordinationArgs, src, f.Fix, "%s: %s: %s", name, key, f.Message)
+			out.warn(src, f.Fix, "%s: %s: %s", name, key, f.Message)
 		}
 		if len(findings) == 0 {
-			r.c.pass(IDCoordinationArgs, src, "%s: arguments %q understood by Flink's script (%s)", name, u.args, coordinationMode(words))
+			out.pass(src, "%s: arguments %q understood by Flink's script (%s)", name, u.args, coordinationMode(words))
 		}
 	case kindYarnEr:
-		if r.in.Discover.ValidateArgs == nil {
-			r.c.skip(IDCoordinationArgs, "%s: yarn-er discover's options are not known here", name)
+		if f.in.Discover.ValidateArgs == nil {
+			out.skip("%s: yarn-er discover's options are not known here", name)
 			return
 		}
 		args := words
 		if !u.hasArgs {
 			args = []string{"null"} // what Flink passes when discovery-script.args is not set
 		}
-		if err := r.in.Discover.ValidateArgs(args); err != nil {
+		if err := f.in.Discover.ValidateArgs(args); err != nil {
 			fix := fmt.Sprintf("set %s to options of yarn-er discover (yarn-er discover --help)", key)
 			if slices.Contains(words, "--enable-coordination") {
 				fix = fmt.Sprintf("write --enable-coordination-mode in %s", key)
 			}
-			r.c.fail(IDCoordinationArgs, src, fix, "%s: %s %q: yarn-er discover refuses them (%v), so discovery fails and the TaskManager gets no %s information",
+			out.fail(src, fix, "%s: %s %q: yarn-er discover refuses them (%v), so discovery fails and the TaskManager gets no %s information",
 				name, key, u.args, err, name)
 			return
 		}
-		r.c.pass(IDCoordinationArgs, src, "%s: arguments %q understood by yarn-er discover (%s)", name, u.args, coordinationMode(words))
+		out.pass(src, "%s: arguments %q understood by yarn-er discover (%s)", name, u.args, coordinationMode(words))
 	default:
 		if slices.Contains(words, "--enable-coordination") {
-			r.c.warn(IDCoordinationArgs, src, fmt.Sprintf("write --enable-coordination-mode in %s if your script follows Flink's", key),
+			out.warn(src, fmt.Sprintf("write --enable-coordination-mode in %s if your script follows Flink's", key),
 				"%s: %s has --enable-coordination, the spelling of Flink's documentation that Flink's script ignores (it wants --enable-coordination-mode)", name, key)
 			return
 		}
-		r.c.skip(IDCoordinationArgs, "%s: %s is a custom script; its arguments are not known", name, u.path)
+		out.skip("%s: %s is a custom script; its arguments are not known", name, u.path)
 	}
 }
 

@@ -28,83 +28,74 @@ const (
 )
 
 // kerberized reports whether the Hadoop configuration turns Kerberos on, and where.
-func (r *runner) kerberized() (bool, string) {
-	hc := r.in.Hadoop
+func (f *facts) kerberized() (bool, string) {
+	hc := f.in.Hadoop
 	if hc == nil {
 		return false, ""
 	}
 	return strings.EqualFold(strings.TrimSpace(hc.Get(keyAuthentication)), "kerberos"), sourceOr(hc, keyAuthentication, hc.Dir())
 }
 
-// securityChecks runs the security area.
-func (r *runner) securityChecks(ctx context.Context) {
-	if r.in.Hadoop == nil {
-		for _, id := range []string{IDLogin, IDPrincipals, IDRPCProtection, IDHTTPS, IDSecureExecutor} {
-			r.c.skip(id, "no Hadoop configuration")
-		}
-		return
-	}
-	r.loginCheck()
-	r.principalsCheck(ctx)
-	r.rpcProtectionCheck()
-	r.httpsCheck()
-	r.secureExecutorCheck()
-}
-
 // loginCheck: under Kerberos, yarn-er must have a login (a keytab holding the principal, or a
 // credential cache with a ticket that has not expired).
-func (r *runner) loginCheck() {
-	krb, src := r.kerberized()
+func (f *facts) loginCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, "no Hadoop configuration") {
+		return
+	}
+	krb, src := f.kerberized()
 	if !krb {
-		r.c.pass(IDLogin, src, "the cluster does not use Kerberos (%s is not kerberos): no login needed", keyAuthentication)
+		out.pass(src, "the cluster does not use Kerberos (%s is not kerberos): no login needed", keyAuthentication)
 		return
 	}
-	if r.in.Client == nil {
-		r.c.skip(IDLogin, "no ResourceManager client: the login is made with it (%s)", r.in.NoClientReason)
+	if f.in.Client == nil {
+		out.skip("no ResourceManager client: the login is made with it (%s)", f.in.NoClientReason)
 		return
 	}
-	cl := r.in.Client.KerberosClient()
+	cl := f.in.Client.KerberosClient()
 	if cl == nil || cl.Credentials == nil {
-		r.c.fail(IDLogin, src, "log in with Kerberos: kinit, or --keytab with --principal (YARN_ER_KEYTAB, YARN_ER_PRINCIPAL), and --auth kerberos or auto",
-			"the cluster uses Kerberos, but yarn-er has no Kerberos login (authentication %s): every call to it would be refused", r.in.Client.Auth())
+		out.fail(src, "log in with Kerberos: kinit, or --keytab with --principal (YARN_ER_KEYTAB, YARN_ER_PRINCIPAL), and --auth kerberos or auto",
+			"the cluster uses Kerberos, but yarn-er has no Kerberos login (authentication %s): every call to it would be refused", f.in.Client.Auth())
 		return
 	}
 	who := cl.Credentials.UserName() + "@" + cl.Credentials.Domain()
-	if r.live != nil && r.live.infoErr != nil && yarn.IsAuthError(r.live.infoErr) {
-		r.c.fail(IDLogin, who, "see the error: it names what to fix", "the login of %s failed: %v", who, r.live.infoErr)
+	if f.live != nil && f.live.infoErr != nil && yarn.IsAuthError(f.live.infoErr) {
+		out.fail(who, "see the error: it names what to fix", "the login of %s failed: %v", who, f.live.infoErr)
 		return
 	}
 	if cl.Credentials.HasKeytab() {
-		r.c.pass(IDLogin, who, "logged in as %s from a keytab (renewed as needed)", who)
+		out.pass(who, "logged in as %s from a keytab (renewed as needed)", who)
 		return
 	}
 	if until := cl.Credentials.ValidUntil(); !until.IsZero() {
 		left := time.Until(until).Round(time.Minute)
 		if left <= 0 {
-			r.c.fail(IDLogin, who, "kinit again, or log in with a keytab (--keytab, --principal)",
+			out.fail(who, "kinit again, or log in with a keytab (--keytab, --principal)",
 				"the ticket of %s in the credential cache expired at %s", who, until.UTC().Format(time.RFC3339))
 			return
 		}
 		if left < time.Hour {
-			r.c.warn(IDLogin, who, "kinit again before submitting a long job, or log in with a keytab",
+			out.warn(who, "kinit again before submitting a long job, or log in with a keytab",
 				"the ticket of %s expires in %s (%s)", who, left, until.UTC().Format(time.RFC3339))
 			return
 		}
-		r.c.pass(IDLogin, who, "logged in as %s from a credential cache, valid for %s more", who, left)
+		out.pass(who, "logged in as %s from a credential cache, valid for %s more", who, left)
 		return
 	}
-	r.c.pass(IDLogin, who, "logged in as %s from a credential cache", who)
+	out.pass(who, "logged in as %s from a credential cache", who)
 }
 
 // principalsCheck: the RM's and the NameNode's principals are set, and _HOST in them resolves to
 // the host clients reach each by. yarn.resourcemanager.principal is also the HDFS token's renewer.
-func (r *runner) principalsCheck(ctx context.Context) {
-	krb, _ := r.kerberized()
-	if !krb {
-		r.c.pass(IDPrincipals, "", "the cluster does not use Kerberos: no service principals needed")
+func (f *facts) principalsCheck(ctx context.Context, out *results) {
+	if !f.needsHadoop(out, "no Hadoop configuration") {
 		return
 	}
-	hc := r.in.Hadoop
+	krb, _ := f.kerberized()
+	if !krb {
+		out.pass("", "the cluster does not use Kerberos: no service principals needed")
+		return
+	}
+	hc := f.in.Hadoop
 	var notes []string
 	for _, p := range []struct {
 		key, addrKey, what string
@@ -114,7 +105,7 @@ func (r *runner) principalsCheck(ctx context.Context) {
 	} {
 		v := strings.TrimSpace(hc.Get(p.key))
 		if v == "" {
-			r.c.fail(IDPrincipals, hc.Dir(), fmt.Sprintf("set %s in the Hadoop configuration to the service's principal, e.g. %s", p.key, examplePrincipal(p.key)),
+			out.fail(hc.Dir(), fmt.Sprintf("set %s in the Hadoop configuration to the service's principal, e.g. %s", p.key, examplePrincipal(p.key)),
 				"%s is not set: %s principal is unknown, so yarn-er cannot authenticate the service (nor name the token's renewer)", p.key, p.what)
 			return
 		}
@@ -122,22 +113,22 @@ func (r *runner) principalsCheck(ctx context.Context) {
 			notes = append(notes, fmt.Sprintf("%s = %s", p.key, v))
 			continue
 		}
-		host := r.serviceHost(p.addrKey)
+		host := f.serviceHost(p.addrKey)
 		if host == "" {
-			r.c.fail(IDPrincipals, sourceOr(hc, p.key, hc.Dir()), fmt.Sprintf("set %s (or %s) to the service's host name", p.addrKey, keyRMHostname),
+			out.fail(sourceOr(hc, p.key, hc.Dir()), fmt.Sprintf("set %s (or %s) to the service's host name", p.addrKey, keyRMHostname),
 				"%s = %s has _HOST, and %s names no host to put there", p.key, v, p.addrKey)
 			return
 		}
 		name, how := resolveHost(ctx, host)
 		if name == "" {
-			r.c.fail(IDPrincipals, sourceOr(hc, p.key, hc.Dir()),
+			out.fail(sourceOr(hc, p.key, hc.Dir()),
 				fmt.Sprintf("give %s by its host name, or give the full principal in %s", p.addrKey, p.key),
 				"%s = %s: _HOST would be the name of %s, which has none (%s)", p.key, v, host, how)
 			return
 		}
 		notes = append(notes, fmt.Sprintf("%s = %s", p.key, strings.ReplaceAll(v, "_HOST", strings.ToLower(name))))
 	}
-	r.c.pass(IDPrincipals, hc.Dir(), "%s", strings.Join(notes, "; "))
+	out.pass(hc.Dir(), "%s", strings.Join(notes, "; "))
 }
 
 // examplePrincipal is a typical principal of a key, for fixes.
@@ -150,8 +141,8 @@ func examplePrincipal(key string) string {
 
 // serviceHost is the host of an address key (fs.defaultFS: its authority), with the RM's hostname
 // as the fallback of the RM's addresses.
-func (r *runner) serviceHost(addrKey string) string {
-	hc := r.in.Hadoop
+func (f *facts) serviceHost(addrKey string) string {
+	hc := f.in.Hadoop
 	v := strings.TrimSpace(hc.Get(addrKey))
 	if addrKey == "fs.defaultFS" {
 		u, err := url.Parse(v)
@@ -211,32 +202,35 @@ func protections(v string) (vals, bad []string) {
 // rpcProtectionCheck: hadoop.rpc.protection and dfs.data.transfer.protection hold values Hadoop
 // knows, and yarn-er's configuration shares one with the ResourceManager's (its /conf), or the
 // AM's and the clients' connections fail with "No common protection layer".
-func (r *runner) rpcProtectionCheck() {
-	krb, _ := r.kerberized()
-	hc := r.in.Hadoop
+func (f *facts) rpcProtectionCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, "no Hadoop configuration") {
+		return
+	}
+	krb, _ := f.kerberized()
+	hc := f.in.Hadoop
 	mine, bad := protections(hc.Get(keyRPCProtection))
 	if len(mine) == 0 && len(bad) == 0 {
 		mine = []string{"authentication"}
 	}
 	if len(bad) > 0 {
-		r.c.fail(IDRPCProtection, sourceOr(hc, keyRPCProtection, hc.Dir()), "use authentication, integrity or privacy (a comma list)",
+		out.fail(sourceOr(hc, keyRPCProtection, hc.Dir()), "use authentication, integrity or privacy (a comma list)",
 			"%s = %q: Hadoop knows no %s", keyRPCProtection, hc.Get(keyRPCProtection), strings.Join(bad, ", "))
 		return
 	}
 	if _, badDT := protections(hc.Get(keyDataTransferProt)); len(badDT) > 0 {
-		r.c.fail(IDRPCProtection, sourceOr(hc, keyDataTransferProt, hc.Dir()), "use authentication, integrity or privacy (a comma list)",
+		out.fail(sourceOr(hc, keyDataTransferProt, hc.Dir()), "use authentication, integrity or privacy (a comma list)",
 			"%s = %q: Hadoop knows no %s", keyDataTransferProt, hc.Get(keyDataTransferProt), strings.Join(badDT, ", "))
 		return
 	}
 	if _, set := hc.Lookup(keyRPCProtection); !krb && !set {
-		r.c.pass(IDRPCProtection, "", "the cluster does not use Kerberos; RPC tokens use %s (the default)", strings.Join(mine, ","))
+		out.pass("", "the cluster does not use Kerberos; RPC tokens use %s (the default)", strings.Join(mine, ","))
 		return
 	}
-	if r.live == nil || r.live.rmConf == nil {
-		r.c.pass(IDRPCProtection, sourceOr(hc, keyRPCProtection, hc.Dir()), "%s = %s (the ResourceManager's own value was not read)", keyRPCProtection, strings.Join(mine, ","))
+	if f.live == nil || f.live.rmConf == nil {
+		out.pass(sourceOr(hc, keyRPCProtection, hc.Dir()), "%s = %s (the ResourceManager's own value was not read)", keyRPCProtection, strings.Join(mine, ","))
 		return
 	}
-	theirs, _ := protections(r.live.rmConf.Get(keyRPCProtection))
+	theirs, _ := protections(f.live.rmConf.Get(keyRPCProtection))
 	if len(theirs) == 0 {
 		theirs = []string{"authentication"}
 	}
@@ -247,52 +241,55 @@ func (r *runner) rpcProtectionCheck() {
 		}
 	}
 	if !shared {
-		r.c.fail(IDRPCProtection, sourceOr(hc, keyRPCProtection, hc.Dir()),
+		out.fail(sourceOr(hc, keyRPCProtection, hc.Dir()),
 			fmt.Sprintf("set %s to the cluster's value, %s, in core-site.xml", keyRPCProtection, strings.Join(theirs, ",")),
 			"%s: this configuration says %s, the ResourceManager %s: Hadoop clients (Flink's among them) fail with \"No common protection layer\"",
 			keyRPCProtection, strings.Join(mine, ","), strings.Join(theirs, ","))
 		return
 	}
-	r.c.pass(IDRPCProtection, sourceOr(hc, keyRPCProtection, hc.Dir()), "%s: %s here, %s on the ResourceManager", keyRPCProtection, strings.Join(mine, ","), strings.Join(theirs, ","))
+	out.pass(sourceOr(hc, keyRPCProtection, hc.Dir()), "%s: %s here, %s on the ResourceManager", keyRPCProtection, strings.Join(mine, ","), strings.Join(theirs, ","))
 }
 
 // httpsCheck: with yarn.http.policy=HTTPS_ONLY the RM is reached over https and its certificate
 // verifies.
-func (r *runner) httpsCheck() {
-	hc := r.in.Hadoop
+func (f *facts) httpsCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, "no Hadoop configuration") {
+		return
+	}
+	hc := f.in.Hadoop
 	policy := strings.ToUpper(strings.TrimSpace(hc.Get(keyYARNHTTPPolicy)))
 	if policy != "HTTPS_ONLY" {
 		if policy == "" {
 			policy = "HTTP_ONLY"
 		}
-		r.c.pass(IDHTTPS, sourceOr(hc, keyYARNHTTPPolicy, ""), "%s is %s: the web services are reached over http", keyYARNHTTPPolicy, policy)
+		out.pass(sourceOr(hc, keyYARNHTTPPolicy, ""), "%s is %s: the web services are reached over http", keyYARNHTTPPolicy, policy)
 		return
 	}
 	src := sourceOr(hc, keyYARNHTTPPolicy, hc.Dir())
-	if r.in.Client == nil {
-		r.c.skip(IDHTTPS, "no ResourceManager client (%s)", r.in.NoClientReason)
+	if f.in.Client == nil {
+		out.skip("no ResourceManager client (%s)", f.in.NoClientReason)
 		return
 	}
 	var plain []string
-	for _, a := range r.in.Client.Addresses() {
+	for _, a := range f.in.Client.Addresses() {
 		if !strings.HasPrefix(strings.ToLower(a), "https://") {
 			plain = append(plain, a)
 		}
 	}
 	if len(plain) > 0 {
-		r.c.fail(IDHTTPS, src, "reach the ResourceManager at its https address (yarn.resourcemanager.webapp.https.address; --rm https://HOST:PORT)",
+		out.fail(src, "reach the ResourceManager at its https address (yarn.resourcemanager.webapp.https.address; --rm https://HOST:PORT)",
 			"%s is HTTPS_ONLY, but the ResourceManager is reached at %s", keyYARNHTTPPolicy, strings.Join(plain, ", "))
 		return
 	}
-	if r.live != nil && r.live.infoErr != nil {
-		if fix := tlsFix(r.live.infoErr); fix != "" {
-			r.c.fail(IDHTTPS, src, fix, "the ResourceManager's certificate does not verify: %v", r.live.infoErr)
+	if f.live != nil && f.live.infoErr != nil {
+		if fix := tlsFix(f.live.infoErr); fix != "" {
+			out.fail(src, fix, "the ResourceManager's certificate does not verify: %v", f.live.infoErr)
 			return
 		}
-		r.c.skip(IDHTTPS, "the ResourceManager did not answer: %v", r.live.infoErr)
+		out.skip("the ResourceManager did not answer: %v", f.live.infoErr)
 		return
 	}
-	r.c.pass(IDHTTPS, src, "%s is HTTPS_ONLY and the ResourceManager's certificate verifies (%s)", keyYARNHTTPPolicy, strings.Join(r.in.Client.Addresses(), ", "))
+	out.pass(src, "%s is HTTPS_ONLY and the ResourceManager's certificate verifies (%s)", keyYARNHTTPPolicy, strings.Join(f.in.Client.Addresses(), ", "))
 }
 
 // tlsFix says how to fix an error that is a certificate's, or "".
@@ -307,23 +304,26 @@ func tlsFix(err error) string {
 // secureExecutorCheck: under Kerberos, containers should run as the submitting user
 // (LinuxContainerExecutor); with DefaultContainerExecutor they run as the NodeManager's user, so
 // every user's GPU job shares one identity and its files, and devices are not isolated.
-func (r *runner) secureExecutorCheck() {
-	krb, src := r.kerberized()
-	if !krb {
-		r.c.pass(IDSecureExecutor, "", "the cluster does not use Kerberos")
+func (f *facts) secureExecutorCheck(_ context.Context, out *results) {
+	if !f.needsHadoop(out, "no Hadoop configuration") {
 		return
 	}
-	hc := r.in.Hadoop
+	krb, src := f.kerberized()
+	if !krb {
+		out.pass("", "the cluster does not use Kerberos")
+		return
+	}
+	hc := f.in.Hadoop
 	exec := strings.TrimSpace(hc.Get(keyContainerExecutor))
 	if strings.HasSuffix(exec, "LinuxContainerExecutor") {
-		r.c.pass(IDSecureExecutor, sourceOr(hc, keyContainerExecutor, src), "the NodeManagers run containers as the submitting user (%s)", exec)
+		out.pass(sourceOr(hc, keyContainerExecutor, src), "the NodeManagers run containers as the submitting user (%s)", exec)
 		return
 	}
 	shown := exec
 	if shown == "" {
 		shown = "DefaultContainerExecutor (Hadoop's default)"
 	}
-	r.c.warn(IDSecureExecutor, sourceOr(hc, keyContainerExecutor, src),
+	out.warn(sourceOr(hc, keyContainerExecutor, src),
 		fmt.Sprintf("on the NodeManagers set %s=%s (the setuid container-executor, with container-executor.cfg's [gpu] module for GPU isolation)", keyContainerExecutor, linuxExecutor),
 		"the cluster uses Kerberos but %s runs every container as the NodeManager's own user: jobs of different users share that identity and their files, and GPUs are not isolated (if this is not the NodeManagers' configuration, check theirs)", shown)
 }

@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -11,11 +12,18 @@ import (
 // unitCheck reports yarn.resource-type-unit: each requested type that yarn.resource-types declares
 // with a unit fails, since Flink sends plain amounts and the ResourceManager converts them to the
 // declared unit.
-func (r *runner) unitCheck() {
+func (f *facts) unitCheck(_ context.Context, out *results) {
+	if f.in.Hadoop == nil {
+		// The live NodeManagers' units stand in for resource-types.xml.
+		if !f.liveUnitCheck(out) {
+			out.skip(noHadoop)
+		}
+		return
+	}
 	failed := false
-	for _, p := range r.tr.Problems {
+	for _, p := range f.tr.Problems {
 		if p.Code == profile.CodeResourceTypeUnit {
-			r.c.fail(IDResourceTypeUnit, p.Source.String(), p.Fix, "%s", message(p))
+			out.fail(p.Source.String(), p.Fix, "%s", message(p))
 			failed = true
 		}
 	}
@@ -23,34 +31,34 @@ func (r *runner) unitCheck() {
 		return
 	}
 	var plain []string
-	for _, v := range r.tr.RMRequest {
+	for _, v := range f.tr.RMRequest {
 		plain = append(plain, fmt.Sprintf("%s %d", v.Name, v.Value))
 	}
 	if len(plain) == 0 {
-		r.c.pass(IDResourceTypeUnit, "", "no declared resource type besides memory-mb and vcores is requested")
+		out.pass("", "no declared resource type besides memory-mb and vcores is requested")
 		return
 	}
-	r.c.pass(IDResourceTypeUnit, sourceOf(r.in.Hadoop, profile.KeyResourceTypes),
+	out.pass(sourceOf(f.in.Hadoop, profile.KeyResourceTypes),
 		"every requested type is a plain count, as Flink's amounts are; the ResourceManager reads %s", strings.Join(plain, ", "))
 }
 
 // liveUnitCheck is yarn.resource-type-unit without a Hadoop configuration: the units come from
 // the live RUNNING NodeManagers' resources. It reports whether it could decide.
-func (r *runner) liveUnitCheck() bool {
-	if r.live == nil || r.live.nodesErr != nil || r.live.infoErr != nil {
+func (f *facts) liveUnitCheck(out *results) bool {
+	if f.live == nil || f.live.nodesErr != nil || f.live.infoErr != nil {
 		return false
 	}
 	units := map[string]string{}
-	for _, n := range r.live.running() {
+	for _, n := range f.live.running() {
 		for _, e := range n.Total.All() {
 			if _, seen := units[e.Name]; !seen {
 				units[e.Name] = e.Units
 			}
 		}
 	}
-	ext := r.extendedRequest()
+	ext := f.extendedRequest()
 	if len(ext) == 0 {
-		r.c.pass(IDResourceTypeUnit, "", "no resource type besides memory-mb and vcores is requested")
+		out.pass("", "no resource type besides memory-mb and vcores is requested")
 		return true
 	}
 	var plain []string
@@ -69,18 +77,18 @@ func (r *runner) liveUnitCheck() bool {
 		if v, err := records.Convert("", u, res.Value); err == nil {
 			read = fmt.Sprintf("%d%s", v, u)
 			if v == 0 {
-				read += ": the TaskManagers get none"
+				read += ": the " + f.subj.many + " get none"
 			}
 		}
-		r.c.fail(IDResourceTypeUnit, r.origin(res.Name),
+		out.fail(f.origin(res.Name),
 			fmt.Sprintf("declare %s without a unit: remove yarn.resource-types.%s.units from resource-types.xml on the ResourceManager and every NodeManager (Flink's amount is a plain count)", res.Name, res.Name),
 			"the ResourceManager at %s declares '%s' with unit '%s' (its NodeManagers report it so): Flink sends %d without a unit (ResourceInformation.newInstance(name, amount)), so the ResourceManager reads %s",
-			r.live.rm, res.Name, u, res.Value, read)
+			f.live.rm, res.Name, u, res.Value, read)
 	}
 	switch {
 	case failed:
 	case len(plain) > 0:
-		r.c.pass(IDResourceTypeUnit, r.live.rm, "every requested type is a plain count on the ResourceManager, as Flink's amounts are: %s", strings.Join(plain, ", "))
+		out.pass(f.live.rm, "every requested type is a plain count on the ResourceManager, as Flink's amounts are: %s", strings.Join(plain, ", "))
 	default:
 		return false
 	}

@@ -38,11 +38,11 @@ type userLimit struct {
 
 // userLimitLifted reports whether the RM runs Hadoop 3.4 or later (unknown versions count as
 // later).
-func (r *runner) userLimitLifted() bool {
-	if r.live.usable() == nil || r.live.info == nil {
+func (f *facts) userLimitLifted() bool {
+	if f.live.usable() == nil || f.live.info == nil {
 		return true
 	}
-	v, err := ParseHadoopVersion(r.live.info.HadoopVersion)
+	v, err := ParseHadoopVersion(f.live.info.HadoopVersion)
 	return err != nil || !v.Less(HadoopVersion{3, 4, 0})
 }
 
@@ -57,11 +57,11 @@ func allZero(v records.Resources) bool {
 
 // queueValue returns a per-queue capacity-scheduler.xml value of q (yarn.scheduler.capacity.
 // <path>.<suffix>) and its source, from the Hadoop configuration.
-func (r *runner) queueValue(path, suffix string) (string, string, bool) {
-	if r.in.Hadoop == nil {
+func (f *facts) queueValue(path, suffix string) (string, string, bool) {
+	if f.in.Hadoop == nil {
 		return "", "", false
 	}
-	p, ok := r.in.Hadoop.Lookup("yarn.scheduler.capacity." + path + "." + suffix)
+	p, ok := f.in.Hadoop.Lookup("yarn.scheduler.capacity." + path + "." + suffix)
 	if !ok || strings.TrimSpace(p.Value) == "" {
 		return "", "", false
 	}
@@ -71,12 +71,12 @@ func (r *runner) queueValue(path, suffix string) (string, string, bool) {
 // userLimits returns the user limit of queue q in the partition (node label, "" the default one)
 // whose guaranteed capacity is guaranteed and maximum capacity pool; ok is false when the RM
 // reports no guaranteed capacity, or a configured factor is not a number (bad says which).
-func (r *runner) userLimits(q *yarn.Queue, guaranteed, pool records.Resources) (ul userLimit, bad string, ok bool) {
+func (f *facts) userLimits(q *yarn.Queue, guaranteed, pool records.Resources) (ul userLimit, bad string, ok bool) {
 	ul.factor, ul.percent = defaultUserLimitFactor, defaultUserLimitPct
 	ul.factorFrom, ul.percentFrom = "Hadoop's default", "Hadoop's default"
 	if q.UserLimitsReported {
 		ul.factor, ul.percent = q.UserLimitFactor, q.UserLimitPercent
-		ul.factorFrom, ul.percentFrom = r.live.rm+" (userLimitFactor)", r.live.rm+" (userLimit)"
+		ul.factorFrom, ul.percentFrom = f.live.rm+" (userLimitFactor)", f.live.rm+" (userLimit)"
 	} else {
 		for _, v := range []struct {
 			suffix   string
@@ -87,7 +87,7 @@ func (r *runner) userLimits(q *yarn.Queue, guaranteed, pool records.Resources) (
 			{userLimitFactorSuffix, &ul.factor, &ul.factorFrom, -1, math.MaxFloat64},
 			{userLimitPercentSuffix, &ul.percent, &ul.percentFrom, 0, 100},
 		} {
-			text, src, found := r.queueValue(q.Path, v.suffix)
+			text, src, found := f.queueValue(q.Path, v.suffix)
 			if !found {
 				continue
 			}
@@ -105,7 +105,7 @@ func (r *runner) userLimits(q *yarn.Queue, guaranteed, pool records.Resources) (
 	// Hadoop 3.4 and later lift the limit to the maximum capacity for a factor of -1 and for a
 	// queue with no guaranteed capacity (UsersManager: getEffectiveMaxCapacityDown); earlier
 	// lines multiply the guaranteed capacity by the factor whatever it is.
-	if r.userLimitLifted() && (ul.factor == -1 || allZero(guaranteed)) {
+	if f.userLimitLifted() && (ul.factor == -1 || allZero(guaranteed)) {
 		ul.lifted = true
 		return ul, "", true
 	}
@@ -119,7 +119,7 @@ func (r *runner) userLimits(q *yarn.Queue, guaranteed, pool records.Resources) (
 			ul.limit.Set(name, m)
 			continue
 		}
-		ul.limit.Set(name, records.Quantity{Value: r.roundUpToMinimum(name, v), Units: g.Units})
+		ul.limit.Set(name, records.Quantity{Value: f.roundUpToMinimum(name, v), Units: g.Units})
 	}
 	return ul, "", true
 }
@@ -138,11 +138,11 @@ func scaleDown(v int64, f float64) int64 {
 
 // roundUpToMinimum rounds memory-mb and vcores up to a multiple of the CapacityScheduler's minimum
 // allocation when the Hadoop configuration gives it (Resources.roundUp of the user limit).
-func (r *runner) roundUpToMinimum(name string, v int64) int64 {
-	if r.types == nil || (name != records.MemoryMB && name != records.VCores) {
+func (f *facts) roundUpToMinimum(name string, v int64) int64 {
+	if f.types == nil || (name != records.MemoryMB && name != records.VCores) {
 		return v
 	}
-	rt, ok := r.types.Lookup(name)
+	rt, ok := f.types.Lookup(name)
 	if !ok || rt.Minimum <= 0 || v%rt.Minimum == 0 {
 		return v
 	}
@@ -213,11 +213,11 @@ func activeUsers(q *yarn.Queue) int {
 // forever (fail), containers given directly start as earlier ones finish (warn). With other
 // users' applications in the queue, minimum-user-limit-percent shares it now (warn). It reports
 // whether the queue check goes on.
-func (r *runner) userLimitCheck(q *yarn.Queue, from, partition string, guaranteed, pool records.Resources, req, jm []records.Resource, want, empty int64) bool {
-	ul, bad, ok := r.userLimits(q, guaranteed, pool)
+func (f *facts) userLimitCheck(out *results, q *yarn.Queue, from, partition string, guaranteed, pool records.Resources, req, jm []records.Resource, want, empty int64) bool {
+	ul, bad, ok := f.userLimits(q, guaranteed, pool)
 	factorKey := "yarn.scheduler.capacity." + q.Path + "." + userLimitFactorSuffix
 	if bad != "" {
-		r.c.warn(IDQueueCapacity, ul.factorFrom, fmt.Sprintf("set %s to a positive number (capacity-scheduler.xml)", factorKey), "%s", bad)
+		out.warn(ul.factorFrom, fmt.Sprintf("set %s to a positive number (capacity-scheduler.xml)", factorKey), "%s", bad)
 		return true
 	}
 	if !ok || ul.limit.Len() == 0 {
@@ -225,7 +225,7 @@ func (r *runner) userLimitCheck(q *yarn.Queue, from, partition string, guarantee
 	}
 	src := ul.factorFrom
 	if q.UserLimitsReported {
-		src = r.live.rm
+		src = f.live.rm
 	}
 	in := ""
 	if partition != "" {
@@ -240,20 +240,20 @@ func (r *runner) userLimitCheck(q *yarn.Queue, from, partition string, guarantee
 	why := fmt.Sprintf("one user may hold at most %s%s (user-limit-factor %g, from %s, × its guaranteed capacity %s)",
 		describePool(ul.limit, req), in, ul.factor, ul.factorFrom, describePool(ul.guaranteed, req))
 	if n < want && n < empty {
-		fix := "ask for fewer or smaller TaskManagers, or use a queue with more guaranteed capacity"
-		if f := factorFor(ul.guaranteed, req, jm, want); f > 0 {
+		fix := "ask for fewer or smaller " + f.subj.many + ", or use a queue with more guaranteed capacity"
+		if factor := factorFor(ul.guaranteed, req, jm, want); factor > 0 {
 			fix = fmt.Sprintf("raise %s to %g or more (capacity-scheduler.xml; -1 lifts the user limit on Hadoop 3.4+), raise the queue's capacity, or %s",
-				factorKey, f, "ask for fewer or smaller TaskManagers")
+				factorKey, factor, "ask for fewer or smaller "+f.subj.many)
 		}
-		if r.in.Container != nil {
-			r.c.warn(IDQueueCapacity, src, fix,
+		if f.in.Container != nil {
+			out.warn(src, fix,
 				"queue %s (from %s): %s: %s %s at once, %d wanted: the others start as earlier ones finish",
-				q.Path, from, why, tmCount(n), shown, want)
+				q.Path, from, why, f.subj.count(n), shown, want)
 			return false
 		}
-		r.c.fail(IDQueueCapacity, src, fix,
+		out.fail(src, fix,
 			"queue %s (from %s): %s: %s %s%s, %d wanted (its maximum capacity would hold %s): the job waits forever",
-			q.Path, from, why, tmCount(n), shown, besides, want, countText(empty))
+			q.Path, from, why, f.subj.count(n), shown, besides, want, countText(empty))
 		return false
 	}
 	others := activeUsers(q)
@@ -266,25 +266,25 @@ func (r *runner) userLimitCheck(q *yarn.Queue, from, partition string, guarantee
 	for _, e := range ul.limit.All() {
 		name, l := e.Name, e.Quantity()
 		g, _ := ul.guaranteed.Quantity(name)
-		v := r.roundUpToMinimum(name, scaleDown(g.Value, share))
+		v := f.roundUpToMinimum(name, scaleDown(g.Value, share))
 		if cmpQuantity(records.Quantity{Value: v, Units: g.Units}, l) < 0 {
 			l = records.Quantity{Value: v, Units: g.Units}
 		}
 		nowLimit.Set(name, l)
 	}
 	if now := userContainers(nowLimit, req, jm); now < want {
-		r.c.warn(IDQueueCapacity, src, "wait for the queue's other users' applications to finish, or use another queue",
-			"queue %s (from %s): %s applications in it: with minimum-user-limit-percent %g (from %s) each user is held to about %s while they compete: %d of the %d TaskManager containers %s fit%s",
-			q.Path, from, plural(others, "other user has", "other users have"), ul.percent, ul.percentFrom, describePool(nowLimit, req), now, want, shown, besides)
+		out.warn(src, "wait for the queue's other users' applications to finish, or use another queue",
+			"queue %s (from %s): %s applications in it: with minimum-user-limit-percent %g (from %s) each user is held to about %s while they compete: %d of the %d %s %s fit%s",
+			q.Path, from, plural(others, "other user has", "other users have"), ul.percent, ul.percentFrom, describePool(nowLimit, req), now, want, f.subj.containers, shown, besides)
 		return false
 	}
 	return true
 }
 
-// tmCount is "1 TaskManager container" or "N TaskManager containers".
-func tmCount(n int64) string {
+// count is "1 TaskManager container" or "N TaskManager containers" (of the subject's containers).
+func (s subject) count(n int64) string {
 	if n == 1 {
-		return "1 TaskManager container"
+		return "1 " + s.container
 	}
-	return countText(n) + " TaskManager containers"
+	return countText(n) + " " + s.containers
 }

@@ -434,6 +434,14 @@ func (e entryList) stringMap() (map[string]string, error) {
 // The wrapper may be {"<inner>": [...]}, {"<inner>": {...}}, {"<inner>": null}, {}, null or a bare
 // array (the shapes of unwrapList). Other top-level keys are skipped.
 func streamList[T any](r io.Reader, outer, inner string, each func(*T) error) error {
+	if _, ok := any(new(T)).(fastDecoder); ok {
+		return streamListFast(r, outer, inner, each)
+	}
+	return streamListGeneral(r, outer, inner, each)
+}
+
+// streamListGeneral is streamList through encoding/json's Decoder.
+func streamListGeneral[T any](r io.Reader, outer, inner string, each func(*T) error) error {
 	dec := json.NewDecoder(r)
 	if err := expectDelim(dec, '{'); err != nil {
 		return err
@@ -488,7 +496,7 @@ func streamElements[T any](dec *json.Decoder, each func(*T) error) error {
 				return errTooManyElements
 			}
 			var v T
-			if err := dec.Decode(&v); err != nil {
+			if err := decodeElement(dec, &v); err != nil {
 				return err
 			}
 			if err := each(&v); err != nil {
@@ -498,7 +506,7 @@ func streamElements[T any](dec *json.Decoder, each func(*T) error) error {
 		return expectDelim(dec, ']')
 	case '{':
 		var v T
-		if err := dec.Decode(&v); err != nil {
+		if err := decodeElement(dec, &v); err != nil {
 			return err
 		}
 		return each(&v)
@@ -513,6 +521,25 @@ func streamElements[T any](dec *json.Decoder, each func(*T) error) error {
 		}
 	}
 	return nil
+}
+
+// decodeElement decodes the next value of dec into v: through v's fast path when it has one
+// (fastDecoder) and the value has the shape it reads, else as encoding/json does.
+func decodeElement[T any](dec *json.Decoder, v *T) error {
+	fd, ok := any(v).(fastDecoder)
+	if !ok {
+		return dec.Decode(v)
+	}
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	if fd.decodeFast(raw) {
+		return nil
+	}
+	var zero T
+	*v = zero
+	return json.Unmarshal(raw, v)
 }
 
 // peekByte returns the first byte of the next value in dec's buffer (skipping white space and the
