@@ -19,12 +19,13 @@ import (
 // third of it).
 const tokenLifetime = 30
 
-// shortTokenMiniYARN is a secure mini-YARN (privacy) whose HDFS delegation tokens live a minute.
+// shortTokenMiniYARN is a secure mini-YARN (privacy) whose HDFS delegation tokens live
+// tokenLifetime seconds.
 var shortTokenMiniYARN = &lazyCluster{what: "secure, short-lived tokens", env: "YARN_ER_MINIYARN_TOKENS_STATE", conf: "conf",
 	state: "mini-yarn-secure-tokens", flags: []string{"--kerberos", "--rpc-protection", "privacy", "--token-lifetime", fmt.Sprint(tokenLifetime)}}
 
 // TestSecureLongRunningTokens: `submit --ship-keytab` on a secure mini-YARN whose HDFS delegation
-// tokens live at most a minute. The job's ranks run for three such lifetimes, then write and read
+// tokens live at most tokenLifetime seconds. The job's ranks run for three such lifetimes, then write and read
 // HDFS with Hadoop's own client (the shaded hadoop-client jars) from their container's token file:
 // only the fresh tokens the ApplicationMaster fetched with the shipped keytab, and that `yarn-er
 // tokens follow` put into each rank's token file, can do that. The ranks never get the keytab.
