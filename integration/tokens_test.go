@@ -17,7 +17,7 @@ import (
 // tokenLifetime is the maximum lifetime, in seconds, of the HDFS delegation tokens of the
 // short-token secure mini-YARN (docker/mini-yarn start --token-lifetime; renewal interval a
 // third of it).
-const tokenLifetime = 30
+const tokenLifetime = 45
 
 // shortTokenMiniYARN is a secure mini-YARN (privacy) whose HDFS delegation tokens live
 // tokenLifetime seconds.
