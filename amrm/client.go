@@ -284,7 +284,7 @@ func (c *Client) AskWithLabel(priority int32, capability records.Resources, coun
 // ResourceManager writes them, e.g. /default-rack; none: anywhere). It asks as Hadoop's
 // AMRMClient does for a ContainerRequest with racks and relaxLocality false: one
 // ResourceRequest per rack, with relaxLocality true, and the off-switch one ("*") with
-// relaxLocality false, each for the whole count and with the node label. The CapacityScheduler
+// relaxLocality false, each for the whole count, the node label on "*" only. The CapacityScheduler
 // and the FairScheduler then allocate on the racks' nodes only (a node elsewhere skips the
 // priority), and keep the ask pending while none of them has room; the FifoScheduler ignores
 // relaxLocality and allocates anywhere. The racks may only change while nothing is outstanding
@@ -824,7 +824,11 @@ func resourceRequests(p int32, a *askState, cap *yarnpb.ResourceProto) []*yarnpb
 				ExecutionType: yarnpb.ExecutionTypeProto_GUARANTEED.Enum(),
 			},
 		}
-		if a.nodeLabel != "" {
+		if a.nodeLabel != "" && name == anyResource {
+			// On "*" only, as MapReduce asks: the scheduler takes a request's partition from
+			// its "*" request, and ResourceManagers of some versions refuse a node label
+			// expression on a request for a rack or host ("specified node label expression in
+			// a resource request has resource name = ...").
 			rr.NodeLabelExpression = proto.String(a.nodeLabel)
 		}
 		return rr
