@@ -153,15 +153,15 @@ type Cluster struct {
 	// mu is the scheduler's lock (rm.Mu): it guards the fields below, and the NodeManagers take it.
 	mu *sync.Mutex
 
-	nodes        []*node
-	placed       map[placedKey]*yarnpb.SchedulingRequestProto
-	rejected     int
-	outstanding  map[int32]int
-	capability   map[int32]*yarnpb.ResourceProto
+	nodes       []*node
+	placed      map[placedKey]*yarnpb.SchedulingRequestProto
+	rejected    int
+	outstanding map[int32]int
+	capability  map[int32]*yarnpb.ResourceProto
 	// racks are the rack requests of each priority (rack → count); bound marks a priority whose
 	// off-switch request has relaxLocality false.
-	racks map[int32]map[string]int
-	bound map[int32]bool
+	racks        map[int32]map[string]int
+	bound        map[int32]bool
 	maxAsked     map[int32]int
 	nextID       int64
 	nAllocated   int
