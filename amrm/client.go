@@ -826,9 +826,9 @@ func resourceRequests(p int32, a *askState, cap *yarnpb.ResourceProto) []*yarnpb
 		}
 		if a.nodeLabel != "" && name == anyResource {
 			// On "*" only, as MapReduce asks: the scheduler takes a request's partition from
-			// its "*" request, and ResourceManagers of some versions refuse a node label
-			// expression on a request for a rack or host ("specified node label expression in
-			// a resource request has resource name = ...").
+			// its "*" request, and the ResourceManager (3.2.2 and 3.5.0 alike) holds a refusal
+			// of a node label expression on a request for a rack or host ("specified node label
+			// expression in a resource request has resource name = ...").
 			rr.NodeLabelExpression = proto.String(a.nodeLabel)
 		}
 		return rr
