@@ -671,9 +671,9 @@ public final class MiniYarnHarness {
     // yarn.resourcemanager.zk-address (the key before Hadoop 3.2), which no alias maps.
     c.set(org.apache.hadoop.fs.CommonConfigurationKeys.ZK_ADDRESS, zk.connectString());
     c.set(YarnConfiguration.RM_ZK_ADDRESS, zk.connectString());
-    // The ZooKeeper session of each RM's elector and store; also how long MiniYARNCluster waits
-    // for an active RM. Within the embedded server's 1 to 10 s.
-    c.setInt(YarnConfiguration.RM_ZK_TIMEOUT_MS, 5000);
+    // The ZooKeeper sessions of each RM's elector and store keep Hadoop's default timeout, 10 s
+    // (within the embedded server's 2 to 20 s): a loaded machine's pauses expire none of them;
+    // failover expires one on purpose.
     c.set(YarnConfiguration.RM_STORE,
         "org.apache.hadoop.yarn.server.resourcemanager.recovery.ZKRMStateStore");
     electionLock = c.get(YarnConfiguration.AUTO_FAILOVER_ZK_BASE_PATH,

@@ -22,10 +22,10 @@ import org.slf4j.LoggerFactory;
 final class ShadedZooKeeper implements ElectionZooKeeper {
   private static final Logger LOG = LoggerFactory.getLogger(ShadedZooKeeper.class);
   /**
-   * ZooKeeper's tick: sessions may last 2 to 20 ticks (1 to 10 s), which holds the
-   * ResourceManagers' yarn.resourcemanager.zk-timeout-ms.
+   * ZooKeeper's tick: sessions may last 2 to 20 ticks (2 to 20 s), which holds the
+   * ResourceManagers' session timeout (yarn.resourcemanager.zk-timeout-ms, 10 s by default).
    */
-  static final int TICK_MS = 500;
+  static final int TICK_MS = 1000;
 
   private final ZooKeeperServer server;
   private final ServerCnxnFactory factory;
