@@ -283,8 +283,9 @@ func TestRestartRMNeedsRecovery(t *testing.T) {
 const envHAState = "YARN_ER_MINIYARN_HA_STATE"
 
 // haMiniYARN is docker/conf's cluster started with --ha: ResourceManagers rm0 (active at start)
-// and rm1 sharing a state store, manual failover. Hadoop 3.5+ only (docker/README.md): make
-// matrix runs the HA tests on the default line.
+// and rm1 that elect the active one through an embedded ZooKeeper (automatic failover) and keep
+// their state in it. Hadoop 3.5+ only (docker/README.md): make matrix runs the HA tests on the
+// default line.
 var haMiniYARN = &lazyCluster{what: "HA", env: envHAState, conf: "conf", state: "mini-yarn-ha", flags: []string{"--ha"}}
 
 // TestHAFaultMatrix: each fault of docker/mini-yarn under a running 4-rank GPU job on the HA
