@@ -668,7 +668,7 @@ public final class MiniYarnHarness {
     c.setBoolean(YarnConfiguration.AUTO_FAILOVER_ENABLED, true);
     c.setBoolean(YarnConfiguration.AUTO_FAILOVER_EMBEDDED, true);
     // The store's Curator reads hadoop.zk.address; the embedded elector still reads
-    // yarn.resourcemanager.zk-address (the key before Hadoop 3.2), which no alias maps.
+    // yarn.resourcemanager.zk-address (the older name), which Hadoop 3.5 maps to nothing.
     c.set(org.apache.hadoop.fs.CommonConfigurationKeys.ZK_ADDRESS, zk.connectString());
     c.set(YarnConfiguration.RM_ZK_ADDRESS, zk.connectString());
     // The ZooKeeper sessions of each RM's elector and store keep Hadoop's default timeout, 10 s
