@@ -402,7 +402,7 @@ final class Faults implements Runnable {
    * standby's elector, which watches the lock, takes it and makes its RM active (recovering the
    * applications from the state store and fencing the former active out of it); the former
    * active learns that its session expired, rejoins the election and, the lock being taken,
-   * becomes standby. The NodeManagers and AMs fail over to the new active RM. Nothing here
+   * becomes standby (or earlier, when its next write to the fenced store fails). The NodeManagers and AMs fail over to the new active RM. Nothing here
    * transitions an RM: the electors do.
    */
   private synchronized Answer failover() throws Exception {
