@@ -133,6 +133,9 @@ func (v Resources) Len() int { return len(v.entries) }
 // All returns the entries in order.
 func (v Resources) All() []Resource { return append([]Resource(nil), v.entries...) }
 
+// AppendTo appends the entries to dst, in order, and returns it (All without a new slice).
+func (v Resources) AppendTo(dst []Resource) []Resource { return append(dst, v.entries...) }
+
 // String renders the vector as Hadoop prints a Resource's extended form:
 // "<memory-mb:4096, vcores:4, yarn.io/gpu:2>".
 func (v Resources) String() string {
