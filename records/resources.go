@@ -43,6 +43,9 @@ func NewResources(memoryMiB, vcores int64, others ...Resource) Resources {
 // ResourcesOf returns a vector of the entries, placed as Set places them.
 func ResourcesOf(entries ...Resource) Resources {
 	var v Resources
+	if len(entries) > 0 {
+		v.entries = make([]Resource, 0, len(entries))
+	}
 	for _, e := range entries {
 		v.Set(e.Name, e.Quantity())
 	}

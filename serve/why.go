@@ -244,20 +244,20 @@ func fits(want, have records.Resources) bool {
 
 func (w *why) nodes(a ask) {
 	var inPartition, offer, freeNow int
-	for i := range w.s.Nodes {
-		n := &w.s.Nodes[i]
-		if n.State != "RUNNING" || partitionOf(n) != a.partition {
+	t := w.s.Nodes
+	for i := range t.Len() {
+		if t.State(i) != "RUNNING" || partitionOf(t.Labels(i)) != a.partition {
 			continue
 		}
 		inPartition++
-		if !fits(a.res, n.Total) {
+		if !fits(a.res, t.Total(i)) {
 			continue
 		}
 		offer++
-		if fits(a.res, n.Available) {
+		if fits(a.res, t.Available(i)) {
 			freeNow++
-		} else if !slices.Contains(w.out.NodesThatFit, n.ID) {
-			w.out.NodesThatFit = append(w.out.NodesThatFit, n.ID)
+		} else if id := t.ID(i); !slices.Contains(w.out.NodesThatFit, id) {
+			w.out.NodesThatFit = append(w.out.NodesThatFit, id)
 		}
 	}
 	part := "the default partition"

@@ -83,6 +83,36 @@ func (t *NodeTable) State(i int) string { return t.dict[t.codes[codesPerNode*i+c
 // Rack is node i's rack, without rebuilding the node.
 func (t *NodeTable) Rack(i int) string { return t.dict[t.codes[codesPerNode*i+codeRack]] }
 
+// Labels are node i's labels, shared: the caller must not change them.
+func (t *NodeTable) Labels(i int) []string { return t.labelSets[t.codes[codesPerNode*i+codeLabels]] }
+
+// Total is node i's total resource.
+func (t *NodeTable) Total(i int) records.Resources { return t.vector(i, 0) }
+
+// Used is node i's used resource.
+func (t *NodeTable) Used(i int) records.Resources { return t.vector(i, 1) }
+
+// Available is node i's available resource.
+func (t *NodeTable) Available(i int) records.Resources { return t.vector(i, 2) }
+
+// vector rebuilds node i's k-th vector (Total, Used, Available).
+func (t *NodeTable) vector(i, k int) records.Resources {
+	off := int(t.valOff[i])
+	for j := range k {
+		off += len(t.shapes[t.vec[3*i+j]])
+	}
+	shape := t.shapes[t.vec[3*i+k]]
+	if len(shape) == 0 {
+		return records.Resources{}
+	}
+	var buf [8]records.Resource
+	entries := buf[:0]
+	for j, e := range shape {
+		entries = append(entries, records.Resource{Name: e.name, Value: t.vals[off+j], Units: e.units})
+	}
+	return records.ResourcesOf(entries...)
+}
+
 // Node rebuilds node i.
 func (t *NodeTable) Node(i int) Node {
 	c := t.codes[codesPerNode*i : codesPerNode*(i+1)]
@@ -97,19 +127,7 @@ func (t *NodeTable) Node(i int) Node {
 	if l := t.labelSets[c[codeLabels]]; len(l) > 0 {
 		n.NodeLabels = slices.Clone(l)
 	}
-	off := int(t.valOff[i])
-	for k, dst := range []*records.Resources{&n.Total, &n.Used, &n.Available} {
-		shape := t.shapes[t.vec[3*i+k]]
-		if len(shape) == 0 {
-			continue
-		}
-		entries := make([]records.Resource, len(shape))
-		for j, e := range shape {
-			entries[j] = records.Resource{Name: e.name, Value: t.vals[off+j], Units: e.units}
-		}
-		off += len(shape)
-		*dst = records.ResourcesOf(entries...)
-	}
+	n.Total, n.Used, n.Available = t.Total(i), t.Used(i), t.Available(i)
 	return n
 }
 
