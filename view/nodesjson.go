@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/yarn-er/yarn-er/records"
@@ -44,15 +45,38 @@ func WriteNodesJSON(w io.Writer, encode func(io.Writer, any) error, t *yarn.Node
 		return err
 	}
 	var buf bytes.Buffer
+	var fast []byte
+	checked, useFast := false, false
 	for k, i := range order {
 		n := t.Node(int(i))
-		buf.Reset()
-		if err := encode(&buf, NodeOf(&n)); err != nil {
-			return err
-		}
+		v := NodeOf(&n)
 		sep := ",\n"
 		if k == len(order)-1 {
 			sep = "\n"
+		}
+		// A node whose every string is plain ASCII is written directly, once the encoder was seen
+		// to write the first such node the same way; any other through encode.
+		var ok bool
+		if !checked || useFast {
+			fast, ok = appendNodeFast(fast[:0], &v, sep)
+		}
+		if ok && !checked {
+			checked = true
+			buf.Reset()
+			if err := encode(&buf, v); err != nil {
+				return err
+			}
+			useFast = bytes.Equal(fast, nested(buf.Bytes(), sep))
+		}
+		if ok && useFast {
+			if _, err := w.Write(fast); err != nil {
+				return err
+			}
+			continue
+		}
+		buf.Reset()
+		if err := encode(&buf, v); err != nil {
+			return err
 		}
 		if _, err := w.Write(nested(buf.Bytes(), sep)); err != nil {
 			return err
@@ -114,4 +138,65 @@ func streamable(encode func(io.Writer, any) error) bool {
 	}
 	stitched.WriteString(nodesTail)
 	return bytes.Equal(whole.Bytes(), stitched.Bytes())
+}
+
+// plain reports whether every JSON encoder writes s as its bytes between quotes: printable ASCII
+// without the characters one escapes (quote, backslash, and the HTML ones).
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendNodeFast appends the node as an element of the list (as nested writes it) and sep, when
+// its strings and resource names are plain; else it reports false.
+func appendNodeFast(dst []byte, n *Node, sep string) ([]byte, bool) {
+	const in1, in2 = nodeIndent + "  ", nodeIndent + "    "
+	dst = append(dst, nodeIndent+"{\n"...)
+	for _, f := range [...]struct{ key, val string }{{"id", n.ID}, {"state", n.State}, {"host", n.Host}, {"rack", n.Rack}, {"httpAddress", n.HTTPAddress}} {
+		if !plain(f.val) {
+			return dst, false
+		}
+		dst = append(dst, in1+`"`...)
+		dst = append(dst, f.key...)
+		dst = append(dst, `": "`...)
+		dst = append(dst, f.val...)
+		dst = append(dst, "\",\n"...)
+	}
+	for k, f := range [...]struct {
+		key string
+		r   ResourceMap
+	}{{"total", n.Total}, {"used", n.Used}, {"available", n.Available}} {
+		dst = append(dst, in1+`"`...)
+		dst = append(dst, f.key...)
+		dst = append(dst, `": `...)
+		if f.r.IsZero() {
+			dst = append(dst, "null"...)
+		} else {
+			dst = append(dst, "{\n"...)
+			for j, name := range f.r.Names() {
+				if !plain(name) {
+					return dst, false
+				}
+				if j > 0 {
+					dst = append(dst, ",\n"...)
+				}
+				dst = append(dst, in2+`"`...)
+				dst = append(dst, name...)
+				dst = append(dst, `": `...)
+				dst = strconv.AppendInt(dst, f.r.Quantity(name).Value, 10)
+			}
+			dst = append(dst, "\n"+in1+"}"...)
+		}
+		if k < 2 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '\n')
+	}
+	dst = append(dst, nodeIndent+"}"...)
+	return append(dst, sep...), true
 }

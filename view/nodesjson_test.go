@@ -3,6 +3,7 @@ package view
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"testing"
 
@@ -29,6 +30,8 @@ func TestWriteNodesJSONIsNodesOf(t *testing.T) {
 		{ID: "a:1", State: "LOST", Host: "a<&>\u2028", Rack: "/r\"\\\n", Total: records.NewResources(4, 4)},
 		{ID: "b:1", State: "RUNNING", Host: "b\u202e\x7f", Rack: "/r1", Total: gpu},
 		{ID: "a:1", State: "RUNNING", Host: "dup", Rack: "/dup", Total: gpu},
+		{ID: "d:1", State: "LOST", Host: "d", Rack: "/r2", Total: records.NewResources(1, 2)},
+		{ID: "e:1", State: "NEW", Host: "e", Rack: "/r2"},
 	}
 	encoders := map[string]func(io.Writer, any) error{
 		"two spaces (the CLI's -o json)": indented("", "  ", false),
@@ -60,3 +63,28 @@ func TestWriteNodesJSONIsNodesOf(t *testing.T) {
 	assert.True(t, streamable(indented("", "  ", false)))
 	assert.False(t, streamable(indented("", "\t", false)), "another indentation is encoded whole")
 }
+
+// BenchmarkWriteNodesJSON50k: `cluster nodes -o json` of 50,000 nodes (4 resource types each),
+// one node at a time.
+func BenchmarkWriteNodesJSON50k(b *testing.B) {
+	nodes := make([]yarn.Node, 50000)
+	for i := range nodes {
+		r := records.NewResources(16384, 32, records.Resource{Name: records.GPU, Value: 4}, records.Resource{Name: records.FPGA, Value: 2})
+		nodes[i] = yarn.Node{ID: fmt.Sprintf("node%05d.example.com:45454", i), State: "RUNNING", Host: fmt.Sprintf("node%05d.example.com", i),
+			Rack: fmt.Sprintf("/rack-%d", i%20), HTTPAddress: fmt.Sprintf("node%05d.example.com:8042", i), Total: r, Used: r, Available: r}
+	}
+	t := yarn.NodeTableOf(nodes)
+	enc := indented("", "  ", false)
+	b.ReportAllocs()
+	for b.Loop() {
+		var n countWriter
+		if err := WriteNodesJSON(&n, enc, t, ""); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(n))
+	}
+}
+
+type countWriter int
+
+func (c *countWriter) Write(p []byte) (int, error) { *c += countWriter(len(p)); return len(p), nil }
