@@ -10,10 +10,12 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +43,9 @@ type Options struct {
 	MaxBody int64
 	// Drain is --drain-timeout: how long SIGTERM waits for requests in flight.
 	Drain time.Duration
+	// MemoryLimit is --memory-limit: the Go runtime's soft memory limit (GOMEMLIMIT's syntax);
+	// "0" or "off" sets none.
+	MemoryLimit string
 	// Commands runs translate and preflight in this process for the POST endpoints (root supplies
 	// it: this package imports no other command).
 	Commands serve.CommandRunner
@@ -50,6 +55,8 @@ type Options struct {
 	connArgs func() []string
 	// ready, when set (tests), is told the address once the listener is up.
 	ready func(addr string)
+	// memoryLimitSet reports whether --memory-limit was given.
+	memoryLimitSet func() bool
 }
 
 // NewCmdServe returns `yarn-er serve`; runF (nil: serveRun) runs it. commands runs yarn-er's
@@ -89,6 +96,9 @@ details.`,
 	fl.StringVar(&opts.TLSKey, "listen-tls-key", "", "PEM key of --listen-tls-cert")
 	fl.Int64Var(&opts.MaxBody, "max-body", 1<<20, "largest POST body in bytes")
 	fl.DurationVar(&opts.Drain, "drain-timeout", 4*time.Second, "on SIGTERM, how long to wait for requests in flight")
+	fl.StringVar(&opts.MemoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the Go runtime's memory (GOMEMLIMIT's syntax: 48MiB, 1GiB, bytes): "+
+		"the garbage collector works harder near it instead of letting the heap grow; 0 or off for none. Without this flag, GOMEMLIMIT in the environment wins")
+	opts.memoryLimitSet = func() bool { return cmd.Flags().Changed("memory-limit") }
 	for _, n := range []string{"token-file", "listen-tls-cert", "listen-tls-key"} {
 		_ = cmd.MarkFlagFilename(n)
 	}
@@ -121,6 +131,14 @@ func serveRun(opts *Options) error {
 	}
 	if (opts.TLSCert == "") != (opts.TLSKey == "") {
 		return cmdutil.Usagef("--listen-tls-cert and --listen-tls-key go together")
+	}
+	limit, err := parseMemoryLimit(opts.MemoryLimit)
+	if err != nil {
+		return cmdutil.Usagef("--memory-limit %q: %v", opts.MemoryLimit, err)
+	}
+	if _, inEnv := os.LookupEnv("GOMEMLIMIT"); !inEnv || (opts.memoryLimitSet != nil && opts.memoryLimitSet()) {
+		prev := debug.SetMemoryLimit(limit)
+		defer debug.SetMemoryLimit(prev)
 	}
 	token, err := readToken(opts.TokenFile)
 	if err != nil {
@@ -267,4 +285,34 @@ func readToken(path string) (string, error) {
 		return "", cmdutil.Usagef("--token-file %s: empty: want one line holding the token", path)
 	}
 	return tok, nil
+}
+
+// defaultMemoryLimit is --memory-limit's default: about three times what serve keeps at 50,000
+// nodes (docs/benchmarks.md), so that the garbage of a poll does not grow the heap past it.
+const defaultMemoryLimit = "48MiB"
+
+// parseMemoryLimit parses a size as GOMEMLIMIT does: a number of bytes with an optional unit
+// (B, KiB, MiB, GiB, TiB); "0" and "off" are no limit (math.MaxInt64).
+func parseMemoryLimit(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "off" || s == "0" {
+		return math.MaxInt64, nil
+	}
+	num := strings.TrimRight(s, "BKMGTi")
+	unit := s[len(num):]
+	mult := map[string]int64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
+	if mult == 0 {
+		return 0, fmt.Errorf("unit %q: want B, KiB, MiB, GiB or TiB, e.g. 48MiB", unit)
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("want a number of bytes with an optional unit, e.g. 48MiB, or off")
+	}
+	if n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("larger than %d bytes", int64(math.MaxInt64))
+	}
+	if n*mult < 8<<20 {
+		return 0, fmt.Errorf("%d bytes is less than the 8MiB the process needs to run; use off for no limit", n*mult)
+	}
+	return n * mult, nil
 }
