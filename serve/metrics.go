@@ -230,7 +230,7 @@ func (s *Snapshot) clusterMetricsText() *encodedMetrics {
 		// 50,000-node cluster's metrics are 66 MB of text, 2.7 MB compressed); a client that
 		// does not take gzip gets them decompressed as they are sent.
 		var gz bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
 		x := expo{b: bufio.NewWriterSize(zw, 64<<10)}
 		writeClusterMetrics(&x, s)
 		if e.err = x.b.Flush(); e.err == nil {

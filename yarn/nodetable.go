@@ -57,6 +57,16 @@ const (
 // noTime marks a zero LastHealthUpdate.
 const noTime = -1 << 63
 
+// size estimates the memory the table keeps.
+func (t *NodeTable) size() int64 {
+	s := int64(len(t.arena) + 4*(len(t.ends)+len(t.codes)+len(t.vec)+len(t.valOff)) +
+		8*(len(t.vals)+len(t.times)+len(t.containers)) + len(t.derived))
+	for _, d := range t.dict {
+		s += int64(len(d)) + 16
+	}
+	return s
+}
+
 // Len is the number of nodes.
 func (t *NodeTable) Len() int {
 	if t == nil {
