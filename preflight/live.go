@@ -64,20 +64,33 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 		d.rm = d.info.RMAddress
 	}
 	var wg sync.WaitGroup
-	var nodes []yarn.Node
-	wg.Go(func() { nodes, d.nodesErr = c.Nodes(ctx, yarn.NodesQuery{}) })
+	var nodes *yarn.NodeTable
+	wg.Go(func() { nodes, d.nodesErr = c.NodeTable(ctx, yarn.NodesQuery{}, 0) })
 	wg.Go(func() { d.sched, d.schedErr = c.Scheduler(ctx) })
 	wg.Go(func() { d.rmConf, d.confErr = c.Conf(ctx) })
 	wg.Go(func() { d.overview, d.overviewErr = c.SchedulerOverview(ctx) })
 	wg.Go(func() { d.labels, d.labelsErr = c.NodeLabels(ctx) })
 	wg.Wait()
-	d.nodeCount = len(nodes)
-	log.Debug("cluster read", "nodes", len(nodes), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
+	d.nodeCount = nodes.Len()
+	log.Debug("cluster read", "nodes", nodes.Len(), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
 		"overview", d.overview != nil, "overviewErr", d.overviewErr)
 	d.learnTypes(ctx, c, allowNewApp, nodes)
-	// Only the RUNNING nodes are kept, in place: on a large cluster a copy of the list would
-	// cost megabytes.
-	d.runningNodes = slices.DeleteFunc(nodes, func(n yarn.Node) bool { return n.State != "RUNNING" })
+	// The list is read into a compact table as it streams; only the RUNNING nodes are then
+	// rebuilt as records, into a list of their exact size.
+	running := 0
+	for i := range nodes.Len() {
+		if nodes.State(i) == "RUNNING" {
+			running++
+		}
+	}
+	if running > 0 {
+		d.runningNodes = make([]yarn.Node, 0, running)
+		for i := range nodes.Len() {
+			if nodes.State(i) == "RUNNING" {
+				d.runningNodes = append(d.runningNodes, nodes.Node(i))
+			}
+		}
+	}
 	return d
 }
 
@@ -85,11 +98,13 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 // GPU-less node shows yarn.io/gpu with value 0), so the nodes' totals, the scheduler's maximum
 // allocation and the scheduler overview tell; new-application's maximum-resource-capability is the
 // last resort (it uses up an application id).
-func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp bool, nodes []yarn.Node) {
+func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp bool, nodes *yarn.NodeTable) {
 	known := map[string]bool{}
 	var from []string
-	for _, n := range nodes {
-		for _, e := range n.Total.All() {
+	var entries []records.Resource
+	for i := range nodes.Len() {
+		entries = nodes.Total(i).AppendTo(entries[:0])
+		for _, e := range entries {
 			known[e.Name] = true
 		}
 	}
