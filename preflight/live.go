@@ -45,8 +45,24 @@ type liveData struct {
 
 	// runningNodes are the RUNNING nodes the RM lists, in its order: several checks ask, and on
 	// a large cluster each copy of the list would cost megabytes. Nothing may change them.
-	runningNodes []yarn.Node
+	runningNodes []node
 }
+
+// node is a RUNNING node as the checks read it: its place in the RM's node table, from which its
+// labels and resources are read when asked.
+type node struct {
+	t *yarn.NodeTable
+	i int
+}
+
+// labels are the node's labels (shared: not to be changed).
+func (n node) labels() []string { return n.t.Labels(n.i) }
+
+// total is the node's total resource.
+func (n node) total() records.Resources { return n.t.Total(n.i) }
+
+// available is the node's available resource.
+func (n node) available() records.Resources { return n.t.Available(n.i) }
 
 // gatherLive asks the RM for everything the live checks need: /info first (reachability and the
 // active RM), then /nodes, /scheduler, /scheduler-overview and /conf in parallel.
@@ -75,8 +91,8 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 	log.Debug("cluster read", "nodes", nodes.Len(), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
 		"overview", d.overview != nil, "overviewErr", d.overviewErr)
 	d.learnTypes(ctx, c, allowNewApp, nodes)
-	// The list is read into a compact table as it streams; only the RUNNING nodes are then
-	// rebuilt as records, into a list of their exact size.
+	// The list is read into a compact table as it streams; the checks read the RUNNING nodes'
+	// labels and resources from it (no list of records is built: 50,000 of them are some 40 MB).
 	running := 0
 	for i := range nodes.Len() {
 		if nodes.State(i) == "RUNNING" {
@@ -84,10 +100,10 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 		}
 	}
 	if running > 0 {
-		d.runningNodes = make([]yarn.Node, 0, running)
+		d.runningNodes = make([]node, 0, running)
 		for i := range nodes.Len() {
 			if nodes.State(i) == "RUNNING" {
-				d.runningNodes = append(d.runningNodes, nodes.Node(i))
+				d.runningNodes = append(d.runningNodes, node{nodes, i})
 			}
 		}
 	}
@@ -174,7 +190,7 @@ func (d *liveData) knownTypes() map[string]bool {
 }
 
 // running returns the RUNNING nodes.
-func (d *liveData) running() []yarn.Node { return d.runningNodes }
+func (d *liveData) running() []node { return d.runningNodes }
 
 // nodesOffering counts the RUNNING nodes whose total has more than 0 of t.
 func (d *liveData) nodesOffering(t string) int {
@@ -182,8 +198,8 @@ func (d *liveData) nodesOffering(t string) int {
 		return 0
 	}
 	n := 0
-	for _, node := range d.running() {
-		if node.Total.Value(t) > 0 {
+	for _, nd := range d.running() {
+		if nd.total().Value(t) > 0 {
 			n++
 		}
 	}
@@ -362,7 +378,7 @@ type fitFacts struct {
 	// shown renders req for messages, with its note and partition scope.
 	shown   string
 	tmLabel labelChoice
-	running []yarn.Node
+	running []node
 	// fit is running packed with req (when running is not empty).
 	fit packing
 }
@@ -477,10 +493,10 @@ func (f *facts) capacityCheck(_ context.Context, out *results) {
 			jmNodes, _ := f.partitionNodes(jmLabel.label)
 			wj = withJobManager{now: -1, empty: -1}
 			for _, n := range jmNodes {
-				if _, ok := minus(n.Total, jmReq); ok {
+				if _, ok := minus(n.total(), jmReq); ok {
 					wj.empty = fit.empty
 				}
-				if _, ok := minus(n.Available, jmReq); ok && n.Available.Len() > 0 {
+				if _, ok := minus(n.available(), jmReq); ok && n.available().Len() > 0 {
 					wj.now = fit.now
 				}
 			}
