@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
@@ -136,9 +137,14 @@ func serveRun(opts *Options) error {
 	if err != nil {
 		return cmdutil.Usagef("--memory-limit %q: %v", opts.MemoryLimit, err)
 	}
+	afterPoll := debug.FreeOSMemory
 	if _, inEnv := os.LookupEnv("GOMEMLIMIT"); !inEnv || (opts.memoryLimitSet != nil && opts.memoryLimitSet()) {
 		prev := debug.SetMemoryLimit(limit)
 		defer debug.SetMemoryLimit(prev)
+		afterPoll = func() {
+			debug.FreeOSMemory()
+			debug.SetMemoryLimit(limitFor(limit, liveHeap()))
+		}
 	}
 	token, err := readToken(opts.TokenFile)
 	if err != nil {
@@ -162,7 +168,8 @@ func serveRun(opts *Options) error {
 		// The previous snapshot and the decoding of the new one are garbage now: hand the memory
 		// back, so that serve's resident size follows what it keeps, not its peak (a full
 		// collection per poll: some 10-50 ms at 50,000 nodes).
-		AfterPoll: debug.FreeOSMemory})
+		// The limit follows what serve keeps (limitFor).
+		AfterPoll: afterPoll})
 	if err != nil {
 		return err
 	}
@@ -315,4 +322,25 @@ func parseMemoryLimit(s string) (int64, error) {
 		return 0, fmt.Errorf("%d bytes is less than the 8MiB the process needs to run; use off for no limit", n*mult)
 	}
 	return n * mult, nil
+}
+
+// limitFor is the memory limit while serve keeps live bytes of heap: the configured limit, or,
+// when serve keeps more than that allows a poll to work in (a cluster much larger than 50,000
+// nodes), twice what it keeps and 16 MiB, so that the collector does not run all the time.
+func limitFor(configured, live int64) int64 {
+	floor := 2*live + 16<<20
+	if live <= 0 || floor < 0 || configured >= floor {
+		return configured
+	}
+	return floor
+}
+
+// liveHeap is the heap the last collection found live (runtime/metrics), 0 when unknown.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(min(s[0].Value.Uint64(), math.MaxInt64/4))
 }

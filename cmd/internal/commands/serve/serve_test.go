@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -45,6 +46,23 @@ func TestServeFlags(t *testing.T) {
 	assert.Equal(t, "127.0.0.1:8089", def.Listen)
 	assert.Equal(t, 5*time.Second, def.Interval)
 	assert.Equal(t, "48MiB", def.MemoryLimit)
+}
+
+func TestLimitFor(t *testing.T) {
+	for _, tc := range []struct {
+		configured, live, want int64
+	}{
+		{48 << 20, 15 << 20, 48 << 20},
+		{48 << 20, 0, 48 << 20},
+		{48 << 20, 30 << 20, 76 << 20},
+		{math.MaxInt64, 1 << 30, math.MaxInt64},
+		{48 << 20, 1 << 40, 2<<40 + 16<<20},
+		{48 << 20, math.MaxInt64, 48 << 20}, // 2*live overflows: the configured limit
+	} {
+		assert.Equal(t, tc.want, limitFor(tc.configured, tc.live), "%d live under %d", tc.live, tc.configured)
+	}
+	runtime.GC()
+	assert.Greater(t, liveHeap(), int64(0), "the runtime reports the live heap of its last collection")
 }
 
 func TestParseMemoryLimit(t *testing.T) {
