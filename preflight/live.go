@@ -58,6 +58,9 @@ type node struct {
 // labels are the node's labels (shared: not to be changed).
 func (n node) labels() []string { return n.t.Labels(n.i) }
 
+// rack is the node's rack.
+func (n node) rack() string { return n.t.Rack(n.i) }
+
 // total is the node's total resource.
 func (n node) total() records.Resources { return n.t.Total(n.i) }
 

@@ -87,6 +87,9 @@ func (t *NodeTable) str(i, k int) string {
 // ID is node i's ID, without rebuilding the node.
 func (t *NodeTable) ID(i int) string { return t.str(i, 0) }
 
+// Host is node i's host name, without rebuilding the node.
+func (t *NodeTable) Host(i int) string { return t.str(i, 1) }
+
 // State is node i's state, without rebuilding the node.
 func (t *NodeTable) State(i int) string { return t.dict[t.codes[codesPerNode*i+codeState]] }
 

@@ -46,6 +46,7 @@ func checkSameTable(t *testing.T, body []byte) {
 		require.Equal(t, want[i].ID, tab.ID(i))
 		require.Equal(t, want[i].State, tab.State(i))
 		require.Equal(t, want[i].Rack, tab.Rack(i))
+		require.Equal(t, want[i].Host, tab.Host(i))
 		require.True(t, slices.Equal(want[i].NodeLabels, tab.Labels(i)))
 		require.Equal(t, want[i].Available.All(), tab.Available(i).All())
 	}
