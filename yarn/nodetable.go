@@ -171,6 +171,9 @@ type nodeTableBuilder struct {
 	labelIx map[string]uint32
 	key     []byte
 	entries []records.Resource
+	// shared counts the bytes of the strings, label sets and shapes kept once (dict, labelSets,
+	// shapes), for size.
+	shared int64
 }
 
 // newNodeTableBuilder returns a builder with room for hint nodes.
@@ -200,6 +203,7 @@ func (b *nodeTableBuilder) code(s string) uint32 {
 	s = strings.Clone(s)
 	b.t.dict = append(b.t.dict, s)
 	b.dictIdx[s] = c
+	b.shared += 2*int64(len(s)) + 48 // the string, its map key, their headers
 	return c
 }
 
@@ -225,6 +229,7 @@ func (b *nodeTableBuilder) shape(r records.Resources) uint32 {
 	c := uint32(len(b.t.shapes))
 	b.t.shapes = append(b.t.shapes, shape)
 	b.shapeIx[string(b.key)] = c
+	b.shared += 2*int64(len(b.key)) + 32*int64(len(shape)) + 48
 	return c
 }
 
@@ -245,14 +250,15 @@ func (b *nodeTableBuilder) labels(l []string) uint32 {
 	c := uint32(len(b.t.labelSets))
 	b.t.labelSets = append(b.t.labelSets, slices.Clone(l))
 	b.labelIx[string(b.key)] = c
+	b.shared += 2*int64(len(b.key)) + 16*int64(len(l)) + 48
 	return c
 }
 
-// size estimates the memory the table keeps so far.
+// size estimates the memory the table keeps so far, the strings kept once included.
 func (b *nodeTableBuilder) size() int64 {
 	t := &b.t
-	return int64(b.arena.Len() + 4*(len(t.ends)+len(t.codes)+len(t.vec)+len(t.valOff)) +
-		8*(len(t.vals)+len(t.times)+len(t.containers)) + len(t.derived))
+	return int64(b.arena.Len()+4*(len(t.ends)+len(t.codes)+len(t.vec)+len(t.valOff))+
+		8*(len(t.vals)+len(t.times)+len(t.containers))+len(t.derived)) + b.shared
 }
 
 // add appends n.
@@ -292,6 +298,11 @@ func (b *nodeTableBuilder) build() *NodeTable {
 // decodeNodeTable decodes a /ws/v1/cluster/nodes body into a table, streaming the list: no node
 // record is kept beyond the one being read.
 func decodeNodeTable(r io.Reader, hint int) (*NodeTable, error) {
+	return decodeNodeTableBounded(r, hint, MaxListRetained)
+}
+
+// decodeNodeTableBounded is decodeNodeTable with limit bytes kept at most (MaxListRetained).
+func decodeNodeTableBounded(r io.Reader, hint int, limit int64) (*NodeTable, error) {
 	b := newNodeTableBuilder(hint)
 	boundary, _ := r.(recordBoundary)
 	err := streamList(r, "nodes", "node", func(j *nodeJSON) error {
@@ -300,8 +311,8 @@ func decodeNodeTable(r io.Reader, hint int) (*NodeTable, error) {
 			return err
 		}
 		b.add(&n)
-		if b.size() > MaxListRetained {
-			return &ResponseLimitError{Endpoint: "nodes", What: "records kept", Limit: MaxListRetained,
+		if b.size() > limit {
+			return &ResponseLimitError{Endpoint: "nodes", What: "records kept", Limit: limit,
 				Class: "the memory the records of one list may keep, about 200 bytes a node in a table"}
 		}
 		if boundary != nil {

@@ -2,11 +2,14 @@ package yarn
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/yarn-er/yarn-er/yarn/yarnfake"
@@ -83,6 +86,34 @@ func TestNodeTableKeepsEveryField(t *testing.T) {
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) { checkSameTable(t, body) })
 	}
+}
+
+// TestNodeTableRetainedBound: the table's bound counts the strings it keeps once: nodes that
+// each have a health report of their own are refused past the bound, the same report on every
+// node is kept once.
+func TestNodeTableRetainedBound(t *testing.T) {
+	list := func(health func(i int) string) []byte {
+		var b strings.Builder
+		b.WriteString(`{"nodes":{"node":[`)
+		for i := range 100 {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"id":"h%d:1","state":"RUNNING","healthReport":%q}`, i, health(i))
+		}
+		b.WriteString(`]}}`)
+		return []byte(b.String())
+	}
+	unique := list(func(i int) string { return fmt.Sprintf("%d%s", i, strings.Repeat("x", 1000)) })
+	_, err := decodeNodeTableBounded(bytes.NewReader(unique), 0, 50_000)
+	require.ErrorIs(t, err, ErrResponseTooLarge)
+	assert.Contains(t, err.Error(), "records kept")
+
+	same := list(func(int) string { return strings.Repeat("x", 1000) })
+	tab, err := decodeNodeTableBounded(bytes.NewReader(same), 0, 50_000)
+	require.NoError(t, err)
+	assert.Equal(t, 100, tab.Len())
+	assert.Equal(t, strings.Repeat("x", 1000), tab.Node(99).HealthReport)
 }
 
 func TestNodeTableEmpty(t *testing.T) {
