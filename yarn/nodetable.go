@@ -2,6 +2,7 @@ package yarn
 
 import (
 	"context"
+	"encoding/binary"
 	"io"
 	"net/url"
 	"slices"
@@ -30,11 +31,12 @@ type NodeTable struct {
 	labelSets [][]string
 	// shapes are the vectors' names and units in order; shape 0 is the empty vector. vec holds,
 	// per node, the shape of Total, Used and Available; valOff where the node's amounts start in
-	// vals (Total's, then Used's, then Available's).
+	// vals (Total's, then Used's, then Available's), each a varint (zig-zag: encoding/binary's
+	// AppendVarint), so that the usual amounts take one to three bytes instead of eight.
 	shapes [][]shapeEntry
 	vec    []uint32
 	valOff []uint32
-	vals   []int64
+	vals   []byte
 	// times are LastHealthUpdate in Unix milliseconds (math.MinInt64: unset), containers
 	// NumContainers; derived marks TotalDerived.
 	times      []int64
@@ -60,7 +62,7 @@ const noTime = -1 << 63
 // size estimates the memory the table keeps.
 func (t *NodeTable) size() int64 {
 	s := int64(len(t.arena) + 4*(len(t.ends)+len(t.codes)+len(t.vec)+len(t.valOff)) +
-		8*(len(t.vals)+len(t.times)+len(t.containers)) + len(t.derived))
+		len(t.vals) + 8*(len(t.times)+len(t.containers)) + len(t.derived))
 	for _, d := range t.dict {
 		s += int64(len(d)) + 16
 	}
@@ -110,18 +112,23 @@ func (t *NodeTable) Available(i int) records.Resources { return t.vector(i, 2) }
 
 // vector rebuilds node i's k-th vector (Total, Used, Available).
 func (t *NodeTable) vector(i, k int) records.Resources {
-	off := int(t.valOff[i])
-	for j := range k {
-		off += len(t.shapes[t.vec[3*i+j]])
-	}
 	shape := t.shapes[t.vec[3*i+k]]
 	if len(shape) == 0 {
 		return records.Resources{}
 	}
+	vals := t.vals[t.valOff[i]:]
+	for j := range k {
+		for range t.shapes[t.vec[3*i+j]] {
+			_, n := binary.Varint(vals)
+			vals = vals[n:]
+		}
+	}
 	var buf [8]records.Resource
 	entries := buf[:0]
-	for j, e := range shape {
-		entries = append(entries, records.Resource{Name: e.name, Value: t.vals[off+j], Units: e.units})
+	for _, e := range shape {
+		v, n := binary.Varint(vals)
+		vals = vals[n:]
+		entries = append(entries, records.Resource{Name: e.name, Value: v, Units: e.units})
 	}
 	return records.ResourcesOf(entries...)
 }
@@ -187,7 +194,7 @@ func newNodeTableBuilder(hint int) *nodeTableBuilder {
 	b.t.codes = make([]uint32, 0, codesPerNode*hint)
 	b.t.vec = make([]uint32, 0, 3*hint)
 	b.t.valOff = make([]uint32, 0, hint)
-	b.t.vals = make([]int64, 0, 12*hint)
+	b.t.vals = make([]byte, 0, 24*hint)
 	b.t.times = make([]int64, 0, hint)
 	b.t.containers = make([]int64, 0, hint)
 	b.t.derived = make([]bool, 0, hint)
@@ -258,7 +265,7 @@ func (b *nodeTableBuilder) labels(l []string) uint32 {
 func (b *nodeTableBuilder) size() int64 {
 	t := &b.t
 	return int64(b.arena.Len()+4*(len(t.ends)+len(t.codes)+len(t.vec)+len(t.valOff))+
-		8*(len(t.vals)+len(t.times)+len(t.containers))+len(t.derived)) + b.shared
+		len(t.vals)+8*(len(t.times)+len(t.containers))+len(t.derived)) + b.shared
 }
 
 // add appends n.
@@ -275,7 +282,7 @@ func (b *nodeTableBuilder) add(n *Node) {
 		t.vec = append(t.vec, b.shape(r))
 		if r.Len() > 0 {
 			for _, e := range r.AppendTo(b.entries[:0]) {
-				t.vals = append(t.vals, e.Value)
+				t.vals = binary.AppendVarint(t.vals, e.Value)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package yarn
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,7 +71,12 @@ func TestNodeTableKeepsEveryField(t *testing.T) {
 		{ID: "a:1", Rack: "/dup", Total: gpu, Labels: []string{"gpu"}},
 	})
 	require.NoError(t, err)
-	cases := map[string][]byte{"synthesised": synth}
+	cases := map[string][]byte{"synthesised": synth,
+		"extreme amounts": []byte(`{"nodes":{"node":[{"id":"x:1","state":"RUNNING","totalResource":{"resourceInformations":{"resourceInformation":[` +
+			`{"name":"memory-mb","units":"Mi","value":9223372036854775807},{"name":"vcores","value":-9223372036854775808},` +
+			`{"name":"yarn.io/gpu","value":-1},{"name":"yarn.io/fpga","value":0},{"name":"a","value":63},{"name":"b","value":64},` +
+			`{"name":"c","value":-64},{"name":"d","value":-65},{"name":"e","value":8192}]}},` +
+			`"usedResource":{"memory":1,"vCores":2},"availableResource":{"memory":-3,"vCores":4}}]}}`)}
 	for name, body := range nodeListCases {
 		cases[name] = []byte(body)
 	}
@@ -86,6 +92,11 @@ func TestNodeTableKeepsEveryField(t *testing.T) {
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) { checkSameTable(t, body) })
 	}
+	tab, err := decodeNodeTable(bytes.NewReader(cases["extreme amounts"]), 0)
+	require.NoError(t, err)
+	assert.Equal(t, int64(math.MinInt64), tab.Total(0).Value("vcores"))
+	assert.Equal(t, int64(math.MaxInt64), tab.Total(0).Value("memory-mb"))
+	assert.Equal(t, int64(-3), tab.Available(0).Value("memory-mb"))
 }
 
 // TestNodeTableRetainedBound: the table's bound counts the strings it keeps once: nodes that
