@@ -97,7 +97,7 @@ details.`,
 	fl.StringVar(&opts.TLSKey, "listen-tls-key", "", "PEM key of --listen-tls-cert")
 	fl.Int64Var(&opts.MaxBody, "max-body", 1<<20, "largest POST body in bytes")
 	fl.DurationVar(&opts.Drain, "drain-timeout", 4*time.Second, "on SIGTERM, how long to wait for requests in flight")
-	fl.StringVar(&opts.MemoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the Go runtime's memory (GOMEMLIMIT's syntax: 48MiB, 1GiB, bytes): "+
+	fl.StringVar(&opts.MemoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the Go runtime's memory (GOMEMLIMIT's syntax: 40MiB, 1GiB, bytes): "+
 		"the garbage collector works harder near it instead of letting the heap grow; 0 or off for none. Without this flag, GOMEMLIMIT in the environment wins")
 	opts.memoryLimitSet = func() bool { return cmd.Flags().Changed("memory-limit") }
 	for _, n := range []string{"token-file", "listen-tls-cert", "listen-tls-key"} {
@@ -294,9 +294,10 @@ func readToken(path string) (string, error) {
 	return tok, nil
 }
 
-// defaultMemoryLimit is --memory-limit's default: about three times what serve keeps at 50,000
-// nodes (docs/benchmarks.md), so that the garbage of a poll does not grow the heap past it.
-const defaultMemoryLimit = "48MiB"
+// defaultMemoryLimit is --memory-limit's default: about four times what serve keeps at 50,000
+// nodes (11 MB, docs/benchmarks.md), room for a poll's new snapshot beside the old one and for
+// its garbage; serve raises it when it keeps more (limitFor).
+const defaultMemoryLimit = "40MiB"
 
 // parseMemoryLimit parses a size as GOMEMLIMIT does: a number of bytes with an optional unit
 // (B, KiB, MiB, GiB, TiB); "0" and "off" are no limit (math.MaxInt64).
@@ -309,11 +310,11 @@ func parseMemoryLimit(s string) (int64, error) {
 	unit := s[len(num):]
 	mult := map[string]int64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
 	if mult == 0 {
-		return 0, fmt.Errorf("unit %q: want B, KiB, MiB, GiB or TiB, e.g. 48MiB", unit)
+		return 0, fmt.Errorf("unit %q: want B, KiB, MiB, GiB or TiB, e.g. 40MiB", unit)
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("want a number of bytes with an optional unit, e.g. 48MiB, or off")
+		return 0, fmt.Errorf("want a number of bytes with an optional unit, e.g. 40MiB, or off")
 	}
 	if n > math.MaxInt64/mult {
 		return 0, fmt.Errorf("larger than %d bytes", int64(math.MaxInt64))

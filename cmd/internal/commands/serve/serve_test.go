@@ -45,7 +45,7 @@ func TestServeFlags(t *testing.T) {
 	def := cmdtest.Capture(t, newCmd)
 	assert.Equal(t, "127.0.0.1:8089", def.Listen)
 	assert.Equal(t, 5*time.Second, def.Interval)
-	assert.Equal(t, "48MiB", def.MemoryLimit)
+	assert.Equal(t, "40MiB", def.MemoryLimit)
 }
 
 func TestLimitFor(t *testing.T) {
