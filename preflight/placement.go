@@ -164,11 +164,12 @@ func (f *facts) racksCheck(pl *Placement, out *results) {
 	on := map[string]int{}
 	var all []string
 	for _, n := range f.live.running() {
-		if !slices.Contains(all, n.Rack) {
-			all = append(all, n.Rack)
+		rack := n.rack()
+		if !slices.Contains(all, rack) {
+			all = append(all, rack)
 		}
-		if slices.Contains(pl.Racks, n.Rack) {
-			on[n.Rack]++
+		if slices.Contains(pl.Racks, rack) {
+			on[rack]++
 		}
 	}
 	slices.Sort(all)

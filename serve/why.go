@@ -96,16 +96,17 @@ func locations(reqs []yarn.ResourceRequest, priority int64) []string {
 	return out
 }
 
-// on reports whether node n is at one of the ask's locations (its rack, its host, or its id).
-func (a ask) on(n *yarn.Node) bool {
+// on reports whether node i of t is at one of the ask's locations (its rack, its host, or its id).
+func (a ask) on(t *yarn.NodeTable, i int) bool {
 	if !a.bound {
 		return true
 	}
-	host := n.Host
+	id := t.ID(i)
+	host := t.Host(i)
 	if host == "" {
-		host, _, _ = strings.Cut(n.ID, ":")
+		host, _, _ = strings.Cut(id, ":")
 	}
-	return slices.Contains(a.locations, n.Rack) || slices.Contains(a.locations, host) || slices.Contains(a.locations, n.ID)
+	return slices.Contains(a.locations, t.Rack(i)) || slices.Contains(a.locations, host) || slices.Contains(a.locations, id)
 }
 
 // asks are the requests to explain: the outstanding asks, else (an application whose AM has not
@@ -277,26 +278,26 @@ func fits(want, have records.Resources) bool {
 func (w *why) nodes(a ask) {
 	var inPartition, offer, freeNow int
 	var racks []string // the racks of the partition's RUNNING nodes
-	for i := range w.s.Nodes {
-		n := &w.s.Nodes[i]
-		if n.State != "RUNNING" || partitionOf(n) != a.partition {
+	t := w.s.Nodes
+	for i := range t.Len() {
+		if t.State(i) != "RUNNING" || partitionOf(t.Labels(i)) != a.partition {
 			continue
 		}
-		if !slices.Contains(racks, n.Rack) {
-			racks = append(racks, n.Rack)
+		if rack := t.Rack(i); !slices.Contains(racks, rack) {
+			racks = append(racks, rack)
 		}
-		if !a.on(n) {
+		if !a.on(t, i) {
 			continue
 		}
 		inPartition++
-		if !fits(a.res, n.Total) {
+		if !fits(a.res, t.Total(i)) {
 			continue
 		}
 		offer++
-		if fits(a.res, n.Available) {
+		if fits(a.res, t.Available(i)) {
 			freeNow++
-		} else if !slices.Contains(w.out.NodesThatFit, n.ID) {
-			w.out.NodesThatFit = append(w.out.NodesThatFit, n.ID)
+		} else if id := t.ID(i); !slices.Contains(w.out.NodesThatFit, id) {
+			w.out.NodesThatFit = append(w.out.NodesThatFit, id)
 		}
 	}
 	part := "the default partition"

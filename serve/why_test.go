@@ -25,10 +25,10 @@ func whySnapshot(queueMaxGPU int64, nodeFree int64) *Snapshot {
 	root := &yarn.Queue{Name: "root", Path: "root", Children: []*yarn.Queue{gpuQ, other}}
 	return &Snapshot{
 		Scheduler: &yarn.Scheduler{Type: "capacityScheduler", Root: root},
-		Nodes: []yarn.Node{
+		Nodes: yarn.NodeTableOf([]yarn.Node{
 			{ID: "n1:1", State: "RUNNING", Rack: "/default-rack", Total: gpus(8192, 8, 4), Used: gpus(4096, 4, 4-nodeFree), Available: gpus(4096, 4, nodeFree)},
 			{ID: "n2:1", State: "RUNNING", Rack: "/rack-b", Total: gpus(8192, 8, 4), Used: gpus(4096, 4, 2), Available: gpus(4096, 4, 0)},
-		},
+		}),
 		Apps: []yarn.App{
 			{ID: "application_1_0003", Name: "waiter", User: "bob", Queue: "root.gpu", State: records.AppRunning,
 				ResourceRequests: []yarn.ResourceRequest{
