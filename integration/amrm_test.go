@@ -90,7 +90,7 @@ func runTestAM(t testing.TB, ep *Endpoints, bin string, env map[string]string) *
 // protocol, sees them complete, and unregisters SUCCEEDED.
 func TestAMRMGPUContainers(t *testing.T) {
 	ep := cluster(t)
-	bin := buildBinary(t, "./internal/testam", true)
+	bin := buildBinary(t, "./integration/testam", true)
 	run := runTestAM(t, ep, bin, map[string]string{
 		"YARNER_TESTAM_MODE":         "containers",
 		"YARNER_TESTAM_CONTAINERS":   "4",
@@ -174,7 +174,7 @@ func TestAMRMGPUContainers(t *testing.T) {
 // with a clear error before anything is sent.
 func TestAMRMUnknownResourceType(t *testing.T) {
 	ep := cluster(t)
-	bin := buildBinary(t, "./internal/testam", true)
+	bin := buildBinary(t, "./integration/testam", true)
 	run := runTestAM(t, ep, bin, map[string]string{"YARNER_TESTAM_MODE": "unknown-resource"})
 	r := run.Result
 	require.Empty(t, r.Error)
@@ -195,7 +195,7 @@ func TestAMRMUnknownResourceType(t *testing.T) {
 // bench/amrm-allocate.sh (one iteration per case).
 func BenchmarkAMRMAllocate(b *testing.B) {
 	ep := cluster(b)
-	bin := buildBinary(b, "./internal/testam", true)
+	bin := buildBinary(b, "./integration/testam", true)
 	cases := []struct {
 		n, gpus, heartbeatMs int
 	}{
