@@ -90,11 +90,13 @@ func (c *Client) dialProxy(ctx context.Context, opts Options, kerberos bool, rea
 		// --do-as stages through the NameNode's WebHDFS (dfs.webhdfs.enabled, the default).
 		return &Error{Op: "connect to WebHDFS as " + c.doAs, Err: err}
 	}
-	wo := webhdfs.Options{Bases: bases, DoAs: c.doAs, Timeout: opts.DialTimeout, Logger: c.log}
-	if wo.Timeout <= 0 {
-		wo.Timeout = time.Minute
+	wo := webhdfs.Options{Bases: bases, DoAs: c.doAs, Logger: c.log}
+	dt := opts.DialTimeout
+	if dt <= 0 {
+		dt = defaultDialTimeout
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.DialContext = (&net.Dialer{Timeout: dt, KeepAlive: 30 * time.Second}).DialContext
 	wo.Base = base
 	if kerberos {
 		if opts.SPNEGO == nil {

@@ -64,6 +64,9 @@ func (c *Client) openLogFS(ctx context.Context) (LogFS, error) {
 		return c.opts.LogFS(ctx)
 	}
 	so := c.stageOptions()
+	// The logs are read as the login, also for an application of a proxy user (--do-as): the
+	// aggregated logs' directories must be readable by it.
+	so.DoAs = ""
 	sc, err := stage.Dial(ctx, so)
 	if err != nil {
 		return nil, err

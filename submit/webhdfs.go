@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/stage"
 )
 
 // WebHDFS reads of aggregated logs.
@@ -42,45 +42,14 @@ func needsWebHDFS(hc *conf.HadoopConfig) bool {
 	return false
 }
 
-// webHDFSBases returns the NameNodes' WebHDFS base URLs from the configuration: http(s)://host:port
-// of dfs.namenode.http(s)-address, or of each NameNode of the nameservice of fs.defaultFS.
+// webHDFSBases returns the NameNodes' WebHDFS base URLs (stage.WebHDFSBases), where the
+// aggregated logs are read.
 func webHDFSBases(hc *conf.HadoopConfig) ([]string, error) {
-	https := strings.EqualFold(strings.TrimSpace(hc.Get("dfs.http.policy")), "HTTPS_ONLY")
-	key, scheme := "dfs.namenode.http-address", "http://"
-	if https {
-		key, scheme = "dfs.namenode.https-address", "https://"
+	bases, err := stage.WebHDFSBases(hc)
+	if err != nil {
+		return nil, fmt.Errorf("with dfs.data.transfer.protection integrity or privacy, aggregated logs are read through WebHDFS: %w", err)
 	}
-	var addrs []string
-	if u, err := url.Parse(hc.Get("fs.defaultFS")); err == nil && u.Host != "" {
-		ns := u.Hostname()
-		for _, nn := range strings.Split(hc.Get("dfs.ha.namenodes."+ns), ",") {
-			if nn = strings.TrimSpace(nn); nn != "" {
-				if a := strings.TrimSpace(hc.Get(key + "." + ns + "." + nn)); a != "" {
-					addrs = append(addrs, a)
-				}
-			}
-		}
-	}
-	if len(addrs) == 0 {
-		if a := strings.TrimSpace(hc.Get(key)); a != "" {
-			addrs = append(addrs, a)
-		}
-	}
-	var out []string
-	for _, a := range addrs {
-		host, port, err := net.SplitHostPort(a)
-		if err != nil {
-			return nil, fmt.Errorf("%s = %q: %w (fix: write host:port)", key, a, err)
-		}
-		if host == "0.0.0.0" || host == "" {
-			continue
-		}
-		out = append(out, scheme+net.JoinHostPort(host, port))
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no NameNode web address (%s) in the Hadoop configuration: with dfs.data.transfer.protection integrity or privacy, aggregated logs are read through WebHDFS (fix: set %s in hdfs-site.xml)", key, key)
-	}
-	return out, nil
+	return bases, nil
 }
 
 // webHDFS is a small WebHDFS reader: OPEN with an offset and a length, through SPNEGO to the

@@ -1,0 +1,54 @@
+package submit
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/yarn-er/yarn-er/stage"
+	"github.com/yarn-er/yarn-er/yarn"
+)
+
+// ErrProxyUser: the ResourceManager or HDFS refused to let the login act as the proxy user of
+// --do-as (hadoop.proxyuser.<login>.* do not allow it). An error matching it matches an
+// authentication error too (exit code 4).
+var ErrProxyUser = stage.ErrProxyUser
+
+// loginUser is the user the submission authenticates as: the Kerberos login's short name, else
+// the simple user.
+func (c *Client) loginUser() string {
+	if k := c.opts.Stage.Kerberos; k != nil && k.Credentials != nil {
+		short, _, _ := strings.Cut(k.Credentials.UserName(), "/")
+		return short
+	}
+	if c.opts.YARN != nil {
+		if k := c.opts.YARN.KerberosClient(); k != nil && k.Credentials != nil {
+			short, _, _ := strings.Cut(k.Credentials.UserName(), "/")
+			return short
+		}
+	}
+	if p := strings.TrimSpace(c.opts.Login.Principal); p != "" {
+		short, _, _ := strings.Cut(p, "@")
+		short, _, _ = strings.Cut(short, "/")
+		return short
+	}
+	if c.opts.YARN != nil {
+		return c.opts.YARN.User()
+	}
+	return c.opts.Stage.User
+}
+
+// proxyRefusal returns the error for the ResourceManager's refusal of the proxy user (--do-as),
+// naming the rights to give; nil when err is not one.
+func (c *Client) proxyRefusal(err error) error {
+	doAs := c.opts.Stage.DoAs
+	if doAs == "" || doAs == c.loginUser() || !yarn.IsAuthError(err) {
+		return nil
+	}
+	if !strings.Contains(err.Error(), "impersonate") && !errors.Is(err, yarn.ErrForbidden) {
+		return nil
+	}
+	real := c.loginUser()
+	return fmt.Errorf("%w: the ResourceManager refused to let %s act as %s: %w (fix: %s)", ErrProxyUser, real, doAs, err,
+		stage.ProxyUserFix(real, doAs))
+}
