@@ -362,7 +362,12 @@ func (c *Client) Create(ctx context.Context, path string, perm os.FileMode) (*Fi
 		}
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
-			w.err = remoteError("CREATE", path, resp)
+			rerr := remoteError("CREATE", path, resp)
+			// A DataNode's message could quote the request it got.
+			if tok := dnURL.Query().Get("delegation"); tok != "" {
+				rerr.Message = strings.ReplaceAll(rerr.Message, tok, "[token]")
+			}
+			w.err = rerr
 		}
 		_ = pr.CloseWithError(errDataNodeAnswered)
 	}()

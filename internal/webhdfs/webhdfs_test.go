@@ -1,8 +1,10 @@
 package webhdfs_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -214,4 +216,26 @@ func newHungServer(t *testing.T) string {
 	t.Cleanup(s.Close)
 	t.Cleanup(func() { close(hung) }) // first: Close waits for the handlers
 	return s.URL
+}
+
+// TestNoTokenInErrorsOrLogs: the token of CREATE's redirect reaches neither an error (a DataNode
+// that echoes the request in its answer) nor a debug log line.
+func TestNoTokenInErrorsOrLogs(t *testing.T) {
+	const canary = "tok-canary-webhdfs-5d2e"
+	fake := webhdfstest.New(t, webhdfstest.Options{ProxyUsers: []string{"alice"}, Dirs: map[string]string{"/user/bob": "bob"},
+		Token: canary, DataNodeFault: "cannot write"})
+	var logs bytes.Buffer
+	c := client(t, fake, func(o *webhdfs.Options) {
+		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	w, err := c.Create(context.Background(), "/user/bob/f", 0o600)
+	require.NoError(t, err)
+	_, _ = w.Write([]byte("data"))
+	err = w.Close()
+	require.Error(t, err)
+	assert.Equal(t, 1, fake.DataNodeRequests(), "the write reached the DataNode")
+	assert.Contains(t, err.Error(), "cannot write")
+	assert.NotContains(t, err.Error(), canary)
+	assert.NotEmpty(t, logs.String())
+	assert.NotContains(t, logs.String(), canary)
 }

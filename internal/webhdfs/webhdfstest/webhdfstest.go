@@ -26,7 +26,8 @@ import (
 // Superuser is the user that may do anything (the NameNode's own).
 const Superuser = "hdfs"
 
-// Token is the delegation token the NameNode puts into CREATE's redirect.
+// Token is the delegation token the NameNode puts into CREATE's redirect unless Options.Token
+// says another.
 const Token = "FAKE-WEBHDFS-DELEGATION-TOKEN"
 
 // Options configure the fake.
@@ -41,6 +42,12 @@ type Options struct {
 	Authenticate func(*http.Request) (string, error)
 	// Standby answers every NameNode request as a standby NameNode does.
 	Standby bool
+	// Token is the delegation token of CREATE's redirect (default Token).
+	Token string
+	// DataNodeFault, when set, makes the DataNode refuse every write with HTTP 500 and a
+	// RemoteException whose message is DataNodeFault followed by the request's query, the token
+	// included (a server that echoes what it got, for the tests that no secret is printed).
+	DataNodeFault string
 }
 
 // Request is one request the NameNode answered.
@@ -69,11 +76,15 @@ type WebHDFS struct {
 	ns     map[string]*Entry
 	reqs   []Request
 	dnAuth []string // Authorization headers the DataNode saw
+	dnReqs int
 }
 
 // New starts the fake; t.Cleanup stops it.
 func New(t testing.TB, opts Options) *WebHDFS {
 	t.Helper()
+	if opts.Token == "" {
+		opts.Token = Token
+	}
 	w := &WebHDFS{opts: opts, ns: map[string]*Entry{"/": {Dir: true, Owner: Superuser, Perm: 0o755}}}
 	for d, owner := range opts.Dirs {
 		w.mkdirs(path.Dir(d), Superuser, 0o755)
@@ -100,6 +111,13 @@ func (w *WebHDFS) DataNodeAuthorization() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return slices.Clone(w.dnAuth)
+}
+
+// DataNodeRequests returns how many requests the DataNode received.
+func (w *WebHDFS) DataNodeRequests() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dnReqs
 }
 
 // Lookup returns a copy of the entry at p.
@@ -296,7 +314,7 @@ func (w *WebHDFS) nameNode(rw http.ResponseWriter, r *http.Request) {
 			denied()
 			return
 		}
-		dq := url.Values{"op": {"CREATE"}, "delegation": {Token}, "owner": {user}, "permission": {q.Get("permission")}, "namenoderpcaddress": {"127.0.0.1:8020"}}
+		dq := url.Values{"op": {"CREATE"}, "delegation": {w.opts.Token}, "owner": {user}, "permission": {q.Get("permission")}, "namenoderpcaddress": {"127.0.0.1:8020"}}
 		rw.Header().Set("Location", w.DataNode+"/webhdfs/v1"+(&url.URL{Path: p}).EscapedPath()+"?"+dq.Encode())
 		rw.WriteHeader(http.StatusTemporaryRedirect)
 	default:
@@ -318,15 +336,21 @@ func (w *WebHDFS) below(p string) []string {
 func (w *WebHDFS) dataNode(rw http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	w.mu.Lock()
+	w.dnReqs++
 	if a := r.Header.Get("Authorization"); a != "" {
 		w.dnAuth = append(w.dnAuth, a)
 	}
 	w.mu.Unlock()
+	if w.opts.DataNodeFault != "" {
+		_, _ = io.Copy(io.Discard, r.Body)
+		remote(rw, http.StatusInternalServerError, "IOException", w.opts.DataNodeFault+" "+r.URL.RawQuery)
+		return
+	}
 	if r.Method != http.MethodPut || q.Get("op") != "CREATE" {
 		remote(rw, http.StatusBadRequest, "IllegalArgumentException", "the fake DataNode only creates")
 		return
 	}
-	if q.Get("delegation") != Token {
+	if q.Get("delegation") != w.opts.Token {
 		remote(rw, http.StatusForbidden, "SecretManager$InvalidToken", "token is not valid")
 		return
 	}

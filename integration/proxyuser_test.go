@@ -1,0 +1,98 @@
+//go:build integration
+
+package integration
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fsShellEnv returns the --env flags that let a rank's script call Hadoop's own FsShell as
+// `hfs ARGS` (the shaded client jars of the harness build, the cluster's configuration, Java):
+// hfsFunc defines hfs. Hadoop's client authenticates with the container's token file.
+func fsShellEnv(t *testing.T, ep *Endpoints, env map[string]string) []string {
+	t.Helper()
+	root := repoRoot(t)
+	cp, err := harnessHadoopClasspath(root, ep.HadoopVersion)
+	require.NoError(t, err)
+	// The shaded client logs through slf4j's API, which it does not carry (no binding: silent).
+	slf4j, err := filepath.Glob(filepath.Join(root, "docker", "harness", "target", "hadoop-"+ep.HadoopVersion, "current", "lib", "slf4j-api-*.jar"))
+	require.NoError(t, err)
+	require.Len(t, slf4j, 1, "slf4j-api in the harness build")
+	cp += ":" + slf4j[0]
+	java, err := javaHome()
+	require.NoError(t, err)
+	return []string{"--env", "HCONF=" + ep.HadoopConfDir, "--env", "HCP=" + cp, "--env", "JAVA=" + java, "--env", "KRB5_CONFIG=" + env["KRB5_CONFIG"]}
+}
+
+// hfsFunc defines the shell function hfs (see fsShellEnv).
+const hfsFunc = `hfs() { "$JAVA/bin/java" -Djava.security.krb5.conf="$KRB5_CONFIG" -cp "$HCONF:$HCP" org.apache.hadoop.fs.FsShell "$@"; }
+`
+
+// TestSecureProxyUser: on the secure mini-YARN (privacy, https), alice (whose
+// hadoop.proxyuser.alice.* let her act as anybody) submits with --do-as bob. The application is
+// bob's at the ResourceManager, staged in bob's staging directory, and its ranks hold bob's HDFS
+// delegation token: with Hadoop's own client they write a file that is bob's and list bob's
+// private staging base (0700). bob, who has no proxy-user rights, asking for --do-as alice is
+// refused with exit 4 and the rights to give, by the ResourceManager and (with --force, which
+// skips the preflight) by HDFS before an application id is used; --ship-keytab with --do-as is a
+// usage error.
+func TestSecureProxyUser(t *testing.T) {
+	ep := secureCluster(t, "privacy", true)
+	env := envSh(t, ep)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	script := hfsFunc + `set -e
+echo "rank $YARN_ER_RANK as bob" | hfs -put -f - /user/bob/proxy-$YARN_ER_RANK
+owner=$(hfs -stat %u /user/bob/proxy-$YARN_ER_RANK)
+test "$owner" = bob || { echo "rank $YARN_ER_RANK: the file is $owner's"; exit 5; }
+hfs -ls /user/bob/.yarn-er | grep -q "$YARN_ER_APP_ID" || { echo "rank $YARN_ER_RANK: no staging directory of $YARN_ER_APP_ID"; exit 6; }
+hfs -cat /user/bob/proxy-$YARN_ER_RANK
+echo "rank $YARN_ER_RANK wrote and read HDFS as $owner"`
+	args := append([]string{"submit", "--do-as", "bob", "--containers", "2", "--memory", "512m", "-o", "json", "--progress", "plain"},
+		fsShellEnv(t, ep, env)...)
+	sub := secureCLI(t, ctx, env, append(args, "--", "bash", "-c", script)...)
+	require.Equal(t, 0, sub.code, sub.stderr)
+	res := sub.jsonObject(t)
+	appID := res["applicationId"].(string)
+	assert.Equal(t, "SUCCEEDED", res["finalStatus"], "both ranks wrote and read HDFS as bob: %s", sub.stderr)
+	assert.Contains(t, sub.stderr, "/user/bob/.yarn-er/"+appID, "staged in bob's staging directory")
+
+	st := secureCLI(t, ctx, env, "app", "status", appID, "-o", "json")
+	require.Equal(t, 0, st.code, st.stderr)
+	assert.Equal(t, "bob", st.jsonObject(t)["user"], "the application is bob's")
+
+	// bob has no proxy-user rights.
+	bob := without(env, nil, map[string]string{"YARN_ER_KEYTAB": ep.Secure.OtherKeytab, "YARN_ER_PRINCIPAL": ep.Secure.OtherPrincipal})
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		by    string
+	}{
+		{"refused by the ResourceManager", nil, "the ResourceManager refused to let bob act as alice"},
+		{"refused by HDFS", []string{"--force"}, "HDFS refused the proxy user"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"submit", "--do-as", "alice", "--containers", "1", "--memory", "128m"}, tc.extra...)
+			r := secureCLI(t, ctx, bob, append(args, "--", "true")...)
+			assert.Equal(t, 4, r.code, r.stderr)
+			for _, want := range []string{tc.by, "is not allowed to impersonate alice", "fix:", "hadoop.proxyuser.bob.users (alice)", "hadoop.proxyuser.bob.hosts"} {
+				assert.Contains(t, r.stderr, want)
+			}
+			assert.NotContains(t, r.stderr, "goroutine ")
+			assert.Empty(t, r.stdout)
+		})
+	}
+
+	ship := secureCLI(t, ctx, env, "submit", "--do-as", "bob", "--ship-keytab", "--", "true")
+	assert.Equal(t, 2, ship.code, ship.stderr)
+	assert.Contains(t, ship.stderr, "--ship-keytab: not with --do-as bob")
+	assert.False(t, strings.Contains(ship.stderr, "goroutine "))
+}
