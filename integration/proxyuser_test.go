@@ -4,6 +4,9 @@ package integration
 
 import (
 	"context"
+	"errors"
+	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +14,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/webhdfs"
+	"github.com/yarn-er/yarn-er/kerberos"
+	"github.com/yarn-er/yarn-er/stage"
+	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // fsShellEnv returns the --env flags that let a rank's script call Hadoop's own FsShell as
@@ -29,6 +38,21 @@ func fsShellEnv(t *testing.T, ep *Endpoints, env map[string]string) []string {
 	java, err := javaHome()
 	require.NoError(t, err)
 	return []string{"--env", "HCONF=" + ep.HadoopConfDir, "--env", "HCP=" + cp, "--env", "JAVA=" + java, "--env", "KRB5_CONFIG=" + env["KRB5_CONFIG"]}
+}
+
+// proxyWebHDFS is a WebHDFS client of the cluster as its Kerberos user acting as doAs.
+func proxyWebHDFS(t *testing.T, ep *Endpoints, env map[string]string, doAs string) *webhdfs.Client {
+	t.Helper()
+	hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: env["HADOOP_CONF_DIR"], Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	bases, err := stage.WebHDFSBases(hc)
+	require.NoError(t, err)
+	krb, err := kerberos.Login(kerberos.Options{Keytab: ep.Secure.Keytab, Principal: ep.Secure.Principal, Krb5Conf: ep.Secure.Krb5Conf},
+		func(string) string { return "" }, nil)
+	require.NoError(t, err)
+	c, err := webhdfs.New(webhdfs.Options{Bases: bases, DoAs: doAs, Transport: yarn.SPNEGOTransport(http.DefaultTransport, krb, "", nil)})
+	require.NoError(t, err)
+	return c
 }
 
 // hfsFunc defines the shell function hfs (see fsShellEnv).
@@ -68,6 +92,19 @@ echo "rank $YARN_ER_RANK wrote and read HDFS as $owner"`
 	st := secureCLI(t, ctx, env, "app", "status", appID, "-o", "json")
 	require.Equal(t, 0, st.code, st.stderr)
 	assert.Equal(t, "bob", st.jsonObject(t)["user"], "the application is bob's")
+
+	// The ApplicationMaster removed bob's staging directory with bob's token; what the ranks
+	// wrote is bob's.
+	web := proxyWebHDFS(t, ep, env, "bob")
+	require.Eventually(t, func() bool {
+		_, err := web.Stat(ctx, "/user/bob/.yarn-er/"+appID)
+		return errors.Is(err, os.ErrNotExist)
+	}, time.Minute, time.Second, "the staging directory is removed")
+	for _, r := range []string{"0", "1"} {
+		fs, err := web.Stat(ctx, "/user/bob/proxy-"+r)
+		require.NoError(t, err)
+		assert.Equal(t, "bob", fs.Owner)
+	}
 
 	// bob has no proxy-user rights.
 	bob := without(env, nil, map[string]string{"YARN_ER_KEYTAB": ep.Secure.OtherKeytab, "YARN_ER_PRINCIPAL": ep.Secure.OtherPrincipal})
