@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/colinmarc/hdfs/v2"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -113,8 +114,8 @@ echo "rank $YARN_ER_RANK wrote and read HDFS as $owner"`
 		extra []string
 		by    string
 	}{
-		{"refused by the ResourceManager", nil, "the ResourceManager refused to let bob act as alice"},
-		{"refused by HDFS", []string{"--force"}, "HDFS refused the proxy user"},
+		{"refused by the ResourceManager", nil, "proxy user refused by the ResourceManager: it does not let bob act as alice"},
+		{"refused by HDFS", []string{"--force"}, "proxy user refused by HDFS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"submit", "--do-as", "alice", "--containers", "1", "--memory", "128m"}, tc.extra...)
@@ -132,4 +133,48 @@ echo "rank $YARN_ER_RANK wrote and read HDFS as $owner"`
 	assert.Equal(t, 2, ship.code, ship.stderr)
 	assert.Contains(t, ship.stderr, "--ship-keytab: not with --do-as bob")
 	assert.False(t, strings.Contains(ship.stderr, "goroutine "))
+}
+
+// TestProxyUserSimple: on the mini-YARN without security, whose docker/conf lets the service user
+// proxysvc act as anybody (hadoop.proxyuser.proxysvc.*), `submit --user proxysvc --do-as USER` is
+// USER's application with USER's staging directory (user.name=proxysvc&doas=USER on WebHDFS), and
+// a user without those rights is refused with exit 4 by the ResourceManager and, with --force, by
+// HDFS.
+func TestProxyUserSimple(t *testing.T) {
+	ep := cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	sub := runCLI(t, ctx, ep, "submit", "--user", "proxysvc", "--do-as", ep.User, "--keep-staging", "--containers", "1", "--memory", "128m",
+		"-o", "json", "--", "true")
+	require.Equal(t, 0, sub.code, sub.stderr)
+	res := sub.jsonObject(t)
+	appID := res["applicationId"].(string)
+	assert.Equal(t, "SUCCEEDED", res["finalStatus"])
+	dir := "/user/" + ep.User + "/.yarn-er/" + appID
+	assert.Equal(t, ep.HDFSURI+dir, res["stagingDir"])
+	raw := hdfsClient(t, ep)
+	fi, err := raw.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, ep.User, fi.(*hdfs.FileInfo).Owner(), "the staging directory is the proxy user's")
+	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+	require.NoError(t, raw.RemoveAll(dir))
+
+	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
+	require.Equal(t, 0, st.code, st.stderr)
+	assert.Equal(t, ep.User, st.jsonObject(t)["user"])
+
+	for _, tc := range []struct {
+		extra []string
+		by    string
+	}{
+		{nil, "proxy user refused by the ResourceManager: it does not let carol act as " + ep.User},
+		{[]string{"--force"}, "proxy user refused by HDFS"},
+	} {
+		args := append([]string{"submit", "--user", "carol", "--do-as", ep.User, "--containers", "1", "--memory", "128m"}, tc.extra...)
+		r := runCLI(t, ctx, ep, append(args, "--", "true")...)
+		assert.Equal(t, 4, r.code, r.stderr)
+		assert.Contains(t, r.stderr, tc.by)
+		assert.Contains(t, r.stderr, "User: carol is not allowed to impersonate "+ep.User)
+		assert.Contains(t, r.stderr, "hadoop.proxyuser.carol.users ("+ep.User+")")
+	}
 }

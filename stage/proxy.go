@@ -29,9 +29,10 @@ import (
 // (internal/namenode, Config.DoAs). Either way the NameNode checks the login's
 // hadoop.proxyuser.<login>.users/groups/hosts, and what is created belongs to the proxy user.
 
-// ErrProxyUser: HDFS refused to let the login act as the proxy user (Options.DoAs): the
-// NameNode's hadoop.proxyuser.<login>.* do not allow that user, or this host.
-var ErrProxyUser = errors.New("HDFS refused the proxy user")
+// ErrProxyUser: a Hadoop service refused to let the login act as the proxy user (Options.DoAs):
+// its hadoop.proxyuser.<login>.* do not allow that user, or this host. Staging's errors say "by
+// HDFS"; package submit's "by the ResourceManager".
+var ErrProxyUser = errors.New("proxy user refused")
 
 // ProxyUserFix is the fix of a refused proxy user: the rights of real (the login's short name) to
 // act as user, on the NameNode and the ResourceManager.

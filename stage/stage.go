@@ -589,7 +589,7 @@ func (c *Client) fsError(op, p string, err error) error {
 	e := &Error{Op: op, Path: c.URL(p), Err: err}
 	switch {
 	case isProxyRefusal(err):
-		e.Err = fmt.Errorf("%w: %w", ErrProxyUser, err)
+		e.Err = fmt.Errorf("%w by HDFS: %w", ErrProxyUser, err)
 		e.Fix = ProxyUserFix(c.real, c.doAs)
 	case errors.Is(err, os.ErrPermission):
 		e.Fix = fmt.Sprintf("HDFS refused user %s: ask the HDFS administrator for a home directory /user/%s owned by %s (hdfs dfs -mkdir -p /user/%s && hdfs dfs -chown %s /user/%s), or stage as another user",

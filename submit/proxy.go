@@ -49,6 +49,6 @@ func (c *Client) proxyRefusal(err error) error {
 		return nil
 	}
 	real := c.loginUser()
-	return fmt.Errorf("%w: the ResourceManager refused to let %s act as %s: %w (fix: %s)", ErrProxyUser, real, doAs, err,
+	return fmt.Errorf("%w by the ResourceManager: it does not let %s act as %s: %w (fix: %s)", ErrProxyUser, real, doAs, err,
 		stage.ProxyUserFix(real, doAs))
 }

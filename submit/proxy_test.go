@@ -76,7 +76,7 @@ func TestSubmitProxyUserRefusedByHDFS(t *testing.T) {
 	c := proxyClient(t, rm, web, "bob")
 	_, err := c.Submit(context.Background(), Request{GPUs: 1, Command: []string{"true"}}, nil)
 	require.ErrorIs(t, err, ErrProxyUser)
-	assert.Contains(t, err.Error(), "User: alice is not allowed to impersonate bob")
+	assert.Contains(t, err.Error(), "proxy user refused by HDFS: WebHDFS GETFILESTATUS /user/bob: HTTP 403: SecurityException: Failed to obtain user group information: org.apache.hadoop.security.authorize.AuthorizationException: User: alice is not allowed to impersonate bob")
 	assert.Contains(t, err.Error(), "hadoop.proxyuser.alice.users (bob)")
 	assert.Zero(t, rm.Count("POST /ws/v1/cluster/apps/new-application"), "no application id used up")
 	assert.Equal(t, []string{"/user/bob"}, web.Paths("/user/bob"), "nothing staged")
@@ -96,7 +96,7 @@ func TestSubmitProxyUserRefusedByRM(t *testing.T) {
 		_, err := c.Submit(context.Background(), Request{GPUs: 1, Command: []string{"true"}, Force: force}, nil)
 		require.ErrorIs(t, err, ErrProxyUser, "force=%t", force)
 		assert.ErrorIs(t, err, yarn.ErrForbidden)
-		assert.Contains(t, err.Error(), "the ResourceManager refused to let alice act as bob")
+		assert.Contains(t, err.Error(), "proxy user refused by the ResourceManager: it does not let alice act as bob")
 		assert.Contains(t, err.Error(), "hadoop.proxyuser.alice.hosts")
 	}
 	assert.Equal(t, []string{"/user/bob"}, web.Paths("/user/bob"), "nothing staged")
