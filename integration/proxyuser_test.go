@@ -64,10 +64,10 @@ const hfsFunc = `hfs() { "$JAVA/bin/java" -Djava.security.krb5.conf="$KRB5_CONFI
 // hadoop.proxyuser.alice.* let her act as anybody) submits with --do-as bob. The application is
 // bob's at the ResourceManager, staged in bob's staging directory, and its ranks hold bob's HDFS
 // delegation token: with Hadoop's own client they write a file that is bob's and list bob's
-// private staging base (0700). bob, who has no proxy-user rights, asking for --do-as alice is
-// refused with exit 4 and the rights to give, by the ResourceManager and (with --force, which
-// skips the preflight) by HDFS before an application id is used; --ship-keytab with --do-as is a
-// usage error.
+// private staging base (0700); `app logs --do-as bob` reads bob's aggregated logs. bob, who has
+// no proxy-user rights, asking for --do-as alice is refused with exit 4 and the rights to give,
+// by the ResourceManager and (with --force, which skips the preflight) by HDFS before an
+// application id is used; --ship-keytab with --do-as is a usage error.
 func TestSecureProxyUser(t *testing.T) {
 	ep := secureCluster(t, "privacy", true)
 	env := envSh(t, ep)
@@ -93,6 +93,13 @@ echo "rank $YARN_ER_RANK wrote and read HDFS as $owner"`
 	st := secureCLI(t, ctx, env, "app", "status", appID, "-o", "json")
 	require.Equal(t, 0, st.code, st.stderr)
 	assert.Equal(t, "bob", st.jsonObject(t)["user"], "the application is bob's")
+
+	// bob's aggregated logs (private to bob), read as bob through WebHDFS.
+	var logs cliRun
+	require.Eventually(t, func() bool {
+		logs = secureCLI(t, ctx, env, "app", "logs", "--do-as", "bob", appID)
+		return logs.code == 0 && strings.Count(logs.stdout, "wrote and read HDFS as bob") == 2
+	}, time.Minute, time.Second, "app logs --do-as bob shows both ranks' output: %s %s", logs.stdout, logs.stderr)
 
 	// The ApplicationMaster removed bob's staging directory with bob's token; what the ranks
 	// wrote is bob's.

@@ -120,6 +120,13 @@ func (c *Client) dialProxy(ctx context.Context, opts Options, kerberos bool, rea
 	return nil
 }
 
+// WebHDFS returns the WebHDFS client a proxy user's Client stages through, and false when c
+// acts as the login (its HDFS client is HDFS's).
+func (c *Client) WebHDFS() (*webhdfs.Client, bool) {
+	w, ok := c.fs.(webFS)
+	return w.c, ok
+}
+
 // isProxyRefusal reports whether err is a NameNode's refusal of the proxy user.
 func isProxyRefusal(err error) bool {
 	return errors.Is(err, webhdfs.ErrProxyUserRefused) || errors.Is(err, namenode.ErrProxyUserRefused)

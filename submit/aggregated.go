@@ -64,12 +64,13 @@ func (c *Client) openLogFS(ctx context.Context) (LogFS, error) {
 		return c.opts.LogFS(ctx)
 	}
 	so := c.stageOptions()
-	// The logs are read as the login, also for an application of a proxy user (--do-as): the
-	// aggregated logs' directories must be readable by it.
-	so.DoAs = ""
 	sc, err := stage.Dial(ctx, so)
 	if err != nil {
 		return nil, err
+	}
+	if web, ok := sc.WebHDFS(); ok {
+		// --do-as: the proxy user's logs, listed and read through WebHDFS as that user.
+		return proxyLogFS{sc: sc, web: web, ctx: ctx}, nil
 	}
 	if _, ok := sc.HDFS(); !ok {
 		_ = sc.Close()

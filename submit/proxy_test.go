@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/internal/webhdfs"
 	"github.com/yarn-er/yarn-er/internal/webhdfs/webhdfstest"
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/kerberos"
@@ -122,5 +124,44 @@ func TestShipKeytabRefusedWithDoAs(t *testing.T) {
 		}
 		require.ErrorIs(t, err, ErrRequest)
 		assert.Contains(t, err.Error(), tc.err)
+	}
+}
+
+// TestProxyLogFS: with --do-as, the aggregated logs are listed and read through WebHDFS as the
+// proxy user (their directory is that user's, private).
+func TestProxyLogFS(t *testing.T) {
+	web := webhdfstest.New(t, webhdfstest.Options{Dirs: map[string]string{"/user/bob": "bob", "/tmp/logs/bob": "bob"}, ProxyUsers: []string{"alice"}})
+	bob, err := webhdfs.New(webhdfs.Options{Bases: []string{web.NameNode}, User: "bob"})
+	require.NoError(t, err)
+	ctx := context.Background()
+	w, err := bob.Create(ctx, "/tmp/logs/bob/node_1_8041", 0o640)
+	require.NoError(t, err)
+	_, err = w.Write([]byte("aggregated log bytes"))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	require.NoError(t, bob.SetPermission(ctx, "/tmp/logs/bob", 0o770))
+
+	hc := testHadoop(t, map[string]string{"dfs.namenode.http-address": strings.TrimPrefix(web.NameNode, "http://")})
+	c := &Client{opts: Options{Hadoop: hc, Stage: stage.Options{HadoopConf: hc, User: "alice", DoAs: "bob"}}, log: slog.New(slog.DiscardHandler)}
+	fs, err := c.openLogFS(ctx)
+	require.NoError(t, err)
+	defer fs.Close()
+	fis, err := fs.ReadDir("/tmp/logs/bob")
+	require.NoError(t, err)
+	require.Len(t, fis, 1)
+	assert.Equal(t, "node_1_8041", fis[0].Name())
+	assert.Equal(t, int64(20), fis[0].Size())
+	f, err := fs.Open("/tmp/logs/bob/node_1_8041")
+	require.NoError(t, err)
+	p := make([]byte, 8)
+	n, err := f.ReadAt(p, 11)
+	require.NoError(t, err)
+	assert.Equal(t, "log byte", string(p[:n]))
+	_, err = fs.ReadDir("/tmp/logs/nobody")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	for _, r := range web.Requests() {
+		if r.Login == "alice" {
+			assert.Equal(t, "bob", r.DoAs, "%s %s", r.Op, r.Path)
+		}
 	}
 }

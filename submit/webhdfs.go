@@ -10,11 +10,13 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/webhdfs"
 	"github.com/yarn-er/yarn-er/stage"
 )
 
@@ -235,3 +237,83 @@ func (f *webHDFSFile) ReadAt(p []byte, off int64) (int, error) {
 func (f *webHDFSFile) Close() error      { return nil }
 func (f *webHDFSFile) Stat() os.FileInfo { return f.fi }
 func (f *webHDFSFile) String() string    { return f.name }
+
+// proxyLogFS is LogFS through WebHDFS as a proxy user (--do-as): listings and reads both.
+type proxyLogFS struct {
+	sc  *stage.Client
+	web *webhdfs.Client
+	ctx context.Context
+}
+
+func (p proxyLogFS) ReadDir(dir string) ([]os.FileInfo, error) {
+	list, err := p.web.List(p.ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]os.FileInfo, len(list))
+	for i, st := range list {
+		out[i] = webFileInfo{name: st.PathSuffix, st: st}
+	}
+	return out, nil
+}
+
+func (p proxyLogFS) Open(name string) (LogFile, error) {
+	st, err := p.web.Stat(p.ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("WebHDFS: %s is a directory", name)
+	}
+	return &proxyLogFile{fs: p, name: name, fi: webFileInfo{name: path.Base(name), st: st}}, nil
+}
+
+func (p proxyLogFS) Close() error { return p.sc.Close() }
+
+// proxyLogFile is a LogFile read through WebHDFS as a proxy user.
+type proxyLogFile struct {
+	fs   proxyLogFS
+	name string
+	fi   webFileInfo
+}
+
+func (f *proxyLogFile) ReadAt(p []byte, off int64) (int, error) {
+	if off >= f.fi.Size() {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) {
+		m, err := f.fs.web.ReadAt(f.fs.ctx, f.name, p[n:], off+int64(n))
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
+}
+
+func (f *proxyLogFile) Close() error      { return nil }
+func (f *proxyLogFile) Stat() os.FileInfo { return f.fi }
+
+// webFileInfo is os.FileInfo of a WebHDFS status.
+type webFileInfo struct {
+	name string
+	st   webhdfs.FileStatus
+}
+
+func (i webFileInfo) Name() string { return i.name }
+func (i webFileInfo) Size() int64  { return i.st.Length }
+func (i webFileInfo) Mode() os.FileMode {
+	perm, _ := strconv.ParseUint(i.st.Permission, 8, 32)
+	m := os.FileMode(perm) & os.ModePerm
+	if i.st.IsDir() {
+		m |= os.ModeDir
+	}
+	return m
+}
+func (i webFileInfo) ModTime() time.Time { return time.UnixMilli(i.st.ModificationTime) }
+func (i webFileInfo) IsDir() bool        { return i.st.IsDir() }
+func (i webFileInfo) Sys() any           { return nil }

@@ -152,8 +152,10 @@ func (e *RemoteError) standby() bool {
 	return strings.HasSuffix(e.Exception, "StandbyException") || strings.Contains(e.Message, "Operation category") && strings.Contains(e.Message, "standby")
 }
 
-// FileStatus is what GETFILESTATUS says of a path.
+// FileStatus is what GETFILESTATUS (and each entry of LISTSTATUS) says of a path.
 type FileStatus struct {
+	// PathSuffix is the entry's name in a listing ("" from GETFILESTATUS).
+	PathSuffix string `json:"pathSuffix"`
 	// Type is FILE, DIRECTORY or SYMLINK.
 	Type string `json:"type"`
 	// Length is a file's size in bytes.
@@ -182,6 +184,94 @@ func (c *Client) Stat(ctx context.Context, path string) (FileStatus, error) {
 		return FileStatus{}, fmt.Errorf("WebHDFS GETFILESTATUS %s: no FileStatus in the answer", path)
 	}
 	return *out.FileStatus, nil
+}
+
+// maxListBody bounds a LISTSTATUS answer (about 30,000 entries); a larger directory is an error.
+const maxListBody = 8 << 20
+
+// List returns the entries of the directory path (LISTSTATUS), in the NameNode's order; a
+// missing directory matches os.ErrNotExist.
+func (c *Client) List(ctx context.Context, path string) ([]FileStatus, error) {
+	resp, err := c.nameNode(ctx, http.MethodGet, "LISTSTATUS", path, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, remoteError("LISTSTATUS", path, resp)
+	}
+	var out struct {
+		FileStatuses struct {
+			FileStatus []FileStatus `json:"FileStatus"`
+		} `json:"FileStatuses"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxListBody)).Decode(&out); err != nil {
+		return nil, fmt.Errorf("WebHDFS LISTSTATUS %s: the answer (at most %d bytes): %w", path, maxListBody, err)
+	}
+	return out.FileStatuses.FileStatus, nil
+}
+
+// MaxRead bounds one ReadAt.
+const MaxRead = 64 << 20
+
+// ReadAt reads up to len(p) bytes (at most MaxRead) of the file path at off (OPEN): the
+// NameNode's redirect, then the DataNode's answer. It returns fewer bytes, and io.EOF, at the
+// end of the file.
+func (c *Client) ReadAt(ctx context.Context, path string, p []byte, off int64) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if len(p) > MaxRead {
+		p = p[:MaxRead]
+	}
+	params := url.Values{"offset": {strconv.FormatInt(off, 10)}, "length": {strconv.Itoa(len(p))}}
+	resp, err := c.nameNode(ctx, http.MethodGet, "OPEN", path, params)
+	if err != nil {
+		return 0, err
+	}
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusTemporaryRedirect {
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return readBody(resp.Body, p)
+		}
+		return 0, remoteError("OPEN", path, resp)
+	}
+	resp.Body.Close()
+	dnURL, err := url.Parse(loc)
+	if err != nil || (dnURL.Scheme != "http" && dnURL.Scheme != "https") || dnURL.Host == "" {
+		return 0, fmt.Errorf("WebHDFS OPEN %s: the NameNode's redirect is not a DataNode URL", path)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
+	if err != nil {
+		return 0, fmt.Errorf("WebHDFS OPEN %s: the NameNode's redirect: %w", path, errors.New("not a request URL"))
+	}
+	dresp, err := c.dn.Do(req)
+	if err != nil {
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err // its URL carries the delegation token
+		}
+		return 0, fmt.Errorf("WebHDFS OPEN %s: read from the DataNode %s: %w", path, dnURL.Host, err)
+	}
+	defer dresp.Body.Close()
+	if dresp.StatusCode != http.StatusOK {
+		rerr := remoteError("OPEN", path, dresp)
+		if tok := dnURL.Query().Get("delegation"); tok != "" {
+			rerr.Message = strings.ReplaceAll(rerr.Message, tok, "[token]")
+		}
+		return 0, rerr
+	}
+	return readBody(dresp.Body, p)
+}
+
+// readBody reads a read's answer into p: io.EOF when it holds fewer bytes.
+func readBody(r io.Reader, p []byte) (int, error) {
+	n, err := io.ReadFull(r, p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = io.EOF
+	}
+	return n, err
 }
 
 // Mkdirs makes path and its missing parents with permission perm (MKDIRS); an existing

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -238,4 +239,48 @@ func TestNoTokenInErrorsOrLogs(t *testing.T) {
 	assert.NotContains(t, err.Error(), canary)
 	assert.NotEmpty(t, logs.String())
 	assert.NotContains(t, logs.String(), canary)
+}
+
+// TestListAndRead: LISTSTATUS and OPEN's ranges as the proxy user; another user's private
+// directory is refused.
+func TestListAndRead(t *testing.T) {
+	fake := webhdfstest.New(t, webhdfstest.Options{ProxyUsers: []string{"alice"}, Dirs: map[string]string{"/tmp/logs/bob": "bob", "/tmp/logs/carol": "carol"}})
+	c := client(t, fake, nil)
+	ctx := context.Background()
+	w, err := c.Create(ctx, "/tmp/logs/bob/node_1", 0o640)
+	require.NoError(t, err)
+	_, err = w.Write([]byte("0123456789"))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	carol := client(t, fake, func(o *webhdfs.Options) { o.DoAs = "carol" })
+	require.NoError(t, carol.SetPermission(ctx, "/tmp/logs/carol", 0o700))
+
+	list, err := c.List(ctx, "/tmp/logs/bob")
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, "node_1", list[0].PathSuffix)
+	assert.Equal(t, int64(10), list[0].Length)
+
+	for _, tc := range []struct {
+		off     int64
+		n       int
+		want    string
+		wantErr error
+	}{
+		{0, 4, "0123", nil},
+		{6, 4, "6789", nil},
+		{8, 4, "89", io.EOF},
+	} {
+		p := make([]byte, tc.n)
+		n, err := c.ReadAt(ctx, "/tmp/logs/bob/node_1", p, tc.off)
+		assert.Equal(t, tc.want, string(p[:n]))
+		assert.Equal(t, tc.wantErr, err)
+	}
+	_, err = c.List(ctx, "/tmp/logs/carol")
+	assert.ErrorIs(t, err, os.ErrPermission)
+	_, err = c.List(ctx, "/tmp/logs/dave")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = c.ReadAt(ctx, "/tmp/logs/bob/nothing", make([]byte, 1), 0)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.Empty(t, fake.DataNodeAuthorization())
 }

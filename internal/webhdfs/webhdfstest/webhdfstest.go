@@ -1,7 +1,7 @@
 // Package webhdfstest is a fake WebHDFS for unit tests: a NameNode (httptest) answering
-// GETFILESTATUS, MKDIRS, SETPERMISSION, DELETE and CREATE over a small namespace with owners and
-// permissions, and a DataNode that takes CREATE's data with the delegation token the NameNode's
-// redirect carries, as Hadoop 3.x answers them. The login is Hadoop's pseudo authentication
+// GETFILESTATUS, LISTSTATUS, MKDIRS, SETPERMISSION, DELETE, CREATE and OPEN over a small namespace with owners and
+// permissions, and a DataNode that takes CREATE's data and serves OPEN's ranges with the
+// delegation token the NameNode's redirect carries, as Hadoop 3.x answers them. The login is Hadoop's pseudo authentication
 // (user.name) unless Options.Authenticate says otherwise; doas= is allowed only for the
 // ProxyUsers, refused as the NameNode refuses it. It is for tests only; the integration tests use
 // the mini-YARN's real NameNode.
@@ -247,6 +247,44 @@ func (w *WebHDFS) nameNode(rw http.ResponseWriter, r *http.Request) {
 		}
 		reply(rw, map[string]any{"FileStatus": map[string]any{"type": typ, "length": len(e.Data), "owner": e.Owner, "group": "supergroup",
 			"permission": strconv.FormatUint(uint64(e.Perm), 8), "modificationTime": e.Mtime.UnixMilli()}})
+	case r.Method == http.MethodGet && op == "LISTSTATUS":
+		if e == nil {
+			remote(rw, http.StatusNotFound, "FileNotFoundException", "File "+p+" does not exist.")
+			return
+		}
+		if e.Owner != user && e.Perm&0o004 == 0 && user != Superuser {
+			remote(rw, http.StatusForbidden, "AccessControlException", "Permission denied: user="+user+", access=READ_EXECUTE, inode=\""+p+"\"")
+			return
+		}
+		var list []map[string]any
+		for _, k := range w.below(p) {
+			if path.Dir(k) != p {
+				continue
+			}
+			c := w.ns[k]
+			typ := "FILE"
+			if c.Dir {
+				typ = "DIRECTORY"
+			}
+			list = append(list, map[string]any{"pathSuffix": path.Base(k), "type": typ, "length": len(c.Data), "owner": c.Owner,
+				"permission": strconv.FormatUint(uint64(c.Perm), 8), "modificationTime": c.Mtime.UnixMilli()})
+		}
+		slices.SortFunc(list, func(a, b map[string]any) int {
+			return strings.Compare(a["pathSuffix"].(string), b["pathSuffix"].(string))
+		})
+		reply(rw, map[string]any{"FileStatuses": map[string]any{"FileStatus": list}})
+	case r.Method == http.MethodGet && op == "OPEN":
+		if e == nil || e.Dir {
+			remote(rw, http.StatusNotFound, "FileNotFoundException", "File does not exist: "+p)
+			return
+		}
+		if e.Owner != user && e.Perm&0o004 == 0 && user != Superuser {
+			remote(rw, http.StatusForbidden, "AccessControlException", "Permission denied: user="+user+", access=READ, inode=\""+p+"\"")
+			return
+		}
+		dq := url.Values{"op": {"OPEN"}, "delegation": {w.opts.Token}, "offset": {q.Get("offset")}, "length": {q.Get("length")}}
+		rw.Header().Set("Location", w.DataNode+"/webhdfs/v1"+(&url.URL{Path: p}).EscapedPath()+"?"+dq.Encode())
+		rw.WriteHeader(http.StatusTemporaryRedirect)
 	case r.Method == http.MethodPut && op == "MKDIRS":
 		perm, err := strconv.ParseUint(q.Get("permission"), 8, 32)
 		if err != nil {
@@ -332,6 +370,32 @@ func (w *WebHDFS) below(p string) []string {
 	return out
 }
 
+// open serves OPEN's range of a file.
+func (w *WebHDFS) open(rw http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p := path.Clean(strings.TrimPrefix(r.URL.Path, "/webhdfs/v1"))
+	w.mu.Lock()
+	e := w.ns[p]
+	var data []byte
+	if e != nil {
+		data = slices.Clone(e.Data)
+	}
+	w.mu.Unlock()
+	if e == nil {
+		remote(rw, http.StatusNotFound, "FileNotFoundException", "File does not exist: "+p)
+		return
+	}
+	off, _ := strconv.ParseInt(q.Get("offset"), 10, 64)
+	n, err := strconv.ParseInt(q.Get("length"), 10, 64)
+	if err != nil {
+		n = int64(len(data))
+	}
+	off = min(max(off, 0), int64(len(data)))
+	end := min(off+max(n, 0), int64(len(data)))
+	rw.Header().Set("Content-Type", "application/octet-stream")
+	_, _ = rw.Write(data[off:end])
+}
+
 // dataNode takes CREATE's data: the delegation token of the redirect authenticates it.
 func (w *WebHDFS) dataNode(rw http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
@@ -346,12 +410,16 @@ func (w *WebHDFS) dataNode(rw http.ResponseWriter, r *http.Request) {
 		remote(rw, http.StatusInternalServerError, "IOException", w.opts.DataNodeFault+" "+r.URL.RawQuery)
 		return
 	}
-	if r.Method != http.MethodPut || q.Get("op") != "CREATE" {
-		remote(rw, http.StatusBadRequest, "IllegalArgumentException", "the fake DataNode only creates")
-		return
-	}
 	if q.Get("delegation") != w.opts.Token {
 		remote(rw, http.StatusForbidden, "SecretManager$InvalidToken", "token is not valid")
+		return
+	}
+	if r.Method == http.MethodGet && q.Get("op") == "OPEN" {
+		w.open(rw, r)
+		return
+	}
+	if r.Method != http.MethodPut || q.Get("op") != "CREATE" {
+		remote(rw, http.StatusBadRequest, "IllegalArgumentException", "the fake DataNode only creates and opens")
 		return
 	}
 	data, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
