@@ -1,6 +1,7 @@
 package submit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -51,4 +52,26 @@ func (c *Client) proxyRefusal(err error) error {
 	real := c.loginUser()
 	return fmt.Errorf("%w by the ResourceManager: it does not let %s act as %s: %w (fix: %s)", ErrProxyUser, real, doAs, err,
 		stage.ProxyUserFix(real, doAs))
+}
+
+// checkAppUser checks, with --do-as, that the ResourceManager made the application the proxy
+// user's: an RM that ignores ?doAs= (Hadoop before 3.3 without Kerberos has no proxy-user filter
+// on its REST API) makes it the login's, whose containers would then run with the login's
+// identity on another user's staging directory. Such an application is killed at once, and the
+// error says why (the caller then removes the staging directory and cancels the token).
+func (c *Client) checkAppUser(ctx context.Context, appID string) error {
+	doAs := c.opts.Stage.DoAs
+	if doAs == "" || doAs == c.loginUser() {
+		return nil
+	}
+	app, err := c.opts.YARN.App(ctx, appID)
+	if err != nil || app == nil || app.User == "" || app.User == doAs {
+		// Not known: the submission stands (the RM has it; the user shows in app status).
+		return nil
+	}
+	if _, _, kerr := c.opts.YARN.KillApplication(context.WithoutCancel(ctx), appID); kerr != nil {
+		c.log.Warn("could not kill the application the ResourceManager made the login's", "app", appID, "err", kerr)
+	}
+	return fmt.Errorf("%w by the ResourceManager: it ignored ?doAs=%s and made %s %s's, so it was killed (fix: the ResourceManager's REST API takes doAs from Hadoop 3.3 on, or with Kerberos; submit as %s without --do-as)",
+		ErrProxyUser, doAs, appID, app.User, doAs)
 }

@@ -49,12 +49,15 @@ func TestSubmitAsProxyUser(t *testing.T) {
 	rm.Handle("POST /ws/v1/cluster/apps", func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		_ = json.Unmarshal(body, &submitted)
+		appAs(rm, submitted.ID, "bob")
 		w.WriteHeader(http.StatusAccepted)
 	})
 	web := webhdfstest.New(t, webhdfstest.Options{Dirs: map[string]string{"/user/bob": "bob"}, ProxyUsers: []string{"alice"}})
 	c := proxyClient(t, rm, web, "bob")
 	sub, err := c.Submit(context.Background(), Request{GPUs: 1, Command: []string{"true"}}, nil)
 	require.NoError(t, err)
+	assert.Equal(t, 1, rm.Count("GET /ws/v1/cluster/apps/"+sub.AppID), "the application's user checked")
+	assert.Zero(t, rm.Count("PUT /ws/v1/cluster/apps/"+sub.AppID+"/state"))
 	assert.True(t, strings.HasPrefix(sub.StagingDir, "hdfs://127.0.0.1:1/user/bob/.yarn-er/"+sub.AppID), sub.StagingDir)
 	assert.Equal(t, "bob", sub.Spec.User)
 	assert.Equal(t, sub.AppID, submitted.ID)
@@ -68,6 +71,39 @@ func TestSubmitAsProxyUser(t *testing.T) {
 	for _, r := range web.Requests() {
 		assert.Equal(t, "bob", r.DoAs)
 	}
+}
+
+// appAs makes rm answer for the application id as user's, and take its kill.
+func appAs(rm *yarnfake.RM, id, user string) {
+	rm.ReplyJSON("GET /ws/v1/cluster/apps/"+id, http.StatusOK,
+		`{"app":{"id":"`+id+`","user":"`+user+`","name":"x","queue":"default","state":"ACCEPTED","finalStatus":"UNDEFINED","applicationType":"YARN-ER"}}`)
+	rm.ReplyJSON("PUT /ws/v1/cluster/apps/"+id+"/state", http.StatusOK, `{"state":"KILLED"}`)
+}
+
+// TestSubmitProxyUserIgnoredByRM: a ResourceManager that ignores ?doAs= (Hadoop 3.2 without
+// Kerberos) makes the application the login's: it is killed at once, its staging directory
+// removed, and the error says why.
+func TestSubmitProxyUserIgnoredByRM(t *testing.T) {
+	rm := newFakeRM(t, "")
+	var id string
+	rm.Handle("POST /ws/v1/cluster/apps", func(w http.ResponseWriter, r *http.Request) {
+		var submitted struct {
+			ID string `json:"application-id"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &submitted)
+		id = submitted.ID
+		appAs(rm, id, "alice")
+		w.WriteHeader(http.StatusAccepted)
+	})
+	web := webhdfstest.New(t, webhdfstest.Options{Dirs: map[string]string{"/user/bob": "bob"}, ProxyUsers: []string{"alice"}})
+	c := proxyClient(t, rm, web, "bob")
+	_, err := c.Submit(context.Background(), Request{GPUs: 1, Command: []string{"true"}}, nil)
+	require.ErrorIs(t, err, ErrProxyUser)
+	assert.Contains(t, err.Error(), "it ignored ?doAs=bob and made "+id+" alice's, so it was killed")
+	assert.Equal(t, 1, rm.Count("PUT /ws/v1/cluster/apps/"+id+"/state"), "killed")
+	_, staged := web.Lookup("/user/bob/.yarn-er/" + id)
+	assert.False(t, staged, "the staging directory is removed")
 }
 
 // TestSubmitProxyUserRefusedByHDFS: a NameNode that does not let alice act as bob refuses the

@@ -450,6 +450,9 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 			return nil, c.submitError("submission of "+na.ID, err)
 		}
 	}
+	if err := c.checkAppUser(ctx, na.ID); err != nil {
+		return nil, err
+	}
 	ok = true
 	out.StagingDir, out.Spec = dir.URL, spec
 	step(Step{Phase: PhaseSubmitted, AppID: na.ID, Message: "submitted " + na.ID})
