@@ -146,37 +146,29 @@ echo "rank $YARN_ER_RANK wrote and read HDFS as $owner"`
 // proxysvc act as anybody (hadoop.proxyuser.proxysvc.*), `submit --user proxysvc --do-as USER` is
 // USER's application with USER's staging directory (user.name=proxysvc&doas=USER on WebHDFS), and
 // a user without those rights is refused with exit 4 by the ResourceManager and, with --force, by
-// HDFS. Hadoop 3.2's ResourceManager has no proxy-user filter without Kerberos and ignores
-// ?doAs=: the application it makes the login's is killed at once, with an error saying so.
+// HDFS.
 func TestProxyUserSimple(t *testing.T) {
 	ep := cluster(t)
-	rmDoAs := !strings.HasPrefix(ep.HadoopVersion, "3.2.")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	sub := runCLI(t, ctx, ep, "submit", "--user", "proxysvc", "--do-as", ep.User, "--keep-staging", "--containers", "1", "--memory", "128m",
 		"-o", "json", "--", "true")
-	if !rmDoAs {
-		assert.Equal(t, 4, sub.code, sub.stderr)
-		assert.Contains(t, sub.stderr, "it ignored ?doAs="+ep.User)
-		assert.Contains(t, sub.stderr, "proxysvc's, so it was killed")
-	} else {
-		require.Equal(t, 0, sub.code, sub.stderr)
-		res := sub.jsonObject(t)
-		appID := res["applicationId"].(string)
-		assert.Equal(t, "SUCCEEDED", res["finalStatus"])
-		dir := "/user/" + ep.User + "/.yarn-er/" + appID
-		assert.Equal(t, ep.HDFSURI+dir, res["stagingDir"])
-		raw := hdfsClient(t, ep)
-		fi, err := raw.Stat(dir)
-		require.NoError(t, err)
-		assert.Equal(t, ep.User, fi.(*hdfs.FileInfo).Owner(), "the staging directory is the proxy user's")
-		assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
-		require.NoError(t, raw.RemoveAll(dir))
+	require.Equal(t, 0, sub.code, sub.stderr)
+	res := sub.jsonObject(t)
+	appID := res["applicationId"].(string)
+	assert.Equal(t, "SUCCEEDED", res["finalStatus"])
+	dir := "/user/" + ep.User + "/.yarn-er/" + appID
+	assert.Equal(t, ep.HDFSURI+dir, res["stagingDir"])
+	raw := hdfsClient(t, ep)
+	fi, err := raw.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, ep.User, fi.(*hdfs.FileInfo).Owner(), "the staging directory is the proxy user's")
+	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+	require.NoError(t, raw.RemoveAll(dir))
 
-		st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
-		require.Equal(t, 0, st.code, st.stderr)
-		assert.Equal(t, ep.User, st.jsonObject(t)["user"])
-	}
+	st := runCLI(t, ctx, ep, "app", "status", appID, "-o", "json")
+	require.Equal(t, 0, st.code, st.stderr)
+	assert.Equal(t, ep.User, st.jsonObject(t)["user"], "the application is the proxy user's")
 
 	for _, tc := range []struct {
 		extra []string
@@ -185,9 +177,6 @@ func TestProxyUserSimple(t *testing.T) {
 		{nil, "proxy user refused by the ResourceManager: it does not let carol act as " + ep.User},
 		{[]string{"--force"}, "proxy user refused by HDFS"},
 	} {
-		if !rmDoAs {
-			tc.by = "proxy user refused by HDFS"
-		}
 		args := append([]string{"submit", "--user", "carol", "--do-as", ep.User, "--containers", "1", "--memory", "128m"}, tc.extra...)
 		r := runCLI(t, ctx, ep, append(args, "--", "true")...)
 		assert.Equal(t, 4, r.code, r.stderr)

@@ -37,7 +37,7 @@ var ErrProxyUser = errors.New("proxy user refused")
 // ProxyUserFix is the fix of a refused proxy user: the rights of real (the login's short name) to
 // act as user, on the NameNode and the ResourceManager.
 func ProxyUserFix(real, user string) string {
-	return fmt.Sprintf("give %[1]s proxy-user rights for %[2]s in the core-site.xml of the NameNode and the ResourceManager: hadoop.proxyuser.%[1]s.hosts (this host, or *) and hadoop.proxyuser.%[1]s.users (%[2]s) or hadoop.proxyuser.%[1]s.groups (a group of %[2]s), then hdfs dfsadmin -refreshSuperUserGroupsConfiguration and yarn rmadmin -refreshSuperUserGroupsConfiguration; or submit without --do-as",
+	return fmt.Sprintf("give %[1]s proxy-user rights for %[2]s in the core-site.xml of the NameNode and the ResourceManager: hadoop.proxyuser.%[1]s.hosts (this host, or *) and hadoop.proxyuser.%[1]s.users (%[2]s) or hadoop.proxyuser.%[1]s.groups (a group of %[2]s) (the ResourceManager also takes yarn.resourcemanager.proxyuser.%[1]s.*), then hdfs dfsadmin -refreshSuperUserGroupsConfiguration and yarn rmadmin -refreshSuperUserGroupsConfiguration; or submit without --do-as",
 		real, user)
 }
 

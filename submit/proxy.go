@@ -55,9 +55,9 @@ func (c *Client) proxyRefusal(err error) error {
 }
 
 // checkAppUser checks, with --do-as, that the ResourceManager made the application the proxy
-// user's: an RM that ignores ?doAs= (Hadoop before 3.3 without Kerberos has no proxy-user filter
-// on its REST API) makes it the login's, whose containers would then run with the login's
-// identity on another user's staging directory. Such an application is killed at once, and the
+// user's: an RM that ignores ?doAs= (a REST API without a proxy-user filter in front of it)
+// makes it the login's, whose containers would then run with the login's identity on another
+// user's staging directory. Such an application is killed at once, and the
 // error says why (the caller then removes the staging directory and cancels the token).
 func (c *Client) checkAppUser(ctx context.Context, appID string) error {
 	doAs := c.opts.Stage.DoAs
@@ -72,6 +72,6 @@ func (c *Client) checkAppUser(ctx context.Context, appID string) error {
 	if _, _, kerr := c.opts.YARN.KillApplication(context.WithoutCancel(ctx), appID); kerr != nil {
 		c.log.Warn("could not kill the application the ResourceManager made the login's", "app", appID, "err", kerr)
 	}
-	return fmt.Errorf("%w by the ResourceManager: it ignored ?doAs=%s and made %s %s's, so it was killed (fix: the ResourceManager's REST API takes doAs from Hadoop 3.3 on, or with Kerberos; submit as %s without --do-as)",
+	return fmt.Errorf("%w by the ResourceManager: it ignored ?doAs=%s and made %s %s's, so it was killed (fix: give the ResourceManager's web endpoint a filter that takes doAs, Hadoop's ProxyUserAuthenticationFilterInitializer or, with Kerberos, its delegation-token filter (yarn.resourcemanager.webapp.delegation-token-auth-filter.enabled); or submit as %s without --do-as)",
 		ErrProxyUser, doAs, appID, app.User, doAs)
 }

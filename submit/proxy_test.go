@@ -80,8 +80,8 @@ func appAs(rm *yarnfake.RM, id, user string) {
 	rm.ReplyJSON("PUT /ws/v1/cluster/apps/"+id+"/state", http.StatusOK, `{"state":"KILLED"}`)
 }
 
-// TestSubmitProxyUserIgnoredByRM: a ResourceManager that ignores ?doAs= (Hadoop 3.2 without
-// Kerberos) makes the application the login's: it is killed at once, its staging directory
+// TestSubmitProxyUserIgnoredByRM: a ResourceManager that ignores ?doAs= (no proxy-user filter
+// on its REST API) makes the application the login's: it is killed at once, its staging directory
 // removed, and the error says why.
 func TestSubmitProxyUserIgnoredByRM(t *testing.T) {
 	rm := newFakeRM(t, "")
