@@ -73,7 +73,7 @@ func (c *Client) DelegationToken(ctx context.Context, renewer string) (records.T
 	tok, err := namenode.GetDelegationToken(ctx, c.nnConfig(), renewer)
 	if err != nil && isProxyRefusal(err) {
 		return records.Token{}, &Error{Op: "get an HDFS delegation token as " + c.doAs, Path: strings.Join(c.namenodes, ","),
-			Err: fmt.Errorf("%w by HDFS: %w", ErrProxyUser, err), Fix: ProxyUserFix(c.real, c.doAs)}
+			Err: fmt.Errorf("%w by HDFS: %w", ErrProxyUser, err), Fix: ProxyUserFix(c.login, c.doAs)}
 	}
 	if err != nil {
 		return records.Token{}, &Error{Op: "get an HDFS delegation token", Path: strings.Join(c.namenodes, ","), Err: err,

@@ -34,11 +34,11 @@ import (
 // HDFS"; package submit's "by the ResourceManager".
 var ErrProxyUser = errors.New("proxy user refused")
 
-// ProxyUserFix is the fix of a refused proxy user: the rights of real (the login's short name) to
-// act as user, on the NameNode and the ResourceManager.
-func ProxyUserFix(real, user string) string {
+// ProxyUserFix is the fix of a refused proxy user: the rights of login (the login's short name)
+// to act as user, on the NameNode and the ResourceManager.
+func ProxyUserFix(login, user string) string {
 	return fmt.Sprintf("give %[1]s proxy-user rights for %[2]s in the core-site.xml of the NameNode and the ResourceManager: hadoop.proxyuser.%[1]s.hosts (this host, or *) and hadoop.proxyuser.%[1]s.users (%[2]s) or hadoop.proxyuser.%[1]s.groups (a group of %[2]s) (the ResourceManager also takes yarn.resourcemanager.proxyuser.%[1]s.*), then hdfs dfsadmin -refreshSuperUserGroupsConfiguration and yarn rmadmin -refreshSuperUserGroupsConfiguration; or submit without --do-as",
-		real, user)
+		login, user)
 }
 
 // WebHDFSBases returns the NameNodes' WebHDFS base URLs from the configuration: http(s)://host:port
@@ -85,7 +85,7 @@ func WebHDFSBases(hc *conf.HadoopConfig) ([]string, error) {
 
 // dialProxy sets c up to stage as c.doAs through WebHDFS, and checks at once that the NameNode
 // lets the login act as that user (a refusal is ErrProxyUser, before anything is created).
-func (c *Client) dialProxy(ctx context.Context, opts Options, kerberos bool, real string) error {
+func (c *Client) dialProxy(ctx context.Context, opts Options, kerberos bool, login string) error {
 	bases, err := WebHDFSBases(opts.HadoopConf)
 	if err != nil {
 		// --do-as stages through the NameNode's WebHDFS (dfs.webhdfs.enabled, the default).
@@ -105,7 +105,7 @@ func (c *Client) dialProxy(ctx context.Context, opts Options, kerberos bool, rea
 		}
 		wo.Transport = opts.SPNEGO(base)
 	} else {
-		wo.User = real
+		wo.User = login
 	}
 	cl, err := webhdfs.New(wo)
 	if err != nil {
@@ -116,7 +116,7 @@ func (c *Client) dialProxy(ctx context.Context, opts Options, kerberos bool, rea
 	if _, err := cl.Stat(ctx, home); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return c.fsError("act as "+c.doAs+" on", home, err)
 	}
-	c.log.Debug("staging as a proxy user through WebHDFS", "user", c.doAs, "login", real, "namenodes", bases)
+	c.log.Debug("staging as a proxy user through WebHDFS", "user", c.doAs, "login", login, "namenodes", bases)
 	return nil
 }
 

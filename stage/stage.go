@@ -194,8 +194,8 @@ type Client struct {
 	service   string // the delegation token's service; "" until known
 	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
 
-	// doAs is the proxy user (Options.DoAs), real the login's user; doAs is "" without one.
-	doAs, real string
+	// doAs is the proxy user (Options.DoAs), login the login's user; doAs is "" without one.
+	doAs, login string
 }
 
 // Dial connects to the NameNode named by opts.
@@ -225,8 +225,8 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 	if user == "" {
 		return nil, &Error{Op: "connect", Err: errors.New("no HDFS user"), Fix: "give the user to stage as (--user or HADOOP_USER_NAME)"}
 	}
-	real, doAs := user, strings.TrimSpace(opts.DoAs)
-	if doAs == real {
+	login, doAs := user, strings.TrimSpace(opts.DoAs)
+	if doAs == login {
 		doAs = "" // acting as oneself needs no proxy-user rights
 	}
 	if doAs != "" {
@@ -237,7 +237,7 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 	}
 	c := &Client{
 		user: user, writeTimeout: opts.WriteTimeout, closeRetryTimeout: opts.CloseRetryTimeout, log: log,
-		doAs: doAs, real: real,
+		doAs: doAs, login: login,
 	}
 	if c.writeTimeout <= 0 {
 		c.writeTimeout = defaultWriteTimeout
@@ -303,7 +303,7 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 		}
 	}
 	if doAs != "" {
-		if err := c.dialProxy(ctx, opts, kerberos, real); err != nil {
+		if err := c.dialProxy(ctx, opts, kerberos, login); err != nil {
 			return nil, err
 		}
 		return c, nil
@@ -590,7 +590,7 @@ func (c *Client) fsError(op, p string, err error) error {
 	switch {
 	case isProxyRefusal(err):
 		e.Err = fmt.Errorf("%w by HDFS: %w", ErrProxyUser, err)
-		e.Fix = ProxyUserFix(c.real, c.doAs)
+		e.Fix = ProxyUserFix(c.login, c.doAs)
 	case errors.Is(err, os.ErrPermission):
 		e.Fix = fmt.Sprintf("HDFS refused user %s: ask the HDFS administrator for a home directory /user/%s owned by %s (hdfs dfs -mkdir -p /user/%s && hdfs dfs -chown %s /user/%s), or stage as another user",
 			c.user, c.user, c.user, c.user, c.user, c.user)

@@ -49,9 +49,9 @@ func (c *Client) proxyRefusal(err error) error {
 	if !strings.Contains(err.Error(), "impersonate") && !errors.Is(err, yarn.ErrForbidden) {
 		return nil
 	}
-	real := c.loginUser()
-	return fmt.Errorf("%w by the ResourceManager: it does not let %s act as %s: %w (fix: %s)", ErrProxyUser, real, doAs, err,
-		stage.ProxyUserFix(real, doAs))
+	login := c.loginUser()
+	return fmt.Errorf("%w by the ResourceManager: it does not let %s act as %s: %w (fix: %s)", ErrProxyUser, login, doAs, err,
+		stage.ProxyUserFix(login, doAs))
 }
 
 // checkAppUser checks, with --do-as, that the ResourceManager made the application the proxy
