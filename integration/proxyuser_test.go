@@ -24,18 +24,26 @@ import (
 )
 
 // fsShellEnv returns the --env flags that let a rank's script call Hadoop's own FsShell as
-// `hfs ARGS` (the shaded client jars of the harness build, the cluster's configuration, Java):
+// `hfs ARGS` (the client jars of the harness build, the cluster's configuration, Java):
 // hfsFunc defines hfs. Hadoop's client authenticates with the container's token file.
 func fsShellEnv(t *testing.T, ep *Endpoints, env map[string]string) []string {
 	t.Helper()
 	root := repoRoot(t)
+	lib := filepath.Join(root, "docker", "harness", "target", "hadoop-"+ep.HadoopVersion, "current", "lib")
 	cp, err := harnessHadoopClasspath(root, ep.HadoopVersion)
-	require.NoError(t, err)
-	// The shaded client logs through slf4j's API, which it does not carry (no binding: silent).
-	slf4j, err := filepath.Glob(filepath.Join(root, "docker", "harness", "target", "hadoop-"+ep.HadoopVersion, "current", "lib", "slf4j-api-*.jar"))
-	require.NoError(t, err)
-	require.Len(t, slf4j, 1, "slf4j-api in the harness build")
-	cp += ":" + slf4j[0]
+	if err == nil {
+		// The shaded client logs through slf4j's API, which it does not carry (no binding: silent).
+		slf4j, err := filepath.Glob(filepath.Join(lib, "slf4j-api-*.jar"))
+		require.NoError(t, err)
+		require.Len(t, slf4j, 1, "slf4j-api in the harness build")
+		cp += ":" + slf4j[0]
+	} else {
+		// Lines before 3.5 build the harness from the unshaded hadoop-minicluster: its class path
+		// is a client's.
+		common, _ := filepath.Glob(filepath.Join(lib, "hadoop-common-*.jar"))
+		require.NotEmpty(t, common, "neither the shaded client nor hadoop-common in the harness build: %v", err)
+		cp = filepath.Join(lib, "*")
+	}
 	java, err := javaHome()
 	require.NoError(t, err)
 	return []string{"--env", "HCONF=" + ep.HadoopConfDir, "--env", "HCP=" + cp, "--env", "JAVA=" + java, "--env", "KRB5_CONFIG=" + env["KRB5_CONFIG"]}
@@ -76,7 +84,7 @@ func TestSecureProxyUser(t *testing.T) {
 
 	script := hfsFunc + `set -e
 echo "rank $YARN_ER_RANK as bob" | hfs -put -f - /user/bob/proxy-$YARN_ER_RANK
-owner=$(hfs -stat %u /user/bob/proxy-$YARN_ER_RANK)
+owner=$(hfs -stat %u /user/bob/proxy-$YARN_ER_RANK | tail -n 1) # the last line: an unshaded client logs to stdout
 test "$owner" = bob || { echo "rank $YARN_ER_RANK: the file is $owner's"; exit 5; }
 hfs -ls /user/bob/.yarn-er | grep -q "$YARN_ER_APP_ID" || { echo "rank $YARN_ER_RANK: no staging directory of $YARN_ER_APP_ID"; exit 6; }
 hfs -cat /user/bob/proxy-$YARN_ER_RANK
