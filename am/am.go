@@ -111,6 +111,9 @@ type Result struct {
 	// PlacementFallbacks counts the roles that fell back from placement by constraints (the
 	// ResourceManager refused or rejected their SchedulingRequests; placement.fallback am or relax).
 	PlacementFallbacks int
+	// PlacementPauses counts the pauses of the asks of roles with racks whose containers kept
+	// landing against their placement (placement.go).
+	PlacementPauses int
 	// Heartbeats is the number of allocate calls.
 	Heartbeats int
 	// Registered and AllAllocated are the times from Run's start to registration and to the
@@ -246,6 +249,9 @@ type runner struct {
 	lctx context.Context
 	// clusterNodes is the number of NodeManagers the last heartbeat reported (0: unknown).
 	clusterNodes int
+	// nodeRacks are the racks of the NodeManagers the ResourceManager reported (updated nodes:
+	// those whose state changed), by NodeId; an allocated container carries no rack.
+	nodeRacks map[string]string
 	// peersWarned says the job's peers were too many for the peers file, logged once.
 	peersWarned bool
 	// credsNow are the credentials containers get now (the HDFS tokens refreshed: tokens.go).
@@ -513,6 +519,7 @@ func (r *runner) run(ctx context.Context) error {
 			r.clusterNodes = alloc.NumClusterNodes
 		}
 		r.handle(lctx, alloc)
+		r.resumeAsks()
 		r.spreadAsks()
 		r.packAsks()
 		if !r.lingerChecked {
@@ -645,6 +652,14 @@ func (r *runner) allHaveContainers() bool {
 
 // handle applies one heartbeat's allocation.
 func (r *runner) handle(ctx context.Context, a *amrm.Allocation) {
+	for _, n := range a.UpdatedNodes {
+		if n.Rack != "" {
+			if r.nodeRacks == nil {
+				r.nodeRacks = map[string]string{}
+			}
+			r.nodeRacks[n.Node] = n.Rack
+		}
+	}
 	for _, rj := range a.Rejected {
 		r.placementRejected(rj)
 	}

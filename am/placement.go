@@ -3,6 +3,7 @@ package am
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/yarn-er/yarn-er/amrm"
 	"github.com/yarn-er/yarn-er/jobspec"
@@ -20,6 +21,9 @@ const (
 	// placeAM: plain asks; the AM gives back the containers that land against the placement
 	// (the fallback when the ResourceManager cannot place by constraints).
 	placeAM
+	// placeRacks: plain asks bound to the role's racks (relaxLocality false on "*"): the
+	// scheduler places them on the racks' nodes.
+	placeRacks
 )
 
 func (m placeMode) String() string {
@@ -28,6 +32,8 @@ func (m placeMode) String() string {
 		return "ResourceManager (placement constraints)"
 	case placeAM:
 		return "ApplicationMaster"
+	case placeRacks:
+		return "ResourceManager (rack requests, relaxLocality false)"
 	}
 	return "none"
 }
@@ -73,8 +79,18 @@ func (role *roleState) placementText() string {
 		return "pack: node"
 	case len(role.nodes()) > 0:
 		return "nodes: [" + strings.Join(role.nodes(), ", ") + "]"
+	case len(role.racks()) > 0:
+		return "racks: [" + strings.Join(role.racks(), ", ") + "]"
 	}
 	return "none"
+}
+
+// racks are the racks the role's ranks may land on (placement racks; nil: any).
+func (role *roleState) racks() []string {
+	if role.spec.Placement == nil {
+		return nil
+	}
+	return role.spec.Placement.Racks
 }
 
 // tag is the allocation tag of the role's containers: its name (tags count the application's own
@@ -89,6 +105,14 @@ func (r *runner) initialPlaceMode(role *roleState) placeMode {
 		// placement nodes: the AM keeps the ranks on the named NodeManagers (a SchedulingRequest
 		// cannot name one NodeManager of a host with two), and spread or pack among them.
 		return placeAM
+	}
+	if len(role.racks()) > 0 {
+		// placement racks: rack requests keep the ranks on the racks (a SchedulingRequest names
+		// no rack); the AM spreads or packs them there itself.
+		if role.spread() || role.pack() {
+			return placeAM
+		}
+		return placeRacks
 	}
 	if !role.spread() && !role.pack() {
 		return placeNone
@@ -105,7 +129,10 @@ func (r *runner) initialPlaceMode(role *roleState) placeMode {
 // role's SchedulingRequests.
 func (r *runner) ask(role *roleState, n int) error {
 	if role.mode != placeRM {
-		return r.rm.AskWithLabel(role.prio, role.capab, n, r.spec.NodeLabel)
+		if role.paused(r.opts.Now()) {
+			n = 0 // the role's asks wait (racks: its containers kept landing against its placement)
+		}
+		return r.rm.AskOnRacks(role.prio, role.capab, n, r.spec.NodeLabel, role.racks())
 	}
 	tag := []string{role.tag()}
 	if role.spread() {
@@ -199,6 +226,49 @@ func (r *runner) fallBack(role *roleState, reason string) {
 	if role.asked && r.fail == nil {
 		if err := r.ask(role, role.waitingCount()); err != nil {
 			r.fail = fmt.Errorf("yarn-er: role %s: %w", role.spec.Name, err)
+		}
+	}
+}
+
+// racksPause is how long a role with racks stops asking after missLimit containers in a row
+// landed against its placement (spread or pack among the racks' nodes).
+const racksPause = 30 * time.Second
+
+// missLimit is how many containers in a row may land against a role's placement before a role
+// with racks pauses its asks: twice the cluster's nodes. The AM does not know how many nodes
+// the racks have (an allocated container carries no rack), so a spread role may ask for more
+// ranks than the racks have nodes; then every container lands beside a rank and is given back,
+// and the pause keeps that from going on at every heartbeat.
+func (r *runner) missLimit() int { return 2 * max(r.clusterNodes, 1) }
+
+// paused reports a role whose asks wait until pauseUntil.
+func (role *roleState) paused(now time.Time) bool { return now.Before(role.pauseUntil) }
+
+// pauseIfStuck pauses the asks of a role with racks whose last containers all landed against
+// its placement.
+func (r *runner) pauseIfStuck(role *roleState) {
+	if len(role.racks()) == 0 || role.missRun < r.missLimit() {
+		return
+	}
+	role.missRun = 0
+	role.pauseUntil = r.opts.Now().Add(racksPause)
+	r.res.PlacementPauses++
+	r.log.Warn("am: ranks wait: the containers of the role keep landing against its placement on its racks (more ranks than the racks have nodes free for them?); the ApplicationMaster asks again later",
+		"role", role.spec.Name, "placement", role.placementText(), "given back in a row", r.missLimit(), "pause", racksPause)
+}
+
+// resumeAsks asks again for the waiting ranks of each role whose pause is over.
+func (r *runner) resumeAsks() {
+	now := r.opts.Now()
+	for _, role := range r.roles {
+		if role.pauseUntil.IsZero() || role.paused(now) || r.fail != nil {
+			continue
+		}
+		role.pauseUntil = time.Time{}
+		if role.asked {
+			if err := r.ask(role, role.waitingCount()); err != nil {
+				r.fail = fmt.Errorf("yarn-er: role %s: %w", role.spec.Name, err)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package am
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +31,10 @@ type roleState struct {
 	// spreadWarned says the ranks that wait for a node were logged.
 	misplaced    int
 	spreadWarned bool
+	// missRun counts the containers given back in a row (none kept between them); a role with
+	// racks whose run reaches missLimit stops asking until pauseUntil (placement.go).
+	missRun    int
+	pauseUntil time.Time
 	// mode is how the role's containers are placed (placement.go).
 	mode placeMode
 }
@@ -294,8 +299,15 @@ func (role *roleState) usedNodes() map[string]bool {
 // hosts only and so cannot tell apart two NodeManagers of one host.
 func (r *runner) misplaced(role *roleState, c amrm.Container) bool {
 	used := role.usedNodes()
+	rack, rackKnown := r.nodeRacks[c.Node]
 	switch {
-	case role.mode == placeNone:
+	case len(role.racks()) > 0 && rackKnown && !slices.Contains(role.racks(), rack):
+		// The scheduler keeps a rack-bound ask on the racks (the FifoScheduler does not); the AM
+		// checks what it knows: the racks of the nodes the ResourceManager reported.
+		r.log.Warn("am: giving back a container on a node off the role's racks (placement racks)",
+			"role", role.spec.Name, "container", c.ID.String(), "node", c.Node, "rack", rack, "racks", strings.Join(role.racks(), ","))
+	case role.mode == placeNone || role.mode == placeRacks:
+		role.missRun = 0
 		return false
 	case !role.allowedOn(c.Node):
 		r.log.Info("am: giving back a container on a node the role's placement does not name (placement nodes)",
@@ -307,11 +319,14 @@ func (r *runner) misplaced(role *roleState, c amrm.Container) bool {
 		r.log.Info("am: giving back a container on another node than the role's (placement pack: node)",
 			"role", role.spec.Name, "container", c.ID.String(), "node", c.Node)
 	default:
+		role.missRun = 0
 		return false
 	}
 	_ = r.rm.Release(c.ID)
 	r.res.Released++
 	role.misplaced++
+	role.missRun++
+	r.pauseIfStuck(role)
 	if r.fail == nil {
 		_ = r.ask(role, r.rm.Outstanding(role.prio)+1)
 	}
@@ -325,7 +340,7 @@ func (r *runner) spreadAsks() {
 		return
 	}
 	for _, role := range r.roles {
-		if !role.spread() || !role.asked || role.mode == placeNone {
+		if !role.spread() || !role.asked || role.mode == placeNone || role.paused(r.opts.Now()) {
 			continue
 		}
 		nodes := r.clusterNodes

@@ -97,8 +97,9 @@ func (r *runner) refreshTokens(ctx context.Context) {
 
 // TokenPollInterval is how often a rank's `yarn-er tokens follow` reads the published tokens:
 // an eighth of the renewal interval (a day when unknown), from 2 seconds to 10 minutes. The AM
-// replaces the tokens when half their life is over, so a rank has four reads or more before the
-// token it holds expires.
+// replaces the tokens when a third of their life is over, so a rank has five reads or more before
+// the token it holds expires, and the token file it reads has more than half of its token's life
+// left, less one poll.
 func TokenPollInterval(t *jobspec.TokenRefresh) time.Duration {
 	renew := 24 * time.Hour
 	if t != nil && t.RenewIntervalMillis > 0 {

@@ -81,6 +81,10 @@ type askState struct {
 	dirty       bool
 	version     int
 	placement   Placement // SchedulingRequests only
+	// racks restrict a plain ask to the NodeManagers of these racks (AskOnRacks); sentRacks are
+	// the racks the ResourceManager holds a request of this priority for.
+	racks     []string
+	sentRacks []string
 }
 
 // New returns a client; it connects on Register.
@@ -268,18 +272,37 @@ func (c *Client) register(ctx context.Context) (*Registration, error) {
 // would silently drop it) and against the maximum capability (ErrExceedsMaximum), so nothing is sent
 // for a bad ask. The ask goes out with the next heartbeat.
 func (c *Client) Ask(priority int32, capability records.Resources, count int) error {
-	return c.ask(priority, capability, count, "")
+	return c.ask(priority, capability, count, "", nil)
 }
 
 // AskWithLabel is Ask restricted to nodes with a node label expression (e.g. "gpu").
 func (c *Client) AskWithLabel(priority int32, capability records.Resources, count int, nodeLabel string) error {
-	return c.ask(priority, capability, count, nodeLabel)
+	return c.ask(priority, capability, count, nodeLabel, nil)
 }
 
-func (c *Client) ask(priority int32, capability records.Resources, count int, nodeLabel string) error {
+// AskOnRacks is AskWithLabel restricted to the NodeManagers of racks (network locations as the
+// ResourceManager writes them, e.g. /default-rack; none: anywhere). It asks as Hadoop's
+// AMRMClient does for a ContainerRequest with racks and relaxLocality false: one
+// ResourceRequest per rack, with relaxLocality true, and the off-switch one ("*") with
+// relaxLocality false, each for the whole count, the node label on "*" only. The CapacityScheduler
+// and the FairScheduler then allocate on the racks' nodes only (a node elsewhere skips the
+// priority), and keep the ask pending while none of them has room; the FifoScheduler ignores
+// relaxLocality and allocates anywhere. The racks may only change while nothing is outstanding
+// at the priority.
+func (c *Client) AskOnRacks(priority int32, capability records.Resources, count int, nodeLabel string, racks []string) error {
+	for _, r := range racks {
+		if r == "" || r == "*" {
+			return fmt.Errorf("amrm: ask at priority %d: rack %q: want a rack's network location, e.g. /default-rack", priority, r)
+		}
+	}
+	return c.ask(priority, capability, count, nodeLabel, racks)
+}
+
+func (c *Client) ask(priority int32, capability records.Resources, count int, nodeLabel string, racks []string) error {
 	if count < 0 || count > 1<<31-1 {
 		return fmt.Errorf("amrm: ask for %d containers at priority %d: count out of range", count, priority)
 	}
+	racks = slices.Compact(slices.Sorted(slices.Values(racks)))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.reg == nil {
@@ -293,11 +316,15 @@ func (c *Client) ask(priority int32, capability records.Resources, count int, no
 		return fmt.Errorf("amrm: priority %d already asks for %d containers of %s; use one priority per resource profile",
 			priority, a.outstanding, a.capability)
 	}
+	if ok && a.outstanding > 0 && !slices.Equal(a.racks, racks) {
+		return fmt.Errorf("amrm: priority %d already asks for %d containers on racks [%s]; use one priority per set of racks",
+			priority, a.outstanding, strings.Join(a.racks, ", "))
+	}
 	if !ok {
 		a = &askState{}
 		c.asks[priority] = a
 	}
-	a.capability, a.nodeLabel = records.ResourcesOf(capability.All()...), nodeLabel
+	a.capability, a.nodeLabel, a.racks = records.ResourcesOf(capability.All()...), nodeLabel, racks
 	a.outstanding = count
 	a.dirty = true
 	a.version++
@@ -625,20 +652,7 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 			c.mu.Unlock()
 			return nil, err
 		}
-		rr := &yarnpb.ResourceRequestProto{
-			Priority:      &yarnpb.PriorityProto{Priority: proto.Int32(p)},
-			ResourceName:  proto.String("*"),
-			Capability:    cap,
-			NumContainers: proto.Int32(int32(a.outstanding)),
-			RelaxLocality: proto.Bool(true),
-			ExecutionTypeRequest: &yarnpb.ExecutionTypeRequestProto{
-				ExecutionType: yarnpb.ExecutionTypeProto_GUARANTEED.Enum(),
-			},
-		}
-		if a.nodeLabel != "" {
-			rr.NodeLabelExpression = proto.String(a.nodeLabel)
-		}
-		req.Ask = append(req.Ask, rr)
+		req.Ask = append(req.Ask, resourceRequests(p, a, cap)...)
 		sentVersions[p] = a.version
 	}
 	sentPlaced := map[placedKey]int{}
@@ -681,6 +695,7 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 	for p, v := range sentVersions {
 		if a := c.asks[p]; a != nil && a.version == v {
 			a.dirty = false
+			a.sentRacks = a.racks
 		}
 	}
 	for k, v := range sentPlaced {
@@ -791,6 +806,47 @@ func (c *Client) allocate(ctx context.Context) (*Allocation, error) {
 	}
 	return out, nil
 }
+
+// resourceRequests are the ResourceRequests of the plain ask at priority p: the off-switch one
+// ("*"), and with racks one per rack (relaxLocality true) while the off-switch one has
+// relaxLocality false, as Hadoop's AMRMClient sends a ContainerRequest with racks and
+// relaxLocality false; a rack asked for before and no longer is sent with 0 containers, which
+// drops it at the ResourceManager.
+func resourceRequests(p int32, a *askState, cap *yarnpb.ResourceProto) []*yarnpb.ResourceRequestProto {
+	one := func(name string, n int, relax bool) *yarnpb.ResourceRequestProto {
+		rr := &yarnpb.ResourceRequestProto{
+			Priority:      &yarnpb.PriorityProto{Priority: proto.Int32(p)},
+			ResourceName:  proto.String(name),
+			Capability:    cap,
+			NumContainers: proto.Int32(int32(n)),
+			RelaxLocality: proto.Bool(relax),
+			ExecutionTypeRequest: &yarnpb.ExecutionTypeRequestProto{
+				ExecutionType: yarnpb.ExecutionTypeProto_GUARANTEED.Enum(),
+			},
+		}
+		if a.nodeLabel != "" && name == anyResource {
+			// On "*" only, as MapReduce asks: the scheduler takes a request's partition from
+			// its "*" request, and the ResourceManager (3.2.2 and 3.5.0 alike) holds a refusal
+			// of a node label expression on a request for a rack or host ("specified node label
+			// expression in a resource request has resource name = ...").
+			rr.NodeLabelExpression = proto.String(a.nodeLabel)
+		}
+		return rr
+	}
+	var out []*yarnpb.ResourceRequestProto
+	for _, r := range a.sentRacks {
+		if !slices.Contains(a.racks, r) {
+			out = append(out, one(r, 0, true))
+		}
+	}
+	for _, r := range a.racks {
+		out = append(out, one(r, a.outstanding, true))
+	}
+	return append(out, one(anyResource, a.outstanding, len(a.racks) == 0))
+}
+
+// anyResource is the resource name of an off-switch request: any node.
+const anyResource = "*"
 
 // missingResources says which asked extended resources a container lacks ("" when none).
 func missingResources(asked, got records.Resources) string {

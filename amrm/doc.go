@@ -4,10 +4,13 @@
 // containers with extended resources such as yarn.io/gpu: the ResourceManager's REST API cannot
 // allocate containers beyond the AM.
 //
-// Authentication is SASL TOKEN/DIGEST-MD5 with qop auth: the AMRMToken from the container's token
-// file ($HADOOP_TOKEN_FILE_LOCATION, read with CredentialsFromEnv) for the ResourceManager, and the
-// NMTokens the ResourceManager hands out for NodeManagers. Clusters with hadoop.rpc.protection
-// integrity or privacy are refused with ErrUnsupportedQOP.
+// Authentication is SASL TOKEN/DIGEST-MD5: the AMRMToken from the container's token file
+// ($HADOOP_TOKEN_FILE_LOCATION, read with CredentialsFromEnv) for the ResourceManager, and the
+// NMTokens the ResourceManager hands out for NodeManagers. The quality of protection is negotiated
+// as hadoop.rpc.protection asks: qop auth (authentication), auth-int (integrity: every message
+// signed) or auth-conf with the rc4 cipher (privacy: every message signed and encrypted), the
+// layers internal/ipc speaks. Only a server that offers none of these (auth-conf with other
+// ciphers alone) is refused, with ErrUnsupportedQOP.
 //
 // A typical ApplicationMaster:
 //

@@ -38,8 +38,9 @@ var (
 	ErrConnection = ipc.ErrConnection
 	// ErrAuthentication is matched by SASL negotiation failures.
 	ErrAuthentication = ipc.ErrAuthentication
-	// ErrUnsupportedQOP: the server requires SASL integrity or privacy (hadoop.rpc.protection
-	// integrity or privacy); yarn-er supports authentication only.
+	// ErrUnsupportedQOP: the server offers no SASL quality of protection yarn-er speaks (it speaks
+	// auth, auth-int, and auth-conf with the rc4 cipher: hadoop.rpc.protection authentication,
+	// integrity and privacy).
 	ErrUnsupportedQOP = ipc.ErrUnsupportedQOP
 )
 

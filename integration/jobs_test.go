@@ -255,13 +255,15 @@ func TestSubmitSpecBadJobFiles(t *testing.T) {
 		name, doc string
 		msg       []string
 	}{
-		{"unknown field", "roles:\n  w:\n    gpu: 1\n    command: [x]\n", []string{"job.yaml:3: roles.w.gpu: unknown field", "did you mean gpus?"}},
-		{"wrong type", "roles:\n  w:\n    count: two\n    command: [x]\n", []string{"job.yaml:3: roles.w.count:", "want a whole number"}},
+		{"unknown field", "roles:\n  w:\n    gpu: 1\n    command: [x]\n", []string{"job.yaml:3: roles.w.gpu: unknown field", "(fix: did you mean gpus?"}},
+		{"wrong type", "roles:\n  w:\n    count: two\n    command: [x]\n", []string{"job.yaml:3: roles.w.count:", "want a whole number", "(fix: count: a number of ranks from 1 to 100000"}},
 		{"no command", "roles:\n  w:\n    count: 2\n", []string{"job.yaml:3: roles.w.command: missing", "fix: add command:"}},
-		{"cycle", "roles:\n  a: {command: x, depends_on: b}\n  b: {command: y, depends_on: [a]}\n", []string{"job.yaml:2: roles.a.depends_on:", "a -> b -> a"}},
+		{"cycle", "roles:\n  a: {command: x, depends_on: b}\n  b: {command: y, depends_on: [a]}\n", []string{"job.yaml:2: roles.a.depends_on:", "a -> b -> a", "(fix: remove one of the dependencies"}},
 		{"gang larger than the cluster", "roles:\n  w:\n    count: 9\n    gpus: 1\n    gang: true\n    command: [x]\n",
-			[]string{"job.yaml:2: roles.w.count: gang w:", "even an empty cluster holds only 8", "ask for at most 8"}},
-		{"count beyond the hard bound", "roles:\n  w:\n    count: 1000000000\n    command: [x]\n", []string{"job.yaml:3: roles.w.count:", "100000"}},
+			[]string{"job.yaml:2: roles.w.count: gang w:", "even an empty cluster holds only 8", "(fix: ask for at most 8"}},
+		{"count beyond the hard bound", "roles:\n  w:\n    count: 1000000000\n    command: [x]\n", []string{"job.yaml:3: roles.w.count:", "100000", "(fix: count: a number of ranks"}},
+		{"rack not a network location", "roles:\n  w:\n    command: [x]\n    placement:\n      racks: [/default-rack, rack1]\n",
+			[]string{"job.yaml:5: roles.w.placement.racks[1]:", `"rack1" does not start with /`, "(fix: racks: [/default-rack]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, apps := stagingEntries(t, ep), appIDs(t, ep)

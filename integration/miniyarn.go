@@ -31,8 +31,17 @@ type Endpoints struct {
 	HadoopVersion string `json:"hadoopVersion"`
 	// RMWebAddress is the RM's web/REST base URL, e.g. "http://127.0.0.1:41234".
 	RMWebAddress string `json:"rmWebAddress"`
-	// RMWebAddresses are every RM's web base URL (one, or each of an HA cluster's).
+	// RMWebAddresses are every RM's web base URL (one, or each of an HA cluster's, in the order
+	// of HARMIDs).
 	RMWebAddresses []string `json:"rmWebAddresses"`
+	// HARMIDs is yarn.resourcemanager.ha.rm-ids of a cluster started with --ha ("rm0,rm1");
+	// empty otherwise.
+	HARMIDs string `json:"haRmIds"`
+	// ZooKeeper is the host:port of the embedded ZooKeeper of a cluster started with --ha
+	// (hadoop.zk.address: the RMs' leader election and state store); empty otherwise.
+	ZooKeeper string `json:"zooKeeper"`
+	// HAElectionLock is the znode of the RMs' leader election lock under --ha.
+	HAElectionLock string `json:"haElectionLock"`
 	// RMAddress is the ApplicationClientProtocol address (yarn.resourcemanager.address).
 	RMAddress string `json:"rmAddress"`
 	// RMSchedulerAddress is the ApplicationMasterProtocol address

@@ -221,3 +221,95 @@ roles:
 	assert.Contains(t, res["diagnostics"], "role worker: the ResourceManager cannot place spread: node by placement constraints (placement.fallback: fail)")
 	assert.Contains(t, res["diagnostics"], "Found non empty SchedulingRequest")
 }
+
+// TestPlacementRacks: placement racks asks as Hadoop's AMRMClient does for a ContainerRequest with
+// racks and relaxLocality false (a ResourceRequest per rack, relaxLocality false on *). On the
+// mini-YARN every NodeManager is on /default-rack (no topology script), so a role with racks
+// [/default-rack] runs, and one with spread: node beside it runs its two ranks on different
+// NodeManagers (the AM spreads them among the racks' nodes). A role on /nowhere stays pending at
+// the ResourceManager: the preflight warns, and `app why` names the rack.
+func TestPlacementRacks(t *testing.T) {
+	ep := cluster(t)
+	share := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	job := writeJob(t, fmt.Sprintf(`name: racks
+env: {SHARE: %s}
+roles:
+  onrack:
+    count: 2
+    memory: 128m
+    placement: {racks: [/default-rack]}
+    command: 'echo "$NM_PORT" > "$SHARE/onrack-$RANK"'
+  spread:
+    count: 2
+    memory: 128m
+    placement: {spread: node, racks: [/default-rack]}
+    command: 'echo "$NM_PORT" > "$SHARE/spread-$RANK"; sleep 2'
+`, share), nil)
+	r := runCLI(t, ctx, ep, "submit", "--spec", job, "-o", "json")
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	assert.NotContains(t, r.stderr, "no RUNNING NodeManager is on")
+	appID, _ := r.jsonObject(t)["applicationId"].(string)
+	var spread []string
+	for rank := range 2 {
+		_, err := os.Stat(filepath.Join(share, fmt.Sprintf("onrack-%d", rank)))
+		require.NoError(t, err, "onrack rank %d ran", rank)
+		b, err := os.ReadFile(filepath.Join(share, fmt.Sprintf("spread-%d", rank)))
+		require.NoError(t, err, "spread rank %d ran", rank)
+		spread = append(spread, strings.TrimSpace(string(b)))
+	}
+	assert.NotEqual(t, spread[0], spread[1], "spread: node among the rack's nodes: different NodeManagers")
+	logs := runCLI(t, ctx, ep, "app", "logs", appID)
+	require.Equal(t, 0, logs.code, logs.stderr)
+	out := logs.stdout + logs.stderr
+	assert.Contains(t, out, `placedBy="ResourceManager (rack requests, relaxLocality false)"`)
+	assert.Contains(t, out, `role=spread`)
+	assert.NotContains(t, out, "off the role's racks")
+
+	// A rack nobody is on: submitted (the preflight warns), and the ranks wait.
+	nowhere := writeJob(t, `name: racks-nowhere
+roles:
+  worker:
+    count: 2
+    memory: 128m
+    placement: {racks: [/nowhere]}
+    command: 'true'
+`, nil)
+	r = runCLI(t, ctx, ep, "submit", "--spec", nowhere, "--detach", "-o", "json")
+	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
+	assert.Contains(t, r.stderr, "cluster.placement: placement racks [/nowhere]: no RUNNING NodeManager is on /nowhere")
+	appID, _ = r.jsonObject(t)["applicationId"].(string)
+	require.NotEmpty(t, appID)
+	defer runCLI(t, context.Background(), ep, "app", "kill", appID)
+
+	var why map[string]any
+	var reason map[string]any
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline) && reason == nil; time.Sleep(500 * time.Millisecond) {
+		w := runCLI(t, ctx, ep, "app", "why", appID, "-o", "json")
+		require.Equal(t, 0, w.code, w.stderr)
+		require.NoError(t, json.Unmarshal([]byte(w.stdout), &why))
+		reasons, _ := why["reasons"].([]any)
+		for _, x := range reasons {
+			if m := x.(map[string]any); m["code"] == "no-node-on-rack" {
+				reason = m
+			}
+		}
+	}
+	require.NotNil(t, reason, "app why names the rack: %v", why)
+	assert.Contains(t, reason["message"], "2 container(s) of")
+	assert.Contains(t, reason["message"], "may run only on /nowhere (the request for * has relaxLocality false")
+	assert.Contains(t, reason["message"], "the RUNNING nodes are on /default-rack")
+	asks, _ := why["asks"].([]any)
+	require.Len(t, asks, 1)
+	assert.Equal(t, []any{"/nowhere"}, asks[0].(map[string]any)["locations"])
+	text := runCLI(t, ctx, ep, "app", "why", appID)
+	require.Equal(t, 0, text.code, text.stderr)
+	assert.Contains(t, text.stdout, "on /nowhere only")
+	assert.Contains(t, text.stdout, "[no-node-on-rack]")
+	t.Logf("app why:\n%s", text.stdout)
+
+	k := runCLI(t, ctx, ep, "app", "kill", appID)
+	require.Equal(t, 0, k.code, k.stderr)
+}

@@ -97,7 +97,8 @@ func logReport(t *testing.T, rep *preflight.Report) {
 // TestPreflightGoodClusterPassesEveryCheck: the good mini-YARN (docker/conf) and the example Flink
 // configurations pass every check, strictly: no warning, nothing skipped but the resource-profile
 // checks, which do not apply to a cluster without profiles (TestResourceProfiles runs them on
-// docker/conf-profiles).
+// docker/conf-profiles), and cluster.placement, which does not apply to Flink's TaskManagers
+// (TestPlacement* run it through submit).
 func TestPreflightGoodClusterPassesEveryCheck(t *testing.T) {
 	ep := cluster(t)
 	for _, file := range []string{"flink-conf.yaml", "config.yaml"} {
@@ -108,7 +109,7 @@ func TestPreflightGoodClusterPassesEveryCheck(t *testing.T) {
 			var seen []string
 			for _, c := range rep.Checks {
 				want := preflight.StatusPass
-				if c.ID == preflight.IDResourceProfiles || c.ID == preflight.IDProfileMaxAllocation {
+				if c.ID == preflight.IDResourceProfiles || c.ID == preflight.IDProfileMaxAllocation || c.ID == preflight.IDPlacement {
 					want = preflight.StatusSkip
 				}
 				assert.Equal(t, want, c.Status, "%s: %s", c.ID, c.Message)

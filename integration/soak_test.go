@@ -82,6 +82,8 @@ func envInt(b *testing.B, name string, def int) int {
 const soakScript = `id=${YARN_ER_RANK:-$CONTAINER_ID}; echo "$NM_PORT" >> "$SHARE/start-$id"; ` +
 	`while [ ! -e "$SHARE/stop" ]; do sleep 1; done`
 
+// wholeAgain matches the times a fault verb reports; the last one is when the cluster was whole
+// again (failover and restart-rm under --ha name the election's times before it).
 var wholeAgain = regexp.MustCompile(`(?:after|in) (\d+) ms`)
 
 // soakRun runs one tool's job through the faults and returns its table row.
@@ -164,8 +166,8 @@ func soakRun(b *testing.B, ep *Endpoints, tool, lib string, dur time.Duration, f
 		}
 		msg, err := Fault(ctx, ep.StateDir, verb, args...)
 		b.Logf("%s fault %d/%d %s %v: %s (err %v)", tool, f+1, faults, verb, args, strings.TrimSpace(msg), err)
-		if m := wholeAgain.FindStringSubmatch(msg); err == nil && m != nil {
-			ms, _ := strconv.Atoi(m[1])
+		if all := wholeAgain.FindAllStringSubmatch(msg, -1); err == nil && len(all) > 0 {
+			ms, _ := strconv.Atoi(all[len(all)-1][1])
 			whole = append(whole, ms)
 		}
 		if verb == "stop-nm" {

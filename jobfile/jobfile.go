@@ -525,7 +525,18 @@ func (p *parser) role(n *yaml.Node, field string, r *Role) error {
 				case "nodes":
 					r.Placement.Nodes, err = p.strList(pv, pf, "nodes: [host1, host2]")
 				case "racks":
-					r.Placement.Racks, err = p.strList(pv, pf, "racks: [/rack1]")
+					const fix = "racks: [/default-rack] (a rack as `yarn-er cluster nodes` lists it: /NAME, or /DC/NAME)"
+					if r.Placement.Racks, err = p.strList(pv, pf, fix); err != nil {
+						return err
+					}
+					if len(r.Placement.Racks) == 0 {
+						return p.errf(pv, pf, fix+", or leave racks out", "an empty list")
+					}
+					for i, rack := range r.Placement.Racks {
+						if rerr := jobspec.CheckRack(rack); rerr != nil {
+							return p.errf(pv.Content[i], fmt.Sprintf("%s[%d]", pf, i), fix, "%v", rerr)
+						}
+					}
 				case "fallback":
 					var s string
 					if s, err = p.str(pv, pf, "fallback: fail"); err == nil {
@@ -541,6 +552,9 @@ func (p *parser) role(n *yaml.Node, field string, r *Role) error {
 			})
 			if err == nil && r.Placement.Spread != "" && r.Placement.Pack != "" {
 				return p.errf(v, f, "keep spread or pack, not both", "spread and pack together")
+			}
+			if err == nil && len(r.Placement.Racks) > 0 && len(r.Placement.Nodes) > 0 {
+				return p.errf(v, join(f, "racks"), "keep nodes (they name the NodeManagers already) or racks, not both", "racks and nodes together")
 			}
 		case "depends_on":
 			if v.Kind == yaml.ScalarNode && v.Tag == "!!str" {

@@ -61,6 +61,11 @@ func TestParse(t *testing.T) {
 				Placement: &jobspec.Placement{Spread: "node", Fallback: "fail"}, DependsOn: []string{"coordinator"}, Gang: true, Framework: "pytorch"},
 		}}, j)
 
+	// placement racks, alone or with spread.
+	j3, err := Parse("job.yaml", []byte("roles:\n  w:\n    count: 2\n    command: x\n    placement: {spread: node, racks: [/default-rack, /dc1/rack7]}\n"))
+	require.NoError(t, err)
+	assert.Equal(t, &jobspec.Placement{Spread: "node", Racks: []string{"/default-rack", "/dc1/rack7"}}, j3.Roles[0].Placement)
+
 	// JSON is YAML too.
 	j2, err := Parse("job.json", []byte(`{"roles": {"w": {"count": 4, "command": ["true"]}}, "gang": true, "gang_timeout": 60}`))
 	require.NoError(t, err)
@@ -98,6 +103,12 @@ func TestParseRefuses(t *testing.T) {
 		{"spread rack", "roles:\n  w:\n    command: x\n    placement: {spread: rack}\n", 4, "roles.w.placement.spread", `"rack": want node`, "spread: node"},
 		{"spread and pack", "roles:\n  w:\n    command: x\n    placement: {spread: node, pack: node}\n", 4, "roles.w.placement", "together", "not both"},
 		{"bad fallback", "roles:\n  w:\n    command: x\n    placement: {spread: node, fallback: retry}\n", 4, "roles.w.placement.fallback", `"retry": want am, relax or fail`, "fallback: am, relax or fail"},
+		{"rack not absolute", "roles:\n  w:\n    command: x\n    placement:\n      racks:\n        - /rack-a\n        - rack-b\n", 7, "roles.w.placement.racks[1]", `"rack-b" does not start with /`, "racks: [/default-rack]"},
+		{"rack with a space", "roles:\n  w:\n    command: x\n    placement: {racks: [\"/r 1\"]}\n", 4, "roles.w.placement.racks[0]", "a space", "yarn-er cluster nodes"},
+		{"rack empty part", "roles:\n  w:\n    command: x\n    placement: {racks: [/dc//r]}\n", 4, "roles.w.placement.racks[0]", "an empty part", "/DC/NAME"},
+		{"racks empty", "roles:\n  w:\n    command: x\n    placement: {racks: []}\n", 4, "roles.w.placement.racks", "an empty list", "leave racks out"},
+		{"racks a string", "roles:\n  w:\n    command: x\n    placement: {racks: /r}\n", 4, "roles.w.placement.racks", "want a list", "racks: [/default-rack]"},
+		{"racks and nodes", "roles:\n  w:\n    command: x\n    placement:\n      nodes: [h1]\n      racks: [/r]\n", 5, "roles.w.placement.racks", "racks and nodes together", "not both"},
 		{"framework", "roles:\n  w:\n    command: x\n    framework: jax\n", 4, "roles.w.framework", `"jax": unknown framework`, "pytorch or"},
 		{"profile with memory", "roles:\n  w:\n    command: x\n    profile: big\n    memory: 1g\n", 3, "roles.w.profile", "with memory", "profile: alone"},
 		{"gang not bool", "gang: yes please\nroles: {w: {command: x}}\n", 1, "gang", "want true or false", "true or false"},
@@ -214,7 +225,8 @@ func TestSchema(t *testing.T) {
 	}
 	// And what the parser refuses, the schema refuses too.
 	for _, bad := range []string{"roles: {w: {count: 2}}", "roles: {w: {command: x, gpu: 1}}", "rolez: {}", "roles: {w: {command: x, placement: {spread: rack}}}",
-		"roles: {w: {command: x, count: 0}}", "roles: {w: {command: 3}}"} {
+		"roles: {w: {command: x, count: 0}}", "roles: {w: {command: 3}}", "roles: {w: {command: x, placement: {racks: [rack1]}}}",
+		"roles: {w: {command: x, placement: {racks: []}}}", "roles: {w: {command: x, placement: {racks: [/dc//r]}}}"} {
 		var v any
 		require.NoError(t, yaml.Unmarshal([]byte(bad), &v))
 		assert.Error(t, validate(schema, schema, v, ""), bad)

@@ -223,6 +223,29 @@ type Placement struct {
 	Fallback string `json:"fallback,omitempty"`
 }
 
+// MaxRackLen bounds a rack's name (Placement.Racks).
+const MaxRackLen = 255
+
+// CheckRack says why name is not a rack as Hadoop writes one (nil when it is): an absolute
+// network location, "/" followed by one or more non-empty parts separated by "/", e.g.
+// /default-rack (every node of a cluster without a topology) or /dc1/rack7; no spaces, control
+// characters, commas or "*"; at most MaxRackLen bytes.
+func CheckRack(name string) error {
+	switch {
+	case name == "":
+		return errors.New("empty")
+	case len(name) > MaxRackLen:
+		return fmt.Errorf("%d bytes, more than %d", len(name), MaxRackLen)
+	case !strings.HasPrefix(name, "/"):
+		return fmt.Errorf("%q does not start with /: a rack is an absolute network location, e.g. /%s", name, name)
+	case name == "/" || strings.HasSuffix(name, "/") || strings.Contains(name, "//"):
+		return fmt.Errorf("%q has an empty part: want /PART[/PART...], e.g. /default-rack", name)
+	case strings.ContainsFunc(name, func(c rune) bool { return c <= ' ' || c == 0x7f || c == ',' || c == '*' || c == utf8.RuneError }):
+		return fmt.Errorf("%q has a space, a control character, a comma or *", name)
+	}
+	return nil
+}
+
 // Placement fallbacks (Placement.Fallback).
 const (
 	FallbackAM    = "am"
@@ -743,6 +766,14 @@ func (s *Spec) validateRoles() error {
 			}
 			if pl.Spread != "" && pl.Pack != "" {
 				return invalid(p+"placement", "spread and pack together: give one")
+			}
+			if len(pl.Racks) > 0 && len(pl.Nodes) > 0 {
+				return invalid(p+"placement.racks", "with nodes: give nodes or racks")
+			}
+			for j, rack := range pl.Racks {
+				if err := CheckRack(rack); err != nil {
+					return invalid(fmt.Sprintf("%splacement.racks[%d]", p, j), "%v", err)
+				}
 			}
 			switch pl.Fallback {
 			case "", FallbackAM, FallbackRelax, FallbackFail:

@@ -260,6 +260,8 @@ func TestValidateRoles(t *testing.T) {
 		{"spread rack", func(s *Spec) { s.Roles[1].Placement.Spread = "rack" }, "roles[1].placement.spread", `"rack": node`},
 		{"spread and pack", func(s *Spec) { s.Roles[1].Placement.Pack = "node" }, "roles[1].placement", "give one"},
 		{"bad fallback", func(s *Spec) { s.Roles[1].Placement.Fallback = "retry" }, "roles[1].placement.fallback", `"retry": am, relax or fail`},
+		{"relative rack", func(s *Spec) { s.Roles[1].Placement.Racks = []string{"/a", "b"} }, "roles[1].placement.racks[1]", `"b" does not start with /`},
+		{"racks with nodes", func(s *Spec) { s.Roles[1].Placement.Racks, s.Roles[1].Placement.Nodes = []string{"/a"}, []string{"h"} }, "roles[1].placement.racks", "give nodes or racks"},
 		{"above the hard bound", func(s *Spec) { s.Roles[1].Containers = MaxContainers; s.Containers = MaxContainers + 1 }, "roles[1].containers", "hard bound"},
 		{"negative gang timeout", func(s *Spec) { s.GangTimeoutMillis = -1 }, "gangTimeoutMillis", "negative"},
 		{"command NUL", func(s *Spec) { s.Roles[0].Command = []string{"a\x00"} }, "roles[0].command[0]", "NUL"},

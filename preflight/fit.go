@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/yarn-er/yarn-er/records"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // packing is how many containers of one request the RUNNING nodes hold.
@@ -27,13 +26,14 @@ type packing struct {
 // packCluster packs containers of req onto the nodes, each node on its own: a node holds
 // floor(min over the resources r of have_r / req_r) containers, units converted exactly. Sums
 // saturate at MaxInt64.
-func packCluster(nodes []yarn.Node, req []records.Resource) packing {
+func packCluster(nodes []node, req []records.Resource) packing {
 	p := packing{someNodeHas: map[string]bool{}, maxTotal: map[string]records.Quantity{}}
 	for _, n := range nodes {
-		empty := containersIn(n.Total, req)
+		total, avail := n.total(), n.available()
+		empty := containersIn(total, req)
 		now := int64(0)
-		if n.Available.Len() > 0 {
-			now = containersIn(n.Available, req)
+		if avail.Len() > 0 {
+			now = containersIn(avail, req)
 		}
 		p.empty = satAdd(p.empty, empty)
 		p.now = satAdd(p.now, now)
@@ -41,7 +41,7 @@ func packCluster(nodes []yarn.Node, req []records.Resource) packing {
 			p.nodesFitting++
 		}
 		for _, res := range req {
-			q, _ := n.Total.Quantity(res.Name)
+			q, _ := total.Quantity(res.Name)
 			if quotient(q, res.Value, requestUnit(res.Name)) > 0 {
 				p.someNodeHas[res.Name] = true
 			}
@@ -155,8 +155,8 @@ type withJobManager struct {
 
 // packWithJobManager places the JobManager container jm on the node where it leaves room for the
 // most TaskManager containers of req, for the nodes' available and total resources.
-func packWithJobManager(nodes []yarn.Node, req, jm []records.Resource) withJobManager {
-	best := func(have func(yarn.Node) records.Resources) int64 {
+func packWithJobManager(nodes []node, req, jm []records.Resource) withJobManager {
+	best := func(have func(node) records.Resources) int64 {
 		per := make([]int64, len(nodes))
 		var total int64
 		for i, n := range nodes {
@@ -184,7 +184,7 @@ func packWithJobManager(nodes []yarn.Node, req, jm []records.Resource) withJobMa
 		return result
 	}
 	return withJobManager{
-		now:   best(func(n yarn.Node) records.Resources { return n.Available }),
-		empty: best(func(n yarn.Node) records.Resources { return n.Total }),
+		now:   best(func(n node) records.Resources { return n.available() }),
+		empty: best(func(n node) records.Resources { return n.total() }),
 	}
 }

@@ -38,7 +38,7 @@ func (f *facts) nodeLabelCheck(_ context.Context, out *results) {
 	running := live.running()
 	present := map[string]bool{}
 	for _, n := range running {
-		for _, l := range n.NodeLabels {
+		for _, l := range n.labels() {
 			present[l] = true
 		}
 	}
@@ -78,9 +78,9 @@ func (f *facts) nodeLabelCheck(_ context.Context, out *results) {
 				return
 			}
 		}
-		var labelled []yarn.Node
+		var labelled []node
 		for _, n := range running {
-			if slices.Contains(n.NodeLabels, label) {
+			if slices.Contains(n.labels(), label) {
 				labelled = append(labelled, n)
 			}
 		}
@@ -92,7 +92,7 @@ func (f *facts) nodeLabelCheck(_ context.Context, out *results) {
 		}
 		fitting := 0
 		for _, n := range labelled {
-			if containersIn(n.Total, req) > 0 {
+			if containersIn(n.total(), req) > 0 {
 				fitting++
 			}
 		}
@@ -123,7 +123,7 @@ func (f *facts) nodeLabelCheck(_ context.Context, out *results) {
 // unlabelledCheck reports, for containers that ask for no node label, whether the
 // nodes offering their devices are reachable: nodes of an exclusive label serve only requests
 // for that label, so devices only there are never given to them.
-func (f *facts) unlabelledCheck(out *results, req []records.Resource, running []yarn.Node, mayUse func(string) bool, accessible func() string) {
+func (f *facts) unlabelledCheck(out *results, req []records.Resource, running []node, mayUse func(string) bool, accessible func() string) {
 	noLabel := fmt.Sprintf("no node label is asked for (%s, %s)", keyTMNodeLabel, keyAppNodeLabel)
 	key := keyTMNodeLabel
 	if f.in.Container != nil {
@@ -143,7 +143,7 @@ func (f *facts) unlabelledCheck(out *results, req []records.Resource, running []
 		}
 		reachable := 0
 		for _, n := range reach {
-			if n.Total.Value(res.Name) > 0 {
+			if n.total().Value(res.Name) > 0 {
 				reachable++
 			}
 		}
@@ -152,10 +152,10 @@ func (f *facts) unlabelledCheck(out *results, req []records.Resource, running []
 		}
 		byLabel := map[string]int{}
 		for _, n := range running {
-			if n.Total.Value(res.Name) <= 0 {
+			if n.total().Value(res.Name) <= 0 {
 				continue
 			}
-			for _, l := range n.NodeLabels {
+			for _, l := range n.labels() {
 				byLabel[l]++
 			}
 		}
@@ -268,11 +268,11 @@ func (d *liveData) exclusive(label string) bool {
 // for no label, the nodes without one and those whose labels are all non-exclusive (they lend
 // idle resources to requests without a label). scope describes the choice for messages; it is
 // "" when no RUNNING node carries a label, and nothing is left out.
-func (f *facts) partitionNodes(label string) (nodes []yarn.Node, scope string) {
+func (f *facts) partitionNodes(label string) (nodes []node, scope string) {
 	running := f.live.running()
 	labelled := false
 	for _, n := range running {
-		if len(n.NodeLabels) > 0 {
+		if len(n.labels()) > 0 {
 			labelled = true
 			break
 		}
@@ -283,13 +283,13 @@ func (f *facts) partitionNodes(label string) (nodes []yarn.Node, scope string) {
 	var excluded []string
 	for _, n := range running {
 		if label != "" {
-			if slices.Contains(n.NodeLabels, label) {
+			if slices.Contains(n.labels(), label) {
 				nodes = append(nodes, n)
 			}
 			continue
 		}
 		ok := true
-		for _, l := range n.NodeLabels {
+		for _, l := range n.labels() {
 			if f.live.exclusive(l) {
 				ok = false
 				if !slices.Contains(excluded, l) {

@@ -45,8 +45,27 @@ type liveData struct {
 
 	// runningNodes are the RUNNING nodes the RM lists, in its order: several checks ask, and on
 	// a large cluster each copy of the list would cost megabytes. Nothing may change them.
-	runningNodes []yarn.Node
+	runningNodes []node
 }
+
+// node is a RUNNING node as the checks read it: its place in the RM's node table, from which its
+// labels and resources are read when asked.
+type node struct {
+	t *yarn.NodeTable
+	i int
+}
+
+// labels are the node's labels (shared: not to be changed).
+func (n node) labels() []string { return n.t.Labels(n.i) }
+
+// rack is the node's rack.
+func (n node) rack() string { return n.t.Rack(n.i) }
+
+// total is the node's total resource.
+func (n node) total() records.Resources { return n.t.Total(n.i) }
+
+// available is the node's available resource.
+func (n node) available() records.Resources { return n.t.Available(n.i) }
 
 // gatherLive asks the RM for everything the live checks need: /info first (reachability and the
 // active RM), then /nodes, /scheduler, /scheduler-overview and /conf in parallel.
@@ -64,20 +83,33 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 		d.rm = d.info.RMAddress
 	}
 	var wg sync.WaitGroup
-	var nodes []yarn.Node
-	wg.Go(func() { nodes, d.nodesErr = c.Nodes(ctx, yarn.NodesQuery{}) })
+	var nodes *yarn.NodeTable
+	wg.Go(func() { nodes, d.nodesErr = c.NodeTable(ctx, yarn.NodesQuery{}, 0) })
 	wg.Go(func() { d.sched, d.schedErr = c.Scheduler(ctx) })
 	wg.Go(func() { d.rmConf, d.confErr = c.Conf(ctx) })
 	wg.Go(func() { d.overview, d.overviewErr = c.SchedulerOverview(ctx) })
 	wg.Go(func() { d.labels, d.labelsErr = c.NodeLabels(ctx) })
 	wg.Wait()
-	d.nodeCount = len(nodes)
-	log.Debug("cluster read", "nodes", len(nodes), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
+	d.nodeCount = nodes.Len()
+	log.Debug("cluster read", "nodes", nodes.Len(), "nodesErr", d.nodesErr, "schedErr", d.schedErr, "confErr", d.confErr,
 		"overview", d.overview != nil, "overviewErr", d.overviewErr)
 	d.learnTypes(ctx, c, allowNewApp, nodes)
-	// Only the RUNNING nodes are kept, in place: on a large cluster a copy of the list would
-	// cost megabytes.
-	d.runningNodes = slices.DeleteFunc(nodes, func(n yarn.Node) bool { return n.State != "RUNNING" })
+	// The list is read into a compact table as it streams; the checks read the RUNNING nodes'
+	// labels and resources from it (no list of records is built: 50,000 of them are some 40 MB).
+	running := 0
+	for i := range nodes.Len() {
+		if nodes.State(i) == "RUNNING" {
+			running++
+		}
+	}
+	if running > 0 {
+		d.runningNodes = make([]node, 0, running)
+		for i := range nodes.Len() {
+			if nodes.State(i) == "RUNNING" {
+				d.runningNodes = append(d.runningNodes, node{nodes, i})
+			}
+		}
+	}
 	return d
 }
 
@@ -85,11 +117,13 @@ func gatherLive(ctx context.Context, c *yarn.Client, log *slog.Logger, allowNewA
 // GPU-less node shows yarn.io/gpu with value 0), so the nodes' totals, the scheduler's maximum
 // allocation and the scheduler overview tell; new-application's maximum-resource-capability is the
 // last resort (it uses up an application id).
-func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp bool, nodes []yarn.Node) {
+func (d *liveData) learnTypes(ctx context.Context, c *yarn.Client, allowNewApp bool, nodes *yarn.NodeTable) {
 	known := map[string]bool{}
 	var from []string
-	for _, n := range nodes {
-		for _, e := range n.Total.All() {
+	var entries []records.Resource
+	for i := range nodes.Len() {
+		entries = nodes.Total(i).AppendTo(entries[:0])
+		for _, e := range entries {
 			known[e.Name] = true
 		}
 	}
@@ -159,7 +193,7 @@ func (d *liveData) knownTypes() map[string]bool {
 }
 
 // running returns the RUNNING nodes.
-func (d *liveData) running() []yarn.Node { return d.runningNodes }
+func (d *liveData) running() []node { return d.runningNodes }
 
 // nodesOffering counts the RUNNING nodes whose total has more than 0 of t.
 func (d *liveData) nodesOffering(t string) int {
@@ -167,8 +201,8 @@ func (d *liveData) nodesOffering(t string) int {
 		return 0
 	}
 	n := 0
-	for _, node := range d.running() {
-		if node.Total.Value(t) > 0 {
+	for _, nd := range d.running() {
+		if nd.total().Value(t) > 0 {
 			n++
 		}
 	}
@@ -347,7 +381,7 @@ type fitFacts struct {
 	// shown renders req for messages, with its note and partition scope.
 	shown   string
 	tmLabel labelChoice
-	running []yarn.Node
+	running []node
 	// fit is running packed with req (when running is not empty).
 	fit packing
 }
@@ -462,10 +496,10 @@ func (f *facts) capacityCheck(_ context.Context, out *results) {
 			jmNodes, _ := f.partitionNodes(jmLabel.label)
 			wj = withJobManager{now: -1, empty: -1}
 			for _, n := range jmNodes {
-				if _, ok := minus(n.Total, jmReq); ok {
+				if _, ok := minus(n.total(), jmReq); ok {
 					wj.empty = fit.empty
 				}
-				if _, ok := minus(n.Available, jmReq); ok && n.Available.Len() > 0 {
+				if _, ok := minus(n.available(), jmReq); ok && n.available().Len() > 0 {
 					wj.now = fit.now
 				}
 			}

@@ -3,6 +3,7 @@ package preflight
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -27,8 +28,14 @@ const (
 
 // Placement is where the checked containers must land: a role's placement in yarn-er's job file.
 type Placement struct {
-	// Kind is "spread" (at most one container of the role per node) or "pack" (all on one node).
+	// Kind is "spread" (at most one container of the role per node) or "pack" (all on one node),
+	// or "" (racks alone).
 	Kind string
+	// Racks are the only racks the containers may land on (placement racks): plain asks on
+	// those racks with relaxLocality false on "*", which the CapacityScheduler and the
+	// FairScheduler keep there and the FifoScheduler ignores; with a Kind the ApplicationMaster
+	// spreads or packs the containers among the racks' nodes itself.
+	Racks []string
 	// Fallback is what the ApplicationMaster does when the ResourceManager cannot place by
 	// constraints: "am" ("" too), "relax" or "fail".
 	Fallback string
@@ -71,6 +78,10 @@ func (f *facts) placementScheduler() (schedKind, string) {
 func (f *facts) placementCheck(_ context.Context, out *results) {
 	if f.in.Container == nil {
 		out.notApplicable("Flink's TaskManagers ask for no placement (placement: spread/pack is yarn-er submit's)")
+		return
+	}
+	if pl := f.in.Placement; pl != nil && len(pl.Racks) > 0 {
+		f.racksCheck(pl, out)
 		return
 	}
 	handler, from := f.placementHandler()
@@ -129,4 +140,56 @@ func placementServed(handler string, sched schedKind) (bool, string) {
 		return true, ""
 	}
 	return false, fmt.Sprintf("%s is %q, which Hadoop does not know (disabled, scheduler or placement-processor): yarn-er does not count on it placing SchedulingRequests", keyPlacementHandler, handler)
+}
+
+// racksCheck is cluster.placement for a role with racks: the scheduler must keep an ask with
+// relaxLocality false on "*" to the racks (the FifoScheduler places it anywhere), and a rack no
+// RUNNING NodeManager is on leaves the ranks waiting.
+func (f *facts) racksCheck(pl *Placement, out *results) {
+	what := "placement racks [" + strings.Join(pl.Racks, ", ") + "]"
+	how := "the scheduler keeps the containers there (rack requests, relaxLocality false on *)"
+	if pl.Kind != "" {
+		how += fmt.Sprintf("; the ApplicationMaster places %s: node among the racks' nodes itself (a SchedulingRequest names no rack), whatever %s says", pl.Kind, keyPlacementHandler)
+	}
+	sched, schedFrom := f.placementScheduler()
+	if sched == schedFifo {
+		out.fail(schedFrom, "run the CapacityScheduler or the FairScheduler (yarn.resourcemanager.scheduler.class), or drop placement.racks",
+			"%s: the ResourceManager runs the FifoScheduler, which ignores relaxLocality: the containers would land on any rack (the ApplicationMaster gives back those on a node it knows to be elsewhere, but an allocation names no rack)", what)
+		return
+	}
+	if f.live == nil || f.live.nodesErr != nil {
+		out.pass(schedFrom, "%s with the %s: %s (the racks' nodes were not checked: no node list from the ResourceManager)", what, sched, how)
+		return
+	}
+	on := map[string]int{}
+	var all []string
+	for _, n := range f.live.running() {
+		rack := n.rack()
+		if !slices.Contains(all, rack) {
+			all = append(all, rack)
+		}
+		if slices.Contains(pl.Racks, rack) {
+			on[rack]++
+		}
+	}
+	slices.Sort(all)
+	var empty []string
+	total := 0
+	for _, r := range pl.Racks {
+		if on[r] == 0 {
+			empty = append(empty, r)
+		}
+		total += on[r]
+	}
+	src := f.live.rm + "/ws/v1/cluster/nodes"
+	if total == 0 {
+		out.warn(src, "name a rack `yarn-er cluster nodes` lists (the RUNNING nodes' racks: "+strings.Join(all, ", ")+"), or start NodeManagers on the racks",
+			"%s: no RUNNING NodeManager is on %s: the containers wait at the ResourceManager until one joins (`yarn-er app why` names the rack)", what, strings.Join(empty, ", "))
+		return
+	}
+	note := ""
+	if len(empty) > 0 {
+		note = fmt.Sprintf("; no RUNNING NodeManager is on %s", strings.Join(empty, ", "))
+	}
+	out.pass(src, "%s: %d RUNNING NodeManager(s) on them%s, with the %s: %s", what, total, note, sched, how)
 }

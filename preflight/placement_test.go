@@ -79,3 +79,46 @@ func TestPlacementCheckFromHadoopConf(t *testing.T) {
 	require.NotNil(t, rep)
 	requireOne(t, rep, IDPlacement, StatusSkip, "neither the ResourceManager's /conf nor a Hadoop configuration says")
 }
+
+// cluster.placement for a role with racks: the captured cluster has its two NodeManagers on
+// /default-rack; the FifoScheduler ignores relaxLocality; with spread or pack the AM places them
+// whatever the handler says.
+func TestPlacementCheckRacks(t *testing.T) {
+	fifo := []byte(`{"scheduler":{"schedulerInfo":{"type":"fifoScheduler","capacity":1.0,"usedCapacity":0.0,"qstate":"RUNNING"}}}`)
+	for _, tc := range []struct {
+		name   string
+		sched  []byte
+		pl     Placement
+		status Status
+		parts  []string
+		fix    string
+	}{
+		{name: "the default rack", pl: Placement{Racks: []string{"/default-rack"}}, status: StatusPass,
+			parts: []string{"placement racks [/default-rack]: 2 RUNNING NodeManager(s) on them, with the CapacityScheduler: the scheduler keeps the containers there (rack requests, relaxLocality false on *)"}},
+		{name: "one rack of two empty", pl: Placement{Racks: []string{"/default-rack", "/rack-z"}}, status: StatusPass,
+			parts: []string{"2 RUNNING NodeManager(s) on them; no RUNNING NodeManager is on /rack-z"}},
+		{name: "spread among the racks, handler disabled", pl: Placement{Kind: "spread", Fallback: "fail", Racks: []string{"/default-rack"}}, status: StatusPass,
+			parts: []string{"the ApplicationMaster places spread: node among the racks' nodes itself"}},
+		{name: "a rack nobody is on", pl: Placement{Racks: []string{"/nowhere"}}, status: StatusWarn,
+			parts: []string{"placement racks [/nowhere]: no RUNNING NodeManager is on /nowhere: the containers wait at the ResourceManager until one joins"},
+			fix:   "the RUNNING nodes' racks: /default-rack"},
+		{name: "FifoScheduler", sched: fifo, pl: Placement{Racks: []string{"/default-rack"}}, status: StatusFail,
+			parts: []string{"the ResourceManager runs the FifoScheduler, which ignores relaxLocality"},
+			fix:   "or drop placement.racks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bodies := goodCaptures(t)
+			if tc.sched != nil {
+				bodies["/ws/v1/cluster/scheduler"] = tc.sched
+			}
+			rm := newFakeRM(t, bodies)
+			pl := tc.pl
+			rep := run(t, Input{Container: vector("memory-mb", 1024, "vcores", 1), Client: rmClient(t, rm.URL()), Placement: &pl})
+			e := requireOne(t, rep, IDPlacement, tc.status, tc.parts...)
+			if tc.fix != "" {
+				assert.Contains(t, e.Fix, tc.fix)
+			}
+			assert.Equal(t, tc.status != StatusFail, rep.OK, "%v", rep.failing())
+		})
+	}
+}

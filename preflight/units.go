@@ -50,7 +50,7 @@ func (f *facts) liveUnitCheck(out *results) bool {
 	}
 	units := map[string]string{}
 	for _, n := range f.live.running() {
-		for _, e := range n.Total.All() {
+		for _, e := range n.total().All() {
 			if _, seen := units[e.Name]; !seen {
 				units[e.Name] = e.Units
 			}

@@ -43,6 +43,9 @@ func NewResources(memoryMiB, vcores int64, others ...Resource) Resources {
 // ResourcesOf returns a vector of the entries, placed as Set places them.
 func ResourcesOf(entries ...Resource) Resources {
 	var v Resources
+	if len(entries) > 0 {
+		v.entries = make([]Resource, 0, len(entries))
+	}
 	for _, e := range entries {
 		v.Set(e.Name, e.Quantity())
 	}
@@ -132,6 +135,9 @@ func (v Resources) Len() int { return len(v.entries) }
 
 // All returns the entries in order.
 func (v Resources) All() []Resource { return append([]Resource(nil), v.entries...) }
+
+// AppendTo appends the entries to dst, in order, and returns it (All without a new slice).
+func (v Resources) AppendTo(dst []Resource) []Resource { return append(dst, v.entries...) }
 
 // String renders the vector as Hadoop prints a Resource's extended form:
 // "<memory-mb:4096, vcores:4, yarn.io/gpu:2>".

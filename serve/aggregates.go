@@ -2,7 +2,6 @@ package serve
 
 import (
 	"github.com/yarn-er/yarn-er/records"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // triple is total, used and available of a group of nodes.
@@ -10,10 +9,10 @@ type triple struct {
 	Total, Used, Available records.Resources
 }
 
-func (t *triple) add(n *yarn.Node) {
-	t.Total = addKeep(t.Total, n.Total)
-	t.Used = addKeep(t.Used, n.Used)
-	t.Available = addKeep(t.Available, n.Available)
+func (t *triple) add(total, used, available records.Resources) {
+	t.Total = addKeep(t.Total, total)
+	t.Used = addKeep(t.Used, used)
+	t.Available = addKeep(t.Available, available)
 }
 
 // addKeep is a + b (saturating), or a when b has an amount in a unit Hadoop does not know.
@@ -42,9 +41,9 @@ type aggregates struct {
 }
 
 // partitionOf is a node's partition: its (single) node label, "" for the default partition.
-func partitionOf(n *yarn.Node) string {
-	if len(n.NodeLabels) > 0 {
-		return n.NodeLabels[0]
+func partitionOf(labels []string) string {
+	if len(labels) > 0 {
+		return labels[0]
 	}
 	return ""
 }
@@ -54,22 +53,27 @@ func (s *Snapshot) aggregates() *aggregates {
 	s.aggOnce.Do(func() {
 		a := &aggregates{racks: map[string]*triple{}, partitions: map[string]*triple{}, nodeStates: map[string]int{},
 			queueAsks: map[string]records.Resources{}}
-		for _, n := range uniqueNodes(s) {
-			a.nodeStates[n.State]++
-			if n.State != "RUNNING" {
+		t := s.Nodes
+		_, unique := s.nodeIndex()
+		for _, i32 := range unique {
+			i := int(i32)
+			state := t.State(i)
+			a.nodeStates[state]++
+			if state != "RUNNING" {
 				// Only RUNNING nodes offer resources; the others' totals would count GPUs no one gets.
 				continue
 			}
+			total, used, avail := t.Total(i), t.Used(i), t.Available(i)
 			for _, group := range []struct {
 				m   map[string]*triple
 				key string
-			}{{a.racks, n.Rack}, {a.partitions, partitionOf(n)}} {
-				t := group.m[group.key]
-				if t == nil {
-					t = &triple{}
-					group.m[group.key] = t
+			}{{a.racks, t.Rack(i)}, {a.partitions, partitionOf(t.Labels(i))}} {
+				tr := group.m[group.key]
+				if tr == nil {
+					tr = &triple{}
+					group.m[group.key] = tr
 				}
-				t.add(n)
+				tr.add(total, used, avail)
 			}
 		}
 		for i := range s.Apps {

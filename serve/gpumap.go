@@ -53,16 +53,18 @@ func GPUMapOf(s *Snapshot, resource string) view.GPUMap {
 			}
 		}
 	}
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
-		total := n.Total.Value(resource)
+	t := s.Nodes
+	for i := range t.Len() {
+		tot := t.Total(i)
+		total := tot.Value(resource)
 		if total <= 0 {
 			continue
 		}
-		used := n.Used.Value(resource)
-		mn := view.GPUMapNode{ID: n.ID, Rack: n.Rack, State: n.State, Partition: partitionOf(n), Total: total, Used: used,
+		used := t.Used(i).Value(resource)
+		id := t.ID(i)
+		mn := view.GPUMapNode{ID: id, Rack: t.Rack(i), State: t.State(i), Partition: partitionOf(t.Labels(i)), Total: total, Used: used,
 			Devices: make([]string, 0, min(total, 1024))}
-		holders := byNode[n.ID]
+		holders := byNode[id]
 		for d := int64(0); d < total && d < 1024; d++ {
 			switch {
 			case d < int64(len(holders)):

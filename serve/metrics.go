@@ -55,6 +55,9 @@ var nodeStates = []string{"NEW", "RUNNING", "UNHEALTHY", "DECOMMISSIONING", "DEC
 // series, which client_golang's const metrics would first build as objects.
 type expo struct {
 	b *bufio.Writer
+	// ents and kv are resources' buffers, reused from one sample to the next.
+	ents []records.Resource
+	kv   []string
 }
 
 // family starts a metric family: its HELP and TYPE lines. Each name is written once.
@@ -94,49 +97,39 @@ func (e *expo) sample(name string, v int64, kv ...string) {
 
 // resources writes one sample per entry of r, labelled kv plus resource.
 func (e *expo) resources(name string, r records.Resources, kv ...string) {
-	for _, x := range r.All() {
-		e.sample(name, x.Value, append(kv, "resource", x.Name)...)
+	e.ents = r.AppendTo(e.ents[:0])
+	e.kv = append(append(e.kv[:0], kv...), "resource", "")
+	for _, x := range e.ents {
+		e.kv[len(e.kv)-1] = x.Name
+		e.sample(name, x.Value, e.kv...)
 	}
 }
 
 // label makes a label value valid UTF-8 (the RM's names are any YARN user's text).
 func label(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
-// uniqueNodes are the snapshot's nodes with distinct ids (a series may not repeat).
-func uniqueNodes(s *Snapshot) []*yarn.Node {
-	seen := make(map[string]bool, len(s.Nodes))
-	out := make([]*yarn.Node, 0, len(s.Nodes))
-	for i := range s.Nodes {
-		n := &s.Nodes[i]
-		if seen[n.ID] {
-			continue
-		}
-		seen[n.ID] = true
-		out = append(out, n)
-	}
-	return out
-}
-
-// writeClusterMetrics writes the snapshot's cluster metrics.
+// writeClusterMetrics writes the snapshot's cluster metrics. A node id repeated in the RM's
+// answer is written once (a series may not repeat).
 func writeClusterMetrics(e *expo, s *Snapshot) {
-	nodes := uniqueNodes(s)
+	t := s.Nodes
+	_, unique := s.nodeIndex()
 	for _, m := range []struct {
 		name, help string
-		pick       func(n *yarn.Node) records.Resources
+		pick       func(i int) records.Resources
 	}{
-		{metricNodeAvailable, "Amount of a resource type free on a NodeManager (availableResource).", func(n *yarn.Node) records.Resources { return n.Available }},
-		{metricNodeTotal, "Total amount of a resource type on a NodeManager (YARN totalResource), in the type's YARN unit.", func(n *yarn.Node) records.Resources { return n.Total }},
-		{metricNodeUsed, "Amount of a resource type allocated to containers on a NodeManager (usedResource).", func(n *yarn.Node) records.Resources { return n.Used }},
+		{metricNodeAvailable, "Amount of a resource type free on a NodeManager (availableResource).", t.Available},
+		{metricNodeTotal, "Total amount of a resource type on a NodeManager (YARN totalResource), in the type's YARN unit.", t.Total},
+		{metricNodeUsed, "Amount of a resource type allocated to containers on a NodeManager (usedResource).", t.Used},
 	} {
 		e.family(m.name, m.help)
-		for _, n := range nodes {
-			e.resources(m.name, m.pick(n), "node", n.ID, "rack", n.Rack)
+		for _, i := range unique {
+			e.resources(m.name, m.pick(int(i)), "node", t.ID(int(i)), "rack", t.Rack(int(i)))
 		}
 	}
 	e.family(metricNodeState, "NodeManager state: one series per node, 1, labelled with its current state.")
-	for _, n := range nodes {
-		if n.State != "" {
-			e.sample(metricNodeState, 1, "node", n.ID, "state", n.State)
+	for _, i := range unique {
+		if st := t.State(int(i)); st != "" {
+			e.sample(metricNodeState, 1, "node", t.ID(int(i)), "state", st)
 		}
 	}
 	a := s.aggregates()
@@ -237,7 +230,7 @@ func (s *Snapshot) clusterMetricsText() *encodedMetrics {
 		// 50,000-node cluster's metrics are 66 MB of text, 2.7 MB compressed); a client that
 		// does not take gzip gets them decompressed as they are sent.
 		var gz bytes.Buffer
-		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestSpeed)
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
 		x := expo{b: bufio.NewWriterSize(zw, 64<<10)}
 		writeClusterMetrics(&x, s)
 		if e.err = x.b.Flush(); e.err == nil {

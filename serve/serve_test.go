@@ -128,6 +128,52 @@ func TestAPIBodiesAreTheCLIViews(t *testing.T) {
 	assert.Contains(t, s.get(t, "/api/v1/cluster/nodes").Body.String(), `"yarn.io/gpu": 4`)
 }
 
+// A node list larger than gzipAbove is kept compressed: a client taking gzip gets it compressed,
+// one that does not gets it as it is; both are the CLI's view, as are the filtered lists.
+func TestLargeNodeListCompressed(t *testing.T) {
+	spec := yarnfake.NodeSpec{Racks: 3, Used: func(i int) []yarnfake.Resource {
+		if i%4 != 0 {
+			return nil
+		}
+		return []yarnfake.Resource{{Name: "yarn.io/gpu", Value: 1}}
+	}}
+	s := newSetup(t, Options{}, yarnfake.WithNodes(400, spec))
+	require.NoError(t, s.w.PollOnce(context.Background()))
+	nodes, err := s.client.Nodes(context.Background(), yarn.NodesQuery{})
+	require.NoError(t, err)
+	require.Len(t, nodes, 400)
+	for _, tc := range []struct {
+		path string
+		want any
+	}{
+		{"/api/v1/cluster/nodes", view.NodesOf(nodes, "")},
+		{"/api/v1/cluster/nodes?resource=yarn.io/gpu", view.NodesOf(nodes, "yarn.io/gpu")},
+		{"/api/v1/cluster/nodes?state=RUNNING", view.NodesOf(nodes, "")},
+		{"/api/v1/cluster/nodes?state=LOST", view.NodesOf(nil, "")},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			want := encode(t, tc.want)
+			plain := s.get(t, tc.path)
+			require.Equal(t, http.StatusOK, plain.Code)
+			assert.Empty(t, plain.Header().Get("Content-Encoding"))
+			assert.Equal(t, want, plain.Body.String())
+			gz := s.get(t, tc.path, "Accept-Encoding", "gzip")
+			require.Equal(t, http.StatusOK, gz.Code)
+			if len(want) <= gzipAbove {
+				assert.Equal(t, want, gz.Body.String())
+				return
+			}
+			assert.Equal(t, "gzip", gz.Header().Get("Content-Encoding"))
+			assert.Less(t, gz.Body.Len(), len(want)/4)
+			zr, err := gzip.NewReader(gz.Body)
+			require.NoError(t, err)
+			got, err := io.ReadAll(zr)
+			require.NoError(t, err)
+			assert.Equal(t, want, string(got))
+		})
+	}
+}
+
 func TestQueryErrors(t *testing.T) {
 	s := newSetup(t, Options{})
 	require.NoError(t, s.w.PollOnce(context.Background()))

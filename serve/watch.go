@@ -20,7 +20,9 @@ import (
 type RM interface {
 	ClusterInfo(ctx context.Context) (*yarn.ClusterInfo, error)
 	Metrics(ctx context.Context) (*yarn.ClusterMetrics, error)
-	Nodes(ctx context.Context, q yarn.NodesQuery) ([]yarn.Node, error)
+	// NodeTable reads the NodeManagers as a compact table, decoded as the answer streams; hint is
+	// the number of nodes expected (the last poll's).
+	NodeTable(ctx context.Context, q yarn.NodesQuery, hint int) (*yarn.NodeTable, error)
 	Scheduler(ctx context.Context) (*yarn.Scheduler, error)
 	Apps(ctx context.Context, q yarn.AppsQuery) ([]yarn.App, error)
 	Addresses() []string
@@ -38,8 +40,9 @@ type Snapshot struct {
 	// Metrics are the cluster metrics; nil when the RM did not give them (as `cluster info`,
 	// a poll does not fail for them).
 	Metrics *yarn.ClusterMetrics
-	// Nodes are the NodeManagers (the RM's default states).
-	Nodes []yarn.Node
+	// Nodes are the NodeManagers (the RM's default states), kept compactly: a snapshot keeps
+	// about 200 bytes a node, not the records (yarn.NodeTableOf makes one from records).
+	Nodes *yarn.NodeTable
 	// Scheduler is the scheduler and its queues.
 	Scheduler *yarn.Scheduler
 	// Apps are the applications the RM keeps, newest first.
@@ -55,6 +58,31 @@ type Snapshot struct {
 	// agg are the aggregates /metrics and the GPU map use, computed once.
 	aggOnce sync.Once
 	agg     *aggregates
+	// order and unique index Nodes, computed once: by id, and the first node of each id.
+	indexOnce     sync.Once
+	order, unique []int32
+}
+
+// nodeIndex returns the indexes of the nodes sorted by id (nodes of the same id in the RM's
+// order) and, in the RM's order, those of the nodes whose id no node before them has.
+func (s *Snapshot) nodeIndex() (order, unique []int32) {
+	s.indexOnce.Do(func() {
+		t := s.Nodes
+		s.order = view.NodeOrder(t, "")
+		dup := make([]bool, t.Len())
+		for k := 1; k < len(s.order); k++ {
+			if t.ID(int(s.order[k])) == t.ID(int(s.order[k-1])) {
+				dup[s.order[k]] = true
+			}
+		}
+		s.unique = make([]int32, 0, t.Len())
+		for i := range t.Len() {
+			if !dup[i] {
+				s.unique = append(s.unique, int32(i))
+			}
+		}
+	})
+	return s.order, s.unique
 }
 
 // App returns the application id from the snapshot, nil when the RM does not list it.
@@ -193,15 +221,20 @@ func (w *Watcher) Run(ctx context.Context) error {
 // and the error is recorded in Status.
 func (w *Watcher) PollOnce(ctx context.Context) error {
 	start := w.opts.Now()
-	snap, err := Poll(ctx, w.opts.Client, w.opts.PollTimeout)
+	prev := w.status.Load()
+	snap, err := poll(ctx, w.opts.Client, w.opts.PollTimeout, prev.Snapshot.nodeCount())
 	if d, ok := w.opts.Client.(AppDetails); ok && err == nil {
 		// For the GPU map: which application holds which node's devices.
 		cctx, cancel := context.WithTimeout(ctx, w.opts.PollTimeout)
 		snap.Containers = pollContainers(cctx, d, snap.Apps, records.GPU)
 		cancel()
 	}
+	if err == nil {
+		// The cluster's metrics are encoded now, once, before the snapshot is published: no
+		// scraper waits for them, and the snapshot's nodes are indexed as they are read.
+		snap.clusterMetricsText()
+	}
 	end := w.opts.Now()
-	prev := w.status.Load()
 	st := &Status{Snapshot: prev.Snapshot, Up: err == nil, LastErr: err, LastPoll: end, LastDuration: end.Sub(start),
 		Polls: prev.Polls + 1, Failures: prev.Failures}
 	if err != nil {
@@ -228,6 +261,19 @@ func (w *Watcher) PollOnce(ctx context.Context) error {
 // when the client knows several), metrics (optional), nodes, scheduler and applications (newest
 // first). timeout bounds the whole poll.
 func Poll(ctx context.Context, c RM, timeout time.Duration) (*Snapshot, error) {
+	return poll(ctx, c, timeout, 0)
+}
+
+// nodeCount is the number of nodes of the snapshot, 0 for none.
+func (s *Snapshot) nodeCount() int {
+	if s == nil {
+		return 0
+	}
+	return s.Nodes.Len()
+}
+
+// poll is Poll expecting hint nodes.
+func poll(ctx context.Context, c RM, timeout time.Duration, hint int) (*Snapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	s := &Snapshot{}
@@ -241,7 +287,7 @@ func Poll(ctx context.Context, c RM, timeout time.Duration) (*Snapshot, error) {
 	if m, err := c.Metrics(ctx); err == nil {
 		s.Metrics = m
 	}
-	if s.Nodes, err = c.Nodes(ctx, yarn.NodesQuery{}); err != nil {
+	if s.Nodes, err = c.NodeTable(ctx, yarn.NodesQuery{}, hint); err != nil {
 		return nil, fmt.Errorf("nodes: %w", err)
 	}
 	if s.Scheduler, err = c.Scheduler(ctx); err != nil {

@@ -25,8 +25,12 @@ func Why(s *Snapshot, appID string) (view.AppWhy, bool) {
 		Asks: []view.WhyAsk{}, Reasons: []view.WhyReason{}, Holders: []view.WhyHolder{}, NodesThatFit: []string{}}
 	for _, r := range ap.ResourceRequests {
 		if r.Anywhere() && r.NumContainers > 0 {
-			out.Asks = append(out.Asks, view.WhyAsk{Priority: r.Priority, Containers: r.NumContainers,
-				Resource: view.ResourceMap(r.Capability), Partition: r.NodeLabelExpression, PlacementConstraint: r.PlacementConstraint})
+			a := view.WhyAsk{Priority: r.Priority, Containers: r.NumContainers,
+				Resource: view.ResourceMap(r.Capability), Partition: r.NodeLabelExpression, PlacementConstraint: r.PlacementConstraint}
+			if r.ResourceName == "*" && !r.RelaxLocality {
+				a.Locations = locations(ap.ResourceRequests, r.Priority)
+			}
+			out.Asks = append(out.Asks, a)
 		}
 	}
 	switch {
@@ -68,12 +72,41 @@ type why struct {
 	seen  map[string]bool
 }
 
-// ask is one request to explain: one container of res in partition.
+// ask is one request to explain: one container of res in partition (on locations when the
+// request does not relax locality).
 type ask struct {
 	res       records.Resources
 	n         int64
 	partition string
 	am        bool
+	bound     bool
+	locations []string
+}
+
+// locations are the racks and hosts of an application's requests at priority with containers
+// still asked for, sorted: where an ask whose off-switch request does not relax locality may go.
+func locations(reqs []yarn.ResourceRequest, priority int64) []string {
+	out := []string{}
+	for _, r := range reqs {
+		if r.Priority == priority && r.ResourceName != "*" && r.ResourceName != "" && r.NumContainers > 0 && !slices.Contains(out, r.ResourceName) {
+			out = append(out, r.ResourceName)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// on reports whether node i of t is at one of the ask's locations (its rack, its host, or its id).
+func (a ask) on(t *yarn.NodeTable, i int) bool {
+	if !a.bound {
+		return true
+	}
+	id := t.ID(i)
+	host := t.Host(i)
+	if host == "" {
+		host, _, _ = strings.Cut(id, ":")
+	}
+	return slices.Contains(a.locations, t.Rack(i)) || slices.Contains(a.locations, host) || slices.Contains(a.locations, id)
 }
 
 // asks are the requests to explain: the outstanding asks, else (an application whose AM has not
@@ -85,7 +118,7 @@ func (w *why) asks() []ask {
 		if p == "" && w.queue != nil {
 			p = w.queue.DefaultNodeLabelExpression
 		}
-		out = append(out, ask{res: records.Resources(a.Resource), n: a.Containers, partition: p})
+		out = append(out, ask{res: records.Resources(a.Resource), n: a.Containers, partition: p, bound: a.Locations != nil, locations: a.Locations})
 	}
 	if len(out) == 0 {
 		out = append(out, ask{res: records.NewResources(1, 1), n: 1, am: true})
@@ -244,25 +277,50 @@ func fits(want, have records.Resources) bool {
 
 func (w *why) nodes(a ask) {
 	var inPartition, offer, freeNow int
-	for i := range w.s.Nodes {
-		n := &w.s.Nodes[i]
-		if n.State != "RUNNING" || partitionOf(n) != a.partition {
+	var racks []string // the racks of the partition's RUNNING nodes
+	t := w.s.Nodes
+	for i := range t.Len() {
+		if t.State(i) != "RUNNING" || partitionOf(t.Labels(i)) != a.partition {
+			continue
+		}
+		if rack := t.Rack(i); !slices.Contains(racks, rack) {
+			racks = append(racks, rack)
+		}
+		if !a.on(t, i) {
 			continue
 		}
 		inPartition++
-		if !fits(a.res, n.Total) {
+		if !fits(a.res, t.Total(i)) {
 			continue
 		}
 		offer++
-		if fits(a.res, n.Available) {
+		if fits(a.res, t.Available(i)) {
 			freeNow++
-		} else if !slices.Contains(w.out.NodesThatFit, n.ID) {
-			w.out.NodesThatFit = append(w.out.NodesThatFit, n.ID)
+		} else if id := t.ID(i); !slices.Contains(w.out.NodesThatFit, id) {
+			w.out.NodesThatFit = append(w.out.NodesThatFit, id)
 		}
 	}
 	part := "the default partition"
 	if a.partition != "" {
 		part = "partition " + a.partition
+	}
+	if a.bound {
+		slices.Sort(racks)
+		where := strings.Join(a.locations, ", ")
+		if inPartition == 0 {
+			msg := fmt.Sprintf("%d container(s) of %s may run only on %s (the request for * has relaxLocality false, as yarn-er's placement racks asks: the scheduler places them nowhere else), and no RUNNING node of %s is there",
+				a.n, a.res, where, part)
+			if len(a.locations) == 0 {
+				msg = fmt.Sprintf("%d container(s) of %s do not relax locality (relaxLocality false on *) but ask for no rack or host: the scheduler places them nowhere", a.n, a.res)
+			}
+			if len(racks) > 0 {
+				msg += fmt.Sprintf("; the RUNNING nodes are on %s", strings.Join(racks, ", "))
+			}
+			w.reason("no-node-on-rack", msg,
+				"start NodeManagers there, or kill the application (yarn-er app kill) and submit it with racks `yarn-er cluster nodes` lists")
+			return
+		}
+		part += " on " + where
 	}
 	switch {
 	case inPartition == 0:

@@ -25,15 +25,15 @@ func whySnapshot(queueMaxGPU int64, nodeFree int64) *Snapshot {
 	root := &yarn.Queue{Name: "root", Path: "root", Children: []*yarn.Queue{gpuQ, other}}
 	return &Snapshot{
 		Scheduler: &yarn.Scheduler{Type: "capacityScheduler", Root: root},
-		Nodes: []yarn.Node{
-			{ID: "n1:1", State: "RUNNING", Total: gpus(8192, 8, 4), Used: gpus(4096, 4, 4-nodeFree), Available: gpus(4096, 4, nodeFree)},
-			{ID: "n2:1", State: "RUNNING", Total: gpus(8192, 8, 4), Used: gpus(4096, 4, 2), Available: gpus(4096, 4, 0)},
-		},
+		Nodes: yarn.NodeTableOf([]yarn.Node{
+			{ID: "n1:1", State: "RUNNING", Rack: "/default-rack", Total: gpus(8192, 8, 4), Used: gpus(4096, 4, 4-nodeFree), Available: gpus(4096, 4, nodeFree)},
+			{ID: "n2:1", State: "RUNNING", Rack: "/rack-b", Total: gpus(8192, 8, 4), Used: gpus(4096, 4, 2), Available: gpus(4096, 4, 0)},
+		}),
 		Apps: []yarn.App{
 			{ID: "application_1_0003", Name: "waiter", User: "bob", Queue: "root.gpu", State: records.AppRunning,
 				ResourceRequests: []yarn.ResourceRequest{
-					{Priority: 1, ResourceName: "*", NumContainers: 1, Capability: gpus(1024, 1, 1)},
-					{Priority: 1, ResourceName: "/default-rack", NumContainers: 1, Capability: gpus(1024, 1, 1)}}},
+					{Priority: 1, ResourceName: "*", NumContainers: 1, Capability: gpus(1024, 1, 1), RelaxLocality: true},
+					{Priority: 1, ResourceName: "/default-rack", NumContainers: 1, Capability: gpus(1024, 1, 1), RelaxLocality: true}}},
 			{ID: "application_1_0002", Name: "other", User: "carol", Queue: "root.default", State: records.AppRunning, Allocated: gpus(1024, 1, 2)},
 			{ID: "application_1_0001", Name: "holder", User: "alice", Queue: "root.gpu", State: records.AppRunning, Allocated: gpus(2048, 2, 4)},
 			{ID: "application_1_0000", Name: "done", User: "alice", Queue: "root.gpu", State: records.AppFinished},
@@ -152,6 +152,53 @@ func TestWhyPlacementConstraint(t *testing.T) {
 			require.NotEmpty(t, out.Reasons)
 			assert.Equal(t, "placement-constraint", out.Reasons[0].Code)
 			for _, w := range tc.want {
+				assert.Contains(t, out.Summary, w)
+			}
+		})
+	}
+}
+
+// A rack-bound ask (placement racks: rack requests, relaxLocality false on *): a rack nobody is on
+// is named; a rack with nodes narrows the node checks to them.
+func TestWhyRacks(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		racks     []string
+		nodeFree  int64
+		locations []string
+		codes     []string
+		summary   []string
+	}{
+		{name: "a rack nobody is on", racks: []string{"/nowhere"}, nodeFree: 1, locations: []string{"/nowhere"}, codes: []string{"no-node-on-rack"},
+			summary: []string{"1 container(s) of <memory-mb:1024, vcores:1, yarn.io/gpu:1> may run only on /nowhere (the request for * has relaxLocality false",
+				"no RUNNING node of the default partition is there; the RUNNING nodes are on /default-rack, /rack-b"}},
+		{name: "the rack's node is full", racks: []string{"/rack-b"}, nodeFree: 1, locations: []string{"/rack-b"}, codes: []string{"no-free-node"},
+			summary: []string{"no RUNNING node of the default partition on /rack-b has 1 yarn.io/gpu free now"}},
+		{name: "the rack's node has room", racks: []string{"/default-rack"}, nodeFree: 1, locations: []string{"/default-rack"},
+			summary: []string{"the scheduler should allocate it"}},
+		{name: "no rack left", racks: nil, nodeFree: 1, locations: []string{}, codes: []string{"no-node-on-rack"},
+			summary: []string{"ask for no rack or host: the scheduler places them nowhere"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := whySnapshot(8, tc.nodeFree)
+			reqs := []yarn.ResourceRequest{{Priority: 1, ResourceName: "*", NumContainers: 1, Capability: gpus(1024, 1, 1)}}
+			for _, r := range tc.racks {
+				reqs = append(reqs, yarn.ResourceRequest{Priority: 1, ResourceName: r, NumContainers: 1, Capability: gpus(1024, 1, 1), RelaxLocality: true})
+			}
+			// A rack asked for before, none left: not a location.
+			reqs = append(reqs, yarn.ResourceRequest{Priority: 1, ResourceName: "/old", NumContainers: 0, Capability: gpus(1024, 1, 1), RelaxLocality: true})
+			s.Apps[0].ResourceRequests = reqs
+			out, ok := Why(s, "application_1_0003")
+			require.True(t, ok)
+			require.Len(t, out.Asks, 1)
+			assert.Equal(t, tc.locations, out.Asks[0].Locations)
+			var codes []string
+			for _, r := range out.Reasons {
+				codes = append(codes, r.Code)
+				assert.NotEmpty(t, r.Fix)
+			}
+			assert.Equal(t, tc.codes, codes)
+			for _, w := range tc.summary {
 				assert.Contains(t, out.Summary, w)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -138,17 +139,42 @@ func TestPlanByProfile(t *testing.T) {
 	}
 }
 
-func TestPlacementNotYetSupportedIsRefused(t *testing.T) {
-	for _, pl := range []*jobspec.Placement{{Racks: []string{"/r"}}} {
-		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: pl}}}
-		_, err := req.Plan(nil, nil)
-		assert.ErrorIs(t, err, ErrRequest)
-		assert.ErrorContains(t, err, "role w.placement: racks are not supported yet")
-	}
-	for _, pl := range []*jobspec.Placement{{Spread: "node"}, {Nodes: []string{"h1"}}, {Spread: "node", Nodes: []string{"h1:8041", "h2"}}, {Pack: "node", Fallback: jobspec.FallbackFail}} {
-		req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: pl}}}
-		_, err := req.Plan(nil, nil)
-		assert.NoError(t, err)
+// TestPlacementRacks: racks alone or with spread or pack are planned; bad rack names and racks
+// with nodes are refused naming the field.
+func TestPlacementRacks(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pl   jobspec.Placement
+		msg  string // "": planned
+	}{
+		{name: "default rack", pl: jobspec.Placement{Racks: []string{"/default-rack"}}},
+		{name: "two racks, nested", pl: jobspec.Placement{Racks: []string{"/dc1/rack7", "/dc2/rack1"}}},
+		{name: "with spread", pl: jobspec.Placement{Spread: "node", Racks: []string{"/r"}}},
+		{name: "with pack", pl: jobspec.Placement{Pack: "node", Racks: []string{"/r"}, Fallback: jobspec.FallbackFail}},
+		{name: "spread alone", pl: jobspec.Placement{Spread: "node"}},
+		{name: "nodes", pl: jobspec.Placement{Spread: "node", Nodes: []string{"h1:8041", "h2"}}},
+		{name: "relative", pl: jobspec.Placement{Racks: []string{"/a", "rack1"}}, msg: `role w.placement.racks[1]: "rack1" does not start with /: a rack is an absolute network location, e.g. /rack1`},
+		{name: "empty", pl: jobspec.Placement{Racks: []string{""}}, msg: "role w.placement.racks[0]: empty"},
+		{name: "root", pl: jobspec.Placement{Racks: []string{"/"}}, msg: `role w.placement.racks[0]: "/" has an empty part`},
+		{name: "trailing slash", pl: jobspec.Placement{Racks: []string{"/r/"}}, msg: "has an empty part"},
+		{name: "double slash", pl: jobspec.Placement{Racks: []string{"/dc//r"}}, msg: "has an empty part"},
+		{name: "space", pl: jobspec.Placement{Racks: []string{"/r 1"}}, msg: "has a space, a control character, a comma or *"},
+		{name: "comma", pl: jobspec.Placement{Racks: []string{"/r1,/r2"}}, msg: "a comma"},
+		{name: "star", pl: jobspec.Placement{Racks: []string{"/*"}}, msg: "or *"},
+		{name: "too long", pl: jobspec.Placement{Racks: []string{"/" + strings.Repeat("r", 300)}}, msg: "301 bytes, more than 255"},
+		{name: "with nodes", pl: jobspec.Placement{Racks: []string{"/r"}, Nodes: []string{"h1"}}, msg: "role w.placement.racks: with placement.nodes: the nodes name the NodeManagers already; keep nodes or racks, not both"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pl := tc.pl
+			req := Request{Roles: []RoleRequest{{Name: "w", Command: []string{"x"}, Placement: &pl}}}
+			_, err := req.Plan(nil, nil)
+			if tc.msg == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, ErrRequest)
+			assert.ErrorContains(t, err, tc.msg)
+		})
 	}
 }
 

@@ -136,16 +136,19 @@ func (r *Request) validateRoles() error {
 		if rr.Restarts < 0 {
 			return badRequest(rr.field("restarts"), "%d: must not be negative", rr.Restarts)
 		}
-		if pl := rr.Placement; pl != nil && len(pl.Racks) > 0 {
-			// Accepted by the job file's format, not yet placed by the AM: refused rather than
-			// silently ignored.
-			return badRequest(rr.field("placement"), "racks are not supported yet (the ApplicationMaster places spread: node, pack: node and nodes): remove them")
-		}
 		if pl := rr.Placement; pl != nil {
 			for j, n := range pl.Nodes {
 				if n == "" || strings.ContainsFunc(n, func(c rune) bool { return c <= ' ' || c == ',' || c == 0x7f }) {
 					return badRequest(rr.field(fmt.Sprintf("placement.nodes[%d]", j)), "%q: want a NodeManager's host or host:port as `yarn-er cluster nodes` lists it", n)
 				}
+			}
+			for j, rack := range pl.Racks {
+				if err := jobspec.CheckRack(rack); err != nil {
+					return badRequest(rr.field(fmt.Sprintf("placement.racks[%d]", j)), "%v: give a rack as `yarn-er cluster nodes` lists it, e.g. /default-rack", err)
+				}
+			}
+			if len(pl.Racks) > 0 && len(pl.Nodes) > 0 {
+				return badRequest(rr.field("placement.racks"), "with placement.nodes: the nodes name the NodeManagers already; keep nodes or racks, not both")
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(rr.Env)) {

@@ -459,17 +459,19 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	return out, nil
 }
 
-// preflightPlacement is the role's spread or pack for the preflight's cluster.placement (nil:
-// none, or a role with placement nodes, which the ApplicationMaster places itself whatever the
-// ResourceManager allows).
+// preflightPlacement is the role's spread or pack and racks for the preflight's
+// cluster.placement (nil: none, or a role with placement nodes, which the ApplicationMaster
+// places itself whatever the ResourceManager allows).
 func preflightPlacement(pl *jobspec.Placement) *preflight.Placement {
 	switch {
 	case pl == nil || len(pl.Nodes) > 0:
 		return nil
 	case pl.Spread != "":
-		return &preflight.Placement{Kind: "spread", Fallback: pl.Fallback}
+		return &preflight.Placement{Kind: "spread", Fallback: pl.Fallback, Racks: pl.Racks}
 	case pl.Pack != "":
-		return &preflight.Placement{Kind: "pack", Fallback: pl.Fallback}
+		return &preflight.Placement{Kind: "pack", Fallback: pl.Fallback, Racks: pl.Racks}
+	case len(pl.Racks) > 0:
+		return &preflight.Placement{Fallback: pl.Fallback, Racks: pl.Racks}
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 // /api/v1/cluster/nodes print the same bytes for the same cluster state.
 
 // NodesOf is `cluster nodes`: the nodes that have resource (above 0; every node when resource is
-// ""), sorted by node id.
+// ""), sorted by node id (nodes of the same id in the order given).
 func NodesOf(nodes []yarn.Node, resource string) Nodes {
 	out := Nodes{Nodes: []Node{}}
 	for i := range nodes {
@@ -24,7 +24,7 @@ func NodesOf(nodes []yarn.Node, resource string) Nodes {
 		}
 		out.Nodes = append(out.Nodes, NodeOf(n))
 	}
-	slices.SortFunc(out.Nodes, func(x, y Node) int { return strings.Compare(x.ID, y.ID) })
+	slices.SortStableFunc(out.Nodes, func(x, y Node) int { return strings.Compare(x.ID, y.ID) })
 	return out
 }
 

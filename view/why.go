@@ -34,13 +34,19 @@ type WhyAsk struct {
 	// PlacementConstraint is a SchedulingRequest's constraint as the ResourceManager writes it
 	// ("notin,node,worker": anti-affinity on node to the tag worker); "" for a plain request.
 	PlacementConstraint string `json:"placementConstraint,omitempty"`
+	// Locations are the racks ("/default-rack") and hosts the request is bound to: its off-switch
+	// request ("*") does not relax locality (relaxLocality false, as yarn-er's placement racks
+	// asks), so only a node of one of these locations with containers still asked for takes it.
+	// Absent for a request that may go anywhere.
+	Locations []string `json:"locations,omitempty"`
 }
 
 // WhyReason is one thing that keeps an ask out: a stable code, the message, and what would let
 // the ask in.
 type WhyReason struct {
 	// Code is one of queue-unknown, queue-stopped, queue-partition, queue-max-allocation,
-	// queue-max, user-limit, am-limit, no-node-in-partition, no-node-offers, no-free-node.
+	// queue-max, user-limit, am-limit, no-node-in-partition, no-node-offers, no-free-node,
+	// placement-constraint, no-node-on-rack.
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Fix     string `json:"fix"`

@@ -52,6 +52,23 @@ func BenchmarkDecodeNodes10k(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeNodeTable10k is the same body decoded into a NodeTable (serve's and cluster
+// nodes' form); MB-kept is the table's estimated size.
+func BenchmarkDecodeNodeTable10k(b *testing.B) {
+	body := synthNodes(b, 10000)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	var kept int64
+	for b.Loop() {
+		tab, err := decodeNodeTable(bytes.NewReader(body), 0)
+		if err != nil || tab.Len() != 10000 {
+			b.Fatal(err, tab.Len())
+		}
+		kept = tab.size()
+	}
+	b.ReportMetric(float64(kept)/1e6, "MB-kept")
+}
+
 // BenchmarkClientNodes10k is the same through the client and an HTTP round trip on loopback.
 func BenchmarkClientNodes10k(b *testing.B) {
 	body := synthNodes(b, 10000)

@@ -91,9 +91,10 @@ func ShortName(principal string) string {
 
 // Refresh asks the NameNode for a new HDFS delegation token in place of the one among current
 // for the staging directory's NameNode (same alias and service), and says to call again when
-// half its life is over. Its life is what renewing it once reports (the renewal
-// interval); when the NameNode refuses that renewal (the principal maps to another short name),
-// the spec's renewal interval.
+// a third of its life is over, so that the token a rank's program read last still has more than
+// half its life left (less the followers' poll) when the program uses it. Its life is what
+// renewing it once reports (the renewal interval); when the NameNode refuses that renewal (the
+// principal maps to another short name), the spec's renewal interval.
 func (r *Refresher) Refresh(ctx context.Context, current *records.Credentials) (map[string]records.Token, time.Time, error) {
 	old, ok := namenode.SelectToken(ctx, current.Tokens, r.nn)
 	if !ok {
@@ -121,7 +122,7 @@ func (r *Refresher) Refresh(ctx context.Context, current *records.Credentials) (
 	} else if d := exp.Sub(start); d > 0 {
 		life = d
 	}
-	return map[string]records.Token{alias: tok}, start.Add(life / 2), nil
+	return map[string]records.Token{alias: tok}, start.Add(life / 3), nil
 }
 
 // Publish sets the staging directory's am.TokenXAttr to the tokens (Hadoop's token storage

@@ -132,6 +132,13 @@ type Options struct {
 	// FairScheduler makes the scheduler one that cannot place SchedulingRequests (Hadoop's
 	// FairScheduler): refused under HandlerScheduler, rejected under HandlerProcessor.
 	FairScheduler bool
+	// Racks are the nodes' racks, by index (default /default-rack, as Hadoop's resolver without
+	// a topology): a plain ask with racks (relaxLocality false on "*") is placed on their nodes
+	// only, as the CapacityScheduler and the FairScheduler do.
+	Racks []string
+	// FifoScheduler ignores relaxLocality, as Hadoop's FifoScheduler does: a rack-bound ask is
+	// placed on any node.
+	FifoScheduler bool
 }
 
 // Cluster is a fake ResourceManager scheduler with its NodeManagers.
@@ -146,11 +153,15 @@ type Cluster struct {
 	// mu is the scheduler's lock (rm.Mu): it guards the fields below, and the NodeManagers take it.
 	mu *sync.Mutex
 
-	nodes        []*node
-	placed       map[placedKey]*yarnpb.SchedulingRequestProto
-	rejected     int
-	outstanding  map[int32]int
-	capability   map[int32]*yarnpb.ResourceProto
+	nodes       []*node
+	placed      map[placedKey]*yarnpb.SchedulingRequestProto
+	rejected    int
+	outstanding map[int32]int
+	capability  map[int32]*yarnpb.ResourceProto
+	// racks are the rack requests of each priority (rack → count); bound marks a priority whose
+	// off-switch request has relaxLocality false.
+	racks        map[int32]map[string]int
+	bound        map[int32]bool
 	maxAsked     map[int32]int
 	nextID       int64
 	nAllocated   int
@@ -176,6 +187,7 @@ type node struct {
 	gpus  int64
 	slots int
 	lost  bool
+	rack  string
 }
 
 // placedKey is a SchedulingRequest's scheduler key.
@@ -219,6 +231,7 @@ func New(t testing.TB, opts Options) *Cluster {
 		outstanding: map[int32]int{}, capability: map[int32]*yarnpb.ResourceProto{}, maxAsked: map[int32]int{},
 		nextID: 2, containers: map[records.ContainerID]*container{}, nmTokenSent: map[string]bool{},
 		placed: map[placedKey]*yarnpb.SchedulingRequestProto{},
+		racks:  map[int32]map[string]int{}, bound: map[int32]bool{},
 	}
 	c.rm = fakeyarn.NewRM(t, c.AMRMToken, fakeyarn.RMHooks{
 		Register: func(*yarnpb.RegisterApplicationMasterRequestProto) *yarnpb.RegisterApplicationMasterResponseProto {
@@ -229,7 +242,10 @@ func New(t testing.TB, opts Options) *Cluster {
 	c.mu = &c.rm.Mu
 	c.SchedulerAddr = c.rm.Server.Addr
 	for i := 0; i < opts.Nodes; i++ {
-		n := &node{gpus: opts.GPUsPerNode, slots: opts.SlotsPerNode}
+		n := &node{gpus: opts.GPUsPerNode, slots: opts.SlotsPerNode, rack: "/default-rack"}
+		if i < len(opts.Racks) {
+			n.rack = opts.Racks[i]
+		}
 		// No lock: the hooks take the cluster's lock themselves, and not for the test's callbacks.
 		n.NM = fakeyarn.NewNM(t, records.Token{}, fakeyarn.NMHooks{
 			Start: func(req *yarnpb.StartContainersRequestProto) (*yarnpb.StartContainersResponseProto, error) {
@@ -251,6 +267,7 @@ func (c *Cluster) Credentials() *records.Credentials { return c.rm.Credentials()
 func (c *Cluster) Forget() {
 	c.mu.Lock()
 	c.outstanding = map[int32]int{}
+	c.racks, c.bound = map[int32]map[string]int{}, map[int32]bool{}
 	c.placed = map[placedKey]*yarnpb.SchedulingRequestProto{}
 	c.mu.Unlock()
 	c.rm.Forget()
@@ -308,6 +325,7 @@ func (c *Cluster) ReportNode(node, state string) {
 			st := yarnpb.NodeStateProto(yarnpb.NodeStateProto_value["NS_"+state])
 			c.nodeReports = append(c.nodeReports, &yarnpb.NodeReportProto{
 				NodeId: &yarnpb.NodeIdProto{Host: proto.String(nd.Host), Port: proto.Int32(nd.Port)}, NodeState: st.Enum(),
+				RackName: proto.String(nd.rack),
 			})
 		}
 	}
@@ -441,6 +459,7 @@ func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb
 		c.resync = false
 		c.rm.Registered = false
 		c.outstanding = map[int32]int{}
+		c.racks, c.bound = map[int32]map[string]int{}, map[int32]bool{}
 		c.placed = map[placedKey]*yarnpb.SchedulingRequestProto{}
 		resp.AMCommand = yarnpb.AMCommandProto_AM_RESYNC.Enum()
 		return nil
@@ -458,8 +477,18 @@ func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb
 	}
 	for _, a := range req.GetAsk() {
 		p := a.GetPriority().GetPriority()
+		if name := a.GetResourceName(); name != "*" {
+			if strings.HasPrefix(name, "/") {
+				if c.racks[p] == nil {
+					c.racks[p] = map[string]int{}
+				}
+				c.racks[p][name] = int(a.GetNumContainers())
+			}
+			continue
+		}
 		c.outstanding[p] = int(a.GetNumContainers())
 		c.capability[p] = a.GetCapability()
+		c.bound[p] = !a.GetRelaxLocality()
 		c.maxAsked[p] = max(c.maxAsked[p], int(a.GetNumContainers()))
 	}
 	for _, pid := range req.GetRelease() {
@@ -501,9 +530,15 @@ func (c *Cluster) allocate(n int, req *yarnpb.AllocateRequestProto, resp *yarnpb
 		for ; want > 0; want-- {
 			capPB := c.capability[p]
 			gpus := gpusOf(capPB)
-			nd := c.freeNode(gpus)
+			nd := c.freeNodeWhere(gpus, func(nd *node) bool {
+				// relaxLocality false on "*": a node of a rack asked for (the FifoScheduler ignores it).
+				return !c.bound[p] || c.opts.FifoScheduler || c.racks[p][nd.rack] > 0
+			})
 			if nd == nil {
 				break
+			}
+			if c.racks[p][nd.rack] > 0 {
+				c.racks[p][nd.rack]--
 			}
 			ct := c.newContainer(p, capPB, nd, gpus)
 			resp.AllocatedContainers = append(resp.AllocatedContainers, ct.pb)

@@ -2,7 +2,7 @@
 // (yarn/yarnfake, SynthNodes) of N nodes: the serve process's resident memory, the latency of
 // /metrics under many concurrent scrapers, and the RM polls seen meanwhile (one per interval,
 // whatever the number of scrapers); and `yarn-er cluster nodes -o json` on the same RM (wall time,
-// peak RSS). It prints Markdown rows for docs/benchmarks.md.
+// peak RSS, measured by GNU time: /usr/bin/time). It prints Markdown rows for docs/benchmarks.md.
 //
 // usage: go run ./bench/servebench -bin ./yarn-er -nodes 1000,10000,50000 [-scrapers 100] [-duration 15s]
 package main
@@ -67,9 +67,17 @@ func run(bin string, n, scrapers int, duration, interval time.Duration) error {
 	}
 	defer rm.Close()
 
-	// cluster nodes -o json, as a user would run it.
+	// cluster nodes -o json, as a user would run it, under GNU time: the peak RSS a child started
+	// from this process reports (rusage) would count this process's own memory, which the
+	// child shares until it executes yarn-er.
+	timeFile, err := os.CreateTemp("", "servebench-time-")
+	if err != nil {
+		return err
+	}
+	timeFile.Close()
+	defer os.Remove(timeFile.Name())
 	start := time.Now()
-	cli := exec.Command(bin, "cluster", "nodes", "-o", "json", "--rm", rm.URL(), "--user", "bench")
+	cli := exec.Command("/usr/bin/time", "-o", timeFile.Name(), "-f", "%M", bin, "cluster", "nodes", "-o", "json", "--rm", rm.URL(), "--user", "bench")
 	cli.Env = cleanEnv()
 	cli.Stdout = io.Discard
 	var cliErr strings.Builder
@@ -78,7 +86,14 @@ func run(bin string, n, scrapers int, duration, interval time.Duration) error {
 		return fmt.Errorf("cluster nodes: %w: %s", err, cliErr.String())
 	}
 	cliWall := time.Since(start)
-	cliRSS := cli.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	out, err := os.ReadFile(timeFile.Name())
+	if err != nil {
+		return err
+	}
+	cliRSS, err := strconv.Atoi(strings.TrimSpace(string(out))) // KiB
+	if err != nil {
+		return fmt.Errorf("GNU time's output %q: %w", out, err)
+	}
 
 	srv := exec.Command(bin, "serve", "--rm", rm.URL(), "--user", "bench", "--listen", "127.0.0.1:0", "--interval", interval.String())
 	srv.Env = cleanEnv()

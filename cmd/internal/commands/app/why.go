@@ -65,6 +65,12 @@ func writeWhy(w io.Writer, x view.AppWhy) error {
 			if a.Partition != "" {
 				part = " in partition " + p(a.Partition)
 			}
+			if a.Locations != nil {
+				part += " on " + p(strings.Join(a.Locations, ", ")) + " only"
+			}
+			if a.PlacementConstraint != "" {
+				part += " (placement constraint " + p(a.PlacementConstraint) + ")"
+			}
 			ew.Printf("  %d × %s%s\n", a.Containers, p(records.Resources(a.Resource).String()), part)
 		}
 	}

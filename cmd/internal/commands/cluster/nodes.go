@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"maps"
@@ -54,13 +55,22 @@ func nodesRun(opts *NodesOptions) error {
 	if err != nil {
 		return err
 	}
-	nodes, err := c.Nodes(opts.Ctx, yarn.NodesQuery{States: opts.States})
+	tab, err := c.NodeTable(opts.Ctx, yarn.NodesQuery{States: opts.States}, 0)
 	if err != nil {
 		return err
 	}
-	if err := checkResourceKnown(opts.Resource, nodes); err != nil {
+	if err := checkResourceKnown(opts.Resource, tab); err != nil {
 		return err
 	}
+	if opts.F.Output == cmdutil.OutputJSON {
+		// One node at a time: the same bytes as Render's, without the whole document in memory.
+		bw := bufio.NewWriterSize(opts.F.IO.Out, 64<<10)
+		if err := view.WriteNodesJSON(bw, cmdutil.WriteJSON, tab, opts.Resource); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	nodes := tab.Nodes()
 	out := view.NodesOf(nodes, opts.Resource)
 	return opts.F.Render(out, func(w io.Writer) error { return writeNodesTable(w, out, nodes) })
 }
@@ -68,13 +78,13 @@ func nodesRun(opts *NodesOptions) error {
 // checkResourceKnown returns a usage error when --resource names a type that none of nodes
 // reports at all (not even as 0), suggesting the nearest type they do report: a typo would
 // otherwise print "(no nodes)" and succeed. Without nodes nothing can be said.
-func checkResourceKnown(resource string, nodes []yarn.Node) error {
-	if resource == "" || len(nodes) == 0 {
+func checkResourceKnown(resource string, nodes *yarn.NodeTable) error {
+	if resource == "" || nodes.Len() == 0 {
 		return nil
 	}
 	known := map[string]bool{}
-	for _, n := range nodes {
-		for _, e := range n.Total.All() {
+	for i := range nodes.Len() {
+		for _, e := range nodes.Total(i).All() {
 			known[e.Name] = true
 		}
 	}

@@ -221,15 +221,8 @@ func doctorRun(opts *Options) error {
 		}
 	})
 	pr.End()
-	var pe *submit.PreflightError
-	switch {
-	case errors.As(err, &pe):
-		_ = shared.WritePreflightTable(f.IO.ErrOut, pe.Report, false)
-		return &cmdutil.FindingsError{Summary: "doctor: the probes cannot be submitted: " + pe.Error()}
-	case errors.Is(err, submit.ErrRequest):
-		return &cmdutil.UsageError{Err: err}
-	case err != nil:
-		return err
+	if err != nil {
+		return shared.SubmitError(f.IO.ErrOut, "doctor: the probes cannot be submitted", err)
 	}
 	appID := sub.AppID
 	pr.Line(fmt.Sprintf("probing %d node(s) in %s (up to %s)", len(nodes), appID, opts.Timeout))

@@ -10,10 +10,13 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +44,9 @@ type Options struct {
 	MaxBody int64
 	// Drain is --drain-timeout: how long SIGTERM waits for requests in flight.
 	Drain time.Duration
+	// MemoryLimit is --memory-limit: the Go runtime's soft memory limit (GOMEMLIMIT's syntax);
+	// "0" or "off" sets none.
+	MemoryLimit string
 	// Commands runs translate and preflight in this process for the POST endpoints (root supplies
 	// it: this package imports no other command).
 	Commands serve.CommandRunner
@@ -50,6 +56,8 @@ type Options struct {
 	connArgs func() []string
 	// ready, when set (tests), is told the address once the listener is up.
 	ready func(addr string)
+	// memoryLimitSet reports whether --memory-limit was given.
+	memoryLimitSet func() bool
 }
 
 // NewCmdServe returns `yarn-er serve`; runF (nil: serveRun) runs it. commands runs yarn-er's
@@ -89,6 +97,9 @@ details.`,
 	fl.StringVar(&opts.TLSKey, "listen-tls-key", "", "PEM key of --listen-tls-cert")
 	fl.Int64Var(&opts.MaxBody, "max-body", 1<<20, "largest POST body in bytes")
 	fl.DurationVar(&opts.Drain, "drain-timeout", 4*time.Second, "on SIGTERM, how long to wait for requests in flight")
+	fl.StringVar(&opts.MemoryLimit, "memory-limit", defaultMemoryLimit, "soft limit of the Go runtime's memory (GOMEMLIMIT's syntax: 40MiB, 1GiB, bytes): "+
+		"the garbage collector works harder near it instead of letting the heap grow; 0 or off for none. Without this flag, GOMEMLIMIT in the environment wins")
+	opts.memoryLimitSet = func() bool { return cmd.Flags().Changed("memory-limit") }
 	for _, n := range []string{"token-file", "listen-tls-cert", "listen-tls-key"} {
 		_ = cmd.MarkFlagFilename(n)
 	}
@@ -122,6 +133,19 @@ func serveRun(opts *Options) error {
 	if (opts.TLSCert == "") != (opts.TLSKey == "") {
 		return cmdutil.Usagef("--listen-tls-cert and --listen-tls-key go together")
 	}
+	limit, err := parseMemoryLimit(opts.MemoryLimit)
+	if err != nil {
+		return cmdutil.Usagef("--memory-limit %q: %v", opts.MemoryLimit, err)
+	}
+	afterPoll := debug.FreeOSMemory
+	if _, inEnv := os.LookupEnv("GOMEMLIMIT"); !inEnv || (opts.memoryLimitSet != nil && opts.memoryLimitSet()) {
+		prev := debug.SetMemoryLimit(limit)
+		defer debug.SetMemoryLimit(prev)
+		afterPoll = func() {
+			debug.FreeOSMemory()
+			debug.SetMemoryLimit(limitFor(limit, liveHeap()))
+		}
+	}
 	token, err := readToken(opts.TokenFile)
 	if err != nil {
 		return err
@@ -144,7 +168,8 @@ func serveRun(opts *Options) error {
 		// The previous snapshot and the decoding of the new one are garbage now: hand the memory
 		// back, so that serve's resident size follows what it keeps, not its peak (a full
 		// collection per poll: some 10-50 ms at 50,000 nodes).
-		AfterPoll: debug.FreeOSMemory})
+		// The limit follows what serve keeps (limitFor).
+		AfterPoll: afterPoll})
 	if err != nil {
 		return err
 	}
@@ -267,4 +292,56 @@ func readToken(path string) (string, error) {
 		return "", cmdutil.Usagef("--token-file %s: empty: want one line holding the token", path)
 	}
 	return tok, nil
+}
+
+// defaultMemoryLimit is --memory-limit's default: about four times what serve keeps at 50,000
+// nodes (11 MB, docs/benchmarks.md), room for a poll's new snapshot beside the old one and for
+// its garbage; serve raises it when it keeps more (limitFor).
+const defaultMemoryLimit = "40MiB"
+
+// parseMemoryLimit parses a size as GOMEMLIMIT does: a number of bytes with an optional unit
+// (B, KiB, MiB, GiB, TiB); "0" and "off" are no limit (math.MaxInt64).
+func parseMemoryLimit(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "off" || s == "0" {
+		return math.MaxInt64, nil
+	}
+	num := strings.TrimRight(s, "BKMGTi")
+	unit := s[len(num):]
+	mult := map[string]int64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}[unit]
+	if mult == 0 {
+		return 0, fmt.Errorf("unit %q: want B, KiB, MiB, GiB or TiB, e.g. 40MiB", unit)
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("want a number of bytes with an optional unit, e.g. 40MiB, or off")
+	}
+	if n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("larger than %d bytes", int64(math.MaxInt64))
+	}
+	if n*mult < 8<<20 {
+		return 0, fmt.Errorf("%d bytes is less than the 8MiB the process needs to run; use off for no limit", n*mult)
+	}
+	return n * mult, nil
+}
+
+// limitFor is the memory limit while serve keeps live bytes of heap: the configured limit, or,
+// when serve keeps more than that allows a poll to work in (a cluster much larger than 50,000
+// nodes), twice what it keeps and 16 MiB, so that the collector does not run all the time.
+func limitFor(configured, live int64) int64 {
+	floor := 2*live + 16<<20
+	if live <= 0 || floor < 0 || configured >= floor {
+		return configured
+	}
+	return floor
+}
+
+// liveHeap is the heap the last collection found live (runtime/metrics), 0 when unknown.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(min(s[0].Value.Uint64(), math.MaxInt64/4))
 }

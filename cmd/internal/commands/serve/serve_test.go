@@ -3,9 +3,11 @@ package serve
 import (
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -43,6 +45,54 @@ func TestServeFlags(t *testing.T) {
 	def := cmdtest.Capture(t, newCmd)
 	assert.Equal(t, "127.0.0.1:8089", def.Listen)
 	assert.Equal(t, 5*time.Second, def.Interval)
+	assert.Equal(t, "40MiB", def.MemoryLimit)
+}
+
+func TestLimitFor(t *testing.T) {
+	for _, tc := range []struct {
+		configured, live, want int64
+	}{
+		{48 << 20, 15 << 20, 48 << 20},
+		{48 << 20, 0, 48 << 20},
+		{48 << 20, 30 << 20, 76 << 20},
+		{math.MaxInt64, 1 << 30, math.MaxInt64},
+		{48 << 20, 1 << 40, 2<<40 + 16<<20},
+		{48 << 20, math.MaxInt64, 48 << 20}, // 2*live overflows: the configured limit
+	} {
+		assert.Equal(t, tc.want, limitFor(tc.configured, tc.live), "%d live under %d", tc.live, tc.configured)
+	}
+	runtime.GC()
+	assert.Greater(t, liveHeap(), int64(0), "the runtime reports the live heap of its last collection")
+}
+
+func TestParseMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+		err  string
+	}{
+		{"48MiB", 48 << 20, ""},
+		{"1GiB", 1 << 30, ""},
+		{"16777216", 16 << 20, ""},
+		{"20000KiB", 20000 << 10, ""},
+		{" 64MiB ", 64 << 20, ""},
+		{"off", math.MaxInt64, ""},
+		{"0", math.MaxInt64, ""},
+		{"48MB", 0, `unit "MB"`},
+		{"1.5GiB", 0, "want a number"},
+		{"-5MiB", 0, "want a number"},
+		{"MiB", 0, "want a number"},
+		{"9999999999TiB", 0, "larger than"},
+		{"4MiB", 0, "less than the 8MiB"},
+	} {
+		got, err := parseMemoryLimit(tc.in)
+		if tc.err != "" {
+			assert.ErrorContains(t, err, tc.err, tc.in)
+			continue
+		}
+		assert.NoError(t, err, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
 }
 
 func TestServeUsageErrors(t *testing.T) {
@@ -62,6 +112,8 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"--token-file", empty}, "empty"},
 		{[]string{"--token-file", filepath.Join(dir, "missing")}, "--token-file"},
 		{[]string{"--listen-tls-cert", "/nope.pem", "--listen-tls-key", "/nope.key"}, "--listen-tls-cert /nope.pem"},
+		{[]string{"--memory-limit", "48MB"}, `--memory-limit "48MB": unit "MB"`},
+		{[]string{"--memory-limit", "1MiB"}, "less than the 8MiB"},
 	} {
 		f, _, _ := cmdtest.Buffers(cmdutil.Env{})
 		err := cmdtest.Execute(NewCmdServe(f, nil, nil), append(tc.args, "--rm", "http://127.0.0.1:1")...)

@@ -1,6 +1,9 @@
 package shared
 
 import (
+	"errors"
+	"io"
+
 	"github.com/yarn-er/yarn-er/cmd/internal/cmdutil"
 	"github.com/yarn-er/yarn-er/submit"
 )
@@ -21,4 +24,20 @@ func NewSubmitClient(f *cmdutil.Factory, conn *cmdutil.ClusterConn, needHadoop b
 		return nil, err
 	}
 	return submit.New(submit.Options{YARN: yc, Hadoop: hc, Logger: f.Logger(), Login: conn.RM.Kerberos.Options, Getenv: f.Env.Getenv})
+}
+
+// SubmitError is the command error for what Client.Submit returned: a refused preflight prints
+// its table to w and is a findings error (exit 3) whose summary starts with what (e.g.
+// "submit"), a bad request is a usage error (exit 2), and anything else is returned as it is
+// (nil stays nil).
+func SubmitError(w io.Writer, what string, err error) error {
+	var pe *submit.PreflightError
+	switch {
+	case errors.As(err, &pe):
+		_ = WritePreflightTable(w, pe.Report, false)
+		return &cmdutil.FindingsError{Summary: what + ": " + pe.Error()}
+	case errors.Is(err, submit.ErrRequest):
+		return &cmdutil.UsageError{Err: err}
+	}
+	return err
 }

@@ -282,15 +282,8 @@ func submitRun(opts *Options) error {
 		pr.Line(s.Message)
 	})
 	pr.End()
-	var pe *submit.PreflightError
-	switch {
-	case errors.As(err, &pe):
-		_ = shared.WritePreflightTable(f.IO.ErrOut, pe.Report, false)
-		return &cmdutil.FindingsError{Summary: "submit: " + pe.Error()}
-	case errors.Is(err, submit.ErrRequest):
-		return &cmdutil.UsageError{Err: err}
-	case err != nil:
-		return err
+	if err != nil {
+		return shared.SubmitError(f.IO.ErrOut, "submit", err)
 	}
 	if f.Output == cmdutil.OutputTable {
 		// The id first, so that scripts have it while the application runs; -o json/yaml keep

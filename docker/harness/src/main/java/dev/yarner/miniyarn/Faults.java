@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.ha.HAServiceProtocol;
 import org.apache.hadoop.yarn.api.records.ApplicationAttemptId;
 import org.apache.hadoop.yarn.api.records.ApplicationId;
 import org.apache.hadoop.yarn.api.records.Container;
@@ -63,6 +64,12 @@ final class Faults implements Runnable {
 
     /** Whether the cluster was started with --ha: two ResourceManagers (failover needs it). */
     boolean ha();
+
+    /** --ha: the ZooKeeper of the leader election and the state store; null without --ha. */
+    ElectionZooKeeper zooKeeper();
+
+    /** --ha: the znode of the election's lock. */
+    String electionLock();
 
     /** Whether the NodeManagers serve their web apps (Hadoop 3.5+). */
     boolean nodeManagerWeb();
@@ -351,54 +358,166 @@ final class Faults implements Runnable {
   /**
    * A work-preserving restart of the ResourceManager: stopped, then a new one started from the
    * same configuration and ports, which recovers the applications from its state store while the
-   * NodeManagers resync with it and report the containers still running.
+   * NodeManagers resync with it and report the containers still running. Under --ha the active
+   * one restarts as on a real HA cluster: its elector leaves the election as it stops, the other
+   * RM wins it and takes over (recovering the applications), and the restarted one comes back
+   * standby.
    */
   private synchronized Answer restartRM() throws Exception {
     if (!h.recovery()) {
       return new Answer(false, "the cluster was started without --recovery: its ResourceManager keeps no state"
           + " and listens on ephemeral ports (docker/mini-yarn start --recovery)");
     }
-    int apps = h.yarn().getResourceManager().getRMContext().getRMApps().size();
-    int index = h.ha() ? h.yarn().getActiveRMIndex() : 0;
+    int index = h.ha() ? activeIndex() : 0;
+    if (index < 0) {
+      return new Answer(false, "no ResourceManager is active");
+    }
+    int apps = h.yarn().getResourceManager(index).getRMContext().getRMApps().size();
+    ElectionZooKeeper.Lock before = h.ha() ? h.zooKeeper().lock(h.electionLock()) : null;
     long t0 = System.nanoTime();
     h.yarn().restartResourceManager(index);
-    if (h.ha()) {
-      // It comes back standby; it was the active one, so it takes over again.
-      h.yarn().getResourceManager(index).getRMContext().getRMAdminService().transitionToActive(byUser());
-    }
     h.nodeManagersChanged();
-    String whole = awaitWhole("the restarted ResourceManager", apps);
-    return new Answer(true, "restarted the ResourceManager" + (h.ha() ? " " + MiniYarnHarness.RM_IDS[index] : "")
-        + " (work-preserving); " + whole + " after " + ms(t0) + " ms");
+    if (!h.ha()) {
+      String whole = awaitWhole("the restarted ResourceManager", apps);
+      return new Answer(true, "restarted the ResourceManager (work-preserving); " + whole + " after " + ms(t0) + " ms");
+    }
+    String from = MiniYarnHarness.RM_IDS[index];
+    ElectionZooKeeper.Lock lock = await("the election after " + from + " restarted",
+        () -> elected().filter(l -> before == null || l.session() != before.session()));
+    long electedMs = ms(t0);
+    h.nodeManagersChanged();
+    String whole = awaitWhole("ResourceManager " + lock.rmId(), apps);
+    String outcome = lock.rmId().equals(from)
+        ? from + " " + lockText(lock) + " won the election again"
+        : lock.rmId() + " " + lockText(lock) + " won the election while it restarted and " + from
+            + " came back standby";
+    return new Answer(true, "restarted the ResourceManager " + from + " (work-preserving); " + outcome
+        + " after " + electedMs + " ms; " + whole + " after " + ms(t0) + " ms");
   }
 
   /**
-   * A failover of an --ha cluster: the active ResourceManager becomes standby and the other one
-   * active, recovering the applications from the shared state store, as yarn rmadmin
-   * -transitionToStandby and -transitionToActive do; the NodeManagers and AMs fail over to it.
+   * A failover of an --ha cluster as a real failure makes one: ZooKeeper expires the session of
+   * the active ResourceManager's elector (as it does when the RM's host stops answering, a pause
+   * or a partition, for the session timeout). Its election lock goes with the session, the
+   * standby's elector, which watches the lock, takes it and makes its RM active (recovering the
+   * applications from the state store and fencing the former active out of it); the former
+   * active learns that its session expired, rejoins the election and, the lock being taken,
+   * becomes standby (or earlier, when its next write to the fenced store fails). The NodeManagers and AMs fail over to the new active RM. Nothing here
+   * transitions an RM: the electors do.
    */
   private synchronized Answer failover() throws Exception {
     if (!h.ha()) {
       return new Answer(false, "the cluster has one ResourceManager: start it with --ha for a failover");
     }
-    int from = h.yarn().getActiveRMIndex();
+    int from = activeIndex();
     if (from < 0) {
       return new Answer(false, "no ResourceManager is active");
     }
-    int to = (from + 1) % MiniYarnHarness.RM_IDS.length;
+    String fromId = MiniYarnHarness.RM_IDS[from];
+    ElectionZooKeeper.Lock before = h.zooKeeper().lock(h.electionLock());
+    if (before == null || !before.rmId().equals(fromId)) {
+      return new Answer(false, fromId + " is active but the election lock " + h.electionLock() + " is held by "
+          + (before == null ? "nobody" : before) + ": wait for the election to settle");
+    }
     int apps = h.yarn().getResourceManager(from).getRMContext().getRMApps().size();
     long t0 = System.nanoTime();
-    h.yarn().getResourceManager(from).getRMContext().getRMAdminService().transitionToStandby(byUser());
-    h.yarn().getResourceManager(to).getRMContext().getRMAdminService().transitionToActive(byUser());
+    h.zooKeeper().expire(before.session());
+    // The standby's watch fires at once; should the former active win the lock back (it rejoins
+    // once it learns of the expiry), expire its new session too: another round.
+    ElectionZooKeeper.Lock after = null;
+    long expired = before.session();
+    int rounds = 1;
+    for (; ; rounds++) {
+      long gone = expired;
+      after = await("an RM to win the election after " + fromId + "'s ZooKeeper session expired",
+          () -> won(gone));
+      if (!after.rmId().equals(fromId) || rounds == 3) {
+        break;
+      }
+      LOG.warn("failover: {} won the election again ({}); expiring its session once more", fromId, after);
+      expired = after.session();
+      h.zooKeeper().expire(expired);
+    }
+    if (after.rmId().equals(fromId)) {
+      return new Answer(false, fromId + " won the election back " + rounds + " times after its session expired");
+    }
+    long activeMs = ms(t0);
+    String toId = after.rmId();
+    // The former active RM learns that its session expired when its client reconnects (ZooKeeper's
+    // client waits up to a second before it tries): until then it still takes itself for active.
+    await(fromId + " to become standby", () -> elected().filter(l -> l.rmId().equals(toId)));
+    long standbyMs = ms(t0);
     h.nodeManagersChanged();
-    String whole = awaitWhole("ResourceManager " + MiniYarnHarness.RM_IDS[to], apps);
-    return new Answer(true, "failed over from " + MiniYarnHarness.RM_IDS[from] + " to " + MiniYarnHarness.RM_IDS[to]
-        + "; " + whole + " after " + ms(t0) + " ms");
+    String whole = awaitWhole("ResourceManager " + toId, apps);
+    return new Answer(true, "failed over from " + fromId + " to " + toId + " by election: ZooKeeper expired "
+        + fromId + "'s session 0x" + Long.toHexString(before.session()) + ", " + toId + " (session 0x"
+        + Long.toHexString(after.session()) + ") took the lock " + h.electionLock() + " and was active after "
+        + activeMs + " ms" + (rounds > 1 ? " (" + rounds + " rounds)" : "") + ", " + fromId + " standby after "
+        + standbyMs + " ms; " + whole + " after " + ms(t0) + " ms");
   }
 
-  private static org.apache.hadoop.ha.HAServiceProtocol.StateChangeRequestInfo byUser() {
-    return new org.apache.hadoop.ha.HAServiceProtocol.StateChangeRequestInfo(
-        org.apache.hadoop.ha.HAServiceProtocol.RequestSource.REQUEST_BY_USER);
+  /**
+   * The election's winner once its RM is active: the lock's holder, with a session other than
+   * gone, whose RM says ACTIVE; else empty.
+   */
+  private Optional<ElectionZooKeeper.Lock> won(long gone) {
+    ElectionZooKeeper.Lock lock = currentLock();
+    if (lock == null || lock.session() == gone) {
+      return Optional.empty();
+    }
+    for (int i = 0; i < MiniYarnHarness.RM_IDS.length; i++) {
+      if (MiniYarnHarness.RM_IDS[i].equals(lock.rmId()) && haState(i) == HAServiceProtocol.HAServiceState.ACTIVE) {
+        return Optional.of(lock);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private ElectionZooKeeper.Lock currentLock() {
+    try {
+      return h.zooKeeper().lock(h.electionLock());
+    } catch (IOException e) {
+      LOG.warn("reading the election lock: {}", e.toString());
+      return null;
+    }
+  }
+
+  /** The index of the active ResourceManager, -1 for none; does not wait, unlike MiniYARNCluster's. */
+  private int activeIndex() {
+    for (int i = 0; i < MiniYarnHarness.RM_IDS.length; i++) {
+      if (haState(i) == HAServiceProtocol.HAServiceState.ACTIVE) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private HAServiceProtocol.HAServiceState haState(int i) {
+    ResourceManager rm = h.yarn().getResourceManager(i);
+    return rm == null ? null : rm.getRMContext().getHAServiceState();
+  }
+
+  /**
+   * The election's outcome once it settled: the lock's holder, when that RM is the only active one
+   * and every other RM is standby; else empty.
+   */
+  private Optional<ElectionZooKeeper.Lock> elected() {
+    ElectionZooKeeper.Lock lock = currentLock();
+    if (lock == null) {
+      return Optional.empty();
+    }
+    for (int i = 0; i < MiniYarnHarness.RM_IDS.length; i++) {
+      HAServiceProtocol.HAServiceState want = MiniYarnHarness.RM_IDS[i].equals(lock.rmId())
+          ? HAServiceProtocol.HAServiceState.ACTIVE : HAServiceProtocol.HAServiceState.STANDBY;
+      if (haState(i) != want) {
+        return Optional.empty();
+      }
+    }
+    return Optional.of(lock);
+  }
+
+  private static String lockText(ElectionZooKeeper.Lock l) {
+    return "(session 0x" + Long.toHexString(l.session()) + ")";
   }
 
   /**

@@ -92,7 +92,10 @@ public final class MiniYarnHarness {
   private final long watchPid;
   /** --recovery: a ResourceManager that restarts work-preserving on fixed ports (restart-rm). */
   private final boolean recovery;
-  /** --ha: two ResourceManagers (rm0 active, rm1 standby) sharing the state store (failover). */
+  /**
+   * --ha: two ResourceManagers (rm0 active, rm1 standby) with automatic failover through an
+   * embedded ZooKeeper, which also holds their state store (failover).
+   */
   private final boolean ha;
   /** --kerberos: the KDC and the secure settings; null without. */
   private final Secure secure;
@@ -106,6 +109,8 @@ public final class MiniYarnHarness {
     YarnConfiguration.RM_ADMIN_ADDRESS, YarnConfiguration.RM_WEBAPP_ADDRESS};
   /** The rm-ids of --ha. */
   static final String[] RM_IDS = {"rm0", "rm1"};
+  /** yarn.resourcemanager.cluster-id of --ha: the election's znode below the base path. */
+  private static final String HA_CLUSTER_ID = "mini-yarn";
   private final long startedAt = System.currentTimeMillis();
   private final CountDownLatch stopRequested = new CountDownLatch(1);
   private volatile boolean ready;
@@ -113,6 +118,10 @@ public final class MiniYarnHarness {
 
   private volatile MiniDFSCluster dfs;
   private volatile MiniYARNCluster yarn;
+  /** --ha: the ResourceManagers' ZooKeeper (leader election and state store); null without. */
+  private volatile ElectionZooKeeper zk;
+  /** --ha: the znode of the leader election's lock. */
+  private String electionLock;
   /** The fake GPU host of each NodeManager, by index; empty when the environment asks for none. */
   private final List<FakeGpuHosts.Node> gpuHosts = new ArrayList<>();
   private boolean nmWeb = true;
@@ -328,6 +337,16 @@ public final class MiniYarnHarness {
         @Override
         public boolean ha() {
           return ha;
+        }
+
+        @Override
+        public ElectionZooKeeper zooKeeper() {
+          return zk;
+        }
+
+        @Override
+        public String electionLock() {
+          return electionLock;
         }
 
         @Override
@@ -628,20 +647,38 @@ public final class MiniYarnHarness {
   }
 
   /**
-   * --ha: two ResourceManagers, rm0 and rm1, each on fixed ports of its own (per-rm-id keys),
-   * sharing --recovery's state store. Failover is manual (the failover verb transitions them, as
-   * yarn rmadmin -transitionToStandby/-transitionToActive does): MiniYARNCluster makes rm0 active
-   * when it starts. The plain keys name rm0, the first active one.
+   * --ha: two ResourceManagers, rm0 and rm1, each on fixed ports of its own (per-rm-id keys), with
+   * automatic failover as on a real HA cluster: an embedded ZooKeeper (ElectionZooKeeper) holds
+   * their leader election (the embedded elector, ActiveStandbyElectorBasedElectorService, of each
+   * RM) and their state store (ZKRMStateStore, which fences a former active RM out of the store).
+   * MiniYARNCluster makes rm0 active when it starts (a forced transition; its elector, which
+   * joined the election first, holds the lock); from then on only the election changes the active
+   * RM. The plain keys name rm0, the first active one.
    */
   private void highlyAvailable(Configuration c, java.util.Deque<Integer> ports) throws IOException {
     if (VersionInfo.getVersion().matches("3\\.[0-4]\\..*")) {
       throw new IllegalArgumentException("--ha needs Hadoop 3.5+ here: on " + VersionInfo.getVersion()
           + " the two ResourceManagers' web apps would share one Guice pipeline in this JVM");
     }
+    long t0 = System.nanoTime();
+    zk = ElectionZooKeeper.start(stateDir.resolve("zk"));
     c.setBoolean(YarnConfiguration.RM_HA_ENABLED, true);
     c.set(YarnConfiguration.RM_HA_IDS, String.join(",", RM_IDS));
-    c.set(YarnConfiguration.RM_CLUSTER_ID, "mini-yarn");
-    c.setBoolean(YarnConfiguration.AUTO_FAILOVER_ENABLED, false);
+    c.set(YarnConfiguration.RM_CLUSTER_ID, HA_CLUSTER_ID);
+    c.setBoolean(YarnConfiguration.AUTO_FAILOVER_ENABLED, true);
+    c.setBoolean(YarnConfiguration.AUTO_FAILOVER_EMBEDDED, true);
+    // The store's Curator reads hadoop.zk.address; the embedded elector still reads
+    // yarn.resourcemanager.zk-address (the older name), which Hadoop 3.5 maps to nothing.
+    c.set(org.apache.hadoop.fs.CommonConfigurationKeys.ZK_ADDRESS, zk.connectString());
+    c.set(YarnConfiguration.RM_ZK_ADDRESS, zk.connectString());
+    // The ZooKeeper sessions of each RM's elector and store keep Hadoop's default timeout, 10 s
+    // (within the embedded server's 2 to 20 s): a loaded machine's pauses expire none of them;
+    // failover expires one on purpose.
+    c.set(YarnConfiguration.RM_STORE,
+        "org.apache.hadoop.yarn.server.resourcemanager.recovery.ZKRMStateStore");
+    electionLock = c.get(YarnConfiguration.AUTO_FAILOVER_ZK_BASE_PATH,
+        YarnConfiguration.DEFAULT_AUTO_FAILOVER_ZK_BASE_PATH) + "/" + HA_CLUSTER_ID + "/"
+        + ElectionZooKeeper.LOCK;
     String host = MiniYARNCluster.getHostname();
     for (String key : RM_SERVICE_KEYS) {
       for (String id : RM_IDS) {
@@ -652,7 +689,9 @@ public final class MiniYarnHarness {
     // The NodeManagers and the AMs fail over between the two every 200 ms at first.
     c.setLong(YarnConfiguration.CLIENT_FAILOVER_SLEEPTIME_BASE_MS, 200);
     c.setLong(YarnConfiguration.CLIENT_FAILOVER_SLEEPTIME_MAX_MS, 1000);
-    LOG.info("HA: ResourceManagers {} ({} active first), manual failover", String.join(",", RM_IDS), RM_IDS[0]);
+    LOG.info("HA: ResourceManagers {} ({} active first), automatic failover through ZooKeeper {}"
+        + " (lock {}, started in {} ms), state store in ZooKeeper", String.join(",", RM_IDS), RM_IDS[0],
+        zk.connectString(), electionLock, ms(System.nanoTime() - t0));
   }
 
   /** The client configuration keys of --ha: the set and each ResourceManager's addresses. */
@@ -660,7 +699,11 @@ public final class MiniYarnHarness {
     Map<String, String> m = new LinkedHashMap<>();
     m.put(YarnConfiguration.RM_HA_ENABLED, "true");
     m.put(YarnConfiguration.RM_HA_IDS, String.join(",", RM_IDS));
-    m.put(YarnConfiguration.RM_CLUSTER_ID, "mini-yarn");
+    m.put(YarnConfiguration.RM_CLUSTER_ID, HA_CLUSTER_ID);
+    m.put(YarnConfiguration.AUTO_FAILOVER_ENABLED, "true");
+    m.put(YarnConfiguration.AUTO_FAILOVER_EMBEDDED, "true");
+    m.put(org.apache.hadoop.fs.CommonConfigurationKeys.ZK_ADDRESS, zk.connectString());
+    m.put(YarnConfiguration.RM_ZK_ADDRESS, zk.connectString());
     Configuration c = yarn.getConfig();
     for (String id : RM_IDS) {
       for (String key : RM_SERVICE_KEYS) {
@@ -967,6 +1010,8 @@ public final class MiniYarnHarness {
     j.append("]").comma();
     if (ha) {
       j.field("haRmIds", String.join(",", RM_IDS));
+      j.field("zooKeeper", zk.connectString());
+      j.field("haElectionLock", electionLock);
     }
     j.field("rmAddress", addrs.get(YarnConfiguration.RM_ADDRESS));
     j.field("rmSchedulerAddress", addrs.get(YarnConfiguration.RM_SCHEDULER_ADDRESS));
@@ -1230,6 +1275,13 @@ public final class MiniYarnHarness {
         yarn.stop(); // the RM; the NodeManagers are stopped already (stop is idempotent)
       } catch (RuntimeException e) {
         LOG.warn("stopping YARN: {}", e.toString(), e);
+      }
+    }
+    if (zk != null) {
+      try {
+        zk.close(); // after the ResourceManagers, which would otherwise wait to reconnect
+      } catch (RuntimeException e) {
+        LOG.warn("stopping ZooKeeper: {}", e.toString(), e);
       }
     }
     if (dfs != null) {
