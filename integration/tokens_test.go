@@ -5,7 +5,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,7 +26,7 @@ var shortTokenMiniYARN = &lazyCluster{what: "secure, short-lived tokens", env: "
 
 // TestSecureLongRunningTokens: `submit --ship-keytab` on a secure mini-YARN whose HDFS delegation
 // tokens live at most tokenLifetime seconds. The job's ranks run for three such lifetimes, then write and read
-// HDFS with Hadoop's own client (the shaded hadoop-client jars) from their container's token file:
+// HDFS with Hadoop's own client (the harness build's client jars) from their container's token file:
 // only the fresh tokens the ApplicationMaster fetched with the shipped keytab, and that `yarn-er
 // tokens follow` put into each rank's token file, can do that. The ranks never get the keytab.
 func TestSecureLongRunningTokens(t *testing.T) {
@@ -35,31 +34,20 @@ func TestSecureLongRunningTokens(t *testing.T) {
 	ep := shortTokenMiniYARN.endpoints(t)
 	require.NotNil(t, ep.Secure)
 	env := envSh(t, ep)
-	root := repoRoot(t)
-	cp, err := harnessHadoopClasspath(root, ep.HadoopVersion)
-	require.NoError(t, err)
-	// The shaded client logs through slf4j's API, which it does not carry (no binding: silent).
-	slf4j, err := filepath.Glob(filepath.Join(root, "docker", "harness", "target", "hadoop-"+ep.HadoopVersion, "current", "lib", "slf4j-api-*.jar"))
-	require.NoError(t, err)
-	require.Len(t, slf4j, 1, "slf4j-api in the harness build")
-	cp += ":" + slf4j[0]
-	java, err := javaHome()
-	require.NoError(t, err)
 
 	rounds := 3 * tokenLifetime / 5
 	// Each rank: records its token file's digest every 5 s, checks that no keytab reached it,
 	// then writes and reads HDFS with Hadoop's client, which reads $HADOOP_TOKEN_FILE_LOCATION.
-	script := `hfs() { "$JAVA/bin/java" -Djava.security.krb5.conf="$KRB5_CONFIG" -cp "$HCONF:$HCP" org.apache.hadoop.fs.FsShell "$@"; }
-for i in $(seq 1 ` + fmt.Sprint(rounds) + `); do md5sum < "$HADOOP_TOKEN_FILE_LOCATION" | cut -c1-12 >> digests; sleep 5; done
+	script := hfsFunc + `for i in $(seq 1 ` + fmt.Sprint(rounds) + `); do md5sum < "$HADOOP_TOKEN_FILE_LOCATION" | cut -c1-12 >> digests; sleep 5; done
 echo "rank $YARN_ER_RANK: $(sort -u digests | wc -l) token files"
 ls *.keytab 2>/dev/null && { echo "rank $YARN_ER_RANK holds a keytab"; exit 9; }
 echo "rank $YARN_ER_RANK wrote this after $(wc -l < digests) rounds" | hfs -put -f - /tmp/long-running-$YARN_ER_RANK || exit 7
 hfs -cat /tmp/long-running-$YARN_ER_RANK || exit 8`
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(3*tokenLifetime)*time.Second+6*time.Minute)
 	defer cancel()
-	sub := secureCLI(t, ctx, env, "submit", "--ship-keytab", "--containers", "2", "--memory", "512m", "-o", "json", "--progress", "plain",
-		"--env", "HCONF="+ep.HadoopConfDir, "--env", "HCP="+cp, "--env", "JAVA="+java, "--env", "KRB5_CONFIG="+env["KRB5_CONFIG"],
-		"--", "bash", "-c", script)
+	args := append([]string{"submit", "--ship-keytab", "--containers", "2", "--memory", "512m", "-o", "json", "--progress", "plain"},
+		fsShellEnv(t, ep, env)...)
+	sub := secureCLI(t, ctx, env, append(args, "--", "bash", "-c", script)...)
 	require.Equal(t, 0, sub.code, sub.stderr)
 	res := sub.jsonObject(t)
 	appID := res["applicationId"].(string)

@@ -71,6 +71,10 @@ func (c *Client) DelegationToken(ctx context.Context, renewer string) (records.T
 			Fix: "HDFS issues delegation tokens to Kerberos logins only; simple clusters need none"}
 	}
 	tok, err := namenode.GetDelegationToken(ctx, c.nnConfig(), renewer)
+	if err != nil && isProxyRefusal(err) {
+		return records.Token{}, &Error{Op: "get an HDFS delegation token as " + c.doAs, Path: strings.Join(c.namenodes, ","),
+			Err: fmt.Errorf("%w by HDFS: %w", ErrProxyUser, err), Fix: ProxyUserFix(c.login, c.doAs)}
+	}
 	if err != nil {
 		return records.Token{}, &Error{Op: "get an HDFS delegation token", Path: strings.Join(c.namenodes, ","), Err: err,
 			Fix: "check the Kerberos login (klist) and that the NameNode issues delegation tokens (dfs.namenode.delegation.token.*)"}
@@ -91,5 +95,5 @@ func (c *Client) CancelDelegationToken(ctx context.Context, tok records.Token) e
 }
 
 func (c *Client) nnConfig() namenode.Config {
-	return namenode.Config{Addrs: c.namenodes, Kerberos: c.krb, Service: c.service, Dial: c.dial, Logger: c.log}
+	return namenode.Config{Addrs: c.namenodes, Kerberos: c.krb, Service: c.service, Dial: c.dial, Logger: c.log, DoAs: c.doAs}
 }

@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path"
@@ -119,6 +120,15 @@ type Options struct {
 	// as Hadoop's default auth_to_local rule maps a principal of the default realm); User, when
 	// set, must equal it.
 	Kerberos *krb5client.Client
+	// DoAs, when set (and not the login's own user), is the user to stage as, a proxy user: the
+	// staging directory is /user/<DoAs>/.yarn-er/<application id>, DoAs's, written through
+	// WebHDFS with doas=DoAs, and DelegationToken's token is DoAs's. The NameNode must give the
+	// login (under Kerberos) or User (simple) hadoop.proxyuser.<login>.* rights (ErrProxyUser
+	// otherwise; Dial checks them).
+	DoAs string
+	// SPNEGO wraps a transport in the Kerberos login's SPNEGO (yarn.SPNEGOTransport), for
+	// WebHDFS; required with DoAs under Kerberos.
+	SPNEGO func(http.RoundTripper) http.RoundTripper
 	// DialTimeout bounds each connection to a NameNode or DataNode. Default 20s.
 	DialTimeout time.Duration
 	// WriteTimeout bounds the writes of one file. Default 10m.
@@ -133,14 +143,15 @@ type Options struct {
 	fs fileSystem
 }
 
-// fileSystem is the part of *hdfs.Client staging uses.
+// fileSystem is what staging does on HDFS: *hdfs.Client's calls (hdfsFS, which has no context),
+// or WebHDFS's as a proxy user (webFS).
 type fileSystem interface {
-	Stat(name string) (os.FileInfo, error)
-	Mkdir(name string, perm os.FileMode) error
-	MkdirAll(name string, perm os.FileMode) error
-	Chmod(name string, perm os.FileMode) error
-	Create(name string) (fileWriter, error)
-	RemoveAll(name string) error
+	Stat(ctx context.Context, name string) (os.FileInfo, error)
+	Mkdir(ctx context.Context, name string, perm os.FileMode) error
+	MkdirAll(ctx context.Context, name string, perm os.FileMode) error
+	Chmod(ctx context.Context, name string, perm os.FileMode) error
+	Create(ctx context.Context, name string) (fileWriter, error)
+	RemoveAll(ctx context.Context, name string) error
 	Close() error
 }
 
@@ -153,7 +164,20 @@ type fileWriter interface {
 
 type hdfsFS struct{ *hdfs.Client }
 
-func (h hdfsFS) Create(name string) (fileWriter, error) { return h.Client.Create(name) }
+func (h hdfsFS) Stat(_ context.Context, name string) (os.FileInfo, error) { return h.Client.Stat(name) }
+func (h hdfsFS) Mkdir(_ context.Context, name string, perm os.FileMode) error {
+	return h.Client.Mkdir(name, perm)
+}
+func (h hdfsFS) MkdirAll(_ context.Context, name string, perm os.FileMode) error {
+	return h.Client.MkdirAll(name, perm)
+}
+func (h hdfsFS) Chmod(_ context.Context, name string, perm os.FileMode) error {
+	return h.Client.Chmod(name, perm)
+}
+func (h hdfsFS) Create(_ context.Context, name string) (fileWriter, error) {
+	return h.Client.Create(name)
+}
+func (h hdfsFS) RemoveAll(_ context.Context, name string) error { return h.Client.RemoveAll(name) }
 
 // Client stages files on one HDFS.
 type Client struct {
@@ -169,6 +193,9 @@ type Client struct {
 	krb       ipc.Kerberos
 	service   string // the delegation token's service; "" until known
 	dial      func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	// doAs is the proxy user (Options.DoAs), login the login's user; doAs is "" without one.
+	doAs, login string
 }
 
 // Dial connects to the NameNode named by opts.
@@ -188,7 +215,7 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 		short, _, _ := strings.Cut(opts.Kerberos.Credentials.UserName(), "/")
 		if user != "" && user != short {
 			return nil, &Error{Op: "connect", Err: fmt.Errorf("%w: HDFS user %q is not the Kerberos login's %q", ErrUnsupportedAuth, user, short),
-				Fix: "leave the user out under Kerberos: the login names the user"}
+				Fix: "leave the user out under Kerberos: the login names the user (--do-as acts as another)"}
 		}
 		user = short
 	} else if user == "" && opts.Kerberos != nil && opts.Kerberos.Credentials != nil {
@@ -198,8 +225,19 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 	if user == "" {
 		return nil, &Error{Op: "connect", Err: errors.New("no HDFS user"), Fix: "give the user to stage as (--user or HADOOP_USER_NAME)"}
 	}
+	login, doAs := user, strings.TrimSpace(opts.DoAs)
+	if doAs == login {
+		doAs = "" // acting as oneself needs no proxy-user rights
+	}
+	if doAs != "" {
+		if err := checkUserName(doAs); err != nil {
+			return nil, &Error{Op: "connect", Err: fmt.Errorf("--do-as %q: %w", doAs, err), Fix: "give a user name, e.g. --do-as bob"}
+		}
+		user = doAs
+	}
 	c := &Client{
 		user: user, writeTimeout: opts.WriteTimeout, closeRetryTimeout: opts.CloseRetryTimeout, log: log,
+		doAs: doAs, login: login,
 	}
 	if c.writeTimeout <= 0 {
 		c.writeTimeout = defaultWriteTimeout
@@ -264,6 +302,12 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 			return nil, err
 		}
 	}
+	if doAs != "" {
+		if err := c.dialProxy(ctx, opts, kerberos, login); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
 	log.Debug("connecting to HDFS", "defaultFS", u.String(), "namenodes", ho.Addresses, "user", user, "kerberos", kerberos,
 		"dataTransferProtection", ho.DataTransferProtection)
 	cl, err := hdfs.NewClient(ho)
@@ -302,8 +346,11 @@ func parseDefaultFS(s string) (*url.URL, error) {
 // Close closes the connection to HDFS.
 func (c *Client) Close() error { return c.fs.Close() }
 
-// User returns the HDFS user.
+// User returns the HDFS user: the proxy user (Options.DoAs) when there is one.
 func (c *Client) User() string { return c.user }
+
+// DoAs returns the proxy user the client acts as, "" when it acts as the login.
+func (c *Client) DoAs() string { return c.doAs }
 
 // DefaultFS returns the file system URL staged files are named under (hdfs://host[:port]).
 func (c *Client) DefaultFS() string { return c.defaultFS.String() }
@@ -507,20 +554,20 @@ func (c *Client) Create(ctx context.Context, appID string) (*Dir, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if _, err := c.fs.Stat(home); errors.Is(err, os.ErrNotExist) {
-		if err := c.fs.MkdirAll(home, 0o755); err != nil {
+	if _, err := c.fs.Stat(ctx, home); errors.Is(err, os.ErrNotExist) {
+		if err := c.fs.MkdirAll(ctx, home, 0o755); err != nil {
 			return nil, c.fsError("create the HDFS home directory", home, err)
 		}
 	} else if err != nil {
 		return nil, c.fsError("read the HDFS home directory", home, err)
 	}
-	if err := c.fs.MkdirAll(base, DirPerm); err != nil {
+	if err := c.fs.MkdirAll(ctx, base, DirPerm); err != nil {
 		return nil, c.fsError("create the staging base directory", base, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := c.fs.Mkdir(dir, DirPerm); err != nil {
+	if err := c.fs.Mkdir(ctx, dir, DirPerm); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return nil, &Error{Op: "create the staging directory", Path: c.URL(dir), Err: ErrExists,
 				Fix: "another submission used this application id; remove the directory (hdfs dfs -rm -r " + dir + ") or submit again"}
@@ -529,7 +576,7 @@ func (c *Client) Create(ctx context.Context, appID string) (*Dir, error) {
 	}
 	d := &Dir{c: c, Path: dir, URL: c.URL(dir)}
 	// Mkdir's permission is masked by nothing on the NameNode side, but make sure.
-	if err := c.fs.Chmod(dir, DirPerm); err != nil {
+	if err := c.fs.Chmod(ctx, dir, DirPerm); err != nil {
 		_ = d.Remove(context.WithoutCancel(ctx))
 		return nil, c.fsError("set the permissions of", dir, err)
 	}
@@ -541,6 +588,9 @@ func (c *Client) Create(ctx context.Context, appID string) (*Dir, error) {
 func (c *Client) fsError(op, p string, err error) error {
 	e := &Error{Op: op, Path: c.URL(p), Err: err}
 	switch {
+	case isProxyRefusal(err):
+		e.Err = fmt.Errorf("%w by HDFS: %w", ErrProxyUser, err)
+		e.Fix = ProxyUserFix(c.login, c.doAs)
 	case errors.Is(err, os.ErrPermission):
 		e.Fix = fmt.Sprintf("HDFS refused user %s: ask the HDFS administrator for a home directory /user/%s owned by %s (hdfs dfs -mkdir -p /user/%s && hdfs dfs -chown %s /user/%s), or stage as another user",
 			c.user, c.user, c.user, c.user, c.user, c.user)
@@ -571,7 +621,7 @@ func (d *Dir) Exists(ctx context.Context) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	_, err := d.c.fs.Stat(d.Path)
+	_, err := d.c.fs.Stat(ctx, d.Path)
 	switch {
 	case err == nil:
 		return true, nil
@@ -583,7 +633,7 @@ func (d *Dir) Exists(ctx context.Context) (bool, error) {
 
 // Remove deletes the staging directory and everything in it.
 func (d *Dir) Remove(ctx context.Context) error {
-	if err := d.c.fs.RemoveAll(d.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := d.c.fs.RemoveAll(ctx, d.Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return d.c.fsError("remove the staging directory", d.Path, err)
 	}
 	d.c.log.Debug("staging directory removed", "dir", d.URL)
@@ -741,7 +791,7 @@ func (d *Dir) upload(ctx context.Context, name, file string, typ records.LocalRe
 	if err := ctx.Err(); err != nil {
 		return jobspec.LocalFile{}, err
 	}
-	w, err := c.fs.Create(p)
+	w, err := c.fs.Create(ctx, p)
 	if err != nil {
 		return jobspec.LocalFile{}, c.fsError("create", p, err)
 	}
@@ -773,10 +823,10 @@ func (d *Dir) upload(ctx context.Context, name, file string, typ records.LocalRe
 	if err := c.closeRetrying(ctx, w); err != nil {
 		return jobspec.LocalFile{}, c.fsError("close", p, err)
 	}
-	if err := c.fs.Chmod(p, FilePerm); err != nil {
+	if err := c.fs.Chmod(ctx, p, FilePerm); err != nil {
 		return jobspec.LocalFile{}, c.fsError("set the permissions of", p, err)
 	}
-	fi, err := c.fs.Stat(p)
+	fi, err := c.fs.Stat(ctx, p)
 	if err != nil {
 		return jobspec.LocalFile{}, c.fsError("stat", p, err)
 	}

@@ -74,7 +74,7 @@ func match(m map[string]error, name string) error {
 	return nil
 }
 
-func (m *memFS) Stat(name string) (os.FileInfo, error) {
+func (m *memFS) Stat(_ context.Context, name string) (os.FileInfo, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if p, ok := m.dirs[name]; ok {
@@ -86,7 +86,7 @@ func (m *memFS) Stat(name string) (os.FileInfo, error) {
 	return nil, &os.PathError{Op: "stat", Path: name, Err: os.ErrNotExist}
 }
 
-func (m *memFS) Mkdir(name string, perm os.FileMode) error {
+func (m *memFS) Mkdir(_ context.Context, name string, perm os.FileMode) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := match(m.failMkdir, name); err != nil {
@@ -102,21 +102,21 @@ func (m *memFS) Mkdir(name string, perm os.FileMode) error {
 	return nil
 }
 
-func (m *memFS) MkdirAll(name string, perm os.FileMode) error {
+func (m *memFS) MkdirAll(ctx context.Context, name string, perm os.FileMode) error {
 	if name == "/" {
 		return nil
 	}
-	if err := m.MkdirAll(path.Dir(name), perm); err != nil {
+	if err := m.MkdirAll(ctx, path.Dir(name), perm); err != nil {
 		return err
 	}
-	err := m.Mkdir(name, perm)
+	err := m.Mkdir(ctx, name, perm)
 	if errors.Is(err, os.ErrExist) {
 		return nil
 	}
 	return err
 }
 
-func (m *memFS) Chmod(name string, perm os.FileMode) error {
+func (m *memFS) Chmod(_ context.Context, name string, perm os.FileMode) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.dirs[name]; ok {
@@ -130,7 +130,7 @@ func (m *memFS) Chmod(name string, perm os.FileMode) error {
 	return &os.PathError{Op: "chmod", Path: name, Err: os.ErrNotExist}
 }
 
-func (m *memFS) Create(name string) (fileWriter, error) {
+func (m *memFS) Create(_ context.Context, name string) (fileWriter, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if err := match(m.failCreate, name); err != nil {
@@ -144,7 +144,7 @@ func (m *memFS) Create(name string) (fileWriter, error) {
 	return &memWriter{m: m, name: name, f: f, replicating: m.replicating}, nil
 }
 
-func (m *memFS) RemoveAll(name string) error {
+func (m *memFS) RemoveAll(_ context.Context, name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for d := range m.dirs {

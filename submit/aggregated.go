@@ -68,6 +68,10 @@ func (c *Client) openLogFS(ctx context.Context) (LogFS, error) {
 	if err != nil {
 		return nil, err
 	}
+	if web, ok := sc.WebHDFS(); ok {
+		// --do-as: the proxy user's logs, listed and read through WebHDFS as that user.
+		return proxyLogFS{sc: sc, web: web, ctx: ctx}, nil
+	}
 	if _, ok := sc.HDFS(); !ok {
 		_ = sc.Close()
 		return nil, errors.New("no HDFS client to read aggregated logs with")

@@ -3,6 +3,7 @@ package submit
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/yarn-er/yarn-er/kerberos"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/stage"
+	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // KeyRMPrincipal is the ResourceManager's Kerberos principal, e.g. rm/_HOST@EXAMPLE.COM: the
@@ -67,18 +69,21 @@ func (c *Client) stageOptions() stage.Options {
 		if c.opts.Stage.Kerberos != nil || !c.kerberized() {
 			return
 		}
-		if krb := c.opts.YARN.KerberosClient(); krb != nil {
-			c.opts.Stage.Kerberos = krb
-			return
-		}
-		krb, err := kerberos.Login(c.opts.Login, c.opts.Getenv, c.opts.Logger)
-		if err != nil {
-			c.loginErr = err
-			c.log.Debug("no Kerberos login for HDFS", "err", err)
-			return
+		krb := c.opts.YARN.KerberosClient()
+		if krb == nil {
+			var err error
+			if krb, err = kerberos.Login(c.opts.Login, c.opts.Getenv, c.opts.Logger); err != nil {
+				c.loginErr = err
+				c.log.Debug("no Kerberos login for HDFS", "err", err)
+				return
+			}
 		}
 		c.opts.Stage.Kerberos = krb
 	})
+	if krb := c.opts.Stage.Kerberos; krb != nil && c.opts.Stage.SPNEGO == nil && c.kerberized() {
+		// WebHDFS, where a proxy user stages: the same login's SPNEGO.
+		c.opts.Stage.SPNEGO = func(next http.RoundTripper) http.RoundTripper { return yarn.SPNEGOTransport(next, krb, "", c.log) }
+	}
 	return c.opts.Stage
 }
 
@@ -133,6 +138,10 @@ func (c *Client) keytabToShip(req Request) (*shipment, error) {
 		return nil, badRequest(flag, "%s is not kerberos: HDFS tokens and keytabs are for Kerberized clusters", stage.KeyAuthentication)
 	}
 	l := c.opts.Login
+	if doAs := c.opts.Stage.DoAs; doAs != "" && doAs != c.loginUser() {
+		return nil, badRequest(flag, "not with --do-as %s: the shipped keytab is the login's (%s), and the tokens the ApplicationMaster would fetch with it %s's, not %s's; submit without --ship-keytab (the job then has %s's delegation token, renewed by the ResourceManager up to its maximum lifetime), or log in as %s to ship that user's keytab",
+			doAs, c.loginUser(), c.loginUser(), doAs, doAs, doAs)
+	}
 	if l.Keytab == "" || strings.TrimSpace(l.Principal) == "" {
 		return nil, badRequest(flag, "it ships the login's keytab, and the login has none: give --keytab and --principal (or YARN_ER_KEYTAB and YARN_ER_PRINCIPAL)")
 	}

@@ -175,6 +175,10 @@ func New(opts Options) (*Client, error) {
 	if opts.Stage.User == "" {
 		opts.Stage.User = opts.YARN.User()
 	}
+	if opts.Stage.DoAs == "" {
+		// --do-as: the RM's ?doAs= and HDFS's proxy user are the same.
+		opts.Stage.DoAs = opts.YARN.DoAs()
+	}
 	if opts.Stage.Logger == nil {
 		opts.Stage.Logger = opts.Logger
 	}
@@ -304,11 +308,20 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 	if err != nil {
 		return nil, err
 	}
+	var sc *stage.Client
+	if c.opts.Stage.DoAs != "" {
+		// A proxy user's rights on HDFS are checked (stage.Dial asks the NameNode as that user)
+		// before an application id is used.
+		if sc, err = stage.Dial(ctx, c.stageOptions()); err != nil {
+			return nil, err
+		}
+		defer sc.Close()
+	}
 
 	step(Step{Phase: PhaseNewApplication, Message: "asking the ResourceManager for an application id"})
 	na, err := c.opts.YARN.NewApplication(ctx)
 	if err != nil {
-		return nil, submitError("new application", err)
+		return nil, c.submitError("new application", err)
 	}
 	out.AppID = na.ID
 	if !req.Force {
@@ -328,11 +341,12 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 
 	// The RM first (REST submission disabled, a refused user), then HDFS: an unreachable
 	// NameNode uses up the application id, but nothing is submitted or staged.
-	sc, err := stage.Dial(ctx, c.stageOptions())
-	if err != nil {
-		return nil, err
+	if sc == nil {
+		if sc, err = stage.Dial(ctx, c.stageOptions()); err != nil {
+			return nil, err
+		}
+		defer sc.Close()
 	}
-	defer sc.Close()
 	items := []stage.Item{binItem}
 	if amBin != "" {
 		items = append(items, stage.Item{Local: amBin, Name: AMBinaryName, Type: records.LocalFile})
@@ -433,8 +447,11 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		if a, gerr := c.opts.YARN.App(ctx, na.ID); gerr == nil && a != nil && a.ID == na.ID {
 			c.log.Warn("the submission's answer was lost, but the ResourceManager has the application", "app", na.ID, "error", err)
 		} else {
-			return nil, submitError("submission of "+na.ID, err)
+			return nil, c.submitError("submission of "+na.ID, err)
 		}
+	}
+	if err := c.checkAppUser(ctx, na.ID); err != nil {
+		return nil, err
 	}
 	ok = true
 	out.StagingDir, out.Spec = dir.URL, spec
@@ -483,6 +500,9 @@ func (c *Client) preflight(ctx context.Context, req Request, pr PlannedRole, nam
 	}
 	out.Preflight = rep
 	if authErr := rep.AuthError(); authErr != nil {
+		if err := c.proxyRefusal(authErr); err != nil {
+			return err
+		}
 		return fmt.Errorf("the ResourceManager refused user %q: %w", c.opts.YARN.User(), authErr)
 	}
 	if !rep.OK {
@@ -545,7 +565,10 @@ func orNotRegular(err error) error {
 }
 
 // submitError adds what to fix to the RM's refusals.
-func submitError(what string, err error) error {
+func (c *Client) submitError(what string, err error) error {
+	if perr := c.proxyRefusal(err); perr != nil {
+		return fmt.Errorf("%s: %w", what, perr)
+	}
 	switch {
 	case errors.Is(err, yarn.ErrRESTSubmissionDisabled):
 		return fmt.Errorf("%s: %w (fix: set yarn.webapp.enable-rest-app-submissions=true in the ResourceManager's yarn-site.xml and restart it)", what, err)

@@ -6,16 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/yarn-er/yarn-er/conf"
+	"github.com/yarn-er/yarn-er/internal/webhdfs"
+	"github.com/yarn-er/yarn-er/stage"
 )
 
 // WebHDFS reads of aggregated logs.
@@ -42,45 +44,14 @@ func needsWebHDFS(hc *conf.HadoopConfig) bool {
 	return false
 }
 
-// webHDFSBases returns the NameNodes' WebHDFS base URLs from the configuration: http(s)://host:port
-// of dfs.namenode.http(s)-address, or of each NameNode of the nameservice of fs.defaultFS.
+// webHDFSBases returns the NameNodes' WebHDFS base URLs (stage.WebHDFSBases), where the
+// aggregated logs are read.
 func webHDFSBases(hc *conf.HadoopConfig) ([]string, error) {
-	https := strings.EqualFold(strings.TrimSpace(hc.Get("dfs.http.policy")), "HTTPS_ONLY")
-	key, scheme := "dfs.namenode.http-address", "http://"
-	if https {
-		key, scheme = "dfs.namenode.https-address", "https://"
+	bases, err := stage.WebHDFSBases(hc)
+	if err != nil {
+		return nil, fmt.Errorf("with dfs.data.transfer.protection integrity or privacy, aggregated logs are read through WebHDFS: %w", err)
 	}
-	var addrs []string
-	if u, err := url.Parse(hc.Get("fs.defaultFS")); err == nil && u.Host != "" {
-		ns := u.Hostname()
-		for _, nn := range strings.Split(hc.Get("dfs.ha.namenodes."+ns), ",") {
-			if nn = strings.TrimSpace(nn); nn != "" {
-				if a := strings.TrimSpace(hc.Get(key + "." + ns + "." + nn)); a != "" {
-					addrs = append(addrs, a)
-				}
-			}
-		}
-	}
-	if len(addrs) == 0 {
-		if a := strings.TrimSpace(hc.Get(key)); a != "" {
-			addrs = append(addrs, a)
-		}
-	}
-	var out []string
-	for _, a := range addrs {
-		host, port, err := net.SplitHostPort(a)
-		if err != nil {
-			return nil, fmt.Errorf("%s = %q: %w (fix: write host:port)", key, a, err)
-		}
-		if host == "0.0.0.0" || host == "" {
-			continue
-		}
-		out = append(out, scheme+net.JoinHostPort(host, port))
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no NameNode web address (%s) in the Hadoop configuration: with dfs.data.transfer.protection integrity or privacy, aggregated logs are read through WebHDFS (fix: set %s in hdfs-site.xml)", key, key)
-	}
-	return out, nil
+	return bases, nil
 }
 
 // webHDFS is a small WebHDFS reader: OPEN with an offset and a length, through SPNEGO to the
@@ -266,3 +237,83 @@ func (f *webHDFSFile) ReadAt(p []byte, off int64) (int, error) {
 func (f *webHDFSFile) Close() error      { return nil }
 func (f *webHDFSFile) Stat() os.FileInfo { return f.fi }
 func (f *webHDFSFile) String() string    { return f.name }
+
+// proxyLogFS is LogFS through WebHDFS as a proxy user (--do-as): listings and reads both.
+type proxyLogFS struct {
+	sc  *stage.Client
+	web *webhdfs.Client
+	ctx context.Context
+}
+
+func (p proxyLogFS) ReadDir(dir string) ([]os.FileInfo, error) {
+	list, err := p.web.List(p.ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]os.FileInfo, len(list))
+	for i, st := range list {
+		out[i] = webFileInfo{name: st.PathSuffix, st: st}
+	}
+	return out, nil
+}
+
+func (p proxyLogFS) Open(name string) (LogFile, error) {
+	st, err := p.web.Stat(p.ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("WebHDFS: %s is a directory", name)
+	}
+	return &proxyLogFile{fs: p, name: name, fi: webFileInfo{name: path.Base(name), st: st}}, nil
+}
+
+func (p proxyLogFS) Close() error { return p.sc.Close() }
+
+// proxyLogFile is a LogFile read through WebHDFS as a proxy user.
+type proxyLogFile struct {
+	fs   proxyLogFS
+	name string
+	fi   webFileInfo
+}
+
+func (f *proxyLogFile) ReadAt(p []byte, off int64) (int, error) {
+	if off >= f.fi.Size() {
+		return 0, io.EOF
+	}
+	n := 0
+	for n < len(p) {
+		m, err := f.fs.web.ReadAt(f.fs.ctx, f.name, p[n:], off+int64(n))
+		n += m
+		if err != nil {
+			return n, err
+		}
+		if m == 0 {
+			return n, io.ErrNoProgress
+		}
+	}
+	return n, nil
+}
+
+func (f *proxyLogFile) Close() error      { return nil }
+func (f *proxyLogFile) Stat() os.FileInfo { return f.fi }
+
+// webFileInfo is os.FileInfo of a WebHDFS status.
+type webFileInfo struct {
+	name string
+	st   webhdfs.FileStatus
+}
+
+func (i webFileInfo) Name() string { return i.name }
+func (i webFileInfo) Size() int64  { return i.st.Length }
+func (i webFileInfo) Mode() os.FileMode {
+	perm, _ := strconv.ParseUint(i.st.Permission, 8, 32)
+	m := os.FileMode(perm) & os.ModePerm
+	if i.st.IsDir() {
+		m |= os.ModeDir
+	}
+	return m
+}
+func (i webFileInfo) ModTime() time.Time { return time.UnixMilli(i.st.ModificationTime) }
+func (i webFileInfo) IsDir() bool        { return i.st.IsDir() }
+func (i webFileInfo) Sys() any           { return nil }

@@ -140,6 +140,9 @@ func (c *Client) Addresses() []string {
 // User returns the user sent with simple authentication, "" with Kerberos.
 func (c *Client) User() string { return c.user }
 
+// DoAs returns the user the client acts as (Options.DoAs, sent as ?doAs=), "" when none.
+func (c *Client) DoAs() string { return c.doAs }
+
 // KerberosClient returns the gokrb5 client SPNEGO uses (nil without Kerberos), so that the other
 // Hadoop services of the same submission (HDFS over IPC) use the same login.
 func (c *Client) KerberosClient() *krb5client.Client { return c.krb }

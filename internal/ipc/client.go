@@ -29,6 +29,12 @@ type Config struct {
 	Kerberos Kerberos
 	// User is the effective user sent under SIMPLE authentication.
 	User string
+	// DoAs, when set, is the user to act as (a proxy user, Hadoop's UserGroupInformation.createProxyUser):
+	// under KERBEROS it is sent as the effective user, the principal being the real user; under
+	// SIMPLE as the effective user with User as the real user. The server then checks the real
+	// user's hadoop.proxyuser.<real>.* rights. Not allowed with Token: a token's connection acts
+	// as the token's owner.
+	DoAs string
 	// ClientID is the 16-byte client id; random when empty.
 	ClientID []byte
 	// MaxIdle closes a connection that had no call in flight for this long (Hadoop's
@@ -68,6 +74,9 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	if cfg.Protocol == "" {
 		return nil, errors.New("hadoop ipc: no protocol name")
+	}
+	if cfg.DoAs != "" && cfg.Token != nil {
+		return nil, errors.New("hadoop ipc: a token authenticates its owner: no proxy user (DoAs) with a token")
 	}
 	if k := cfg.Kerberos; k != nil && cfg.Token == nil {
 		if err := k.Check(); err != nil {
@@ -181,6 +190,7 @@ func (c *Client) getConn(ctx context.Context) (*conn, error) {
 			token:           tok,
 			kerberos:        c.cfg.Kerberos,
 			user:            c.cfg.User,
+			doAs:            c.cfg.DoAs,
 			maxResponseSize: c.cfg.MaxResponseSize,
 			writeTimeout:    c.cfg.WriteTimeout,
 			maxIdle:         c.cfg.MaxIdle,

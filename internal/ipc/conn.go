@@ -35,6 +35,7 @@ type connConfig struct {
 	token           *Token   // SASL TOKEN/DIGEST-MD5
 	kerberos        Kerberos // SASL KERBEROS/GSSAPI, when token is nil; both nil: SIMPLE as user
 	user            string
+	doAs            string // the proxy user; "" acts as the authenticated (or SIMPLE) user
 	maxResponseSize int
 	writeTimeout    time.Duration
 	maxIdle         time.Duration // > 0: close the connection after this long without calls
@@ -137,20 +138,20 @@ func handshake(ctx context.Context, nc net.Conn, cfg *connConfig) (net.Conn, err
 	if _, err := nc.Write(Preamble(sasl)); err != nil {
 		return nil, &ConnError{Addr: cfg.addr, Err: err}
 	}
-	userInfo := &commonpb.UserInformationProto{}
+	var userInfo *commonpb.UserInformationProto
 	if sasl {
 		simple, wrapped, err := saslConnect(ctx, nc, cfg)
 		if err != nil {
 			return nil, err
 		}
 		nc = wrapped
-		if simple && cfg.user != "" {
-			userInfo.EffectiveUser = proto.String(cfg.user)
+		if simple {
+			userInfo = simpleUserInfo(cfg)
+		} else {
+			userInfo = authenticatedUserInfo(cfg)
 		}
-		// Under TOKEN and KERBEROS the connection establishes both users: send none (a different
-		// effective user would be a proxy-user request under KERBEROS, refused under TOKEN).
-	} else if cfg.user != "" {
-		userInfo.EffectiveUser = proto.String(cfg.user)
+	} else {
+		userInfo = simpleUserInfo(cfg)
 	}
 	ctxMsg := &commonpb.IpcConnectionContextProto{
 		UserInfo: userInfo,
@@ -164,6 +165,34 @@ func handshake(ctx context.Context, nc net.Conn, cfg *connConfig) (net.Conn, err
 		return nil, &ConnError{Addr: cfg.addr, Err: err}
 	}
 	return nc, nil
+}
+
+// simpleUserInfo is the connection context's users under SIMPLE, where the connection
+// establishes none: the effective user, and the real user when acting as a proxy user (as
+// Hadoop's ProtoUtil.makeIpcConnectionContext sends them).
+func simpleUserInfo(cfg *connConfig) *commonpb.UserInformationProto {
+	ui := &commonpb.UserInformationProto{}
+	switch {
+	case cfg.doAs != "":
+		ui.EffectiveUser = proto.String(cfg.doAs)
+		if cfg.user != "" && cfg.user != cfg.doAs {
+			ui.RealUser = proto.String(cfg.user)
+		}
+	case cfg.user != "":
+		ui.EffectiveUser = proto.String(cfg.user)
+	}
+	return ui
+}
+
+// authenticatedUserInfo is the connection context's users after SASL: under TOKEN and KERBEROS
+// the connection establishes the real user, so none is sent, except the effective user of a
+// proxy-user request under KERBEROS (the server then checks the principal's proxy-user rights).
+func authenticatedUserInfo(cfg *connConfig) *commonpb.UserInformationProto {
+	ui := &commonpb.UserInformationProto{}
+	if cfg.doAs != "" && cfg.token == nil {
+		ui.EffectiveUser = proto.String(cfg.doAs)
+	}
+	return ui
 }
 
 func (c *conn) readLoop() {

@@ -141,3 +141,64 @@ func TestKerberosConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyUser: DoAs sends the effective user in the connection context (KERBEROS: the
+// principal is the real user; SIMPLE: User is sent as the real user), as Hadoop's client does for
+// a proxy UserGroupInformation; the server refuses a real user without proxy-user rights with
+// its FATAL AuthorizationException, which the call returns.
+func TestProxyUser(t *testing.T) {
+	principal := krb5test.User + "@" + krb5test.Realm
+	for _, tc := range []struct {
+		name       string
+		kerberos   bool
+		proxyUsers []string
+		wantUser   string
+		wantReal   string
+		wantErr    string
+	}{
+		{"kerberos, allowed", true, []string{principal}, "bob", "", ""},
+		{"kerberos, refused", true, nil, "", "", "User: " + principal + " is not allowed to impersonate bob"},
+		{"simple, allowed", false, []string{"alice"}, "bob", "alice", ""},
+		{"simple, refused", false, []string{"carol"}, "", "alice", "User: alice is not allowed to impersonate bob"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s *ipctest.Server
+			var c *ipc.Client
+			if tc.kerberos {
+				var creds *krb5test.Creds
+				s, creds = kerberized(t, nil)
+				c = newClient(t, s, func(cfg *ipc.Config) {
+					cfg.Token, cfg.Kerberos, cfg.DoAs = nil, kerberosAuth(t, creds, "nn/_HOST"), "bob"
+				})
+			} else {
+				s = ipctest.NewServer(t, echo)
+				s.Simple = true
+				c = newClient(t, s, func(cfg *ipc.Config) { cfg.Token, cfg.User, cfg.DoAs = nil, "alice", "bob" })
+			}
+			s.ProxyUsers = tc.proxyUsers
+			_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{})
+			ctxs := s.Contexts()
+			require.NotEmpty(t, ctxs)
+			assert.Equal(t, "bob", ctxs[0].GetUserInfo().GetEffectiveUser())
+			assert.Equal(t, tc.wantReal, ctxs[0].GetUserInfo().GetRealUser())
+			if tc.wantErr != "" {
+				var re *records.RemoteError
+				require.ErrorAs(t, err, &re)
+				assert.Equal(t, "org.apache.hadoop.security.authorize.AuthorizationException", re.Class)
+				assert.Contains(t, re.Message, tc.wantErr)
+				assert.Empty(t, s.Calls(), "no call runs on a refused connection")
+				return
+			}
+			require.NoError(t, err)
+			calls := s.Calls()
+			require.Len(t, calls, 1)
+			assert.Equal(t, tc.wantUser, calls[0].User, "the call runs as the proxy user")
+		})
+	}
+}
+
+func TestProxyUserWithTokenRefused(t *testing.T) {
+	_, err := ipc.NewClient(ipc.Config{Addrs: []string{"127.0.0.1:1"}, Protocol: "p", DoAs: "bob",
+		Token: func() (*ipc.Token, error) { return tok1, nil }})
+	assert.ErrorContains(t, err, "no proxy user (DoAs) with a token")
+}

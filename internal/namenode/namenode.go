@@ -33,6 +33,10 @@ const KindDelegationToken = "HDFS_DELEGATION_TOKEN"
 // standbyException is what a standby NameNode answers to calls of the active's categories.
 const standbyException = "org.apache.hadoop.ipc.StandbyException"
 
+// ErrProxyUserRefused: the NameNode refused to let the real user act as Config.DoAs (no
+// hadoop.proxyuser.<real user>.users/groups/hosts rights for that user from this host).
+var ErrProxyUserRefused = errors.New("the NameNode refused the proxy user")
+
 // ErrNoToken: the NameNode issued no token (it does not use Kerberos or tokens are disabled).
 var ErrNoToken = errors.New("the NameNode issued no delegation token")
 
@@ -54,6 +58,11 @@ type Config struct {
 	// User is the user to act as when neither Kerberos nor Token is set (SIMPLE authentication,
 	// a cluster without security).
 	User string
+	// DoAs, when set with Kerberos or User, is the user to act as: a proxy-user request (the
+	// login, or User under SIMPLE, is the real user), which the NameNode allows only with
+	// hadoop.proxyuser.<real user>.* rights (ErrProxyUserRefused otherwise). Delegation tokens
+	// issued then are DoAs's. Ignored with a token, which acts as its owner.
+	DoAs string
 	// Service is the token's service as Hadoop's client sets it: "ha-hdfs:<nameservice>" under
 	// HA, else the NameNode's ip:port (TokenService). Empty: TokenService of Addrs[0].
 	Service string
@@ -330,6 +339,14 @@ func SelectToken(ctx context.Context, tokens map[string]records.Token, addr stri
 	return records.Token{}, false
 }
 
+// isImpersonationRefusal reports whether err is a Hadoop server's refusal of a proxy-user
+// request: AuthorizationException "User: <real> is not allowed to impersonate <user>" (ProxyUsers.authorize,
+// Hadoop 2.x to 3.5).
+func isImpersonationRefusal(err error) bool {
+	var re *records.RemoteError
+	return errors.As(err, &re) && strings.HasSuffix(re.Class, "AuthorizationException") && strings.Contains(re.Message, "impersonate")
+}
+
 func nonNil(b []byte) []byte {
 	if b == nil {
 		return []byte{}
@@ -350,6 +367,9 @@ func ipcConfig(cfg Config) (ipc.Config, error) {
 		return ipc.Config{}, errors.New("namenode: no NameNode address (fix: set fs.defaultFS, or dfs.namenode.rpc-address.* under HA)")
 	}
 	icfg := ipc.Config{Protocol: Protocol, Kerberos: cfg.Kerberos, User: cfg.User, Dial: cfg.Dial, Logger: cfg.Logger, MaxIdle: -1}
+	if cfg.Token == nil && cfg.TokenFunc == nil || cfg.Kerberos != nil {
+		icfg.DoAs = cfg.DoAs
+	}
 	if t := cfg.Token; t != nil && cfg.Kerberos == nil {
 		tok := &ipc.Token{Identifier: t.Identifier, Password: t.Password, Kind: t.Kind, Service: t.Service}
 		icfg.Token = func() (*ipc.Token, error) { return tok, nil }
@@ -393,6 +413,10 @@ func call(ctx context.Context, cfg Config, method string, req, resp proto.Messag
 			return err
 		case errors.As(err, &re) && re.Class == standbyException:
 			logger(cfg).Debug("standby NameNode, trying the next", "addr", addr, "method", method)
+		// Before the connection's case: the server refuses a proxy user with a FATAL answer
+		// that ends the connection.
+		case isImpersonationRefusal(err):
+			return fmt.Errorf("namenode %s: %s as %s: %w: %w", addr, method, cfg.DoAs, ErrProxyUserRefused, err)
 		case errors.Is(err, ipc.ErrConnection):
 			logger(cfg).Debug("NameNode unreachable, trying the next", "addr", addr, "method", method, "err", err)
 		default:

@@ -86,3 +86,29 @@ func TestGetDelegationTokenErrors(t *testing.T) {
 	// None of them got a token issued.
 	assert.Empty(t, standby.Renewers())
 }
+
+// TestProxyUserToken: with DoAs, the login asks for the token as the proxy user (the effective
+// user of the connection context), and cancels it as that user; a NameNode that does not give
+// the login proxy-user rights refuses with ErrProxyUserRefused and issues nothing.
+func TestProxyUserToken(t *testing.T) {
+	creds := krb5test.New(t, "nn/localhost")
+	krb := &gss.Kerberos{Client: creds.Client(t), ServicePrincipal: "nn/_HOST", LookupAddr: krb5test.LookupLocalhost}
+	allowed := kerberizedNameNode(t, creds, namenodetest.Options{})
+	allowed.ProxyUsers = []string{krb5test.User + "@" + krb5test.Realm}
+	cfg := namenode.Config{Addrs: []string{allowed.Addr}, Kerberos: krb, DoAs: "bob"}
+	tok, err := namenode.GetDelegationToken(context.Background(), cfg, "rm")
+	require.NoError(t, err)
+	require.NoError(t, namenode.CancelDelegationToken(context.Background(), cfg, tok))
+	for _, m := range []string{"getDelegationToken", "cancelDelegationToken"} {
+		calls := allowed.MethodCalls(m)
+		require.Len(t, calls, 1, m)
+		assert.Equal(t, "bob", calls[0].User, "%s runs as the proxy user", m)
+	}
+
+	refused := kerberizedNameNode(t, creds, namenodetest.Options{})
+	cfg.Addrs = []string{refused.Addr}
+	_, err = namenode.GetDelegationToken(context.Background(), cfg, "rm")
+	require.ErrorIs(t, err, namenode.ErrProxyUserRefused)
+	assert.Contains(t, err.Error(), "is not allowed to impersonate bob")
+	assert.Empty(t, refused.Renewers(), "no token issued")
+}

@@ -69,7 +69,7 @@ func AddRMFlags(cmd *cobra.Command, fl *RMFlags) {
 		"ResourceManager web address(es), http://host:8088 or host:port; several (comma-separated or repeated) for HA (default: from the Hadoop configuration)")
 	fs.StringVar(&fl.User, "user", "",
 		"user for simple authentication, sent as ?user.name= (default $HADOOP_USER_NAME, then the OS user)")
-	fs.StringVar(&fl.DoAs, "do-as", "", "act as this user (?doAs=; needs proxy-user rights on the RM)")
+	fs.StringVar(&fl.DoAs, "do-as", "", "act as this user, a proxy user: ?doAs= at the RM and, for submit, the user's staging directory and HDFS token (needs hadoop.proxyuser.<login>.* rights on the RM and the NameNode)")
 	fs.StringVar(&fl.Auth, "auth", "auto",
 		"authentication: auto (Kerberos when a keytab or ccache is given or hadoop.http.authentication.type=kerberos), simple or kerberos")
 	fs.StringVar(&fl.Kerberos.Principal, "principal", "", "Kerberos principal for --keytab, e.g. flink@EXAMPLE.COM")

@@ -31,6 +31,7 @@ func TestExitCodeMapping(t *testing.T) {
 		{"application failed", &submit.AppError{App: &yarn.App{ID: "application_1_0001", State: records.AppFinished, FinalStatus: records.FinalFailed}}, cmdutil.ExitAppFailed},
 		{"application killed", &submit.AppError{App: &yarn.App{ID: "application_1_0001", State: records.AppKilled, FinalStatus: records.FinalKilled}}, cmdutil.ExitAppKilled},
 		{"preflight refused", fmt.Errorf("submit: %w", submit.ErrPreflight), cmdutil.ExitFindings},
+		{"proxy user refused by HDFS", fmt.Errorf("staging: %w: User: bob is not allowed to impersonate alice", submit.ErrProxyUser), cmdutil.ExitAuth},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

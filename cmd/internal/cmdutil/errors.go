@@ -101,7 +101,7 @@ func ExitCode(err error) int {
 		return ExitFindings
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case yarn.IsAuthError(err):
+	case yarn.IsAuthError(err), errors.Is(err, submit.ErrProxyUser):
 		return ExitAuth
 	case errors.Is(err, discovery.ErrInsufficientDevices), errors.Is(err, discovery.ErrNoDevices),
 		errors.Is(err, discovery.ErrLockTimeout):

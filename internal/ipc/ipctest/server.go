@@ -62,6 +62,10 @@ type Call struct {
 	Protocol   string
 	Body       []byte
 	Identifier []byte // the token identifier the connection authenticated with
+	// User is the user the call acts as: the connection context's effective user when the
+	// connection acts as a proxy user, else the Kerberos principal (or the effective user under
+	// SIMPLE); "" for a token's connection.
+	User string
 }
 
 // Decode unmarshals the request message.
@@ -98,6 +102,12 @@ type Server struct {
 	NoChallengeInNegotiate bool
 	// Kerberos, when set, offers KERBEROS/GSSAPI besides TOKEN.
 	Kerberos *Kerberos
+	// ProxyUsers are the real users (a Kerberos principal as user@REALM, or the real user of a
+	// SIMPLE connection context) that may act as any other user, as hadoop.proxyuser.<user>.* of
+	// a Hadoop server allows. A connection whose context asks for another effective user of a
+	// real user not listed is refused as Hadoop refuses it: a FATAL AuthorizationException
+	// "User: <real> is not allowed to impersonate <effective>".
+	ProxyUsers []string
 
 	handler Handler
 	ln      net.Listener
@@ -244,6 +254,31 @@ type serverConn struct {
 	nc  net.Conn
 	wmu sync.Mutex
 	id  []byte
+	// principal is the Kerberos principal (user@REALM) of a KERBEROS connection.
+	principal string
+}
+
+// callUser is the user a connection's calls act as, after Hadoop's Server.processConnectionContext
+// and authorizeConnection: a different effective user than the authenticated (or SIMPLE real)
+// one is a proxy-user request, allowed only for the ProxyUsers.
+func (c *serverConn) callUser(cc *commonpb.IpcConnectionContextProto) (string, error) {
+	eff, real := cc.GetUserInfo().GetEffectiveUser(), cc.GetUserInfo().GetRealUser()
+	switch {
+	case c.principal != "":
+		real = c.principal
+	case c.id != nil:
+		return "", nil // a token's owner
+	}
+	if eff == "" || real == "" || eff == real {
+		if eff == "" {
+			eff = real
+		}
+		return eff, nil
+	}
+	if !slices.Contains(c.s.ProxyUsers, real) {
+		return "", fmt.Errorf("User: %s is not allowed to impersonate %s", real, eff)
+	}
+	return eff, nil
 }
 
 func (c *serverConn) send(callID int32, status commonpb.RpcResponseHeaderProto_RpcStatusProto, exc *Exception, body proto.Message) {
@@ -325,6 +360,11 @@ func (s *Server) serve(idx int, nc net.Conn) {
 	s.mu.Lock()
 	s.contexts = append(s.contexts, cc)
 	s.mu.Unlock()
+	user, err := c.callUser(cc)
+	if err != nil {
+		c.fatal(ipc.ConnectionContextCallID, "org.apache.hadoop.security.authorize.AuthorizationException", err.Error())
+		return
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -347,7 +387,7 @@ func (s *Server) serve(idx int, nc net.Conn) {
 		}
 		call := &Call{
 			Conn: idx, CallID: h.GetCallId(), Retry: h.GetRetryCount(), ClientID: h.GetClientId(),
-			Method: rh.GetMethodName(), Protocol: rh.GetDeclaringClassProtocolName(), Body: parts[1], Identifier: c.id,
+			Method: rh.GetMethodName(), Protocol: rh.GetDeclaringClassProtocolName(), Body: parts[1], Identifier: c.id, User: user,
 		}
 		s.mu.Lock()
 		s.calls = append(s.calls, call)
@@ -560,6 +600,7 @@ func (c *serverConn) gssapi(m *commonpb.RpcSaslProto, readSASL func() (*commonpb
 	}
 	c.s.mu.Lock()
 	c.s.princs = append(c.s.princs, creds.UserName()+"@"+creds.Domain())
+	c.principal = creds.UserName() + "@" + creds.Domain()
 	if answer.Payload[0] != 1 {
 		c.s.wrapped++
 	}

@@ -15,7 +15,7 @@ func NewCmdExitCodes() *cobra.Command {
      a YARN state, a cluster nodes --resource type that no node reports)
   3  validation findings: a check (preflight, lint) found problems, or doctor found a node whose
      containers can open GPUs they were not given
-  4  authentication or authorization failed (Kerberos, HTTP 401/403, bad token)
+  4  authentication or authorization failed (Kerberos, HTTP 401/403, bad token, a proxy user (--do-as) refused)
   5  not enough devices, or the devices asked for are held by other processes
   6  the YARN application ended FAILED (submit, app wait)
   7  the YARN application was KILLED (submit, app wait)
