@@ -217,12 +217,20 @@ type webHDFSFile struct {
 }
 
 func (f *webHDFSFile) ReadAt(p []byte, off int64) (int, error) {
-	if off >= f.fi.Size() {
+	return readAtFully(p, off, f.fi.Size(), func(b []byte, at int64) (int, error) {
+		return f.fs.web.readAt(f.fs.ctx, f.name, b, at)
+	})
+}
+
+// readAtFully fills p from offset off of a file of the given size with read, which may return
+// less than asked: io.EOF at or past the end, io.ErrNoProgress when read returns nothing.
+func readAtFully(p []byte, off, size int64, read func(b []byte, at int64) (int, error)) (int, error) {
+	if off >= size {
 		return 0, io.EOF
 	}
 	n := 0
 	for n < len(p) {
-		m, err := f.fs.web.readAt(f.fs.ctx, f.name, p[n:], off+int64(n))
+		m, err := read(p[n:], off+int64(n))
 		n += m
 		if err != nil {
 			return n, err
@@ -278,21 +286,9 @@ type proxyLogFile struct {
 }
 
 func (f *proxyLogFile) ReadAt(p []byte, off int64) (int, error) {
-	if off >= f.fi.Size() {
-		return 0, io.EOF
-	}
-	n := 0
-	for n < len(p) {
-		m, err := f.fs.web.ReadAt(f.fs.ctx, f.name, p[n:], off+int64(n))
-		n += m
-		if err != nil {
-			return n, err
-		}
-		if m == 0 {
-			return n, io.ErrNoProgress
-		}
-	}
-	return n, nil
+	return readAtFully(p, off, f.fi.Size(), func(b []byte, at int64) (int, error) {
+		return f.fs.web.ReadAt(f.fs.ctx, f.name, b, at)
+	})
 }
 
 func (f *proxyLogFile) Close() error      { return nil }
