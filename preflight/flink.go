@@ -96,13 +96,8 @@ func (f *facts) resourceNotListedCheck(_ context.Context, out *results) {
 
 // amountCheck reports flink.amount-invalid: each listed resource's amount.
 func (f *facts) amountCheck(_ context.Context, out *results) {
-	if !f.needsFlink(out) {
-		return
-	}
-	f.flinkProblems(out)
-	ers := f.tr.ExternalResources
-	if len(ers) == 0 {
-		out.skip(noExternalResources)
+	ers, ok := f.externalResources(out)
+	if !ok {
 		return
 	}
 	amounts := make([]string, 0, len(ers))
@@ -115,13 +110,8 @@ func (f *facts) amountCheck(_ context.Context, out *results) {
 // yarnConfigKeyCheck reports flink.no-yarn-config-key: each listed resource names the YARN
 // resource type it is requested as.
 func (f *facts) yarnConfigKeyCheck(_ context.Context, out *results) {
-	if !f.needsFlink(out) {
-		return
-	}
-	f.flinkProblems(out)
-	ers := f.tr.ExternalResources
-	if len(ers) == 0 {
-		out.skip(noExternalResources)
+	ers, ok := f.externalResources(out)
+	if !ok {
 		return
 	}
 	var keys []string
@@ -138,13 +128,8 @@ func (f *facts) yarnConfigKeyCheck(_ context.Context, out *results) {
 // duplicateConfigKeyCheck reports flink.duplicate-config-key: no two resources name the same YARN
 // resource type.
 func (f *facts) duplicateConfigKeyCheck(_ context.Context, out *results) {
-	if !f.needsFlink(out) {
-		return
-	}
-	f.flinkProblems(out)
-	ers := f.tr.ExternalResources
-	if len(ers) == 0 {
-		out.skip(noExternalResources)
+	ers, ok := f.externalResources(out)
+	if !ok {
 		return
 	}
 	if slices.ContainsFunc(ers, func(er profile.ExternalResource) bool { return er.YarnConfigKey != "" }) {
@@ -156,13 +141,8 @@ func (f *facts) duplicateConfigKeyCheck(_ context.Context, out *results) {
 
 // driverFactoryCheck reports flink.no-driver-factory: each listed resource has a driver factory.
 func (f *facts) driverFactoryCheck(_ context.Context, out *results) {
-	if !f.needsFlink(out) {
-		return
-	}
-	f.flinkProblems(out)
-	ers := f.tr.ExternalResources
-	if len(ers) == 0 {
-		out.skip(noExternalResources)
+	ers, ok := f.externalResources(out)
+	if !ok {
 		return
 	}
 	var drivers []string
@@ -188,4 +168,19 @@ func (f *facts) taskManagerResourcesCheck(_ context.Context, out *results) {
 		return
 	}
 	out.pass("", "TaskManager container %s", f.tr.Resource.String())
+}
+
+// externalResources is what the checks of each listed resource start with: not applicable to a
+// container given directly, the translation's problems reported, a skip when Flink lists no
+// resource; ok is false then.
+func (f *facts) externalResources(out *results) (ers []profile.ExternalResource, ok bool) {
+	if !f.needsFlink(out) {
+		return nil, false
+	}
+	f.flinkProblems(out)
+	if len(f.tr.ExternalResources) == 0 {
+		out.skip(noExternalResources)
+		return nil, false
+	}
+	return f.tr.ExternalResources, true
 }
