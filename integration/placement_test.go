@@ -203,10 +203,15 @@ roles:
 		ports = append(ports, strings.TrimSpace(string(b)))
 	}
 	assert.NotEqual(t, ports[0], ports[1], "the AM's own placement: the ranks on different NodeManagers")
-	logs := runCLI(t, ctx, ep, "app", "logs", appID)
-	require.Equal(t, 0, logs.code, logs.stderr)
-	assert.Contains(t, logs.stdout+logs.stderr, "the ApplicationMaster places the ranks itself with plain asks (placement.fallback: am)")
-	assert.Contains(t, logs.stdout+logs.stderr, "Found non empty SchedulingRequest", "the ResourceManager's own words")
+	// The AM's log: this cluster aggregates no logs, so app logs reads them from the NodeManager's
+	// web services, which the mini-YARN serves on Hadoop 3.5 only (docs/hadoop-versions.md). The
+	// diagnostics above and below say the same on every line.
+	if strings.HasPrefix(ep.HadoopVersion, "3.5.") {
+		logs := runCLI(t, ctx, ep, "app", "logs", appID)
+		require.Equal(t, 0, logs.code, logs.stderr)
+		assert.Contains(t, logs.stdout+logs.stderr, "the ApplicationMaster places the ranks itself with plain asks (placement.fallback: am)")
+		assert.Contains(t, logs.stdout+logs.stderr, "Found non empty SchedulingRequest", "the ResourceManager's own words")
+	}
 
 	fail := jobFor("fail")
 	r = runCLI(t, ctx, ep, "submit", "--spec", fail, "-o", "json")
