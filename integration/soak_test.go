@@ -111,7 +111,8 @@ func soakRun(b *testing.B, ep *Endpoints, tool, lib string, dur time.Duration, f
 			"org.apache.hadoop.yarn.applications.distributedshell.Client", "-jar", jars[0],
 			"-num_containers", "4", "-container_resources", "memory-mb=128,vcores=1,yarn.io/gpu=1",
 			"-shell_script", script, "-shell_env", "SHARE="+share, "-keep_containers_across_application_attempts",
-			"-attempt_failures_validity_interval", "600000", "-timeout", strconv.Itoa(int((dur + 10*time.Minute).Milliseconds())))
+			// The window yarn-er's submit uses by default (--attempt-failures-validity 1m).
+			"-attempt_failures_validity_interval", "60000", "-timeout", strconv.Itoa(int((dur + 10*time.Minute).Milliseconds())))
 		cmd.Env = append(os.Environ(), "HADOOP_USER_NAME="+ep.User, "HADOOP_CONF_DIR="+conf)
 	}
 	var out bytes.Buffer
