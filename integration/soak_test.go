@@ -202,6 +202,8 @@ func soakRun(b *testing.B, ep *Endpoints, tool, lib string, dur time.Duration, f
 		end = "exit 0"
 		if err != nil {
 			end = err.Error()
+			o := out.String()
+			b.Logf("%s ended with %v; its output's end:\n%s", tool, err, o[max(0, len(o)-2048):])
 		}
 	case <-time.After(5 * time.Minute):
 		_ = cmd.Process.Kill()

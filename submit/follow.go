@@ -51,27 +51,36 @@ const DefaultRecoveryWait = 3 * time.Minute
 
 // Follow polls the application every PollPeriod until it reaches a terminal state, calling fn
 // (may be nil) for each change, and returns the final report. It returns early with ctx's error,
-// or when the RM cannot be asked (the yarn client has retried already). An application the RM
-// knew and no longer knows (404) is waited for up to RecoveryWait, with one warning: a restarted
-// RM, or one taking over, answers before it has recovered its applications.
+// or when the RM cannot be asked at first (the yarn client has retried already). Once the
+// application was seen, an RM that no longer knows it (404: a restarted RM, or one taking over,
+// answers before it has recovered its applications) or that cannot be reached or answers with a
+// server error for longer than the client's retries last (an RM restarting or failing over,
+// which can take longer than --rm-timeout on a loaded cluster) is waited for up to
+// RecoveryWait, with one warning: the application runs on without its client.
 func (c *Client) Follow(ctx context.Context, appID string, fn func(Event)) (*yarn.App, error) {
 	var prev *Event
-	var lost time.Time // since when the RM no longer knows the application it knew
+	var lost time.Time // since when the RM no longer knows, or answers for, the application it knew
 	for {
 		app, err := c.opts.YARN.App(ctx, appID)
 		if err != nil {
-			if prev == nil || !errors.Is(err, yarn.ErrNotFound) {
+			if prev == nil || !recoverable(err) || ctx.Err() != nil {
 				return nil, err
 			}
-			// Known a moment ago: a restarted ResourceManager (or one that took over) answers
-			// before it has recovered its applications.
 			if lost.IsZero() {
 				lost = time.Now()
-				c.log.Warn("the ResourceManager does not know the application (any more): restarting or failing over? waiting for it to recover the application",
-					"app", appID, "upTo", c.opts.RecoveryWait)
+				if errors.Is(err, yarn.ErrNotFound) {
+					c.log.Warn("the ResourceManager does not know the application (any more): restarting or failing over? waiting for it to recover the application",
+						"app", appID, "upTo", c.opts.RecoveryWait)
+				} else {
+					c.log.Warn("the ResourceManager does not answer: restarting or failing over? waiting for it (the application runs on)",
+						"app", appID, "upTo", c.opts.RecoveryWait, "err", err)
+				}
 			}
 			if time.Since(lost) >= c.opts.RecoveryWait {
-				return nil, fmt.Errorf("%w: the ResourceManager has not known the application for %s, though it did before", err, c.opts.RecoveryWait)
+				if errors.Is(err, yarn.ErrNotFound) {
+					return nil, fmt.Errorf("%w: the ResourceManager has not known the application for %s, though it did before", err, c.opts.RecoveryWait)
+				}
+				return nil, fmt.Errorf("%w: no ResourceManager has answered for the application for %s", err, c.opts.RecoveryWait)
 			}
 			if err := ctxsleep.Sleep(ctx, c.opts.PollPeriod); err != nil {
 				return prev.App, err
@@ -79,7 +88,7 @@ func (c *Client) Follow(ctx context.Context, appID string, fn func(Event)) (*yar
 			continue
 		}
 		if !lost.IsZero() {
-			c.log.Info("the ResourceManager knows the application again", "app", appID, "after", time.Since(lost).Round(time.Millisecond))
+			c.log.Info("the ResourceManager answers for the application again", "app", appID, "after", time.Since(lost).Round(time.Millisecond))
 			lost = time.Time{}
 		}
 		ev := Event{Time: time.Now(), App: app}
@@ -202,4 +211,16 @@ func (c *Client) Status(ctx context.Context, appID string) (*Status, error) {
 		st.Containers = cs
 	}
 	return st, nil
+}
+
+// recoverable reports whether Follow waits out an error of an application it has seen: the RM no
+// longer knows it (404), none can be reached, none is active, a request timed out, or the RM
+// failed (5xx). Authentication and request errors are not waited out.
+func recoverable(err error) bool {
+	for _, e := range []error{yarn.ErrNotFound, yarn.ErrUnreachable, yarn.ErrNoActiveRM, yarn.ErrTimeout, yarn.ErrServer} {
+		if errors.Is(err, e) {
+			return !errors.Is(err, yarn.ErrAuthentication) && !errors.Is(err, yarn.ErrUnauthorized)
+		}
+	}
+	return false
 }

@@ -87,8 +87,9 @@ func TestFormat(t *testing.T) {
 }
 
 // TestFollowWaitsForARecoveringRM: an application the RM knew and then answers 404 for (a
-// restarted RM recovering its state, or one taking over) is waited for, with one warning, and
-// followed to its end; one the RM never knew fails at once; one that stays unknown fails after
+// restarted RM recovering its state, or one taking over), or an RM that fails past the client's
+// retries (restarting, failing over), is waited for, with one warning, and followed to its end;
+// an error before the application was seen fails at once; one that lasts fails after
 // RecoveryWait, naming the wait.
 func TestFollowWaitsForARecoveringRM(t *testing.T) {
 	notFound := `{"RemoteException":{"exception":"NotFoundException","message":"app with id: application_1_0001 not found","javaClassName":"org.apache.hadoop.yarn.webapp.NotFoundException"}}`
@@ -96,13 +97,18 @@ func TestFollowWaitsForARecoveringRM(t *testing.T) {
 	finished := `{"app":{"id":"application_1_0001","state":"FINISHED","finalStatus":"SUCCEEDED","progress":100}}`
 	for _, tc := range []struct {
 		name  string
-		polls []string // "" is a 404
+		polls []string // "" is a 404, "503" the RM failing
 		wait  time.Duration
 		err   string
+		is    error
 	}{
-		{"known, lost, known again", []string{running, "", "", running, finished}, time.Minute, ""},
-		{"never known", []string{""}, time.Minute, "not found"},
-		{"lost for good", []string{running, ""}, 30 * time.Millisecond, "has not known the application for 30ms"},
+		{"known, lost, known again", []string{running, "", "", running, finished}, time.Minute, "", nil},
+		{"never known", []string{""}, time.Minute, "not found", yarn.ErrNotFound},
+		{"lost for good", []string{running, ""}, 30 * time.Millisecond, "has not known the application for 30ms", yarn.ErrNotFound},
+		// An RM restarting or failing over for longer than the client's retries: waited out.
+		{"known, RM failing, back", []string{running, "503", "503", running, finished}, time.Minute, "", nil},
+		{"never answered", []string{"503"}, time.Minute, "503", yarn.ErrServer},
+		{"RM failing for good", []string{running, "503"}, 30 * time.Millisecond, "no ResourceManager has answered for the application for 30ms", yarn.ErrServer},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var n atomic.Int32
@@ -110,6 +116,10 @@ func TestFollowWaitsForARecoveringRM(t *testing.T) {
 			rm.Handle("GET /ws/v1/cluster/apps/application_1_0001", func(w http.ResponseWriter, _ *http.Request) {
 				body := tc.polls[min(int(n.Add(1))-1, len(tc.polls)-1)]
 				w.Header().Set("Content-Type", "application/json")
+				if body == "503" {
+					w.WriteHeader(http.StatusServiceUnavailable)
+					return
+				}
 				if body == "" {
 					w.WriteHeader(http.StatusNotFound)
 					_, _ = w.Write([]byte(notFound))
@@ -118,7 +128,8 @@ func TestFollowWaitsForARecoveringRM(t *testing.T) {
 				_, _ = w.Write([]byte(body))
 			})
 			rm.ReplyJSON("GET /ws/v1/cluster/apps/application_1_0001/appattempts", http.StatusOK, `{"appAttempts":{"appAttempt":[]}}`)
-			yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "alice", Getenv: func(string) string { return "" }})
+			yc, err := yarn.NewClient(yarn.Options{Addresses: []string{rm.URL()}, User: "alice", Getenv: func(string) string { return "" },
+				Retry: yarn.RetryPolicy{MaxAttempts: 1}})
 			require.NoError(t, err)
 			var logs bytes.Buffer
 			c, err := New(Options{YARN: yc, PollPeriod: 5 * time.Millisecond, RecoveryWait: tc.wait,
@@ -128,13 +139,13 @@ func TestFollowWaitsForARecoveringRM(t *testing.T) {
 			if tc.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tc.err)
-				assert.ErrorIs(t, err, yarn.ErrNotFound)
+				assert.ErrorIs(t, err, tc.is)
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, records.AppFinished, app.State)
 			assert.Equal(t, 1, strings.Count(logs.String(), "level=WARN"), "one warning: %s", logs.String())
-			assert.Contains(t, logs.String(), "knows the application again")
+			assert.Contains(t, logs.String(), "answers for the application again")
 		})
 	}
 }
