@@ -80,6 +80,7 @@ func runDoctor(t *testing.T, ctx context.Context, ep *Endpoints, want int, args 
 // isolates (its probe opens exactly the GPU it was given, of the 4 the driver lists), fails the
 // other (its probe opens all 4) with exit 3 and the fix, and names each node in -o json.
 func TestDoctor(t *testing.T) {
+	parallelOn(t, &isolatingMiniYARN.guard)
 	ep := isolatingMiniYARN.endpoints(t)
 	isolating, leaky := isolatingNode(t, ep)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
@@ -139,6 +140,7 @@ func TestDoctor(t *testing.T) {
 // TestDoctorTimeout: a node whose GPUs another application holds gets no probe container; doctor
 // gives up after --timeout, kills its probes, names the node timeout and exits 0.
 func TestDoctorTimeout(t *testing.T) {
+	parallelOn(t, &isolatingMiniYARN.guard)
 	ep := isolatingMiniYARN.endpoints(t)
 	_, leaky := isolatingNode(t, ep)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -174,6 +176,7 @@ func TestDoctorTimeout(t *testing.T) {
 // isolating node ok and the other a leak (exit 3); the probes found the plugin running without
 // assignments (no LinuxContainerExecutor), and the leak's fix does not ask for the plugin again.
 func TestGPUPluginDoctor(t *testing.T) {
+	parallelOn(t, &gpuPluginMiniYARN.guard)
 	ep := gpuPluginMiniYARN.endpoints(t)
 	isolating, leaky := isolatingNode(t, ep)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

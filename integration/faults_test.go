@@ -245,6 +245,7 @@ func TestStopNodeManagerRestartsItsRanksElsewhere(t *testing.T) {
 // the NodeManagers resync with their containers, the AM registers again and resends its state,
 // submit's follow loop goes on, and the job SUCCEEDS with every rank started once.
 func TestRestartRMKeepsTheRanks(t *testing.T) {
+	parallelOn(t, &recoveringMiniYARN.guard)
 	ep := recoveringMiniYARN.endpoints(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
@@ -293,6 +294,7 @@ var haMiniYARN = &lazyCluster{what: "HA", env: envHAState, conf: "conf", state: 
 // the ranks of a lost NodeManager, which started once more elsewhere. The last case fails over
 // and then restarts the new active ResourceManager under one job.
 func TestHAFaultMatrix(t *testing.T) {
+	parallelOn(t, &haMiniYARN.guard)
 	ep := haMiniYARN.endpoints(t)
 	for _, tc := range []struct {
 		name   string
@@ -376,6 +378,7 @@ func TestHAFaultMatrix(t *testing.T) {
 // it, ZooKeeper itself (its dump of ephemeral znodes), the RMs' REST APIs and their own log agree
 // that the standby's elector took the election lock when the active RM's session expired.
 func TestHAFailoverIsAnElection(t *testing.T) {
+	parallelOn(t, &haMiniYARN.guard)
 	ep := haMiniYARN.endpoints(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -539,6 +542,7 @@ func haFault(t *testing.T, ctx context.Context, ep *Endpoints, want, verb string
 // TaskManager killed after the failover is replaced by one whose GPUs no other TaskManager holds,
 // and the job succeeds.
 func TestHAFlinkThroughFailover(t *testing.T) {
+	parallelOn(t, &haMiniYARN.guard)
 	ep := haMiniYARN.endpoints(t)
 	version := flinkVersions()[0]
 	s := newFlinkSetup(t, ep, version, 8, nil)

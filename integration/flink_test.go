@@ -470,6 +470,7 @@ func assertDisjoint(t *testing.T, reps []tmReport) {
 // TaskManager killed with SIGKILL is replaced by one whose discovery gets GPUs no live
 // TaskManager holds; the job finishes and no live process holds a GPU afterwards.
 func TestFlinkGPUsOnYARN(t *testing.T) {
+	parallelOn(t, mainGuard)
 	for _, v := range flinkVersions() {
 		t.Run("flink-"+v, func(t *testing.T) { testFlinkGPUsOnYARN(t, v) })
 	}
@@ -567,6 +568,7 @@ const flinkUnsupported = "External resource yarn.io/gpu is not supported by the 
 // manager refuses to request TaskManagers with the message preflight quotes, no TaskManager
 // starts (so none runs without GPUs), and the job ends with NoResourceAvailableException.
 func TestFlinkGPUsOnMisconfiguredYARN(t *testing.T) {
+	parallelOn(t, &misconfiguredMiniYARN.guard)
 	for _, v := range flinkVersions() {
 		t.Run("flink-"+v, func(t *testing.T) { testFlinkGPUsOnMisconfiguredYARN(t, v) })
 	}

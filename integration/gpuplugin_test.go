@@ -28,6 +28,7 @@ var gpuPluginMiniYARN = &lazyCluster{what: "GPU plugin", env: envGPUPluginState,
 // devices from each NodeManager's resource endpoint (Hadoop 3.5: the NodeManagers' web servers
 // run), which reports no assignments under DefaultContainerExecutor, and a GPU submit still runs.
 func TestGPUPluginMode(t *testing.T) {
+	parallelOn(t, &gpuPluginMiniYARN.guard)
 	ep := gpuPluginMiniYARN.endpoints(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

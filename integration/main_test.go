@@ -5,9 +5,11 @@ package integration
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +20,12 @@ import (
 const (
 	envState              = "YARN_ER_MINIYARN_STATE"
 	envMisconfiguredState = "YARN_ER_MINIYARN_MISCONFIGURED_STATE"
+)
+
+// envActive bounds how many parallel tests work at once (parallelOn); default defaultActive.
+const (
+	envActive     = "YARN_ER_IT_ACTIVE"
+	defaultActive = 2
 )
 
 // Start-up and shutdown budgets; generous for a loaded 2-core machine (a cluster is ready in
@@ -36,6 +44,12 @@ var (
 
 	misconfiguredMiniYARN = &lazyCluster{what: "misconfigured", env: envMisconfiguredState,
 		conf: "conf-misconfigured", state: "mini-yarn-misconfigured"}
+
+	// mainGuard is the main cluster's guard (parallelOn).
+	mainGuard = &clusterGuard{}
+
+	// activeSlots holds a token per parallel test at work (parallelOn): at most $YARN_ER_IT_ACTIVE.
+	activeSlots chan struct{}
 )
 
 func TestMain(m *testing.M) {
@@ -44,6 +58,25 @@ func TestMain(m *testing.M) {
 
 func runMain(m *testing.M) (code int) {
 	ctx := context.Background()
+	// The parallel tests (parallelOn) wait for their cluster's guard and a slot of activeSlots,
+	// which bound them; go test's own -parallel (GOMAXPROCS by default) would also count the
+	// waiting ones, so it is raised unless given.
+	flag.Parse()
+	parallelSet := false
+	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
+	if !parallelSet {
+		_ = flag.Set("test.parallel", "64")
+	}
+	active := defaultActive
+	if v := os.Getenv(envActive); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "integration: %s=%q: want a number of tests, 1 or more\n", envActive, v)
+			return 2
+		}
+		active = n
+	}
+	activeSlots = make(chan struct{}, active)
 	root, err := RepoRoot()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration:", err)
@@ -158,12 +191,54 @@ func misconfiguredCluster(t testing.TB) *Endpoints {
 	return misconfiguredMiniYARN.endpoints(t)
 }
 
+// clusterGuard serialises the parallel tests of one cluster (parallelOn): they share its
+// capacity, and some of them fault it.
+type clusterGuard struct{ mu sync.Mutex }
+
+// parallelOn makes t a parallel test of the cluster that g guards. It runs once the sequential
+// tests are done (go test's rule for parallel tests), beside the parallel tests of the other
+// clusters but after those of its own, and it holds one of the run's $YARN_ER_IT_ACTIVE slots
+// (default 2) while it works, so that a 2-core machine runs two at a time. A cluster's first
+// parallel test starts it, in its slot.
+//
+// The tests made parallel are the long ones of the clusters with few tests (Flink's jobs, the
+// fault matrices, doctor): the suite's time is then about the sequential tests plus the longest of
+// these, not their sum (docs/benchmarks.md, "The whole CI run").
+func parallelOn(t *testing.T, g *clusterGuard) {
+	t.Helper()
+	holdParallel(t, g, true)
+}
+
+// parallelWaitingOn is parallelOn for a test that mostly waits (a job that runs out several token
+// lifetimes): it takes no slot, so that the others work meanwhile.
+func parallelWaitingOn(t *testing.T, g *clusterGuard) {
+	t.Helper()
+	holdParallel(t, g, false)
+}
+
+func holdParallel(t *testing.T, g *clusterGuard, slot bool) {
+	t.Helper()
+	t.Parallel()
+	t0 := time.Now()
+	g.mu.Lock()
+	t.Cleanup(g.mu.Unlock)
+	if slot {
+		activeSlots <- struct{}{}
+		t.Cleanup(func() { <-activeSlots })
+	}
+	if w := time.Since(t0); w > time.Second {
+		t.Logf("waited %s for its cluster and a slot", w.Round(time.Second))
+	}
+}
+
 // lazyCluster is a mini-YARN made from docker/<conf>, started in <tmpRoot>/<state> on first use,
 // once per run (or taken from the state dir that $<env> names), and stopped by TestMain.
 type lazyCluster struct {
 	what, env, conf, state string
 	// flags are docker/mini-yarn start's own (e.g. "--recovery").
 	flags []string
+	// guard serialises the cluster's parallel tests (parallelOn).
+	guard clusterGuard
 
 	once    sync.Once
 	cluster *MiniYARN

@@ -31,6 +31,7 @@ var migMiniYARN = &lazyCluster{what: "MIG", env: envMIGState, conf: "conf-mig", 
 // with MIG off and one with four 1g.10gb and one 3g.40gb slices, with a fake nvidia-smi -L) and
 // its coordination file, given by --env as the NodeManagers' own fake hosts have no slices.
 func TestSubmitMIGSlices(t *testing.T) {
+	parallelOn(t, &migMiniYARN.guard)
 	ep := migMiniYARN.endpoints(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

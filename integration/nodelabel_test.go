@@ -86,6 +86,7 @@ func entry(t *testing.T, rep *preflight.Report, id string, st preflight.Status, 
 // that may not; without the label only the unlabelled node counts; the default queue's user
 // limit holds one TaskManager.
 func TestNodeLabelPreflight(t *testing.T) {
+	parallelOn(t, &labelledMiniYARN.guard)
 	ep := labelledCluster(t)
 	labelled, others := labelledNode(t, ep, "gpu")
 	require.Len(t, others, 1)
@@ -124,6 +125,7 @@ func TestNodeLabelPreflight(t *testing.T) {
 // (from the queue that may use the label), and is refused by its preflight from the one that may
 // not, before an application id is used up.
 func TestNodeLabelSubmit(t *testing.T) {
+	parallelOn(t, &labelledMiniYARN.guard)
 	ep := labelledCluster(t)
 	labelled, _ := labelledNode(t, ep, "gpu")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -24,6 +24,7 @@ var profilesMiniYARN = &lazyCluster{what: "profiles", env: envProfilesState, con
 // succeeds with a GPU per rank; a profile the RM does not have is refused before anything is
 // staged.
 func TestResourceProfiles(t *testing.T) {
+	parallelOn(t, &profilesMiniYARN.guard)
 	ep := profilesMiniYARN.endpoints(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

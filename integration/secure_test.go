@@ -58,6 +58,14 @@ func secureCluster(t *testing.T, protection string, https bool) *Endpoints {
 			return c.Endpoints
 		}
 	}
+	ep := secureLazy(protection, https).endpoints(t)
+	require.NotNil(t, ep.Secure, "endpoints.json of a --kerberos cluster has its secure fields")
+	return ep
+}
+
+// secureLazy returns the run's secure cluster of this protection (and https), not started yet
+// (secureCluster starts it), e.g. for its guard.
+func secureLazy(protection string, https bool) *lazyCluster {
 	flags := []string{"--kerberos", "--rpc-protection", protection}
 	name := "mini-yarn-secure-" + protection
 	if https {
@@ -65,15 +73,13 @@ func secureCluster(t *testing.T, protection string, https bool) *Endpoints {
 		name += "-https"
 	}
 	secureMu.Lock()
+	defer secureMu.Unlock()
 	l := secureClusters[name]
 	if l == nil {
 		l = &lazyCluster{what: "secure (" + strings.Join(flags, " ") + ")", conf: "conf", state: name, flags: flags}
 		secureClusters[name] = l
 	}
-	secureMu.Unlock()
-	ep := l.endpoints(t)
-	require.NotNil(t, ep.Secure, "endpoints.json of a --kerberos cluster has its secure fields")
-	return ep
+	return l
 }
 
 // secureRunClusters are the secure clusters this run started, for TestMain to stop.
@@ -343,6 +349,7 @@ func secureYarnClient(t *testing.T, ep *Endpoints) *yarn.Client {
 // the JobManager and TaskManagers), yarn-er as the discovery script: both TaskManagers get GPUs
 // of their own and the job succeeds.
 func TestFlinkOnSecureYARN(t *testing.T) {
+	parallelOn(t, &secureLazy("privacy", true).guard)
 	ep := secureCluster(t, "privacy", true)
 	version := flinkVersions()[0]
 	opts, err := exec.Command(filepath.Join(repoRoot(t), "docker", "flink", "build"), "java17-opts").Output()

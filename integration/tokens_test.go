@@ -30,7 +30,7 @@ var shortTokenMiniYARN = &lazyCluster{what: "secure, short-lived tokens", env: "
 // only the fresh tokens the ApplicationMaster fetched with the shipped keytab, and that `yarn-er
 // tokens follow` put into each rank's token file, can do that. The ranks never get the keytab.
 func TestSecureLongRunningTokens(t *testing.T) {
-	t.Parallel()
+	parallelWaitingOn(t, &shortTokenMiniYARN.guard)
 	ep := shortTokenMiniYARN.endpoints(t)
 	require.NotNil(t, ep.Secure)
 	env := envSh(t, ep)
