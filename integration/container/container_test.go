@@ -663,6 +663,7 @@ func promQuery(ctx context.Context, addr, query string) ([]promSample, error) {
 // f's last error.
 func eventually(t *testing.T, timeout time.Duration, what string, f func(ctx context.Context) error) {
 	t.Helper()
+	t0 := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	for {
@@ -670,6 +671,7 @@ func eventually(t *testing.T, timeout time.Duration, what string, f func(ctx con
 		err := f(callCtx)
 		callCancel()
 		if err == nil {
+			t.Logf("%s: after %s", what, time.Since(t0).Round(10*time.Millisecond))
 			return
 		}
 		select {
