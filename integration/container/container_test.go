@@ -424,11 +424,8 @@ func TestContainers(t *testing.T) {
 		return d
 	}
 	good, bad, multi := state("good"), state("misconfigured"), state("multi-host")
-	// The serve profile on free ports, not its defaults (8089, 9090), which another run may hold.
-	serveAddr, promAddr := freeAddr(t), freeAddr(t)
 	environ := []string{"HADOOP_VERSION=" + e.hadoop, "MINI_YARN_STATE=" + good, "MINI_YARN_MISCONFIGURED_STATE=" + bad,
-		"MULTI_HOST_STATE=" + multi, "MINI_YARN_USER=1000:1000",
-		"YARN_ER_SERVE_LISTEN=" + serveAddr, "PROMETHEUS_LISTEN=" + promAddr}
+		"MULTI_HOST_STATE=" + multi, "MINI_YARN_USER=1000:1000"}
 	t.Cleanup(func() {
 		e.down(t, environ)
 		// Whatever compose left (a failed start): this run's containers and networks.
@@ -478,6 +475,10 @@ func TestContainers(t *testing.T) {
 		// other checks, so that their first poll and scrapes overlap those. Started in a second `up`:
 		// podman-compose on podman < 4.6 ignores depends_on's service_healthy, and serve exits when
 		// the mini-YARN's configuration is not there yet (docker compose would wait).
+		// On free ports, not the defaults (8089, 9090) that another run may hold; picked now, once
+		// the cluster holds its own ephemeral ports.
+		serveAddr, promAddr := freeAddr(t), freeAddr(t)
+		environ = append(environ, "YARN_ER_SERVE_LISTEN="+serveAddr, "PROMETHEUS_LISTEN="+promAddr)
 		t1 := time.Now()
 		all := e.upServices(t, environ, []string{"good", "serve"}, "--no-deps", "yarn-er-serve", "prometheus")
 		require.Len(t, all, 4, "%v", all)
