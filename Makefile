@@ -121,12 +121,12 @@ clean: ## remove bin/, dist/, the harness builds (every Hadoop version) and the 
 # CONTAINER_ENGINE: podman (default when installed) or docker; IMAGE_FLAGS: e.g. --ca-bundle FILE.
 CONTAINER_ENGINE ?=
 IMAGE_FLAGS ?=
-image: ## build the container images with docker/image (base from Debian packages, mini-YARN, yarn-er)
+image: ## build the container images with docker/image (base from Debian packages, mini-YARN, yarn-er, Prometheus)
 	CONTAINER_ENGINE='$(CONTAINER_ENGINE)' docker/image $(IMAGE_FLAGS)
 
 # Builds the images itself, starts each compose profile, runs yarn-er against it, stops it and
 # checks that no container, network or firewall rule is left.
-container-test: ## the container test: images, compose (good, misconfigured, multi-host), yarn-er against each, nothing left
+container-test: ## the container test: images, compose (good, misconfigured, serve, multi-host), yarn-er against each, nothing left
 	CONTAINER_ENGINE='$(CONTAINER_ENGINE)' YARN_ER_IMAGE_FLAGS='$(IMAGE_FLAGS)' \
 	  $(GO) test -tags container -count=1 -timeout 40m -v ./integration/container/
 

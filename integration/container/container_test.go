@@ -2,7 +2,8 @@
 
 // Package container tests the container images and docker/compose.yaml end to end: it builds the
 // images with docker/image, starts each profile with compose, waits for the health checks, runs
-// yarn-er from the host against the clusters (cluster nodes, preflight --strict, submit), stops them
+// yarn-er from the host against the clusters (cluster nodes, preflight --strict, submit), checks the
+// serve profile (yarn-er serve's API and the Prometheus of Debian's package scraping it), stops them
 // and checks that no container, network, volume or firewall rule is left behind. The same checks
 // run under either engine and its compose:
 //
@@ -23,12 +24,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,14 +210,21 @@ func flinkHome(t *testing.T, bin string) string {
 // down removes them all).
 func (e *env) composeCmd(args ...string) (string, []string) {
 	full := append(slices.Clone(e.compose[1:]), "-f", filepath.Join(e.root, "docker", "compose.yaml"), "-p", e.project)
-	for _, p := range []string{"good", "misconfigured", "multi-host"} {
+	for _, p := range []string{"good", "misconfigured", "multi-host", "serve"} {
 		full = append(full, "--profile", p)
 	}
 	return e.compose[0], append(full, args...)
 }
 
-// upProfiles starts the given profiles' services and returns their containers' names.
+// up starts the given profiles' services and returns the project's containers' names.
 func (e *env) up(t *testing.T, environ []string, profiles ...string) []string {
+	t.Helper()
+	return e.upServices(t, environ, profiles)
+}
+
+// upServices runs `up -d` with the given profiles and extra arguments (flags, then services) and
+// returns the project's containers' names.
+func (e *env) upServices(t *testing.T, environ []string, profiles []string, extra ...string) []string {
 	t.Helper()
 	args := append(slices.Clone(e.compose[1:]), "-f", filepath.Join(e.root, "docker", "compose.yaml"), "-p", e.project)
 	for _, p := range profiles {
@@ -218,7 +232,7 @@ func (e *env) up(t *testing.T, environ []string, profiles ...string) []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	must(t, ctx, environ, e.root, e.compose[0], append(args, "up", "-d")...)
+	must(t, ctx, environ, e.root, e.compose[0], append(append(args, "up", "-d"), extra...)...)
 	return e.containers(t)
 }
 
@@ -442,17 +456,36 @@ func TestContainers(t *testing.T) {
 		}
 	})
 
-	// The single-host cluster (profile good, as uid 1000) and the misconfigured one, side by side.
+	// The single-host cluster (profile good, as uid 1000) and the misconfigured one, side by side,
+	// and the serve profile on the good one.
 	t.Run("single-host", func(t *testing.T) {
 		t0 := time.Now()
-		t.Cleanup(func() { e.down(t, environ) })
+		downed := false
+		t.Cleanup(func() {
+			if !downed {
+				e.down(t, environ)
+			}
+		})
 		names := e.up(t, environ, "good", "misconfigured")
 		require.Len(t, names, 2, "%v", names)
 		e.waitHealthy(t, names, 10*time.Minute)
 		t.Logf("good and misconfigured: start to healthy %s", time.Since(t0).Round(time.Second))
 
+		// serve and Prometheus start now, once the cluster is healthy, and are checked after the
+		// other checks, so that their first poll and scrapes overlap those. Started in a second `up`:
+		// podman-compose on podman < 4.6 ignores depends_on's service_healthy, and serve exits when
+		// the mini-YARN's configuration is not there yet (docker compose would wait).
+		// On free ports, not the defaults (8089, 9090) that another run may hold; picked now, once
+		// the cluster holds its own ephemeral ports.
+		serveAddr, promAddr := freeAddr(t), freeAddr(t)
+		environ = append(environ, "YARN_ER_SERVE_LISTEN="+serveAddr, "PROMETHEUS_LISTEN="+promAddr)
+		t1 := time.Now()
+		all := e.upServices(t, environ, []string{"good", "serve"}, "--no-deps", "yarn-er-serve", "prometheus")
+		require.Len(t, all, 4, "%v", all)
+		serveUp := time.Since(t1)
+
 		ep := readEndpoints(t, good)
-		e.checkCluster(t, ep, 2)
+		ids := e.checkCluster(t, ep, 2)
 		// Both NodeManagers run in the one container: one fake host of 8 GPUs, in the state dir
 		// (the same path inside and outside).
 		gpus := filepath.Join(good, "gpu-host")
@@ -477,6 +510,19 @@ func TestContainers(t *testing.T) {
 			"localhost/yarn-er/yarn-er:latest", "cluster", "nodes")
 		assert.Contains(t, out, "yarn.io/gpu")
 		t.Logf("yarn-er image: cluster nodes\n%s", out)
+
+		t2 := time.Now()
+		e.checkServe(t, serveAddr, promAddr, ids)
+		checks := time.Since(t2)
+		serveName := e.serviceContainer(t, "yarn-er-serve")
+		t3 := time.Now()
+		e.down(t, environ)
+		downed = true
+		code, ok := e.exitCode(t, serveName, t3)
+		require.True(t, ok, "compose down: no exit event of %s", serveName)
+		assert.Equal(t, 0, code, "compose down: %s's exit status (SIGTERM drains and exits 0; 137 is SIGKILL after the grace period)", serveName)
+		t.Logf("serve profile: up %s, its checks after the others %s; compose down (all) %s, serve exited %d",
+			serveUp.Round(100*time.Millisecond), checks.Round(100*time.Millisecond), time.Since(t3).Round(100*time.Millisecond), code)
 	})
 
 	// The multi-host cluster: RM, NameNode, DataNode and two NodeManagers in their own containers,
@@ -522,6 +568,191 @@ func TestContainers(t *testing.T) {
 		assert.NotEqual(t, prefixes["nm1"], prefixes["nm2"], "each NodeManager has GPUs of its own: %v", ranks)
 		t.Logf("multi-host ranks: %v", ranks)
 	})
+}
+
+// freeAddr returns 127.0.0.1:PORT with a port free now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// serviceContainer is the name of the project's container of service.
+func (e *env) serviceContainer(t *testing.T, service string) string {
+	t.Helper()
+	names := lines(must(t, context.Background(), nil, "", e.engine, "ps", "-a",
+		"--filter", "label=com.docker.compose.project="+e.project, "--filter", "label=com.docker.compose.service="+service,
+		"--format", "{{.Names}}"))
+	require.Len(t, names, 1, "the container of service %s: %v", service, names)
+	return names[0]
+}
+
+// exitCode is the exit status of container name's exit since since, from the engine's events (the
+// container itself is gone after compose down); ok is false when there was no such event.
+func (e *env) exitCode(t *testing.T, name string, since time.Time) (int, bool) {
+	t.Helper()
+	event, format := "die", "{{.Actor.Attributes.exitCode}}"
+	if e.engine == "podman" {
+		event, format = "died", "{{.ContainerExitCode}}"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out := must(t, ctx, nil, "", e.engine, "events", "--since", strconv.FormatInt(since.Unix()-1, 10),
+		"--until", strconv.FormatInt(time.Now().Unix()+1, 10), "--filter", "container="+name, "--filter", "event="+event,
+		"--format", format)
+	l := lines(out)
+	if len(l) == 0 {
+		return 0, false
+	}
+	code, err := strconv.Atoi(l[len(l)-1])
+	require.NoError(t, err, "%s events: %q", e.engine, out)
+	return code, true
+}
+
+// getJSON GETs u into v within ctx; it returns the status code (0 when the request failed, e.g.
+// nothing listens yet).
+func getJSON(ctx context.Context, u string, v any) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if v == nil {
+		return resp.StatusCode, nil
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return resp.StatusCode, fmt.Errorf("%s: %w: %.300s", u, err, b)
+	}
+	return resp.StatusCode, nil
+}
+
+// promSample is one sample of a Prometheus instant query's vector result.
+type promSample struct {
+	Metric map[string]string `json:"metric"`
+	Value  []any             `json:"value"` // [time, "value"]
+}
+
+// promQuery runs an instant query against the Prometheus at addr.
+func promQuery(ctx context.Context, addr, query string) ([]promSample, error) {
+	var r struct {
+		Status string `json:"status"`
+		Data   struct {
+			Result []promSample `json:"result"`
+		} `json:"data"`
+	}
+	code, err := getJSON(ctx, "http://"+addr+"/api/v1/query?query="+url.QueryEscape(query), &r)
+	if err != nil {
+		return nil, err
+	}
+	if code != http.StatusOK || r.Status != "success" {
+		return nil, fmt.Errorf("query %s: HTTP %d, status %q", query, code, r.Status)
+	}
+	return r.Data.Result, nil
+}
+
+// eventually calls f every 500 ms until it returns nil or the deadline passes, then fails with
+// f's last error.
+func eventually(t *testing.T, timeout time.Duration, what string, f func(ctx context.Context) error) {
+	t.Helper()
+	t0 := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	for {
+		callCtx, callCancel := context.WithTimeout(ctx, 10*time.Second)
+		err := f(callCtx)
+		callCancel()
+		if err == nil {
+			t.Logf("%s: after %s", what, time.Since(t0).Round(10*time.Millisecond))
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not within %s: %v", what, timeout, err)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// checkServe: the serve profile's yarn-er serve (at serveAddr) is ready and lists the cluster's
+// NodeManagers (ids, as the CLI listed them) with their 4 yarn.io/gpu each, and its Prometheus (at
+// promAddr) scrapes it: the target is up and has each node's GPU total. On failure it prints both
+// containers' logs.
+func (e *env) checkServe(t *testing.T, serveAddr, promAddr string, ids []string) {
+	t.Helper()
+	defer func() {
+		if t.Failed() {
+			e.dumpLogs(t, []string{e.serviceContainer(t, "yarn-er-serve"), e.serviceContainer(t, "prometheus")})
+		}
+	}()
+	base := "http://" + serveAddr
+	// readyz: 200 once the first poll is in (503 before).
+	eventually(t, time.Minute, "serve's /readyz answers 200", func(ctx context.Context) error {
+		code, err := getJSON(ctx, base+"/readyz", nil)
+		if err == nil && code != http.StatusOK {
+			err = fmt.Errorf("HTTP %d", code)
+		}
+		return err
+	})
+	var nodes struct {
+		Nodes []struct {
+			ID    string           `json:"id"`
+			State string           `json:"state"`
+			Total map[string]int64 `json:"total"`
+		} `json:"nodes"`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	code, err := getJSON(ctx, base+"/api/v1/cluster/nodes", &nodes)
+	cancel()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, nodes.Nodes, len(ids), "serve's nodes: %+v", nodes)
+	gpus := map[string]string{}
+	for _, n := range nodes.Nodes {
+		assert.Contains(t, ids, n.ID, "serve's node is one the CLI listed")
+		assert.Equal(t, "RUNNING", n.State, "node %s", n.ID)
+		assert.Equal(t, int64(4), n.Total["yarn.io/gpu"], "node %s's total %v", n.ID, n.Total)
+		gpus[n.ID] = "4"
+	}
+	t.Logf("serve at %s: ready, nodes %v", base, gpus)
+
+	// Prometheus (Debian's package in the profile's image) scrapes serve every 5 s.
+	eventually(t, time.Minute, `Prometheus: up{job="yarn-er"} == 1`, func(ctx context.Context) error {
+		s, err := promQuery(ctx, promAddr, `up{job="yarn-er"}`)
+		if err != nil {
+			return err
+		}
+		if len(s) != 1 || len(s[0].Value) != 2 || s[0].Value[1] != "1" || s[0].Metric["instance"] != serveAddr {
+			return fmt.Errorf("up: %+v", s)
+		}
+		return nil
+	})
+	eventually(t, time.Minute, "Prometheus has each node's GPU total", func(ctx context.Context) error {
+		s, err := promQuery(ctx, promAddr, `yarner_node_total_resource{job="yarn-er",resource="yarn.io/gpu"}`)
+		if err != nil {
+			return err
+		}
+		got := map[string]string{}
+		for _, x := range s {
+			if len(x.Value) == 2 {
+				got[x.Metric["node"]], _ = x.Value[1].(string)
+			}
+		}
+		if !maps.Equal(got, gpus) {
+			return fmt.Errorf("yarner_node_total_resource: %v, want %v", got, gpus)
+		}
+		return nil
+	})
+	t.Logf("Prometheus at %s: target up, yarn.io/gpu totals %v", promAddr, gpus)
 }
 
 // fakeHost writes a fake host tree of n NVIDIA GPUs (procfs information files and /dev nodes) to dir,
