@@ -130,7 +130,9 @@ roles:
 // is restarted: the AM asks again by the same SchedulingRequest with a new count, which the
 // CapacityScheduler accepts from Hadoop 3.3 on (3.2.2 refuses any update of a SchedulingRequest:
 // there the role falls back to the AM's own placement, placement.fallback am). The job succeeds
-// with the two ranks on different NodeManagers.
+// with the two ranks on different NodeManagers. Each rank runs until the other has started (the
+// restarted rank 0 included): spread keeps apart the ranks that run at once, and on a loaded
+// machine rank 1 could otherwise end before rank 0's new container is placed.
 func TestPlacementSpreadRestart(t *testing.T) {
 	ep := cluster(t)
 	share := t.TempDir()
@@ -142,7 +144,7 @@ roles:
     memory: 128m
     restarts: 1
     placement: {spread: node}
-    command: 'if [ "$RANK" = 0 ] && [ ! -f "$SHARE/failed" ]; then touch "$SHARE/failed"; exit 3; fi; echo "$NM_PORT" > "$SHARE/rank-$RANK"; sleep 2'
+    command: 'if [ "$RANK" = 0 ] && [ ! -f "$SHARE/failed" ]; then touch "$SHARE/failed"; exit 3; fi; echo "$NM_PORT" > "$SHARE/rank-$RANK"; for i in $(seq 240); do [ -f "$SHARE/rank-$((1 - RANK))" ] && break; sleep 0.5; done; sleep 1'
 `, share), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -171,7 +173,8 @@ roles:
 // Hadoop's default, disabled (the misconfigured mini-YARN), the allocate carrying the
 // SchedulingRequest is refused. With the default placement.fallback (am) the preflight warns,
 // the AM places the ranks itself and says so, and the two ranks still land on different
-// NodeManagers; with fallback fail, submit stops at the preflight, and forced past it the
+// NodeManagers (each runs until the other has started: spread keeps apart the ranks that run at
+// once); with fallback fail, submit stops at the preflight, and forced past it the
 // application fails with the ResourceManager's reason.
 func TestPlacementRefusedByHandler(t *testing.T) {
 	ep := misconfiguredCluster(t)
@@ -184,8 +187,8 @@ roles:
     count: 2
     memory: 128m
     placement: {spread: node, fallback: %s}
-    command: 'echo "$NM_PORT" > "$SHARE/%s-$RANK"; sleep 2'
-`, share, fallback, fallback), nil)
+    command: 'echo "$NM_PORT" > "$SHARE/%s-$RANK"; for i in $(seq 240); do [ -f "$SHARE/%s-$((1 - RANK))" ] && break; sleep 0.5; done; sleep 1'
+`, share, fallback, fallback, fallback), nil)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -251,7 +254,7 @@ roles:
     count: 2
     memory: 128m
     placement: {spread: node, racks: [/default-rack]}
-    command: 'echo "$NM_PORT" > "$SHARE/spread-$RANK"; sleep 2'
+    command: 'echo "$NM_PORT" > "$SHARE/spread-$RANK"; for i in $(seq 240); do [ -f "$SHARE/spread-$((1 - RANK))" ] && break; sleep 0.5; done; sleep 1'
 `, share), nil)
 	r := runCLI(t, ctx, ep, "submit", "--spec", job, "-o", "json")
 	require.Equal(t, 0, r.code, "stderr: %s\nstdout: %s", r.stderr, r.stdout)
