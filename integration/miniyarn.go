@@ -55,8 +55,12 @@ type Endpoints struct {
 	NodeManagers []NodeManager `json:"nodeManagers"`
 	// HDFSURI is the NameNode's URI, e.g. "hdfs://127.0.0.1:40015" (also fs.defaultFS).
 	HDFSURI string `json:"hdfsUri"`
-	// NamenodeHTTPAddress is the NameNode's web address (WebHDFS).
+	// NamenodeHTTPAddress is the NameNode's http web address (WebHDFS); empty when HDFS serves
+	// https only (--https: dfs.http.policy=HTTPS_ONLY).
 	NamenodeHTTPAddress string `json:"namenodeHttpAddress"`
+	// NamenodeHTTPSAddress is the NameNode's https web address under --https, e.g.
+	// "localhost:40213" (the name its certificate holds); empty otherwise.
+	NamenodeHTTPSAddress string `json:"namenodeHttpsAddress"`
 	// HadoopConfDir is the client configuration (core-site.xml, hdfs-site.xml,
 	// yarn-site.xml, capacity-scheduler.xml, resource-types.xml, ...) with the real addresses.
 	HadoopConfDir string `json:"hadoopConfDir"`

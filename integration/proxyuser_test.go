@@ -4,6 +4,8 @@ package integration
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net/http"
 	"os"
@@ -59,7 +61,17 @@ func proxyWebHDFS(t *testing.T, ep *Endpoints, env map[string]string, doAs strin
 	krb, err := kerberos.Login(kerberos.Options{Keytab: ep.Secure.Keytab, Principal: ep.Secure.Principal, Krb5Conf: ep.Secure.Krb5Conf},
 		func(string) string { return "" }, nil)
 	require.NoError(t, err)
-	c, err := webhdfs.New(webhdfs.Options{Bases: bases, DoAs: doAs, Transport: yarn.SPNEGOTransport(http.DefaultTransport, krb, "", nil)})
+	opts := webhdfs.Options{Bases: bases, DoAs: doAs,
+		Authenticate: func(next http.RoundTripper) http.RoundTripper { return yarn.SPNEGOTransport(next, krb, "", nil) }}
+	if ca := env["YARN_ER_TLS_CA"]; ca != "" {
+		// --https: HDFS's web endpoints too are https only, with the cluster's CA.
+		pem, err := os.ReadFile(ca)
+		require.NoError(t, err)
+		pool := x509.NewCertPool()
+		require.True(t, pool.AppendCertsFromPEM(pem), ca)
+		opts.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	c, err := webhdfs.New(opts)
 	require.NoError(t, err)
 	return c
 }
@@ -89,7 +101,7 @@ test "$owner" = bob || { echo "rank $YARN_ER_RANK: the file is $owner's"; exit 5
 hfs -ls /user/bob/.yarn-er | grep -q "$YARN_ER_APP_ID" || { echo "rank $YARN_ER_RANK: no staging directory of $YARN_ER_APP_ID"; exit 6; }
 hfs -cat /user/bob/proxy-$YARN_ER_RANK
 echo "rank $YARN_ER_RANK wrote and read HDFS as $owner"`
-	args := append([]string{"submit", "--do-as", "bob", "--containers", "2", "--memory", "512m", "-o", "json", "--progress", "plain"},
+	args := append([]string{"submit", "-v", "--do-as", "bob", "--containers", "2", "--memory", "512m", "-o", "json", "--progress", "plain"},
 		fsShellEnv(t, ep, env)...)
 	sub := secureCLI(t, ctx, env, append(args, "--", "bash", "-c", script)...)
 	require.Equal(t, 0, sub.code, sub.stderr)
@@ -97,6 +109,11 @@ echo "rank $YARN_ER_RANK wrote and read HDFS as $owner"`
 	appID := res["applicationId"].(string)
 	assert.Equal(t, "SUCCEEDED", res["finalStatus"], "both ranks wrote and read HDFS as bob: %s", sub.stderr)
 	assert.Contains(t, sub.stderr, "/user/bob/.yarn-er/"+appID, "staged in bob's staging directory")
+	// Staged through WebHDFS over https (HDFS serves https only under --https), both hops; no
+	// token in the log.
+	assert.Contains(t, logLine(sub.stderr, "staging as a proxy user through WebHDFS"), "namenodes=[https://localhost:", sub.stderr)
+	assert.Contains(t, logLine(sub.stderr, "writing through a DataNode"), "datanode=https://", sub.stderr)
+	assert.NotContains(t, sub.stderr, "delegation=")
 
 	st := secureCLI(t, ctx, env, "app", "status", appID, "-o", "json")
 	require.Equal(t, 0, st.code, st.stderr)
@@ -105,9 +122,13 @@ echo "rank $YARN_ER_RANK wrote and read HDFS as $owner"`
 	// bob's aggregated logs (private to bob), read as bob through WebHDFS.
 	var logs cliRun
 	require.Eventually(t, func() bool {
-		logs = secureCLI(t, ctx, env, "app", "logs", "--do-as", "bob", appID)
+		logs = secureCLI(t, ctx, env, "app", "logs", "-v", "--do-as", "bob", appID)
 		return logs.code == 0 && strings.Count(logs.stdout, "wrote and read HDFS as bob") == 2
 	}, time.Minute, time.Second, "app logs --do-as bob shows both ranks' output: %s %s", logs.stdout, logs.stderr)
+	dn := logLine(logs.stderr, "reading through a DataNode")
+	assert.Contains(t, dn, "namenode=https://localhost:", logs.stderr)
+	assert.Contains(t, dn, "datanode=https://", logs.stderr)
+	assert.NotContains(t, logs.stderr, "delegation=")
 
 	// The ApplicationMaster removed bob's staging directory with bob's token; what the ranks
 	// wrote is bob's.

@@ -27,6 +27,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/kerberos"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/yarn"
@@ -167,6 +168,12 @@ func TestSecureEndToEnd(t *testing.T) {
 			if tc.https {
 				assert.True(t, strings.HasPrefix(env["YARN_ER_RM"], "https://localhost:"), env["YARN_ER_RM"])
 				assert.FileExists(t, env["YARN_ER_TLS_CA"])
+				// HDFS's web endpoints are https only as well, and the client configuration says so.
+				hc, err := conf.LoadHadoop(conf.HadoopOptions{Dir: env["HADOOP_CONF_DIR"], Getenv: func(string) string { return "" }})
+				require.NoError(t, err)
+				assert.Equal(t, "HTTPS_ONLY", hc.Get("dfs.http.policy"))
+				assert.True(t, strings.HasPrefix(hc.Get("dfs.namenode.https-address"), "localhost:"), hc.Get("dfs.namenode.https-address"))
+				assert.Equal(t, hc.Get("dfs.namenode.https-address"), ep.NamenodeHTTPSAddress)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 			defer cancel()
@@ -224,11 +231,22 @@ func TestSecureEndToEnd(t *testing.T) {
 			assert.Equal(t, "alice", status["user"], "the application is the Kerberos user's")
 			assert.Equal(t, "FINISHED", status["state"])
 
+			var logs cliRun
 			require.Eventually(t, func() bool {
-				logs := secureCLI(t, ctx, env, "app", "logs", appID)
+				logs = secureCLI(t, ctx, env, "app", "logs", "-v", appID)
 				return logs.code == 0 && strings.Contains(logs.stdout, "rank 0 has the HDFS token") &&
 					strings.Contains(logs.stdout, "rank 1 has the HDFS token")
 			}, time.Minute, time.Second, "app logs shows both ranks' output, aggregated in the Kerberized HDFS")
+			if tc.protection != "authentication" {
+				// A DataNode security layer: the logs are read through WebHDFS, over https when
+				// HDFS serves https only, on both hops; no token in the log.
+				scheme := map[bool]string{true: "https://localhost:", false: "http://"}[tc.https]
+				assert.Contains(t, logLine(logs.stderr, "reading aggregated logs through WebHDFS"), "namenodes=["+scheme, logs.stderr)
+				dn := logLine(logs.stderr, "reading through a DataNode")
+				assert.Contains(t, dn, "namenode="+scheme, logs.stderr)
+				assert.Contains(t, dn, "datanode="+strings.TrimSuffix(scheme, "localhost:"), logs.stderr)
+				assert.NotContains(t, logs.stderr, "delegation=")
+			}
 
 			if tc.full {
 				// wait, then kill a running application.
@@ -302,6 +320,16 @@ func TestSecureBadCredentials(t *testing.T) {
 			}
 		})
 	}
+}
+
+// logLine returns the first line of a debug log (stderr) whose message is msg; "" when none is.
+func logLine(stderr, msg string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, `msg="`+msg+`"`) {
+			return l
+		}
+	}
+	return ""
 }
 
 // writeOtherCA writes a self-signed CA certificate that signed nothing of the cluster's.

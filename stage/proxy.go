@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path"
@@ -83,41 +82,58 @@ func WebHDFSBases(hc *conf.HadoopConfig) ([]string, error) {
 	return out, nil
 }
 
-// dialProxy sets c up to stage as c.doAs through WebHDFS, and checks at once that the NameNode
-// lets the login act as that user (a refusal is ErrProxyUser, before anything is created).
-func (c *Client) dialProxy(ctx context.Context, opts Options, kerberos bool, login string) error {
+// webHDFS returns a WebHDFS client of c's HDFS (the NameNodes of WebHDFSBases) that acts as doAs
+// ("": the login), and the NameNodes' base URLs: the login's SPNEGO under Kerberos, else
+// user.name; https per dfs.http.policy, trusting Options.TLS on both hops.
+func (c *Client) webHDFS(doAs string) (*webhdfs.Client, []string, error) {
+	opts := c.web
 	bases, err := WebHDFSBases(opts.HadoopConf)
 	if err != nil {
-		// --do-as stages through the NameNode's WebHDFS (dfs.webhdfs.enabled, the default).
-		return &Error{Op: "connect to WebHDFS as " + c.doAs, Err: err}
+		// WebHDFS is on by default (dfs.webhdfs.enabled).
+		return nil, nil, err
 	}
-	wo := webhdfs.Options{Bases: bases, DoAs: c.doAs, Logger: c.log}
 	dt := opts.DialTimeout
 	if dt <= 0 {
 		dt = defaultDialTimeout
 	}
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.DialContext = (&net.Dialer{Timeout: dt, KeepAlive: 30 * time.Second}).DialContext
-	wo.Base = base
-	if kerberos {
+	wo := webhdfs.Options{Bases: bases, DoAs: doAs, TLS: opts.TLS, DialTimeout: dt, Logger: opts.Logger}
+	if c.kerberos {
 		if opts.SPNEGO == nil {
-			return &Error{Op: "connect to WebHDFS", Err: fmt.Errorf("%w: --do-as on a Kerberos cluster needs the login's SPNEGO for WebHDFS", ErrUnsupportedAuth)}
+			return nil, nil, fmt.Errorf("%w: WebHDFS on a Kerberos cluster needs the login's SPNEGO", ErrUnsupportedAuth)
 		}
-		wo.Transport = opts.SPNEGO(base)
+		wo.Authenticate = opts.SPNEGO
 	} else {
-		wo.User = login
+		wo.User = c.login
 	}
 	cl, err := webhdfs.New(wo)
 	if err != nil {
-		return &Error{Op: "connect to WebHDFS", Err: err}
+		return nil, nil, err
+	}
+	return cl, bases, nil
+}
+
+// dialProxy sets c up to stage as c.doAs through WebHDFS, and checks at once that the NameNode
+// lets the login act as that user (a refusal is ErrProxyUser, before anything is created).
+func (c *Client) dialProxy(ctx context.Context) error {
+	cl, bases, err := c.webHDFS(c.doAs)
+	if err != nil {
+		// --do-as stages through the NameNode's WebHDFS.
+		return &Error{Op: "connect to WebHDFS as " + c.doAs, Err: err}
 	}
 	c.fs = webFS{c: cl}
 	home := path.Join("/user", c.user)
 	if _, err := cl.Stat(ctx, home); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return c.fsError("act as "+c.doAs+" on", home, err)
 	}
-	c.log.Debug("staging as a proxy user through WebHDFS", "user", c.doAs, "login", login, "namenodes", bases)
+	c.log.Debug("staging as a proxy user through WebHDFS", "user", c.doAs, "login", c.login, "namenodes", bases)
 	return nil
+}
+
+// LoginWebHDFS returns a new WebHDFS client of c's HDFS that acts as the login, for the reads
+// colinmarc/hdfs cannot make (a DataNode security layer: package submit's aggregated logs), and
+// the NameNodes' base URLs it uses.
+func (c *Client) LoginWebHDFS() (*webhdfs.Client, []string, error) {
+	return c.webHDFS("")
 }
 
 // WebHDFS returns the WebHDFS client a proxy user's Client stages through, and false when c

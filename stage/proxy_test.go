@@ -2,6 +2,8 @@ package stage
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"net/http"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"github.com/yarn-er/yarn-er/internal/namenode/namenodetest"
 	"github.com/yarn-er/yarn-er/internal/testsupport/krb5test"
 	"github.com/yarn-er/yarn-er/internal/testsupport/tabletest"
+	"github.com/yarn-er/yarn-er/internal/webhdfs"
 	"github.com/yarn-er/yarn-er/internal/webhdfs/webhdfstest"
 	"github.com/yarn-er/yarn-er/records"
 )
@@ -204,3 +207,34 @@ func TestKerberosProxyUser(t *testing.T) {
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestProxyUserStagingHTTPS: under dfs.http.policy=HTTPS_ONLY a proxy user stages through the
+// NameNode's https address and the https DataNode it redirects to, trusting Options.TLS (the
+// ResourceManager client's CAs: --tls-ca); without the cluster's CA Dial fails before anything is
+// created, with ErrCertificate and the fix.
+func TestProxyUserStagingHTTPS(t *testing.T) {
+	fake := webhdfstest.New(t, webhdfstest.Options{TLS: true, Dirs: map[string]string{"/user/bob": "bob"}, ProxyUsers: []string{"alice"}})
+	hc := simpleConf("fs.defaultFS", "hdfs://nn:8020", "dfs.http.policy", "HTTPS_ONLY",
+		"dfs.namenode.http-address", "127.0.0.1:1", "dfs.namenode.https-address", strings.TrimPrefix(fake.NameNode, "https://"))
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(fake.CAPEM))
+
+	_, err := Dial(context.Background(), Options{HadoopConf: hc, User: "alice", DoAs: "bob"})
+	tabletest.WantErr(t, err, "--tls-ca FILE (PEM) or YARN_ER_TLS_CA", webhdfs.ErrCertificate)
+	assert.NotContains(t, err.Error(), "check that HDFS")
+	assert.Equal(t, []string{"/user/bob"}, fake.Paths("/user/bob"), "nothing created")
+
+	c, err := Dial(context.Background(), Options{HadoopConf: hc, User: "alice", DoAs: "bob",
+		TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}})
+	require.NoError(t, err)
+	defer c.Close()
+	d, err := c.Create(context.Background(), "application_1_0003")
+	require.NoError(t, err)
+	_, err = d.Put(context.Background(), "job.json", []byte("{}"))
+	require.NoError(t, err)
+	e, ok := fake.Lookup("/user/bob/.yarn-er/application_1_0003/job.json")
+	require.True(t, ok)
+	assert.Equal(t, "bob", e.Owner)
+	assert.Equal(t, []byte("{}"), e.Data)
+	assert.Equal(t, 1, fake.DataNodeRequests(), "written through the https DataNode")
+}

@@ -18,9 +18,9 @@ package stage
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"github.com/yarn-er/yarn-er/records"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -35,6 +35,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/yarn-er/yarn-er/records"
+
 	"github.com/colinmarc/hdfs/v2"
 	"github.com/colinmarc/hdfs/v2/hadoopconf"
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
@@ -42,6 +44,7 @@ import (
 	"github.com/yarn-er/yarn-er/conf"
 	"github.com/yarn-er/yarn-er/internal/ctxsleep"
 	"github.com/yarn-er/yarn-er/internal/ipc"
+	"github.com/yarn-er/yarn-er/internal/webhdfs"
 	"github.com/yarn-er/yarn-er/jobspec"
 )
 
@@ -129,6 +132,12 @@ type Options struct {
 	// SPNEGO wraps a transport in the Kerberos login's SPNEGO (yarn.SPNEGOTransport), for
 	// WebHDFS; required with DoAs under Kerberos.
 	SPNEGO func(http.RoundTripper) http.RoundTripper
+	// TLS configures WebHDFS's https connections (dfs.http.policy=HTTPS_ONLY), to the NameNodes
+	// and to the DataNodes they redirect to: the CAs trusted (RootCAs; nil: the system's), a
+	// client certificate. Package submit gives the ResourceManager client's
+	// (yarn.Client.TLSConfig: --tls-ca, --tls-cert/--tls-key, --insecure-skip-tls-verify). nil:
+	// Go's defaults.
+	TLS *tls.Config
 	// DialTimeout bounds each connection to a NameNode or DataNode. Default 20s.
 	DialTimeout time.Duration
 	// WriteTimeout bounds the writes of one file. Default 10m.
@@ -196,6 +205,9 @@ type Client struct {
 
 	// doAs is the proxy user (Options.DoAs), login the login's user; doAs is "" without one.
 	doAs, login string
+	// web is what a WebHDFS client of this HDFS is made from (webHDFS).
+	web      Options
+	kerberos bool
 }
 
 // Dial connects to the NameNode named by opts.
@@ -237,7 +249,7 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 	}
 	c := &Client{
 		user: user, writeTimeout: opts.WriteTimeout, closeRetryTimeout: opts.CloseRetryTimeout, log: log,
-		doAs: doAs, login: login,
+		doAs: doAs, login: login, web: opts, kerberos: kerberos,
 	}
 	if c.writeTimeout <= 0 {
 		c.writeTimeout = defaultWriteTimeout
@@ -303,7 +315,7 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 		}
 	}
 	if doAs != "" {
-		if err := c.dialProxy(ctx, opts, kerberos, login); err != nil {
+		if err := c.dialProxy(ctx); err != nil {
 			return nil, err
 		}
 		return c, nil
@@ -591,6 +603,8 @@ func (c *Client) fsError(op, p string, err error) error {
 	case isProxyRefusal(err):
 		e.Err = fmt.Errorf("%w by HDFS: %w", ErrProxyUser, err)
 		e.Fix = ProxyUserFix(c.login, c.doAs)
+	case errors.Is(err, webhdfs.ErrCertificate):
+		// An https NameNode or DataNode not trusted: its message names the fix (--tls-ca).
 	case errors.Is(err, os.ErrPermission):
 		e.Fix = fmt.Sprintf("HDFS refused user %s: ask the HDFS administrator for a home directory /user/%s owned by %s (hdfs dfs -mkdir -p /user/%s && hdfs dfs -chown %s /user/%s), or stage as another user",
 			c.user, c.user, c.user, c.user, c.user, c.user)

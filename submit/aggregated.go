@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path"
 	"slices"
@@ -17,7 +16,6 @@ import (
 	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/logagg"
 	"github.com/yarn-er/yarn-er/stage"
-	"github.com/yarn-er/yarn-er/yarn"
 )
 
 // LogFS is read access to the file system of YARN's remote log directory (HDFS).
@@ -70,23 +68,20 @@ func (c *Client) openLogFS(ctx context.Context) (LogFS, error) {
 	}
 	if web, ok := sc.WebHDFS(); ok {
 		// --do-as: the proxy user's logs, listed and read through WebHDFS as that user.
-		return proxyLogFS{sc: sc, web: web, ctx: ctx}, nil
+		return webLogFS{sc: sc, web: web, ctx: ctx}, nil
 	}
 	if _, ok := sc.HDFS(); !ok {
 		_ = sc.Close()
 		return nil, errors.New("no HDFS client to read aggregated logs with")
 	}
 	if needsWebHDFS(c.opts.Stage.HadoopConf) {
-		var spnego func(http.RoundTripper) http.RoundTripper
-		if krb := so.Kerberos; krb != nil {
-			spnego = func(next http.RoundTripper) http.RoundTripper { return yarn.SPNEGOTransport(next, krb, "", c.log) }
-		}
-		web, err := newWebHDFS(so.HadoopConf, spnego, 0)
+		web, bases, err := sc.LoginWebHDFS()
 		if err != nil {
 			_ = sc.Close()
-			return nil, fmt.Errorf("aggregated logs: %w", err)
+			return nil, fmt.Errorf("aggregated logs are read through WebHDFS on a Kerberized HDFS with dfs.data.transfer.protection integrity or privacy: %w", err)
 		}
-		return webHDFSLogFS{hdfsLogFS: hdfsLogFS{sc: sc}, web: web, ctx: ctx}, nil
+		c.log.Debug("reading aggregated logs through WebHDFS", "namenodes", bases)
+		return webLogFS{sc: sc, web: web, ctx: ctx, login: true}, nil
 	}
 	return hdfsLogFS{sc: sc}, nil
 }

@@ -175,6 +175,11 @@ func New(opts Options) (*Client, error) {
 	if opts.Stage.User == "" {
 		opts.Stage.User = opts.YARN.User()
 	}
+	if opts.Stage.TLS == nil {
+		// WebHDFS under dfs.http.policy=HTTPS_ONLY trusts what the ResourceManager's client
+		// trusts (--tls-ca, --tls-cert/--tls-key, --insecure-skip-tls-verify).
+		opts.Stage.TLS = opts.YARN.TLSConfig()
+	}
 	if opts.Stage.DoAs == "" {
 		// --do-as: the RM's ?doAs= and HDFS's proxy user are the same.
 		opts.Stage.DoAs = opts.YARN.DoAs()

@@ -2,13 +2,9 @@ package submit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"os"
 	"path"
 	"strconv"
@@ -26,8 +22,11 @@ import (
 // with a SASL security layer (dfs.data.transfer.protection integrity, or privacy without AES
 // cipher suites): reads return corrupt data (colinmarc/hdfs issue 353). Writes, and everything
 // that goes to the NameNode, are not affected. On such a cluster the files of the aggregated logs
-// are read through WebHDFS instead: the NameNode's web endpoint with SPNEGO, which redirects each
-// read to a DataNode with a delegation token of its own, and the DataNode reads the block itself.
+// are listed and read through WebHDFS instead (internal/webhdfs, made by
+// stage.Client.LoginWebHDFS): the NameNode's web endpoint with SPNEGO, which redirects each read
+// to a DataNode with a delegation token of its own, and the DataNode reads the block itself;
+// https under dfs.http.policy=HTTPS_ONLY, trusting what the ResourceManager's client trusts.
+// A proxy user's logs (--do-as) go the same way, as that user.
 
 // needsWebHDFS reports whether files must be read through WebHDFS: Kerberos with a DataNode
 // security layer.
@@ -44,183 +43,71 @@ func needsWebHDFS(hc *conf.HadoopConfig) bool {
 	return false
 }
 
-// webHDFSBases returns the NameNodes' WebHDFS base URLs (stage.WebHDFSBases), where the
-// aggregated logs are read.
-func webHDFSBases(hc *conf.HadoopConfig) ([]string, error) {
-	bases, err := stage.WebHDFSBases(hc)
-	if err != nil {
-		return nil, fmt.Errorf("with dfs.data.transfer.protection integrity or privacy, aggregated logs are read through WebHDFS: %w", err)
-	}
-	return bases, nil
+// webLogFS is LogFS through WebHDFS: listings (LISTSTATUS), statuses (GETFILESTATUS) and OPEN's
+// ranges, as the login (a DataNode security layer) or as a proxy user (--do-as), whose client
+// acts as that user.
+type webLogFS struct {
+	sc  *stage.Client
+	web *webhdfs.Client
+	ctx context.Context
+	// login: the client acts as the login, whose refusal says what to check.
+	login bool
 }
 
-// webHDFS is a small WebHDFS reader: OPEN with an offset and a length, through SPNEGO to the
-// NameNode and the DataNode's redirect.
-type webHDFS struct {
-	bases []string
-	nn    *http.Client // SPNEGO, no redirects followed
-	dn    *http.Client // the DataNode: the redirect carries its own token
+func (w webLogFS) ReadDir(dir string) ([]os.FileInfo, error) {
+	list, err := w.web.List(w.ctx, dir)
+	if err != nil {
+		return nil, w.explain(err)
+	}
+	out := make([]os.FileInfo, len(list))
+	for i, st := range list {
+		out[i] = webFileInfo{name: st.PathSuffix, st: st}
+	}
+	return out, nil
 }
 
-// maxWebHDFSRead bounds one read (the logs reader asks for blocks of a few MiB at most).
-const maxWebHDFSRead = 256 << 20
-
-// newWebHDFS reads through the NameNodes of hc; spnego wraps a transport in the Kerberos
-// login's SPNEGO (yarn.SPNEGOTransport).
-func newWebHDFS(hc *conf.HadoopConfig, spnego func(http.RoundTripper) http.RoundTripper, timeout time.Duration) (*webHDFS, error) {
-	bases, err := webHDFSBases(hc)
+func (w webLogFS) Open(name string) (LogFile, error) {
+	st, err := w.web.Stat(w.ctx, name)
 	if err != nil {
-		return nil, err
+		return nil, w.explain(err)
 	}
-	if spnego == nil {
-		return nil, errors.New("WebHDFS needs the Kerberos login")
+	if st.IsDir() {
+		return nil, fmt.Errorf("WebHDFS: %s is a directory", name)
 	}
-	if timeout <= 0 {
-		timeout = time.Minute
-	}
-	jar, err := cookiejar.New(nil)
-	if err != nil {
-		return nil, err
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	return &webHDFS{
-		bases: bases,
-		nn: &http.Client{Transport: spnego(tr), Jar: jar, Timeout: timeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		dn: &http.Client{Transport: tr, Timeout: timeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-	}, nil
+	return &webLogFile{fs: w, name: name, fi: webFileInfo{name: path.Base(name), st: st}}, nil
 }
 
-// readAt reads len(p) bytes of name at off (fewer at the end of the file, with io.EOF).
-func (w *webHDFS) readAt(ctx context.Context, name string, p []byte, off int64) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	if len(p) > maxWebHDFSRead {
-		p = p[:maxWebHDFSRead]
-	}
-	q := url.Values{"op": {"OPEN"}, "offset": {strconv.FormatInt(off, 10)}, "length": {strconv.Itoa(len(p))}}
-	var lastErr error
-	for _, base := range w.bases {
-		u := base + "/webhdfs/v1" + (&url.URL{Path: name}).EscapedPath() + "?" + q.Encode()
-		loc, err := w.redirect(ctx, u)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		return w.readFrom(ctx, loc, p)
-	}
-	return 0, lastErr
-}
+func (w webLogFS) Close() error { return w.sc.Close() }
 
-// redirect asks the NameNode for the DataNode URL of a read.
-func (w *webHDFS) redirect(ctx context.Context, u string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := w.nn.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("WebHDFS %s: %w", redactedURL(u), err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode == http.StatusTemporaryRedirect || resp.StatusCode == http.StatusFound {
-		loc := resp.Header.Get("Location")
-		if loc == "" {
-			return "", fmt.Errorf("WebHDFS %s: a redirect without a Location", redactedURL(u))
-		}
-		return loc, nil
-	}
-	return "", webHDFSError(u, resp)
-}
-
-// readFrom reads the DataNode's answer into p.
-func (w *webHDFS) readFrom(ctx context.Context, loc string, p []byte) (int, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
-	if err != nil {
-		return 0, fmt.Errorf("WebHDFS: the NameNode's redirect: %w", errors.New(redactedURL(loc)))
-	}
-	resp, err := w.dn.Do(req)
-	if err != nil {
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err // the URL carries a delegation token
-		}
-		return 0, fmt.Errorf("WebHDFS read from %s: %w", req.URL.Host, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, webHDFSError(loc, resp)
-	}
-	n, err := io.ReadFull(io.LimitReader(resp.Body, int64(len(p))), p)
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		err = io.EOF
-	}
-	return n, err
-}
-
-// webHDFSError turns an error answer into an error: Hadoop's RemoteException message when there
-// is one; a missing file matches os.ErrNotExist.
-func webHDFSError(u string, resp *http.Response) error {
-	var body struct {
-		RemoteException struct {
-			Exception string `json:"exception"`
-			Message   string `json:"message"`
-		} `json:"RemoteException"`
-	}
-	msg := resp.Status
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body); err == nil && body.RemoteException.Message != "" {
-		msg = body.RemoteException.Exception + ": " + body.RemoteException.Message
-	}
-	err := fmt.Errorf("WebHDFS %s: %s", redactedURL(u), msg)
-	switch resp.StatusCode {
-	case http.StatusNotFound:
-		return fmt.Errorf("%w: %w", os.ErrNotExist, err)
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return fmt.Errorf("%w: %w (fix: check the Kerberos login, and that the NameNode's web endpoint has SPNEGO with HTTP/<its host> in its keytab)", os.ErrPermission, err)
+// explain adds to the login's refusal what to check (a proxy user's refusal is about that
+// user's rights, and says so itself).
+func (w webLogFS) explain(err error) error {
+	if w.login && errors.Is(err, os.ErrPermission) {
+		return fmt.Errorf("%w (fix: check the Kerberos login, and that the NameNode's web endpoint has SPNEGO with HTTP/<its host> in its keytab)", err)
 	}
 	return err
 }
 
-// redactedURL is u without its query (a redirect's carries a delegation token).
-func redactedURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(a URL)"
-	}
-	p.RawQuery, p.User = "", nil
-	return p.String()
-}
-
-// webHDFSLogFS lists directories over the NameNode's RPC and reads files through WebHDFS.
-type webHDFSLogFS struct {
-	hdfsLogFS
-	web *webHDFS
-	ctx context.Context
-}
-
-func (w webHDFSLogFS) Open(name string) (LogFile, error) {
-	c, _ := w.sc.HDFS()
-	fi, err := c.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	return &webHDFSFile{fs: w, name: name, fi: fi}, nil
-}
-
-// webHDFSFile is a LogFile read through WebHDFS.
-type webHDFSFile struct {
-	fs   webHDFSLogFS
+// webLogFile is a LogFile read through WebHDFS: OPEN's ranges, each at most webhdfs.MaxRead.
+type webLogFile struct {
+	fs   webLogFS
 	name string
-	fi   os.FileInfo
+	fi   webFileInfo
 }
 
-func (f *webHDFSFile) ReadAt(p []byte, off int64) (int, error) {
-	return readAtFully(p, off, f.fi.Size(), func(b []byte, at int64) (int, error) {
-		return f.fs.web.readAt(f.fs.ctx, f.name, b, at)
+func (f *webLogFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := readAtFully(p, off, f.fi.Size(), func(b []byte, at int64) (int, error) {
+		return f.fs.web.ReadAt(f.fs.ctx, f.name, b, at)
 	})
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = f.fs.explain(err)
+	}
+	return n, err
 }
+
+func (f *webLogFile) Close() error      { return nil }
+func (f *webLogFile) Stat() os.FileInfo { return f.fi }
+func (f *webLogFile) String() string    { return f.name }
 
 // readAtFully fills p from offset off of a file of the given size with read, which may return
 // less than asked: io.EOF at or past the end, io.ErrNoProgress when read returns nothing.
@@ -241,58 +128,6 @@ func readAtFully(p []byte, off, size int64, read func(b []byte, at int64) (int, 
 	}
 	return n, nil
 }
-
-func (f *webHDFSFile) Close() error      { return nil }
-func (f *webHDFSFile) Stat() os.FileInfo { return f.fi }
-func (f *webHDFSFile) String() string    { return f.name }
-
-// proxyLogFS is LogFS through WebHDFS as a proxy user (--do-as): listings and reads both.
-type proxyLogFS struct {
-	sc  *stage.Client
-	web *webhdfs.Client
-	ctx context.Context
-}
-
-func (p proxyLogFS) ReadDir(dir string) ([]os.FileInfo, error) {
-	list, err := p.web.List(p.ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]os.FileInfo, len(list))
-	for i, st := range list {
-		out[i] = webFileInfo{name: st.PathSuffix, st: st}
-	}
-	return out, nil
-}
-
-func (p proxyLogFS) Open(name string) (LogFile, error) {
-	st, err := p.web.Stat(p.ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("WebHDFS: %s is a directory", name)
-	}
-	return &proxyLogFile{fs: p, name: name, fi: webFileInfo{name: path.Base(name), st: st}}, nil
-}
-
-func (p proxyLogFS) Close() error { return p.sc.Close() }
-
-// proxyLogFile is a LogFile read through WebHDFS as a proxy user.
-type proxyLogFile struct {
-	fs   proxyLogFS
-	name string
-	fi   webFileInfo
-}
-
-func (f *proxyLogFile) ReadAt(p []byte, off int64) (int, error) {
-	return readAtFully(p, off, f.fi.Size(), func(b []byte, at int64) (int, error) {
-		return f.fs.web.ReadAt(f.fs.ctx, f.name, b, at)
-	})
-}
-
-func (f *proxyLogFile) Close() error      { return nil }
-func (f *proxyLogFile) Stat() os.FileInfo { return f.fi }
 
 // webFileInfo is os.FileInfo of a WebHDFS status.
 type webFileInfo struct {

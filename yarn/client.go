@@ -40,6 +40,7 @@ type Client struct {
 	retry        RetryPolicy
 	logger       *slog.Logger
 	krb          *krb5client.Client // the SPNEGO login, nil without Kerberos
+	tls          *tls.Config        // Options.TLS made into a configuration
 
 	mu     sync.Mutex
 	active *rmAddress // the RM requests go to; nil until found
@@ -85,11 +86,12 @@ func NewClient(opts Options) (*Client, error) {
 	if c.probeTimeout <= 0 {
 		c.probeTimeout = defaultProbeTimeout
 	}
+	if c.tls, err = tlsConfig(opts.TLS); err != nil {
+		return nil, err
+	}
 	rt := opts.Transport
 	if rt == nil {
-		if rt, err = newBaseTransport(opts.TLS); err != nil {
-			return nil, err
-		}
+		rt = newBaseTransport(c.tls)
 	}
 	switch auth {
 	case AuthSimple:
@@ -126,6 +128,14 @@ func NewClient(opts Options) (*Client, error) {
 		c.active = &a
 	}
 	return c, nil
+}
+
+// TLSConfig returns a copy of the TLS configuration made from Options.TLS (the CAs of --tls-ca
+// besides the system's, the client certificate, InsecureSkipVerify), for the cluster's other
+// https endpoints: WebHDFS under dfs.http.policy=HTTPS_ONLY trusts what the ResourceManager's
+// client trusts.
+func (c *Client) TLSConfig() *tls.Config {
+	return c.tls.Clone()
 }
 
 // Addresses returns the configured ResourceManager base URLs, in order.

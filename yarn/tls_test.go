@@ -136,3 +136,34 @@ func TestTLSOptionErrors(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 }
+
+// TestTLSConfig: the client hands out its TLS configuration (for WebHDFS under
+// dfs.http.policy=HTTPS_ONLY): the CA of TLSOptions.CAFile trusted, the client certificate, the
+// skip; a copy each time, which the caller may change without touching the client's.
+func TestTLSConfig(t *testing.T) {
+	pki := newTestPKI(t)
+	dir := t.TempDir()
+	cliCert, cliKey := pki.issue(t, "flink", x509.ExtKeyUsageClientAuth)
+	srvCert, _ := pki.issue(t, "localhost", x509.ExtKeyUsageServerAuth)
+	block, _ := pem.Decode(srvCert)
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	require.NoError(t, err)
+	opts := TLSOptions{CAFile: writeFile(t, dir, "ca.pem", pki.caPEM),
+		CertFile: writeFile(t, dir, "c.pem", cliCert), KeyFile: writeFile(t, dir, "k.pem", cliKey)}
+	c, err := NewClient(Options{Addresses: []string{"https://rm:8090"}, User: "u", TLS: opts})
+	require.NoError(t, err)
+	cfg := c.TLSConfig()
+	require.NotNil(t, cfg.RootCAs)
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: cfg.RootCAs, DNSName: "localhost"})
+	assert.NoError(t, err, "a certificate of the --tls-ca CA verifies")
+	assert.Len(t, cfg.Certificates, 1)
+	assert.False(t, cfg.InsecureSkipVerify)
+	cfg.InsecureSkipVerify = true
+	assert.False(t, c.TLSConfig().InsecureSkipVerify, "a copy")
+
+	c, err = NewClient(Options{Addresses: []string{"http://rm:8088"}, User: "u", TLS: TLSOptions{InsecureSkipVerify: true}})
+	require.NoError(t, err)
+	cfg = c.TLSConfig()
+	assert.True(t, cfg.InsecureSkipVerify)
+	assert.Nil(t, cfg.RootCAs, "the system's CAs")
+}

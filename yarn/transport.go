@@ -130,7 +130,7 @@ func redactJSONValue(key string, v any) any {
 }
 
 // newBaseTransport is the HTTP transport with the TLS options applied.
-func newBaseTransport(o TLSOptions) (http.RoundTripper, error) {
+func newBaseTransport(cfg *tls.Config) http.RoundTripper {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DisableCompression = true // limitBody decompresses, within limits
 	tr.MaxResponseHeaderBytes = 256 << 10
@@ -140,12 +140,8 @@ func newBaseTransport(o TLSOptions) (http.RoundTripper, error) {
 	// connections before that server does (docs/hadoop-versions.md).
 	tr.IdleConnTimeout = 900 * time.Millisecond
 	tr.DialContext = (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext
-	cfg, err := tlsConfig(o)
-	if err != nil {
-		return nil, err
-	}
-	tr.TLSClientConfig = cfg
-	return tr, nil
+	tr.TLSClientConfig = cfg.Clone()
+	return tr
 }
 
 // readUserFile reads a file the user named (TLS material, keytab, credential cache, krb5.conf):

@@ -6,18 +6,27 @@
 // which writes the blocks with a delegation token of the proxy user's that the NameNode puts into
 // the redirect's URL: that URL is never logged nor put into an error.
 //
+// Under dfs.http.policy=HTTPS_ONLY the NameNodes and the DataNodes they redirect to serve https
+// only; both hops verify the server's certificate with Options.TLS (the CAs yarn-er trusts for the
+// ResourceManager too: --tls-ca), and a certificate that does not verify is ErrCertificate, whose
+// message names the fix.
+//
 // github.com/colinmarc/hdfs, staging's HDFS client otherwise, cannot act as another user under
 // Kerberos: its connection context always names the login's principal.
 package webhdfs
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"strconv"
@@ -36,29 +45,43 @@ const (
 	maxJSONBody  = 1 << 20
 )
 
+// ErrCertificate: the certificate of an https NameNode or DataNode (dfs.http.policy=HTTPS_ONLY)
+// did not verify: signed by a CA that is not trusted, not for the name the server was reached by,
+// expired. Retrying cannot help; the error's message says what to give.
+var ErrCertificate = errors.New("the server's certificate is not trusted")
+
 // Options configure a Client.
 type Options struct {
 	// Bases are the NameNodes' web endpoints, http(s)://host:port, tried in order (a standby or
 	// an unreachable one is skipped). Required.
 	Bases []string
-	// Transport carries the requests to the NameNode, wrapped in the login's authentication
-	// (SPNEGO); nil: Base with Hadoop's pseudo authentication (User as user.name).
-	Transport http.RoundTripper
-	// Base carries the requests to the DataNodes (their redirect carries a token: no
-	// authentication of the login), and to the NameNodes when Transport is nil. Default: a clone
-	// of http.DefaultTransport.
+	// Authenticate wraps the transport to the NameNodes in the login's authentication (SPNEGO:
+	// yarn.SPNEGOTransport); nil: Hadoop's pseudo authentication (User as user.name). The
+	// requests to the DataNodes go without it: their redirect carries a token.
+	Authenticate func(http.RoundTripper) http.RoundTripper
+	// TLS configures the https connections to the NameNodes and to the DataNodes they redirect
+	// to (dfs.http.policy=HTTPS_ONLY): the CAs trusted (RootCAs; nil: the system's), a client
+	// certificate, InsecureSkipVerify. It is cloned. nil: Go's defaults (the system's CAs).
+	TLS *tls.Config
+	// DialTimeout bounds each connection to a NameNode or a DataNode (default 20s).
+	DialTimeout time.Duration
+	// Base, when set, replaces the transport made from TLS and DialTimeout, for both hops
+	// (tests: fault injection).
 	Base http.RoundTripper
-	// User is the login's user name sent as user.name when Transport is nil (a cluster without
-	// security).
+	// User is the login's user name sent as user.name when Authenticate is nil (a cluster
+	// without security).
 	User string
 	// DoAs is the user to act as (doas=); "" acts as the login.
 	DoAs string
-	// Timeout bounds each request to a NameNode (default 1 minute). Writes to a DataNode are
-	// bounded by the writer's deadline and the context.
+	// Timeout bounds each request to a NameNode, and each read from a DataNode (default 1
+	// minute). Writes to a DataNode are bounded by the writer's deadline and the context.
 	Timeout time.Duration
 	// Logger receives debug records (never a redirect's URL). Default: discard.
 	Logger *slog.Logger
 }
+
+// defaultDialTimeout is Options.DialTimeout's default.
+const defaultDialTimeout = 20 * time.Second
 
 // Client is a WebHDFS client of one HDFS.
 type Client struct {
@@ -78,15 +101,15 @@ func New(opts Options) (*Client, error) {
 			return nil, fmt.Errorf("webhdfs: NameNode web address %q: want http(s)://host:port", b)
 		}
 	}
-	if opts.Transport == nil && opts.User == "" {
-		return nil, errors.New("webhdfs: no authentication: neither a transport (SPNEGO) nor a user name")
+	if opts.Authenticate == nil && opts.User == "" {
+		return nil, errors.New("webhdfs: no authentication: neither the login's (SPNEGO) nor a user name")
 	}
 	if opts.Base == nil {
-		opts.Base = http.DefaultTransport.(*http.Transport).Clone()
+		opts.Base = newTransport(opts.TLS, opts.DialTimeout)
 	}
-	nnTransport := opts.Transport
-	if nnTransport == nil {
-		nnTransport = opts.Base
+	nnTransport := opts.Base
+	if opts.Authenticate != nil {
+		nnTransport = opts.Authenticate(opts.Base)
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = time.Minute
@@ -95,13 +118,58 @@ func New(opts Options) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// The NameNode's hadoop.auth cookie spares a SPNEGO negotiation per request; the DataNodes
+	// get none (their redirect carries a token).
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		return nil, fmt.Errorf("webhdfs: %w", err)
+	}
 	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Client{
 		opts: opts,
-		nn:   &http.Client{Transport: nnTransport, Timeout: opts.Timeout, CheckRedirect: noRedirect},
+		nn:   &http.Client{Transport: nnTransport, Jar: jar, Timeout: opts.Timeout, CheckRedirect: noRedirect},
 		dn:   &http.Client{Transport: opts.Base, CheckRedirect: noRedirect},
 		log:  log.With("component", "webhdfs"),
 	}, nil
+}
+
+// newTransport is the transport of both hops: http.DefaultTransport's settings with the TLS
+// configuration and the dial timeout.
+func newTransport(cfg *tls.Config, dial time.Duration) *http.Transport {
+	if dial <= 0 {
+		dial = defaultDialTimeout
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = (&net.Dialer{Timeout: dial, KeepAlive: 30 * time.Second}).DialContext
+	if cfg != nil {
+		tr.TLSClientConfig = cfg.Clone()
+	}
+	return tr
+}
+
+// certificateError returns err as an ErrCertificate with its fix when it is a failed
+// verification of the certificate of server ("the NameNode", "the DataNode"); else err.
+func certificateError(server string, err error) error {
+	var (
+		unknown x509.UnknownAuthorityError
+		host    x509.HostnameError
+		invalid x509.CertificateInvalidError
+		verify  *tls.CertificateVerificationError
+		fix     string
+	)
+	switch {
+	case errors.As(err, &unknown):
+		fix = "trust the CA that signed the certificates of HDFS's web endpoints (dfs.http.policy=HTTPS_ONLY): --tls-ca FILE (PEM) or YARN_ER_TLS_CA, the CAs yarn-er trusts for the ResourceManager too; the cluster's administrators have it (Hadoop's ssl-client.xml trust store holds it)"
+	case errors.As(err, &host):
+		fix = "reach " + server + " by a name its certificate holds (the NameNode: dfs.namenode.https-address; a DataNode: the name the NameNode redirects to, its registered host name or address), or have the certificate reissued with this name"
+	case errors.As(err, &invalid):
+		fix = "the certificate is expired, not yet valid or not for a server: have it reissued, and check this host's clock"
+	case errors.As(err, &verify):
+		fix = "check the certificate of " + server + " and the CA given with --tls-ca or YARN_ER_TLS_CA"
+	default:
+		return err
+	}
+	return fmt.Errorf("%w: %w (fix: %s)", ErrCertificate, err, fix)
 }
 
 // User returns the user the client acts as: DoAs, else the login's User.
@@ -214,12 +282,15 @@ func (c *Client) List(ctx context.Context, path string) ([]FileStatus, error) {
 // MaxRead bounds one ReadAt.
 const MaxRead = 64 << 20
 
-// ReadAt reads up to len(p) bytes (at most MaxRead) of the file path at off (OPEN): the
-// NameNode's redirect, then the DataNode's answer. It returns fewer bytes, and io.EOF, at the
-// end of the file.
+// ReadAt reads up to len(p) bytes (at most MaxRead) of the file path at off (OPEN with offset
+// and length): the NameNode's redirect, then the DataNode's answer, the DataNode's part bounded
+// by Options.Timeout. It returns fewer bytes, and io.EOF, at the end of the file.
 func (c *Client) ReadAt(ctx context.Context, path string, p []byte, off int64) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("WebHDFS OPEN %s: negative offset %d", path, off)
 	}
 	if len(p) > MaxRead {
 		p = p[:MaxRead]
@@ -230,29 +301,33 @@ func (c *Client) ReadAt(ctx context.Context, path string, p []byte, off int64) (
 		return 0, err
 	}
 	loc := resp.Header.Get("Location")
-	if resp.StatusCode != http.StatusTemporaryRedirect {
+	if resp.StatusCode != http.StatusTemporaryRedirect && resp.StatusCode != http.StatusFound {
 		defer resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
 			return readBody(resp.Body, p)
 		}
 		return 0, remoteError("OPEN", path, resp)
 	}
+	nn := serverOf(resp.Request)
 	resp.Body.Close()
 	dnURL, err := url.Parse(loc)
 	if err != nil || (dnURL.Scheme != "http" && dnURL.Scheme != "https") || dnURL.Host == "" {
 		return 0, fmt.Errorf("WebHDFS OPEN %s: the NameNode's redirect is not a DataNode URL", path)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, loc, nil)
+	dctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(dctx, http.MethodGet, loc, nil)
 	if err != nil {
 		return 0, fmt.Errorf("WebHDFS OPEN %s: the NameNode's redirect: %w", path, errors.New("not a request URL"))
 	}
+	c.log.Debug("reading through a DataNode", "path", path, "namenode", nn, "datanode", dnURL.Scheme+"://"+dnURL.Host)
 	dresp, err := c.dn.Do(req)
 	if err != nil {
 		var uerr *url.Error
 		if errors.As(err, &uerr) {
 			err = uerr.Err // its URL carries the delegation token
 		}
-		return 0, fmt.Errorf("WebHDFS OPEN %s: read from the DataNode %s: %w", path, dnURL.Host, err)
+		return 0, fmt.Errorf("WebHDFS OPEN %s: read from the DataNode %s: %w", path, dnURL.Host, certificateError("the DataNode", err))
 	}
 	defer dresp.Body.Close()
 	if dresp.StatusCode != http.StatusOK {
@@ -263,6 +338,14 @@ func (c *Client) ReadAt(ctx context.Context, path string, p []byte, off int64) (
 		return 0, rerr
 	}
 	return readBody(dresp.Body, p)
+}
+
+// serverOf is the scheme and host of a request (no path, no query), for the log.
+func serverOf(r *http.Request) string {
+	if r == nil || r.URL == nil {
+		return ""
+	}
+	return r.URL.Scheme + "://" + r.URL.Host
 }
 
 // readBody reads a read's answer into p: io.EOF when it holds fewer bytes.
@@ -312,7 +395,7 @@ func (c *Client) query(op string, params url.Values) url.Values {
 	for k, v := range params {
 		q[k] = v
 	}
-	if c.opts.Transport == nil {
+	if c.opts.Authenticate == nil {
 		q.Set("user.name", c.opts.User)
 	}
 	if c.opts.DoAs != "" {
@@ -365,6 +448,7 @@ func (c *Client) nameNode(ctx context.Context, method, op, path string, params u
 			if errors.As(err, &uerr) {
 				err = uerr.Err
 			}
+			err = certificateError("the NameNode", err)
 			c.log.Debug("NameNode unreachable, trying the next", "base", base, "op", op, "err", err)
 			errs = append(errs, fmt.Errorf("%s: %w", base, err))
 			continue
@@ -446,7 +530,7 @@ func (c *Client) Create(ctx context.Context, path string, perm os.FileMode) (*Fi
 			if errors.As(err, &uerr) {
 				err = uerr.Err // its URL carries the delegation token
 			}
-			w.err = fmt.Errorf("WebHDFS CREATE %s: write to the DataNode %s: %w", path, dnURL.Host, err)
+			w.err = fmt.Errorf("WebHDFS CREATE %s: write to the DataNode %s: %w", path, dnURL.Host, certificateError("the DataNode", err))
 			_ = pr.CloseWithError(w.err)
 			return
 		}
@@ -461,7 +545,7 @@ func (c *Client) Create(ctx context.Context, path string, perm os.FileMode) (*Fi
 		}
 		_ = pr.CloseWithError(errDataNodeAnswered)
 	}()
-	c.log.Debug("writing through a DataNode", "path", path, "datanode", dnURL.Host)
+	c.log.Debug("writing through a DataNode", "path", path, "datanode", dnURL.Scheme+"://"+dnURL.Host)
 	return w, nil
 }
 

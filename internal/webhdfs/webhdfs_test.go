@@ -3,6 +3,8 @@ package webhdfs_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"log/slog"
@@ -133,9 +135,9 @@ func TestStandbyThenActive(t *testing.T) {
 	assert.Len(t, standby.Requests(), 1)
 }
 
-// TestTransportAuthenticates: with a Transport (SPNEGO in yarn-er), the NameNode requests go
-// through it without user.name, and the DataNode's without it.
-func TestTransportAuthenticates(t *testing.T) {
+// TestAuthenticate: with Authenticate (SPNEGO in yarn-er), the NameNode requests go through its
+// transport without user.name, and the DataNode's without it.
+func TestAuthenticate(t *testing.T) {
 	fake := webhdfstest.New(t, webhdfstest.Options{ProxyUsers: []string{"alice@EXAMPLE.COM"}, Dirs: map[string]string{"/user/bob": "bob"},
 		Authenticate: func(r *http.Request) (string, error) {
 			if r.URL.Query().Has("user.name") {
@@ -148,11 +150,13 @@ func TestTransportAuthenticates(t *testing.T) {
 		}})
 	c := client(t, fake, func(o *webhdfs.Options) {
 		o.User = ""
-		o.Transport = roundTripper(func(r *http.Request) (*http.Response, error) {
-			r = r.Clone(r.Context())
-			r.Header.Set("Authorization", "Negotiate test")
-			return http.DefaultTransport.RoundTrip(r)
-		})
+		o.Authenticate = func(next http.RoundTripper) http.RoundTripper {
+			return roundTripper(func(r *http.Request) (*http.Response, error) {
+				r = r.Clone(r.Context())
+				r.Header.Set("Authorization", "Negotiate test")
+				return next.RoundTrip(r)
+			})
+		}
 	})
 	w, err := c.Create(context.Background(), "/user/bob/f", 0o600)
 	require.NoError(t, err)
@@ -283,4 +287,105 @@ func TestListAndRead(t *testing.T) {
 	_, err = c.ReadAt(ctx, "/tmp/logs/bob/nothing", make([]byte, 1), 0)
 	assert.ErrorIs(t, err, os.ErrNotExist)
 	assert.Empty(t, fake.DataNodeAuthorization())
+}
+
+// caPool is a pool of the fake's CA alone.
+func caPool(t *testing.T, fake *webhdfstest.WebHDFS) *x509.CertPool {
+	t.Helper()
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(fake.CAPEM))
+	return pool
+}
+
+// TestHTTPSOnly: under dfs.http.policy=HTTPS_ONLY the NameNode and the DataNode it redirects to
+// serve https with a certificate of the cluster's CA. Trusting that CA (Options.TLS, from
+// --tls-ca) both hops verify, and writes and reads work; without it, or reaching a server by a
+// name its certificate does not hold, the error is ErrCertificate naming the fix, and no token
+// shows.
+func TestHTTPSOnly(t *testing.T) {
+	fake := webhdfstest.New(t, webhdfstest.Options{TLS: true, ProxyUsers: []string{"alice"}, Dirs: map[string]string{"/user/bob": "bob"},
+		// The login: user.name, or alice for the clients whose Authenticate sends none.
+		Authenticate: func(r *http.Request) (string, error) {
+			if u := r.URL.Query().Get("user.name"); u != "" {
+				return u, nil
+			}
+			return "alice", nil
+		}})
+	require.True(t, strings.HasPrefix(fake.NameNode, "https://"))
+	require.True(t, strings.HasPrefix(fake.DataNode, "https://"))
+	ctx := context.Background()
+	trust := func() *tls.Config { return &tls.Config{RootCAs: caPool(t, fake), MinVersion: tls.VersionTLS12} }
+	var logs bytes.Buffer
+	trusted := client(t, fake, func(o *webhdfs.Options) {
+		o.TLS = trust()
+		o.Logger = slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	w, err := trusted.Create(ctx, "/user/bob/f", 0o600)
+	require.NoError(t, err)
+	_, err = w.Write([]byte("over https"))
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	p := make([]byte, 5)
+	n, err := trusted.ReadAt(ctx, "/user/bob/f", p, 5)
+	require.NoError(t, err)
+	assert.Equal(t, "https", string(p[:n]))
+	assert.Equal(t, 2, fake.DataNodeRequests(), "the write and the read went to the https DataNode")
+	assert.Contains(t, logs.String(), `"datanode":"`+fake.DataNode+`"`)
+	assert.Contains(t, logs.String(), `"namenode":"`+fake.NameNode+`"`)
+	assert.NotContains(t, logs.String(), webhdfstest.Token)
+
+	// The NameNode reached through a transport of its own that trusts the CA, the DataNode's
+	// hop on Options' TLS (none): the redirect's hop needs the trust as well, and says so.
+	trustedNameNodeOnly := func(o *webhdfs.Options) {
+		o.User = ""
+		o.Authenticate = func(http.RoundTripper) http.RoundTripper {
+			return &http.Transport{TLSClientConfig: trust()}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		mod  func(*webhdfs.Options)
+		do   func(*webhdfs.Client) error
+		want []string
+	}{
+		{"the system's CAs only", nil,
+			func(c *webhdfs.Client) error { _, err := c.Stat(ctx, "/user/bob/f"); return err },
+			[]string{fake.NameNode, "certificate signed by unknown authority", "--tls-ca FILE (PEM) or YARN_ER_TLS_CA"}},
+		{"a name the certificate does not hold", func(o *webhdfs.Options) {
+			o.TLS = trust()
+			o.TLS.ServerName = "nn.example.com"
+		},
+			func(c *webhdfs.Client) error { _, err := c.Stat(ctx, "/user/bob/f"); return err },
+			[]string{"nn.example.com", "reach the NameNode by a name its certificate holds"}},
+		{"a read's DataNode hop", trustedNameNodeOnly,
+			func(c *webhdfs.Client) error { _, err := c.ReadAt(ctx, "/user/bob/f", make([]byte, 4), 0); return err },
+			[]string{"read from the DataNode " + strings.TrimPrefix(fake.DataNode, "https://"), "--tls-ca FILE (PEM) or YARN_ER_TLS_CA"}},
+		{"a write's DataNode hop", trustedNameNodeOnly,
+			func(c *webhdfs.Client) error {
+				w, err := c.Create(ctx, "/user/bob/g", 0o600)
+				if err != nil {
+					return err
+				}
+				_, _ = w.Write([]byte("x"))
+				return w.Close()
+			},
+			[]string{"write to the DataNode " + strings.TrimPrefix(fake.DataNode, "https://"), "--tls-ca FILE (PEM) or YARN_ER_TLS_CA"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.do(client(t, fake, tc.mod))
+			require.Error(t, err)
+			t.Log(err)
+			assert.ErrorIs(t, err, webhdfs.ErrCertificate)
+			for _, want := range tc.want {
+				assert.Contains(t, err.Error(), want)
+			}
+			assert.NotContains(t, err.Error(), webhdfstest.Token)
+			assert.NotContains(t, err.Error(), "delegation")
+		})
+	}
+
+	// --insecure-skip-tls-verify reaches WebHDFS too.
+	insecure := client(t, fake, func(o *webhdfs.Options) { o.TLS = &tls.Config{InsecureSkipVerify: true} }) //nolint:gosec // the option under test
+	_, err = insecure.Stat(ctx, "/user/bob/f")
+	assert.NoError(t, err)
 }

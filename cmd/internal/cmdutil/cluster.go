@@ -78,11 +78,11 @@ func AddRMFlags(cmd *cobra.Command, fl *RMFlags) {
 	fs.StringVar(&fl.Kerberos.Krb5Conf, "krb5-conf", "", "krb5.conf (default $KRB5_CONFIG, then /etc/krb5.conf)")
 	fs.StringVar(&fl.Kerberos.ServicePrincipal, "spnego-principal", "",
 		"the RM's HTTP service principal (default HTTP/<RM host>; _HOST is replaced by the RM host)")
-	fs.StringVar(&fl.TLS.CAFile, "tls-ca", "", "PEM file of CAs to trust for https RMs, besides the system's")
-	fs.StringVar(&fl.TLS.CertFile, "tls-cert", "", "PEM client certificate for RMs that ask for one")
+	fs.StringVar(&fl.TLS.CAFile, "tls-ca", "", "PEM file of CAs to trust for https RMs and WebHDFS (NameNodes, DataNodes), besides the system's")
+	fs.StringVar(&fl.TLS.CertFile, "tls-cert", "", "PEM client certificate for RMs and WebHDFS servers that ask for one")
 	fs.StringVar(&fl.TLS.KeyFile, "tls-key", "", "PEM key of --tls-cert")
 	fs.BoolVar(&fl.TLS.InsecureSkipVerify, "insecure-skip-tls-verify", false,
-		"do not verify the RM's certificate (tests only: anyone on the path can pose as the RM)")
+		"do not verify the certificates of the RM and of WebHDFS (tests only: anyone on the path can pose as them)")
 	fs.DurationVar(&fl.Timeout, "rm-timeout", 30*time.Second,
 		"how long to wait for the RM: bounds the whole command, retries included (commands that follow an application: each request)")
 	fs.DurationVar(&fl.Failover, "rm-failover-timeout", 60*time.Second,
@@ -121,7 +121,7 @@ func (f *Factory) ClientOptions(fl *RMFlags, hc *conf.HadoopConfig) (yarn.Option
 	}
 	log := f.Logger()
 	if fl.TLS.InsecureSkipVerify {
-		log.Warn("--insecure-skip-tls-verify: the ResourceManager's certificate is not checked")
+		log.Warn("--insecure-skip-tls-verify: the certificates of the ResourceManager and of WebHDFS (NameNodes, DataNodes) are not checked")
 	}
 	return RMOptionsFromConf(yarn.Options{
 		Addresses: fl.Addrs,

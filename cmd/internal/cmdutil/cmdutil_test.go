@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"testing"
+
+	"github.com/yarn-er/yarn-er/internal/webhdfs"
 	"github.com/yarn-er/yarn-er/records"
 	"github.com/yarn-er/yarn-er/submit"
 	"github.com/yarn-er/yarn-er/yarn"
-	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,6 +34,7 @@ func TestExitCodeMapping(t *testing.T) {
 		{"application killed", &submit.AppError{App: &yarn.App{ID: "application_1_0001", State: records.AppKilled, FinalStatus: records.FinalKilled}}, cmdutil.ExitAppKilled},
 		{"preflight refused", fmt.Errorf("submit: %w", submit.ErrPreflight), cmdutil.ExitFindings},
 		{"proxy user refused by HDFS", fmt.Errorf("staging: %w: User: bob is not allowed to impersonate alice", submit.ErrProxyUser), cmdutil.ExitAuth},
+		{"WebHDFS certificate not trusted", fmt.Errorf("WebHDFS OPEN /f: read from the DataNode dn:9865: %w: x509: certificate signed by unknown authority", webhdfs.ErrCertificate), cmdutil.ExitAuth},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/yarn-er/yarn-er/discovery"
 	"github.com/yarn-er/yarn-er/internal/redact"
+	"github.com/yarn-er/yarn-er/internal/webhdfs"
 	"github.com/yarn-er/yarn-er/submit"
 	"github.com/yarn-er/yarn-er/yarn"
 )
@@ -101,7 +102,7 @@ func ExitCode(err error) int {
 		return ExitFindings
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case yarn.IsAuthError(err), errors.Is(err, submit.ErrProxyUser):
+	case yarn.IsAuthError(err), errors.Is(err, submit.ErrProxyUser), errors.Is(err, webhdfs.ErrCertificate):
 		return ExitAuth
 	case errors.Is(err, discovery.ErrInsufficientDevices), errors.Is(err, discovery.ErrNoDevices),
 		errors.Is(err, discovery.ErrLockTimeout):

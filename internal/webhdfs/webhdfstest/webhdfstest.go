@@ -3,14 +3,25 @@
 // permissions, and a DataNode that takes CREATE's data and serves OPEN's ranges with the
 // delegation token the NameNode's redirect carries, as Hadoop 3.x answers them. The login is Hadoop's pseudo authentication
 // (user.name) unless Options.Authenticate says otherwise; doas= is allowed only for the
-// ProxyUsers, refused as the NameNode refuses it. It is for tests only; the integration tests use
+// ProxyUsers, refused as the NameNode refuses it. With Options.TLS both serve https only with a
+// test CA's certificate, as under dfs.http.policy=HTTPS_ONLY. It is for tests only; the integration tests use
 // the mini-YARN's real NameNode.
 package webhdfstest
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -44,6 +55,10 @@ type Options struct {
 	Standby bool
 	// Token is the delegation token of CREATE's redirect (default Token).
 	Token string
+	// TLS serves the NameNode and the DataNode over https only (dfs.http.policy=HTTPS_ONLY), with
+	// a certificate for 127.0.0.1 and localhost signed by a CA of the fake's (WebHDFS.CAPEM); the
+	// redirects then name the DataNode's https address.
+	TLS bool
 	// DataNodeFault, when set, makes the DataNode refuse every write with HTTP 500 and a
 	// RemoteException whose message is DataNodeFault followed by the request's query, the token
 	// included (a server that echoes what it got, for the tests that no secret is printed).
@@ -68,8 +83,12 @@ type Entry struct {
 
 // WebHDFS is the fake.
 type WebHDFS struct {
-	// NameNode is the NameNode's base URL (http://127.0.0.1:port); DataNode the DataNode's.
+	// NameNode is the NameNode's base URL (http://127.0.0.1:port, https:// with Options.TLS);
+	// DataNode the DataNode's.
 	NameNode, DataNode string
+	// CAPEM is the PEM certificate of the CA that signed both servers' certificate (Options.TLS;
+	// nil without).
+	CAPEM []byte
 
 	opts   Options
 	mu     sync.Mutex
@@ -90,8 +109,21 @@ func New(t testing.TB, opts Options) *WebHDFS {
 		w.mkdirs(path.Dir(d), Superuser, 0o755)
 		w.mkdirs(d, owner, 0o755)
 	}
-	nn := httptest.NewServer(http.HandlerFunc(w.nameNode))
-	dn := httptest.NewServer(http.HandlerFunc(w.dataNode))
+	nn := httptest.NewUnstartedServer(http.HandlerFunc(w.nameNode))
+	dn := httptest.NewUnstartedServer(http.HandlerFunc(w.dataNode))
+	if opts.TLS {
+		ca, cert := newCA(t)
+		w.CAPEM = ca
+		for _, s := range []*httptest.Server{nn, dn} {
+			s.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+			// A client that does not trust the CA is what the tests try: not worth a log line.
+			s.Config.ErrorLog = log.New(io.Discard, "", 0)
+			s.StartTLS()
+		}
+	} else {
+		nn.Start()
+		dn.Start()
+	}
 	t.Cleanup(nn.Close)
 	t.Cleanup(dn.Close)
 	w.NameNode, w.DataNode = nn.URL, dn.URL
@@ -441,4 +473,40 @@ func (w *WebHDFS) dataNode(rw http.ResponseWriter, r *http.Request) {
 	w.ns[p] = &Entry{Owner: q.Get("owner"), Perm: uint32(perm), Data: data, Mtime: time.Now()}
 	rw.Header().Set("Location", "hdfs://127.0.0.1:8020"+p)
 	rw.WriteHeader(http.StatusCreated)
+}
+
+// newCA makes a CA and a server certificate for 127.0.0.1 and localhost signed by it: the CA's
+// PEM and the server's key pair.
+func newCA(t testing.TB) ([]byte, tls.Certificate) {
+	t.Helper()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("webhdfstest: making the test CA: %v", err)
+		}
+	}
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	must(err)
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "webhdfstest CA"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	must(err)
+	caCert, err := x509.ParseCertificate(caDER)
+	must(err)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	must(err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "localhost"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		DNSNames: []string{"localhost"}, IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	must(err)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
