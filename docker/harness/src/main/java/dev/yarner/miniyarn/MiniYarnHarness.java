@@ -430,6 +430,18 @@ public final class MiniYarnHarness {
     return out;
   }
 
+  /**
+   * The NameNode's https address clients use under --https (dfs.http.policy=HTTPS_ONLY):
+   * localhost:port, the name its certificate holds; "" without --https.
+   */
+  private String nameNodeHttpsAddress() {
+    InetSocketAddress a = dfs.getNameNode().getHttpsAddress();
+    if (secure == null || !secure.https() || a == null) {
+      return "";
+    }
+    return "localhost:" + a.getPort();
+  }
+
   /** The RM's web address key clients use: the https one under yarn.http.policy=HTTPS_ONLY. */
   private String webKey() {
     return secure != null && secure.https() ? YarnConfiguration.RM_WEBAPP_HTTPS_ADDRESS
@@ -910,8 +922,15 @@ public final class MiniYarnHarness {
 
     Map<String, String> hdfs = readXml("hdfs-site.xml");
     hdfs.put("dfs.namenode.rpc-address", "127.0.0.1:" + dfs.getNameNodePort());
+    // Under --https (dfs.http.policy=HTTPS_ONLY) the NameNode serves no http.
     InetSocketAddress nnHttp = dfs.getNameNode().getHttpAddress();
-    hdfs.put("dfs.namenode.http-address", "127.0.0.1:" + nnHttp.getPort());
+    if (nnHttp != null) {
+      hdfs.put("dfs.namenode.http-address", "127.0.0.1:" + nnHttp.getPort());
+    }
+    String nnHttps = nameNodeHttpsAddress();
+    if (!nnHttps.isEmpty()) {
+      hdfs.put("dfs.namenode.https-address", nnHttps);
+    }
     hdfs.putAll(secureKeys.getOrDefault("hdfs-site.xml", Map.of()));
     writeXml(tmp.resolve("hdfs-site.xml"), hdfs);
 
@@ -1040,7 +1059,9 @@ public final class MiniYarnHarness {
     }
     j.append("]").comma();
     j.field("hdfsUri", hdfsUri);
-    j.field("namenodeHttpAddress", "127.0.0.1:" + dfs.getNameNode().getHttpAddress().getPort());
+    InetSocketAddress nnHttp = dfs.getNameNode().getHttpAddress();
+    j.field("namenodeHttpAddress", nnHttp == null ? "" : "127.0.0.1:" + nnHttp.getPort());
+    j.field("namenodeHttpsAddress", nameNodeHttpsAddress());
     j.field("hadoopConfDir", hadoopConf.toString());
     j.field("confSource", confDir.toString());
     j.field("stateDir", stateDir.toString());

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * The secure mode of the mini-YARN ({@code --kerberos [--rpc-protection P] [--https]}): Hadoop's
  * MiniKdc, and the settings that Kerberize every daemon of the harness (ResourceManager,
  * NodeManagers, NameNode, DataNode), put SPNEGO on their web endpoints and, with {@code --https},
- * serve YARN's web endpoints over TLS only with a CA generated here.
+ * serve the web endpoints of YARN (yarn.http.policy) and of HDFS (dfs.http.policy: the NameNode's
+ * and the DataNode's, WebHDFS) over TLS only with a CA generated here.
  *
  * <p>All daemons share one service principal, {@code hadoop/localhost}, and the web endpoints
  * {@code HTTP/localhost} (one keytab, {@code services.keytab}). MiniYARNCluster's daemons skip
@@ -256,6 +257,14 @@ final class Secure {
 
     if (https) {
       c.set("yarn.http.policy", "HTTPS_ONLY");
+      // HDFS's web endpoints too (WebHDFS of the NameNode and the DataNode), with the same key
+      // store, on ephemeral ports of localhost (the name in the certificate); their fixed default
+      // ports would collide between clusters.
+      c.set("dfs.http.policy", "HTTPS_ONLY");
+      c.set("dfs.namenode.https-address", "localhost:0");
+      c.set("dfs.datanode.https.address", "localhost:0");
+      c.set("dfs.https.server.keystore.resource", "ssl-server.xml");
+      c.set("dfs.client.https.keystore.resource", "ssl-client.xml");
       c.set("hadoop.ssl.server.conf", "ssl-server.xml");
       c.set("hadoop.ssl.client.conf", "ssl-client.xml");
       c.setBoolean("hadoop.ssl.require.client.cert", false);
@@ -288,6 +297,11 @@ final class Secure {
     hdfs.put("dfs.datanode.kerberos.principal", "hadoop/_HOST@" + realm);
     hdfs.put("dfs.data.transfer.protection", rpcProtection);
     hdfs.put("dfs.block.access.token.enable", "true");
+    if (https) {
+      // The NameNode's https address is the harness's to add (its port is known once it runs).
+      hdfs.put("dfs.http.policy", "HTTPS_ONLY");
+      hdfs.put("dfs.client.https.keystore.resource", "ssl-client.xml");
+    }
     if (tokenLifetime > 0) {
       hdfs.put("dfs.namenode.delegation.token.max-lifetime", Long.toString(tokenLifetime * 1000L));
       hdfs.put("dfs.namenode.delegation.token.renew-interval", Long.toString(renewIntervalMillis()));
