@@ -35,8 +35,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/yarn-er/yarn-er/records"
-
 	"github.com/colinmarc/hdfs/v2"
 	"github.com/colinmarc/hdfs/v2/hadoopconf"
 	krb5client "github.com/jcmturner/gokrb5/v8/client"
@@ -46,6 +44,7 @@ import (
 	"github.com/yarn-er/yarn-er/internal/ipc"
 	"github.com/yarn-er/yarn-er/internal/webhdfs"
 	"github.com/yarn-er/yarn-er/jobspec"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Defaults.

@@ -141,6 +141,10 @@ func newTransport(cfg *tls.Config, dial time.Duration) *http.Transport {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = (&net.Dialer{Timeout: dial, KeepAlive: 30 * time.Second}).DialContext
+	// Hadoop 3.2's web server closes keep-alive connections idle for 1 s, and net/http does not
+	// send a PUT again that meets such a close: drop idle connections first (as package yarn
+	// does; docs/hadoop-versions.md).
+	tr.IdleConnTimeout = 900 * time.Millisecond
 	if cfg != nil {
 		tr.TLSClientConfig = cfg.Clone()
 	}
