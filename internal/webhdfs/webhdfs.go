@@ -1,8 +1,9 @@
 // Package webhdfs is the small WebHDFS client yarn-er stages through when it acts as a proxy user
-// (submit --do-as): the NameNode's REST API (/webhdfs/v1) with the login's authentication (SPNEGO
-// through Options.Transport, or Hadoop's pseudo authentication user.name on a cluster without
-// security) and doas=<user>, which the NameNode allows only with hadoop.proxyuser.<login>.* rights.
-// What it creates belongs to the proxy user. A CREATE is the NameNode's redirect to a DataNode,
+// (submit --do-as), and reads aggregated logs with where colinmarc/hdfs cannot (a DataNode
+// security layer) or as a proxy user: the NameNode's REST API (/webhdfs/v1) with the login's
+// authentication (SPNEGO through Options.Authenticate, or Hadoop's pseudo authentication
+// user.name on a cluster without security) and doas=<user>, which the NameNode allows only with
+// hadoop.proxyuser.<login>.* rights. What it creates belongs to the proxy user. A CREATE is the NameNode's redirect to a DataNode,
 // which writes the blocks with a delegation token of the proxy user's that the NameNode puts into
 // the redirect's URL: that URL is never logged nor put into an error.
 //
