@@ -57,6 +57,12 @@ type Endpoints struct {
 	HDFSURI string `json:"hdfsUri"`
 	// NamenodeHTTPAddress is the NameNode's web address (WebHDFS).
 	NamenodeHTTPAddress string `json:"namenodeHttpAddress"`
+	// HDFSNameservice is the HA nameservice HDFSURI names (start --hdfs-ha); "" otherwise.
+	HDFSNameservice string `json:"hdfsNameservice,omitempty"`
+	// HDFSStandbyNameNode and HDFSActiveNameNode are the RPC addresses of its NameNodes (the
+	// standby is the first of dfs.ha.namenodes).
+	HDFSStandbyNameNode string `json:"hdfsStandbyNameNode,omitempty"`
+	HDFSActiveNameNode  string `json:"hdfsActiveNameNode,omitempty"`
 	// HadoopConfDir is the client configuration (core-site.xml, hdfs-site.xml,
 	// yarn-site.xml, capacity-scheduler.xml, resource-types.xml, ...) with the real addresses.
 	HadoopConfDir string `json:"hadoopConfDir"`
