@@ -168,22 +168,38 @@ type Conn struct {
 	log   *slog.Logger
 }
 
-// Dial connects and authenticates to the first of cfg.Addrs that accepts, now.
+// Dial connects and authenticates to the first of cfg.Addrs that accepts, now: one that cannot
+// be reached, or a standby that refuses the login (a standby cannot check a delegation token), is
+// skipped.
 func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	icfg, err := ipcConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	icfg.Addrs = cfg.Addrs
-	cl, err := ipc.NewClient(icfg)
-	if err != nil {
-		return nil, fmt.Errorf("namenode: %w", err)
+	if len(cfg.Addrs) == 0 {
+		return nil, errors.New("namenode: no NameNode address")
 	}
-	if err := cl.Connect(ctx); err != nil {
+	log := logger(cfg)
+	var errs []error
+	for _, a := range cfg.Addrs {
+		one := icfg
+		one.Addrs = []string{a}
+		cl, err := ipc.NewClient(one)
+		if err != nil {
+			return nil, fmt.Errorf("namenode: %w", err)
+		}
+		err = cl.Connect(ctx)
+		if err == nil {
+			return &Conn{cl: cl, icfg: icfg, addrs: slices.Clone(cfg.Addrs), log: log}, nil
+		}
 		_ = cl.Close()
-		return nil, fmt.Errorf("namenode: %w", err)
+		if ctx.Err() != nil || len(cfg.Addrs) == 1 || !failOver(err, ipc.CallOptions{Idempotent: true}) {
+			return nil, fmt.Errorf("namenode: %w", err)
+		}
+		log.Debug("NameNode is a standby or unreachable, trying the next", "addr", a, "err", err)
+		errs = append(errs, err)
 	}
-	return &Conn{cl: cl, icfg: icfg, addrs: slices.Clone(cfg.Addrs), log: logger(cfg)}, nil
+	return nil, fmt.Errorf("namenode: no active NameNode accepted the connection: %w", errors.Join(errs...))
 }
 
 // call makes the call on the NameNode of the connection; when that one answers as a standby

@@ -200,9 +200,9 @@ public final class MiniYarnHarness {
       if ((https || protection != null || tokenLifetime > 0) && !kerberos) {
         throw new IllegalArgumentException("--https, --rpc-protection and --token-lifetime need --kerberos");
       }
-      if (kerberos && (recovery || ha || hdfsHa)) {
+      if (kerberos && (recovery || ha)) {
         throw new IllegalArgumentException(
-            "--kerberos does not combine with --recovery, --ha or --hdfs-ha yet");
+            "--kerberos does not combine with --recovery or --ha yet");
       }
       if (nms < 1) {
         throw new IllegalArgumentException("--node-managers must be at least 1");
