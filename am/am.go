@@ -378,7 +378,7 @@ func Run(ctx context.Context, spec *jobspec.Spec, opts Options) (*Result, error)
 				r.stagingCh <- opened{st: opts.Staging}
 				return
 			}
-			st, err := openStaging(spec.StagingDir, opts.Identity.AppID, spec.User, r.credsNow.Load)
+			st, err := openStaging(spec.StagingDir, spec.StagingNameNodes, opts.Identity.AppID, spec.User, r.credsNow.Load)
 			if err != nil {
 				r.log.Warn("am: the staging directory will not be removed, nor the ranks recorded for another attempt", "err", err)
 			}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/yarn-er/yarn-er/internal/namenode"
+	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -40,12 +41,14 @@ var ErrStaging = errors.New("am: staging directory")
 // On HDFS the AM authenticates with the HDFS delegation token for that NameNode among creds (a
 // Kerberized cluster: yarn-er submit puts one there), else as user (a cluster without security).
 func OpenStaging(dirURL, appID, user string, creds *records.Credentials) (Staging, error) {
-	return openStaging(dirURL, appID, user, func() *records.Credentials { return creds })
+	return openStaging(dirURL, nil, appID, user, func() *records.Credentials { return creds })
 }
 
 // openStaging is OpenStaging with the credentials read at each connection: those of an AM whose
 // tokens are refreshed (tokens.go) change.
-func openStaging(dirURL, appID, user string, credsNow func() *records.Credentials) (Staging, error) {
+// namenodes are the NameNodes of the nameservice that dirURL names (jobspec.Spec.StagingNameNodes;
+// nil: the URL names the NameNode).
+func openStaging(dirURL string, namenodes []string, appID, user string, credsNow func() *records.Credentials) (Staging, error) {
 	u, err := url.Parse(dirURL)
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrStaging, dirURL, err)
@@ -63,9 +66,13 @@ func openStaging(dirURL, appID, user string, credsNow func() *records.Credential
 		}
 		// Connect now, so that removal after SIGTERM (the NodeManager's SIGKILL follows soon)
 		// is a single call; the token's lookup of the NameNode's addresses counts too.
+		addrs, err := stagingNameNodes(u, namenodes)
+		if err != nil {
+			return nil, fmt.Errorf("%w %q: %w", ErrStaging, dirURL, err)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), stagingConnectTimeout)
 		defer cancel()
-		cfg := namenode.Config{Addrs: []string{u.Host}, User: user}
+		cfg := namenode.Config{Addrs: addrs, User: user}
 		if creds := credsNow(); creds != nil {
 			if _, ok := namenode.SelectToken(ctx, creds.Tokens, u.Host); ok {
 				host := u.Host
@@ -181,3 +188,26 @@ func (h *hdfsStaging) Records(ctx context.Context) ([]string, error) {
 }
 
 func (h *hdfsStaging) Close() error { return h.c.Close() }
+
+// stagingNameNodes returns the NameNode RPC addresses of the staging directory's URL u: the
+// nameservice's NameNodes when given (jobspec.Spec.StagingNameNodes), else u's host:port. A
+// URL without a port and no NameNodes is an HA nameservice nobody resolved: an error.
+func stagingNameNodes(u *url.URL, namenodes []string) ([]string, error) {
+	if len(namenodes) > 0 {
+		return namenodes, nil
+	}
+	if u.Port() == "" {
+		return nil, fmt.Errorf("%s names no NameNode port and the job spec lists no NameNodes (stagingNameNodes) of that nameservice", u.Host)
+	}
+	return []string{u.Host}, nil
+}
+
+// StagingNameNodes returns the NameNode RPC addresses of spec's staging directory (an hdfs://
+// URL): its nameservice's NameNodes (spec.StagingNameNodes), else the URL's host:port.
+func StagingNameNodes(spec *jobspec.Spec) ([]string, error) {
+	u, err := url.Parse(spec.StagingDir)
+	if err != nil || u.Scheme != "hdfs" || u.Host == "" {
+		return nil, fmt.Errorf("staging directory %q: want hdfs://namenode:port/path or hdfs://nameservice/path", spec.StagingDir)
+	}
+	return stagingNameNodes(u, spec.StagingNameNodes)
+}

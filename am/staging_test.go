@@ -58,6 +58,31 @@ func TestHDFSStaging(t *testing.T) {
 		})
 	}
 
+	// An HA nameservice: the staging URL names it, the spec lists its NameNodes; the first is
+	// a standby, so the removal goes to the other, with the token of the nameservice's service.
+	t.Run("nameservice", func(t *testing.T) {
+		dir := "/user/alice/.yarn-er/" + amrmfake.AppID
+		standby := namenodetest.New(t, namenodetest.Options{Standby: true, Paths: []string{dir + "/yarn-er"}})
+		active := namenodetest.New(t, namenodetest.Options{Paths: []string{dir + "/yarn-er"}})
+		tok := dt
+		tok.Service = "ha-hdfs:ns1"
+		creds := records.NewCredentials()
+		creds.Tokens["hdfs"] = tok
+		standby.AddToken(tok.Identifier, tok.Password)
+		active.AddToken(tok.Identifier, tok.Password)
+		st, err := openStaging("hdfs://ns1"+dir, []string{standby.Addr, active.Addr}, amrmfake.AppID, "alice",
+			func() *records.Credentials { return creds })
+		require.NoError(t, err)
+		defer st.Close()
+		require.NoError(t, st.Remove(context.Background()))
+		assert.False(t, active.Exists(dir), "removed on the active NameNode")
+		assert.Equal(t, []namenodetest.Delete{{Path: dir, Recursive: true}}, active.Deletes())
+
+		_, err = OpenStaging("hdfs://ns1"+dir, amrmfake.AppID, "alice", creds)
+		require.ErrorIs(t, err, ErrStaging)
+		assert.Contains(t, err.Error(), "ns1 names no NameNode port and the job spec lists no NameNodes (stagingNameNodes)")
+	})
+
 	t.Run("NameNode down", func(t *testing.T) {
 		nn := namenodetest.New(t, namenodetest.Options{})
 		addr := nn.Addr

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path"
+	"strings"
 	"syscall"
 	"time"
 
@@ -116,11 +117,15 @@ func (r *runner) tokenFollowerWords() []string {
 	if r.spec.Tokens == nil {
 		return nil
 	}
-	return []string{"./" + jobspec.BinaryName, "tokens", "follow", "--log-level", "info",
-		"--dir", launchQuote(r.spec.StagingDir),
+	words := []string{"./" + jobspec.BinaryName, "tokens", "follow", "--log-level", "info",
+		"--dir", launchQuote(r.spec.StagingDir)}
+	if len(r.spec.StagingNameNodes) > 0 {
+		words = append(words, "--namenodes", launchQuote(strings.Join(r.spec.StagingNameNodes, ",")))
+	}
+	return append(words,
 		"--every", TokenPollInterval(r.spec.Tokens).String(),
 		"--parent", `\$\$`,
-		"</dev/null", ">/dev/null", "2><LOG_DIR>/" + TokensLog, "&"}
+		"</dev/null", ">/dev/null", "2><LOG_DIR>/"+TokensLog, "&")
 }
 
 // FollowOptions configure FollowTokens.
@@ -128,6 +133,9 @@ type FollowOptions struct {
 	// Dir is the application's staging directory (hdfs://namenode:port/path), whose TokenXAttr
 	// holds the fresh tokens.
 	Dir string
+	// NameNodes are the NameNodes of the nameservice Dir names (jobspec.Spec.StagingNameNodes;
+	// empty: Dir names its NameNode).
+	NameNodes []string
 	// TokenFile is the container's token file ($HADOOP_TOKEN_FILE_LOCATION), read for the token
 	// to reach the NameNode with and replaced by one with the fresh tokens.
 	TokenFile string
@@ -147,6 +155,10 @@ func FollowTokens(ctx context.Context, o FollowOptions) error {
 	if err != nil || u.Scheme != "hdfs" || u.Host == "" || u.Path == "" {
 		return fmt.Errorf("tokens follow: --dir %q: want the staging directory's hdfs://namenode:port/path", o.Dir)
 	}
+	addrs, err := stagingNameNodes(u, o.NameNodes)
+	if err != nil {
+		return fmt.Errorf("tokens follow: --dir %q: %w (fix: --namenodes host:port,...)", o.Dir, err)
+	}
 	if o.TokenFile == "" {
 		return fmt.Errorf("tokens follow: no token file: $%s is not set", records.EnvTokenFile)
 	}
@@ -165,7 +177,7 @@ func FollowTokens(ctx context.Context, o FollowOptions) error {
 			log.Info("tokens follow: the rank ended")
 			return nil
 		}
-		switch changed, err := followOnce(ctx, u.Host, dir, o.TokenFile); {
+		switch changed, err := followOnce(ctx, u.Host, addrs, dir, o.TokenFile); {
 		case err != nil:
 			log.Warn("tokens follow: reading the published tokens failed; trying again", "err", err, "in", o.Every)
 		case changed:
@@ -180,14 +192,15 @@ func FollowTokens(ctx context.Context, o FollowOptions) error {
 }
 
 // followOnce reads the published tokens once, and writes the token file if they are new.
-func followOnce(ctx context.Context, nn, dir, tokenFile string) (bool, error) {
+// nn is the staging URL's host (the token's service names it), addrs its NameNodes' addresses.
+func followOnce(ctx context.Context, nn string, addrs []string, dir, tokenFile string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	creds, err := records.ReadTokenFile(tokenFile)
 	if err != nil {
 		return false, err
 	}
-	c, err := namenode.Dial(ctx, namenode.Config{Addrs: []string{nn}, TokenFunc: func() (records.Token, error) {
+	c, err := namenode.Dial(ctx, namenode.Config{Addrs: addrs, TokenFunc: func() (records.Token, error) {
 		if t, ok := namenode.SelectToken(ctx, creds.Tokens, nn); ok {
 			return t, nil
 		}

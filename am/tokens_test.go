@@ -120,6 +120,42 @@ func TestTokenPollInterval(t *testing.T) {
 	assert.Equal(t, 10*time.Minute, TokenPollInterval(nil))
 }
 
+// TestFollowTokensNameservice: on an HA nameservice the follower reads the published tokens from
+// the active NameNode of those it is given (--namenodes), past a standby.
+func TestFollowTokensNameservice(t *testing.T) {
+	old := records.Token{Identifier: []byte("old"), Password: []byte("pw0"), Kind: namenode.KindDelegationToken, Service: "ha-hdfs:ns1"}
+	fresh := records.Token{Identifier: []byte("new"), Password: []byte("pw1"), Kind: namenode.KindDelegationToken, Service: "ha-hdfs:ns1"}
+	const dir = "/user/alice/.yarn-er/app_1"
+	standby := namenodetest.New(t, namenodetest.Options{Standby: true, Paths: []string{dir + "/yarn-er"}})
+	active := namenodetest.New(t, namenodetest.Options{Paths: []string{dir + "/yarn-er"}})
+	for _, nn := range []*namenodetest.NameNode{standby, active} {
+		nn.AddToken(old.Identifier, old.Password)
+	}
+	file := filepath.Join(t.TempDir(), "container_tokens")
+	creds := records.NewCredentials()
+	creds.AddToken("hdfs", old)
+	require.NoError(t, records.WriteTokenFile(file, creds, records.FormatWritable))
+	pub := records.NewCredentials()
+	pub.AddToken("hdfs", fresh)
+	b, err := pub.Marshal(records.FormatWritable)
+	require.NoError(t, err)
+	ctx := context.Background()
+	c, err := namenode.Dial(ctx, namenode.Config{Addrs: []string{standby.Addr, active.Addr}, Token: &old})
+	require.NoError(t, err)
+	require.NoError(t, c.SetXAttr(ctx, dir, TokenXAttr, b), "the publisher's write goes past the standby too")
+	require.NoError(t, c.Close())
+
+	changed, err := followOnce(ctx, "ns1", []string{standby.Addr, active.Addr}, dir, file)
+	require.NoError(t, err)
+	assert.True(t, changed)
+	got, err := records.ReadTokenFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(got.Tokens["hdfs"].Identifier))
+
+	err = FollowTokens(ctx, FollowOptions{Dir: "hdfs://ns1" + dir, TokenFile: file})
+	assert.ErrorContains(t, err, "lists no NameNodes (stagingNameNodes) of that nameservice (fix: --namenodes host:port,...)")
+}
+
 // TestFollowTokens: the follower replaces the token file's HDFS token with the published one
 // (keeping the others), leaves the file alone while nothing new is published, and stops when its
 // parent process is gone.
@@ -140,7 +176,7 @@ func TestFollowTokens(t *testing.T) {
 	staging := "hdfs://" + nn.Addr + "/user/alice/.yarn-er/app_1"
 
 	ctx := context.Background()
-	changed, err := followOnce(ctx, nn.Addr, "/user/alice/.yarn-er/app_1", file)
+	changed, err := followOnce(ctx, nn.Addr, []string{nn.Addr}, "/user/alice/.yarn-er/app_1", file)
 	require.NoError(t, err)
 	assert.False(t, changed, "nothing published yet")
 
@@ -170,7 +206,7 @@ func TestFollowTokens(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
 
-	changed, err = followOnce(ctx, nn.Addr, "/user/alice/.yarn-er/app_1", file)
+	changed, err = followOnce(ctx, nn.Addr, []string{nn.Addr}, "/user/alice/.yarn-er/app_1", file)
 	require.NoError(t, err)
 	assert.False(t, changed, "the same tokens again: the file is left alone")
 

@@ -90,7 +90,7 @@ func runMain(m *testing.M) (code int) {
 	defer func() {
 		// Every cluster still running stops at once (a stop takes 10-25 s, mostly waiting), and
 		// the ones tests stopped in the background are waited for.
-		for _, c := range append(secureRunClusters(), shortTokenMiniYARN.cluster, labelledMiniYARN.cluster, misconfiguredMiniYARN.cluster, recoveringMiniYARN.cluster, profilesMiniYARN.cluster, haMiniYARN.cluster, gpuPluginMiniYARN.cluster, isolatingMiniYARN.cluster, migMiniYARN.cluster, mainCluster) {
+		for _, c := range append(secureRunClusters(), shortTokenMiniYARN.cluster, labelledMiniYARN.cluster, misconfiguredMiniYARN.cluster, hdfsHAMiniYARN.cluster, recoveringMiniYARN.cluster, profilesMiniYARN.cluster, haMiniYARN.cluster, gpuPluginMiniYARN.cluster, isolatingMiniYARN.cluster, migMiniYARN.cluster, mainCluster) {
 			stopInBackground(c)
 		}
 		if err := waitForStops(); err != nil {

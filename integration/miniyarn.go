@@ -61,6 +61,12 @@ type Endpoints struct {
 	// NamenodeHTTPSAddress is the NameNode's https web address under --https, e.g.
 	// "localhost:40213" (the name its certificate holds); empty otherwise.
 	NamenodeHTTPSAddress string `json:"namenodeHttpsAddress"`
+	// HDFSNameservice is the HA nameservice HDFSURI names (start --hdfs-ha); "" otherwise.
+	HDFSNameservice string `json:"hdfsNameservice,omitempty"`
+	// HDFSStandbyNameNode and HDFSActiveNameNode are the RPC addresses of its NameNodes (the
+	// standby is the first of dfs.ha.namenodes).
+	HDFSStandbyNameNode string `json:"hdfsStandbyNameNode,omitempty"`
+	HDFSActiveNameNode  string `json:"hdfsActiveNameNode,omitempty"`
 	// HadoopConfDir is the client configuration (core-site.xml, hdfs-site.xml,
 	// yarn-site.xml, capacity-scheduler.xml, resource-types.xml, ...) with the real addresses.
 	HadoopConfDir string `json:"hadoopConfDir"`

@@ -20,12 +20,14 @@ import (
 const tokenLifetime = 90
 
 // shortTokenMiniYARN is a secure mini-YARN (privacy) whose HDFS delegation tokens live
-// tokenLifetime seconds.
-var shortTokenMiniYARN = &lazyCluster{what: "secure, short-lived tokens", env: "YARN_ER_MINIYARN_TOKENS_STATE", conf: "conf",
-	state: "mini-yarn-secure-tokens", flags: []string{"--kerberos", "--rpc-protection", "privacy", "--token-lifetime", fmt.Sprint(tokenLifetime)}}
+// tokenLifetime seconds, and whose HDFS is an HA nameservice (--hdfs-ha: the first NameNode a
+// standby, as production clusters' HDFS mostly is).
+var shortTokenMiniYARN = &lazyCluster{what: "secure, short-lived tokens, HA HDFS", env: "YARN_ER_MINIYARN_TOKENS_STATE", conf: "conf",
+	state: "mini-yarn-secure-tokens", flags: []string{"--kerberos", "--rpc-protection", "privacy", "--token-lifetime", fmt.Sprint(tokenLifetime), "--hdfs-ha"}}
 
 // TestSecureLongRunningTokens: `submit --ship-keytab` on a secure mini-YARN whose HDFS delegation
-// tokens live at most tokenLifetime seconds. The job's ranks run for three such lifetimes, then write and read
+// tokens live at most tokenLifetime seconds, its HDFS an HA nameservice: the AM refreshes and
+// publishes the tokens, and the followers read them, through the active NameNode past the standby. The job's ranks run for three such lifetimes, then write and read
 // HDFS with Hadoop's own client (the harness build's client jars) from their container's token file:
 // only the fresh tokens the ApplicationMaster fetched with the shipped keytab, and that `yarn-er
 // tokens follow` put into each rank's token file, can do that. The ranks never get the keytab.
@@ -33,6 +35,7 @@ func TestSecureLongRunningTokens(t *testing.T) {
 	parallelWaitingOn(t, &shortTokenMiniYARN.guard)
 	ep := shortTokenMiniYARN.endpoints(t)
 	require.NotNil(t, ep.Secure)
+	require.Equal(t, "mini-ns", ep.HDFSNameservice, "the cluster's HDFS is an HA nameservice")
 	env := envSh(t, ep)
 
 	rounds := 3 * tokenLifetime / 5
@@ -77,4 +80,7 @@ hfs -cat /tmp/long-running-$YARN_ER_RANK || exit 8`
 		assert.GreaterOrEqual(t, n, 3, "rank %d's token file was replaced over and over", r)
 	}
 	assert.Contains(t, logs.stdout, "tokens follow: fresh tokens written", "the follower's log (yarn-er-tokens.log) is in the application's logs")
+	// The AM reached the nameservice's active NameNode with the application's tokens.
+	assert.NotContains(t, logs.stdout, "ranks record not written")
+	assert.Contains(t, logs.stdout, "am: staging directory removed")
 }

@@ -88,6 +88,10 @@ type Spec struct {
 	// StagingDir is the application's staging directory (a full URL, hdfs://nn:8020/user/u/
 	// .yarn-er/<appId>), removed when the application ends unless KeepStaging.
 	StagingDir string `json:"stagingDir"`
+	// StagingNameNodes are the RPC addresses (host:port) of the NameNodes of the HA nameservice
+	// that StagingDir names (hdfs://<nameservice>/...), from the submitter's Hadoop configuration,
+	// for the AM and the ranks, which have none; empty when StagingDir names its NameNode.
+	StagingNameNodes []string `json:"stagingNameNodes,omitempty"`
 	// KeepStaging keeps the staging directory after the application ended.
 	KeepStaging bool `json:"keepStaging,omitempty"`
 
@@ -152,6 +156,10 @@ const (
 	GangFail = "fail"
 	GangWait = "wait"
 )
+
+// MaxStagingNameNodes bounds Spec.StagingNameNodes (Hadoop 3 allows more than two NameNodes in
+// a nameservice; a handful in practice).
+const MaxStagingNameNodes = 16
 
 // DefaultRole is the name of the one role of a spec without roles (yarn-er submit's flags).
 const DefaultRole = "main"
@@ -576,6 +584,14 @@ func (s *Spec) Validate() error {
 	}
 	if s.StagingDir == "" {
 		return invalid("stagingDir", "empty")
+	}
+	if len(s.StagingNameNodes) > MaxStagingNameNodes {
+		return invalid("stagingNameNodes", "%d NameNodes: at most %d", len(s.StagingNameNodes), MaxStagingNameNodes)
+	}
+	for i, a := range s.StagingNameNodes {
+		if !validHostPort(a) {
+			return invalid(fmt.Sprintf("stagingNameNodes[%d]", i), "%q is not host:port", a)
+		}
 	}
 	if s.HeartbeatMillis < 0 {
 		return invalid("heartbeatMillis", "%d: must not be negative", s.HeartbeatMillis)

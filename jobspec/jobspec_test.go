@@ -127,6 +127,8 @@ func TestValidate(t *testing.T) {
 		{"file no url", func(s *Spec) { s.Files[0].URL = "" }, "files[0].url"},
 		{"file negative size", func(s *Spec) { s.Files[0].Size = -1 }, "files[0].size"},
 		{"no staging", func(s *Spec) { s.StagingDir = "" }, "stagingDir"},
+		{"staging NameNode not host:port", func(s *Spec) { s.StagingNameNodes = []string{"h1:8020", "h2"} }, "stagingNameNodes[1]"},
+		{"too many staging NameNodes", func(s *Spec) { s.StagingNameNodes = make([]string, MaxStagingNameNodes+1) }, "stagingNameNodes"},
 		{"negative heartbeat", func(s *Spec) { s.HeartbeatMillis = -1 }, "heartbeatMillis"},
 		{"tokens without principal", func(s *Spec) { s.Tokens = &TokenRefresh{KeytabFile: "k", NameNodePrincipal: "nn/_HOST@R"} }, "tokens.principal"},
 		{"tokens keytab path", func(s *Spec) {

@@ -48,6 +48,15 @@ func (c *Client) kerberize(ctx context.Context, ho *hdfs.ClientOptions, opts Opt
 				Fix: "set " + KeyNameNodePrincipal + " to service/host@REALM, e.g. nn/_HOST@EXAMPLE.COM"}
 		}
 		ho.KerberosServicePrincipleName = p
+	} else if strings.Contains(spn, "_HOST") {
+		// Several NameNodes (HA): colinmarc/hdfs puts each address's host in for _HOST, so a
+		// NameNode given by IP address is dialled by its canonical name instead, whose principal
+		// Hadoop's client would ask for.
+		for i, a := range ho.Addresses {
+			if host, port, err := net.SplitHostPort(a); err == nil && net.ParseIP(host) != nil {
+				ho.Addresses[i] = net.JoinHostPort(krb.HostFor(ctx, a), port)
+			}
+		}
 	}
 	c.namenodes = append([]string(nil), ho.Addresses...)
 	c.krb = krb

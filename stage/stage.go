@@ -207,6 +207,10 @@ type Client struct {
 	// web is what a WebHDFS client of this HDFS is made from (webHDFS).
 	web      Options
 	kerberos bool
+
+	// haNameNodes are the RPC addresses of the NameNodes of the HA nameservice fs.defaultFS
+	// names (nil when it names a NameNode).
+	haNameNodes []string
 }
 
 // Dial connects to the NameNode named by opts.
@@ -278,6 +282,12 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 			Fix: "set fs.defaultFS in core-site.xml to the cluster's HDFS, e.g. hdfs://namenode:8020 (the Hadoop configuration of --hadoop-conf or HADOOP_CONF_DIR)"}
 	}
 	c.defaultFS = u
+	if isLogical(hc, u.Host) {
+		if c.haNameNodes, err = nameserviceNameNodes(hc, u.Host); err != nil {
+			return nil, &Error{Op: "connect", Err: fmt.Errorf("%w: %s = %q: %w", ErrNoFileSystem, from, defaultFS, err),
+				Fix: "give each NameNode of the nameservice its dfs.namenode.rpc-address.<nameservice>.<namenode> in hdfs-site.xml"}
+		}
+	}
 	if opts.fs != nil {
 		c.fs = opts.fs
 		return c, nil
@@ -331,6 +341,28 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 	return c, nil
 }
 
+// nameserviceNameNodes returns the RPC addresses of the NameNodes of HA nameservice ns
+// (dfs.ha.namenodes.<ns>, dfs.namenode.rpc-address.<ns>.<namenode>), as Hadoop's client reads them.
+func nameserviceNameNodes(hc hadoopconf.HadoopConf, ns string) ([]string, error) {
+	var out []string
+	for _, nn := range strings.Split(hc["dfs.ha.namenodes."+ns], ",") {
+		if nn = strings.TrimSpace(nn); nn == "" {
+			continue
+		}
+		key := "dfs.namenode.rpc-address." + ns + "." + nn
+		a := strings.TrimSpace(hc[key])
+		host, port, err := net.SplitHostPort(a)
+		if err != nil || host == "" || port == "" {
+			return nil, fmt.Errorf("nameservice %s: NameNode %s: %s = %q: want host:port", ns, nn, key, a)
+		}
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("nameservice %s: dfs.ha.namenodes.%s names no NameNode", ns, ns)
+	}
+	return out, nil
+}
+
 // isLogical reports whether host is an HA nameservice of the configuration.
 func isLogical(hc hadoopconf.HadoopConf, host string) bool {
 	_, ok := hc["dfs.ha.namenodes."+host]
@@ -353,6 +385,12 @@ func parseDefaultFS(s string) (*url.URL, error) {
 	}
 	return &url.URL{Scheme: u.Scheme, Host: u.Host}, nil
 }
+
+// NameserviceNameNodes returns the RPC addresses (host:port) of the NameNodes of the HA
+// nameservice that fs.defaultFS names (hdfs://<nameservice>), which a process without the Hadoop
+// configuration (the ApplicationMaster, a rank) needs to reach the staging directory; nil when
+// fs.defaultFS names a NameNode.
+func (c *Client) NameserviceNameNodes() []string { return slices.Clone(c.haNameNodes) }
 
 // Close closes the connection to HDFS.
 func (c *Client) Close() error { return c.fs.Close() }

@@ -474,10 +474,16 @@ func TestDialConfiguration(t *testing.T) {
 		name string
 		opts Options
 		want string
+		nns  []string // NameserviceNameNodes
 		err  error
 		msg  string
 	}{
 		{name: "defaultFS", opts: Options{HadoopConf: hc("fs.defaultFS", "hdfs://nn:9000")}, want: "hdfs://nn:9000"},
+		{name: "HA nameservice", opts: Options{HadoopConf: hc("fs.defaultFS", "hdfs://ns1", "dfs.ha.namenodes.ns1", "nn1, nn2",
+			"dfs.namenode.rpc-address.ns1.nn1", "h1:8020", "dfs.namenode.rpc-address.ns1.nn2", "h2:8020",
+			"dfs.namenode.rpc-address.other.nn1", "h3:8020")}, want: "hdfs://ns1", nns: []string{"h1:8020", "h2:8020"}},
+		{name: "HA NameNode without its address", opts: Options{HadoopConf: hc("fs.defaultFS", "hdfs://ns1", "dfs.ha.namenodes.ns1", "nn1,nn2",
+			"dfs.namenode.rpc-address.ns1.nn1", "h1:8020")}, err: ErrNoFileSystem, msg: `NameNode nn2: dfs.namenode.rpc-address.ns1.nn2 = "": want host:port`},
 		{name: "nameservice", opts: Options{HadoopConf: hc("fs.defaultFS", "hdfs://mycluster/")}, want: "hdfs://mycluster"},
 		{name: "not set", opts: Options{HadoopConf: hc()}, err: ErrNoFileSystem, msg: "set fs.defaultFS"},
 		{name: "local fs", opts: Options{HadoopConf: hc("fs.defaultFS", "file:///")}, err: ErrNoFileSystem, msg: "core-site.xml:3"},
@@ -500,6 +506,7 @@ func TestDialConfiguration(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, c.DefaultFS())
 			assert.Equal(t, tc.want+"/user/bob/.yarn-er/x", c.URL(c.BaseDir()+"/x"))
+			assert.Equal(t, tc.nns, c.NameserviceNameNodes())
 		})
 	}
 }

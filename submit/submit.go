@@ -389,7 +389,7 @@ func (c *Client) Submit(ctx context.Context, req Request, step func(Step)) (*Sub
 		Version: jobspec.Version, Name: req.appName(), User: sc.User(), SchedulerAddresses: sched,
 		Containers: req.Containers, Restarts: req.Restarts, Priority: containerPriority, NodeLabel: req.NodeLabel,
 		Resource: quantities(vec), Devices: devices(vec), Command: req.Command, Env: req.Env,
-		Binary: files[0], Files: files[1:], StagingDir: dir.URL, KeepStaging: req.KeepStaging,
+		Binary: files[0], Files: files[1:], StagingDir: dir.URL, StagingNameNodes: sc.NameserviceNameNodes(), KeepStaging: req.KeepStaging,
 		HeartbeatMillis: req.HeartbeatMillis, MaxAttempts: int(req.MaxAttempts),
 		AttemptFailuresValidityMillis: attemptFailuresValidity(req.AttemptFailuresValidity),
 	}

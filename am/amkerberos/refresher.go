@@ -31,8 +31,9 @@ const DefaultRenewInterval = 24 * time.Hour
 // Refresher fetches fresh HDFS delegation tokens with the shipped keytab's login.
 type Refresher struct {
 	spec    *jobspec.TokenRefresh
-	nn      string // the NameNode's host:port, from the staging directory's URL
-	dir     string // the staging directory's path
+	nn      string   // the staging directory's URL's host: the NameNode's host:port, or an HA nameservice
+	addrs   []string // the NameNodes' RPC addresses (nn, or the nameservice's NameNodes)
+	dir     string   // the staging directory's path
 	krb     *gss.Kerberos
 	renewer string
 	log     *slog.Logger
@@ -69,12 +70,16 @@ func New(spec *jobspec.Spec, o Options) (*Refresher, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	addrs, err := am.StagingNameNodes(spec)
+	if err != nil {
+		return nil, fmt.Errorf("amkerberos: %w", err)
+	}
 	cl, err := kerberos.Login(kerberos.Options{Principal: t.Principal, Keytab: t.KeytabFile, Krb5Conf: t.Krb5ConfFile}, o.Getenv, o.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("amkerberos: log in with the shipped keytab: %w", err)
 	}
 	return &Refresher{
-		spec: t, nn: u.Host, dir: path.Clean(u.Path), log: o.Logger, now: o.Now,
+		spec: t, nn: u.Host, addrs: addrs, dir: path.Clean(u.Path), log: o.Logger, now: o.Now,
 		krb:     &gss.Kerberos{Client: cl, ServicePrincipal: t.NameNodePrincipal, LookupAddr: o.LookupAddr},
 		renewer: ShortName(t.Principal),
 	}, nil
@@ -107,7 +112,7 @@ func (r *Refresher) Refresh(ctx context.Context, current *records.Credentials) (
 			break
 		}
 	}
-	cfg := namenode.Config{Addrs: []string{r.nn}, Kerberos: r.krb, Service: old.Service, Logger: r.log}
+	cfg := namenode.Config{Addrs: r.addrs, Kerberos: r.krb, Service: old.Service, Logger: r.log}
 	start := r.now()
 	tok, err := namenode.GetDelegationToken(ctx, cfg, r.renewer)
 	if err != nil {
@@ -132,7 +137,7 @@ func (r *Refresher) Publish(ctx context.Context, tokens *records.Credentials) er
 	if err != nil {
 		return err
 	}
-	c, err := namenode.Dial(ctx, namenode.Config{Addrs: []string{r.nn}, Kerberos: r.krb, Logger: r.log})
+	c, err := namenode.Dial(ctx, namenode.Config{Addrs: r.addrs, Kerberos: r.krb, Logger: r.log})
 	if err != nil {
 		return fmt.Errorf("amkerberos: publish the fresh tokens: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/commonpb"
@@ -157,27 +158,105 @@ func deleteRequest(path string, recursive bool) (*hdfspb.DeleteRequestProto, err
 }
 
 // Conn is an open, authenticated connection to a NameNode, for a caller that must make its call
-// quickly later (see Dial).
+// quickly later (see Dial). Under HA (several Config.Addrs) a call that the NameNode refuses as a
+// standby goes to the others in turn, as Hadoop's failover proxy does.
 type Conn struct {
-	cl *ipc.Client
+	mu    sync.Mutex
+	cl    *ipc.Client
+	icfg  ipc.Config
+	addrs []string
+	log   *slog.Logger
 }
 
-// Dial connects and authenticates to the first of cfg.Addrs that accepts, now.
+// Dial connects and authenticates to the first of cfg.Addrs that accepts, now: one that cannot
+// be reached, or a standby that refuses the login (a standby cannot check a delegation token), is
+// skipped.
 func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 	icfg, err := ipcConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
-	icfg.Addrs = cfg.Addrs
-	cl, err := ipc.NewClient(icfg)
-	if err != nil {
-		return nil, fmt.Errorf("namenode: %w", err)
+	if len(cfg.Addrs) == 0 {
+		return nil, errors.New("namenode: no NameNode address")
 	}
-	if err := cl.Connect(ctx); err != nil {
+	log := logger(cfg)
+	var errs []error
+	for _, a := range cfg.Addrs {
+		one := icfg
+		one.Addrs = []string{a}
+		cl, err := ipc.NewClient(one)
+		if err != nil {
+			return nil, fmt.Errorf("namenode: %w", err)
+		}
+		err = cl.Connect(ctx)
+		if err == nil {
+			return &Conn{cl: cl, icfg: icfg, addrs: slices.Clone(cfg.Addrs), log: log}, nil
+		}
 		_ = cl.Close()
-		return nil, fmt.Errorf("namenode: %w", err)
+		if ctx.Err() != nil || len(cfg.Addrs) == 1 || !failOver(err, ipc.CallOptions{Idempotent: true}) {
+			return nil, fmt.Errorf("namenode: %w", err)
+		}
+		log.Debug("NameNode is a standby or unreachable, trying the next", "addr", a, "err", err)
+		errs = append(errs, err)
 	}
-	return &Conn{cl: cl}, nil
+	return nil, fmt.Errorf("namenode: no active NameNode accepted the connection: %w", errors.Join(errs...))
+}
+
+// call makes the call on the NameNode of the connection; when that one answers as a standby
+// (or, for an idempotent call, cannot be reached) it tries each other NameNode once, and keeps
+// the first that answers otherwise.
+func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message, opts ipc.CallOptions) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.cl.Call(ctx, method, req, resp, opts)
+	if len(c.addrs) < 2 || !failOver(err, opts) {
+		return err
+	}
+	cur := c.cl.Addr()
+	for _, a := range c.addrs {
+		if a == cur {
+			continue
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		c.log.Debug("NameNode is a standby or unreachable, trying the next", "addr", cur, "next", a, "method", method)
+		icfg := c.icfg
+		icfg.Addrs = []string{a}
+		cl, nerr := ipc.NewClient(icfg)
+		if nerr != nil {
+			return err
+		}
+		cerr := cl.Call(ctx, method, req, resp, opts)
+		if cerr == nil || !failOver(cerr, opts) {
+			_ = c.cl.Close()
+			c.cl = cl
+			return cerr
+		}
+		_ = cl.Close()
+		cur = a
+	}
+	return err
+}
+
+// failOver reports whether a call's error sends it to the next NameNode: a standby's refusal,
+// or a lost connection for a call that may be sent again.
+func failOver(err error, opts ipc.CallOptions) bool {
+	if err == nil {
+		return false
+	}
+	var re *records.RemoteError
+	if errors.As(err, &re) && re.Class == standbyException {
+		return true
+	}
+	return opts.Idempotent && errors.Is(err, ipc.ErrConnection)
+}
+
+// addr is the address of the NameNode the connection uses now.
+func (c *Conn) addr() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cl.Addr()
 }
 
 // Delete removes path on HDFS (a directory with everything under it when recursive is set) over
@@ -190,8 +269,8 @@ func (c *Conn) Delete(ctx context.Context, path string, recursive bool) (bool, e
 	}
 	resp := &hdfspb.DeleteResponseProto{}
 	// Sending it again after a lost connection is harmless: the second answer is "nothing removed".
-	if err := c.cl.Call(ctx, "delete", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
-		return false, fmt.Errorf("namenode %s: delete: %w", c.cl.Addr(), err)
+	if err := c.call(ctx, "delete", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+		return false, fmt.Errorf("namenode %s: delete: %w", c.addr(), err)
 	}
 	return resp.GetResult(), nil
 }
@@ -206,11 +285,11 @@ func (c *Conn) Mkdirs(ctx context.Context, path string, perm uint32) error {
 		CreateParent: proto.Bool(true)}
 	resp := &hdfspb.MkdirsResponseProto{}
 	// Making a directory again is harmless: idempotent.
-	if err := c.cl.Call(ctx, "mkdirs", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
-		return fmt.Errorf("namenode %s: mkdirs %s: %w", c.cl.Addr(), path, err)
+	if err := c.call(ctx, "mkdirs", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+		return fmt.Errorf("namenode %s: mkdirs %s: %w", c.addr(), path, err)
 	}
 	if !resp.GetResult() {
-		return fmt.Errorf("namenode %s: mkdirs %s: refused", c.cl.Addr(), path)
+		return fmt.Errorf("namenode %s: mkdirs %s: refused", c.addr(), path)
 	}
 	return nil
 }
@@ -230,19 +309,19 @@ func (c *Conn) List(ctx context.Context, path string) ([]string, error) {
 	for {
 		req := &hdfspb.GetListingRequestProto{Src: proto.String(path), StartAfter: after, NeedLocation: proto.Bool(false)}
 		resp := &hdfspb.GetListingResponseProto{}
-		if err := c.cl.Call(ctx, "getListing", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
-			return nil, fmt.Errorf("namenode %s: list %s: %w", c.cl.Addr(), path, err)
+		if err := c.call(ctx, "getListing", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+			return nil, fmt.Errorf("namenode %s: list %s: %w", c.addr(), path, err)
 		}
 		dl := resp.GetDirList()
 		if dl == nil {
-			return nil, fmt.Errorf("namenode %s: list %s: %w", c.cl.Addr(), path, os.ErrNotExist)
+			return nil, fmt.Errorf("namenode %s: list %s: %w", c.addr(), path, os.ErrNotExist)
 		}
 		page := dl.GetPartialListing()
 		for _, st := range page {
 			names = append(names, string(st.GetPath()))
 		}
 		if len(names) > maxListing {
-			return nil, fmt.Errorf("namenode %s: list %s: more than %d entries", c.cl.Addr(), path, maxListing)
+			return nil, fmt.Errorf("namenode %s: list %s: more than %d entries", c.addr(), path, maxListing)
 		}
 		if dl.GetRemainingEntries() == 0 || len(page) == 0 {
 			return names, nil
@@ -268,22 +347,22 @@ func (c *Conn) GetXAttr(ctx context.Context, path, name string) (value []byte, o
 	req := &hdfspb.GetXAttrsRequestProto{Src: proto.String(path), XAttrs: []*hdfspb.XAttrProto{{
 		Namespace: hdfspb.XAttrProto_USER.Enum(), Name: proto.String(name)}}}
 	resp := &hdfspb.GetXAttrsResponseProto{}
-	if err := c.cl.Call(ctx, "getXAttrs", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+	if err := c.call(ctx, "getXAttrs", req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
 		var re *records.RemoteError
 		if errors.As(err, &re) {
 			switch {
 			case strings.Contains(re.Message, xattrMissing):
 				return nil, false, nil
 			case strings.HasSuffix(re.Class, "FileNotFoundException"):
-				return nil, false, fmt.Errorf("namenode %s: getXAttrs %s: %w", c.cl.Addr(), path, os.ErrNotExist)
+				return nil, false, fmt.Errorf("namenode %s: getXAttrs %s: %w", c.addr(), path, os.ErrNotExist)
 			}
 		}
-		return nil, false, fmt.Errorf("namenode %s: getXAttrs %s: %w", c.cl.Addr(), path, err)
+		return nil, false, fmt.Errorf("namenode %s: getXAttrs %s: %w", c.addr(), path, err)
 	}
 	for _, x := range resp.GetXAttrs() {
 		if x.GetNamespace() == hdfspb.XAttrProto_USER && x.GetName() == name {
 			if len(x.GetValue()) > MaxXAttrValue {
-				return nil, false, fmt.Errorf("namenode %s: getXAttrs %s: user.%s holds %d bytes, more than %d", c.cl.Addr(), path, name, len(x.GetValue()), MaxXAttrValue)
+				return nil, false, fmt.Errorf("namenode %s: getXAttrs %s: user.%s holds %d bytes, more than %d", c.addr(), path, name, len(x.GetValue()), MaxXAttrValue)
 			}
 			return x.GetValue(), true, nil
 		}
@@ -303,14 +382,18 @@ func (c *Conn) SetXAttr(ctx context.Context, path, name string, value []byte) er
 	req := &hdfspb.SetXAttrRequestProto{Src: proto.String(path), Flag: proto.Uint32(create | replace),
 		XAttr: &hdfspb.XAttrProto{Namespace: hdfspb.XAttrProto_USER.Enum(), Name: proto.String(name), Value: nonNil(value)}}
 	// Setting the same value again is harmless.
-	if err := c.cl.Call(ctx, "setXAttr", req, &hdfspb.SetXAttrResponseProto{}, ipc.CallOptions{Idempotent: true}); err != nil {
-		return fmt.Errorf("namenode %s: setXAttr %s: %w", c.cl.Addr(), path, err)
+	if err := c.call(ctx, "setXAttr", req, &hdfspb.SetXAttrResponseProto{}, ipc.CallOptions{Idempotent: true}); err != nil {
+		return fmt.Errorf("namenode %s: setXAttr %s: %w", c.addr(), path, err)
 	}
 	return nil
 }
 
 // Close closes the connection.
-func (c *Conn) Close() error { return c.cl.Close() }
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cl.Close()
+}
 
 // SelectToken returns the HDFS delegation token among tokens whose service names the NameNode at
 // addr (host:port): an ip:port of the host as TokenService builds it, addr itself, or

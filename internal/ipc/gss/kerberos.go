@@ -41,8 +41,12 @@ type Kerberos struct {
 	LookupAddr func(ctx context.Context, addr string) ([]string, error)
 }
 
-// hostFor returns the host _HOST stands for when dialling addr: the host itself, lower-case,
-// or for an IP address its first reverse-lookup name (the address itself when it has none).
+// HostFor returns the host _HOST stands for when dialling addr (host:port or host): the host
+// itself, lower-case, or for an IP address its first reverse-lookup name (the address itself when
+// it has none), as Hadoop's client takes an address's canonical host name.
+func (k *Kerberos) HostFor(ctx context.Context, addr string) string { return k.hostFor(ctx, addr) }
+
+// hostFor is HostFor.
 func (k *Kerberos) hostFor(ctx context.Context, addr string) string {
 	host := addr
 	if h, _, err := net.SplitHostPort(addr); err == nil {

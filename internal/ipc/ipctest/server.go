@@ -108,6 +108,10 @@ type Server struct {
 	// real user not listed is refused as Hadoop refuses it: a FATAL AuthorizationException
 	// "User: <real> is not allowed to impersonate <effective>".
 	ProxyUsers []string
+	// StandbyTokens refuses every token login with a FATAL StandbyException, as the standby
+	// NameNode of an HA pair does (its secret manager cannot check a delegation token; seen on
+	// Hadoop 3.5's mini-YARN --hdfs-ha --kerberos).
+	StandbyTokens bool
 
 	handler Handler
 	ln      net.Listener
@@ -496,7 +500,12 @@ func (c *serverConn) sasl() bool {
 	}
 	s.mu.Lock()
 	pw, known := s.tokens[d["username"]]
+	standby := s.StandbyTokens
 	s.mu.Unlock()
+	if standby {
+		c.fatal(ipc.SASLCallID, "org.apache.hadoop.ipc.StandbyException", "Operation category READ is not supported in state standby")
+		return false
+	}
 	if !known {
 		c.fatal(ipc.SASLCallID, "org.apache.hadoop.security.token.SecretManager$InvalidToken", "token is not known to this fake server")
 		return false

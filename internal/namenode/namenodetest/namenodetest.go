@@ -38,7 +38,8 @@ type Options struct {
 	Paths []string
 	// Denied are paths whose delete is refused with AccessControlException.
 	Denied []string
-	// Standby answers every call with StandbyException, as the standby of an HA pair.
+	// Standby answers every call with StandbyException, and refuses token logins with it, as the
+	// standby of an HA pair does.
 	Standby bool
 	// Insecure answers getDelegationToken without a token, as a NameNode with security off.
 	Insecure bool
@@ -96,6 +97,7 @@ func New(t testing.TB, opts Options) *NameNode {
 		ipctest.Answer("setXAttr", nn.setXAttr),
 		ipctest.Answer("getXAttrs", nn.getXAttrs),
 	).Handle)
+	nn.Server.StandbyTokens = opts.Standby
 	return nn
 }
 

@@ -18,6 +18,8 @@ type FollowOptions struct {
 	cmdutil.Base
 	// Dir is the application's staging directory (--dir).
 	Dir string
+	// NameNodes are the NameNodes of the HA nameservice Dir names (--namenodes).
+	NameNodes []string
 	// Every is the interval between reads (--every).
 	Every time.Duration
 	// Parent is the process whose end ends the command (--parent; 0: none).
@@ -34,7 +36,7 @@ func NewCmdTokens(f *cmdutil.Factory, runF func(*FollowOptions) error) *cobra.Co
 	}
 	opts := &FollowOptions{Base: cmdutil.Base{F: f}}
 	follow := &cobra.Command{
-		Use:   "follow --dir URL [--every D] [--parent PID]",
+		Use:   "follow --dir URL [--namenodes ADDRS] [--every D] [--parent PID]",
 		Short: "Keep $HADOOP_TOKEN_FILE_LOCATION fresh with the tokens the ApplicationMaster publishes",
 		Long: `follow reads the HDFS delegation tokens that yarn-er's ApplicationMaster publishes on the
 application's staging directory (the extended attribute user.` + am.TokenXAttr + `), with the token
@@ -47,6 +49,7 @@ with --ship-keytab; it is not for starting by hand.`,
 	}
 	fl := follow.Flags()
 	fl.StringVar(&opts.Dir, "dir", "", "the application's staging directory, hdfs://namenode:port/path")
+	fl.StringSliceVar(&opts.NameNodes, "namenodes", nil, "the RPC addresses (host:port,...) of the NameNodes of the HA nameservice --dir names")
 	fl.DurationVar(&opts.Every, "every", 0, "how often to read the published tokens (default 10m)")
 	fl.IntVar(&opts.Parent, "parent", 0, "stop when this process has ended")
 	cmd.AddCommand(follow)
@@ -60,6 +63,6 @@ func followRun(opts *FollowOptions) error {
 	if opts.Every < 0 || opts.Parent < 0 {
 		return cmdutil.Usagef("--every and --parent must not be negative")
 	}
-	return am.FollowTokens(opts.Ctx, am.FollowOptions{Dir: opts.Dir, TokenFile: opts.F.Env.Getenv(records.EnvTokenFile),
+	return am.FollowTokens(opts.Ctx, am.FollowOptions{Dir: opts.Dir, NameNodes: opts.NameNodes, TokenFile: opts.F.Env.Getenv(records.EnvTokenFile),
 		Every: opts.Every, Parent: opts.Parent, Logger: opts.F.Logger()})
 }

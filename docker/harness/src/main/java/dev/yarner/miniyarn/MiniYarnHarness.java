@@ -30,6 +30,7 @@ import org.apache.hadoop.fs.permission.FsPermission;
 import org.apache.hadoop.hdfs.DistributedFileSystem;
 import org.apache.hadoop.hdfs.HdfsConfiguration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
+import org.apache.hadoop.hdfs.MiniDFSNNTopology;
 import org.apache.hadoop.net.NetUtils;
 import org.apache.hadoop.security.UserGroupInformation;
 import org.apache.hadoop.util.ShutdownHookManager;
@@ -99,6 +100,15 @@ public final class MiniYarnHarness {
   private final boolean ha;
   /** --kerberos: the KDC and the secure settings; null without. */
   private final Secure secure;
+  /**
+   * --hdfs-ha: HDFS is an HA nameservice (HDFS_NAMESERVICE) of two NameNodes, nn0 standby and
+   * nn1 active, and fs.defaultFS names the nameservice, as on most production clusters.
+   */
+  private final boolean hdfsHa;
+  /** The nameservice of --hdfs-ha. */
+  static final String HDFS_NAMESERVICE = "mini-ns";
+  /** The NameNodes of --hdfs-ha's nameservice, in dfs.ha.namenodes order; nn0 stays standby. */
+  static final String[] HDFS_NAMENODES = {"nn0", "nn1"};
   /** --gpu-plugin: the NodeManagers discover GPUs with YARN's GPU plugin. */
   private final boolean gpuPlugin;
   /** --isolate-node N: the NodeManager that isolates its containers' GPUs; -1 for none. */
@@ -129,7 +139,8 @@ public final class MiniYarnHarness {
   private boolean guiceShared;
 
   private MiniYarnHarness(Path confDir, Path stateDir, int nodeManagers, long watchPid,
-      boolean recovery, boolean ha, Secure secure, boolean gpuPlugin, int isolateNode) {
+      boolean recovery, boolean ha, Secure secure, boolean gpuPlugin, int isolateNode, boolean hdfsHa) {
+    this.hdfsHa = hdfsHa;
     this.isolateNode = isolateNode;
     this.confDir = confDir;
     this.secure = secure;
@@ -153,6 +164,7 @@ public final class MiniYarnHarness {
     long watch = -1;
     boolean recovery = false;
     boolean ha = false;
+    boolean hdfsHa = false;
     boolean kerberos = false;
     boolean https = false;
     boolean gpuPlugin = false;
@@ -169,6 +181,7 @@ public final class MiniYarnHarness {
           case "--watch-pid" -> watch = Long.parseLong(args[++i]);
           case "--recovery" -> recovery = true;
           case "--ha" -> ha = true;
+          case "--hdfs-ha" -> hdfsHa = true;
           case "--kerberos" -> kerberos = true;
           case "--gpu-plugin" -> gpuPlugin = true;
           case "--isolate-node" -> isolate = Integer.parseInt(args[++i]);
@@ -201,7 +214,7 @@ public final class MiniYarnHarness {
     } catch (RuntimeException e) {
       System.err.println("mini-yarn harness: " + e.getMessage());
       System.err.println("usage: MiniYarnHarness --conf DIR --state DIR"
-          + " [--node-managers N] [--watch-pid PID] [--recovery] [--ha]"
+          + " [--node-managers N] [--watch-pid PID] [--recovery] [--ha] [--hdfs-ha]"
           + " [--kerberos [--rpc-protection P] [--https] [--token-lifetime SECONDS]] [--gpu-plugin]"
           + " [--isolate-node N]");
       System.exit(2);
@@ -210,7 +223,7 @@ public final class MiniYarnHarness {
     Secure secure = kerberos ? new Secure(state,
         protection == null ? "authentication" : protection, https, tokenLifetime) : null;
     MiniYarnHarness h = new MiniYarnHarness(conf, state, nms, watch, recovery, ha, secure, gpuPlugin,
-        isolate);
+        isolate, hdfsHa);
     try {
       h.run();
       System.exit(0);
@@ -241,7 +254,7 @@ public final class MiniYarnHarness {
     }
     // With --kerberos, a copy of the conf dir with the security keys in its core-site.xml.
     Path daemonConf = confDir;
-    if (secure != null || gpuPlugin) {
+    if (secure != null || gpuPlugin || hdfsHa) {
       daemonConf = writeDaemonConf();
     }
     ClassLoader confLoader = new ConfClassLoader(
@@ -285,7 +298,18 @@ public final class MiniYarnHarness {
 
     startDfs(base);
     long tDfs = System.nanoTime();
-    String hdfsUri = "hdfs://127.0.0.1:" + dfs.getNameNodePort();
+    String hdfsUri = hdfsHa ? "hdfs://" + HDFS_NAMESERVICE : "hdfs://127.0.0.1:" + dfs.getNameNodePort();
+    if (hdfsHa) {
+      // The daemons' own Configurations (a NodeManager's localizer) read the nameservice from
+      // their class path's hdfs-site.xml, as on a real cluster: written now that the NameNodes
+      // have their ports, before YARN starts.
+      Map<String, String> keys = hdfsHaKeys();
+      keys.forEach(base::set);
+      Path daemonHdfs = stateDir.resolve("daemon-conf").resolve("hdfs-site.xml");
+      Map<String, String> hdfsSite = readXml("hdfs-site.xml");
+      hdfsSite.putAll(keys);
+      writeXml(daemonHdfs, hdfsSite);
+    }
     base.set("fs.defaultFS", hdfsUri);
 
     startYarn(base);
@@ -398,7 +422,8 @@ public final class MiniYarnHarness {
    * Writes the daemons' conf dir, {@code STATE/daemon-conf}: the conf dir's files, with the secure
    * mode's keys added to core-site.xml (which every Configuration reads) and its ssl-*.xml beside
    * them, and under --gpu-plugin node-resources.xml without the GPU count (the plugin discovers
-   * it). Every Configuration the daemons make for themselves (a NodeManager's localizer, the node
+   * it), and under --hdfs-ha hdfs-site.xml with the nameservice once HDFS runs. Every
+   * Configuration the daemons make for themselves (a NodeManager's localizer, the node
    * resources ResourceUtils reads) must see these, as on a real cluster where all share the files.
    */
   private Path writeDaemonConf() throws IOException {
@@ -431,11 +456,12 @@ public final class MiniYarnHarness {
   }
 
   /**
-   * The NameNode's https address clients use under --https (dfs.http.policy=HTTPS_ONLY):
-   * localhost:port, the name its certificate holds; "" without --https.
+   * The https address clients use for NameNode nn (0 without --hdfs-ha) under --https
+   * (dfs.http.policy=HTTPS_ONLY): localhost:port, the name its certificate holds; "" without
+   * --https.
    */
-  private String nameNodeHttpsAddress() {
-    InetSocketAddress a = dfs.getNameNode().getHttpsAddress();
+  private String nameNodeHttpsAddress(int nn) {
+    InetSocketAddress a = dfs.getNameNode(nn).getHttpsAddress();
     if (secure == null || !secure.https() || a == null) {
       return "";
     }
@@ -501,18 +527,31 @@ public final class MiniYarnHarness {
     Path dfsDir = stateDir.resolve("dfs");
     // Builder(conf, dir) sets hdfs.minidfs.basedir itself; Hadoop 3.3 and older refuse a
     // configuration that already has it ("MiniDFSCluster base directory already defined").
-    LOG.info("starting MiniDFSCluster (1 NameNode, 1 DataNode) in {}", dfsDir);
-    dfs = new MiniDFSCluster.Builder(c, dfsDir.toFile())
+    LOG.info("starting MiniDFSCluster ({}, 1 DataNode) in {}",
+        hdfsHa ? "HA nameservice " + HDFS_NAMESERVICE + " of 2 NameNodes" : "1 NameNode", dfsDir);
+    MiniDFSCluster.Builder b = new MiniDFSCluster.Builder(c, dfsDir.toFile())
         .numDataNodes(1)
-        .nameNodePort(0)
-        .nameNodeHttpPort(0)
         .format(true)
         .checkDataNodeAddrConfig(false)
-        .waitSafeMode(true)
-        .build();
+        .waitSafeMode(true);
+    if (hdfsHa) {
+      MiniDFSNNTopology.NSConf ns = new MiniDFSNNTopology.NSConf(HDFS_NAMESERVICE);
+      for (String nn : HDFS_NAMENODES) {
+        ns.addNN(new MiniDFSNNTopology.NNConf(nn));
+      }
+      b.nnTopology(new MiniDFSNNTopology().addNameservice(ns));
+    } else {
+      b.nameNodePort(0).nameNodeHttpPort(0);
+    }
+    dfs = b.build();
+    if (hdfsHa) {
+      // Both NameNodes start as standbys; the second becomes active, so that a client that takes
+      // the first NameNode of dfs.ha.namenodes meets a standby first.
+      dfs.transitionToActive(1);
+    }
     dfs.waitClusterUp();
     dfs.waitActive();
-    DistributedFileSystem fs = dfs.getFileSystem();
+    DistributedFileSystem fs = dfs.getFileSystem(hdfsHa ? 1 : 0);
     long deadline = System.currentTimeMillis() + READY_TIMEOUT_MS;
     while (fs.isInSafeMode()) {
       if (System.currentTimeMillis() > deadline) {
@@ -534,7 +573,35 @@ public final class MiniYarnHarness {
         fs.setOwner(home, u, null);
       }
     }
-    LOG.info("HDFS is up: hdfs://127.0.0.1:{} (user {})", dfs.getNameNodePort(), user);
+    LOG.info("HDFS is up: {} (user {})", hdfsHa ? "hdfs://" + HDFS_NAMESERVICE + ", active NameNode "
+        + HDFS_NAMENODES[1] : "hdfs://127.0.0.1:" + dfs.getNameNodePort(), user);
+  }
+
+  /**
+   * --hdfs-ha: what a client needs to reach the nameservice (Hadoop's keys, as a real cluster's
+   * hdfs-site.xml has them): its NameNodes' RPC and web addresses and the failover proxy.
+   */
+  private Map<String, String> hdfsHaKeys() {
+    Map<String, String> k = new LinkedHashMap<>();
+    k.put("dfs.nameservices", HDFS_NAMESERVICE);
+    k.put("dfs.ha.namenodes." + HDFS_NAMESERVICE, String.join(",", HDFS_NAMENODES));
+    for (int i = 0; i < HDFS_NAMENODES.length; i++) {
+      String suffix = "." + HDFS_NAMESERVICE + "." + HDFS_NAMENODES[i];
+      k.put("dfs.namenode.rpc-address" + suffix,
+          "127.0.0.1:" + dfs.getNameNode(i).getNameNodeAddress().getPort());
+      // Under --https (dfs.http.policy=HTTPS_ONLY) a NameNode serves no http.
+      InetSocketAddress http = dfs.getNameNode(i).getHttpAddress();
+      if (http != null) {
+        k.put("dfs.namenode.http-address" + suffix, "127.0.0.1:" + http.getPort());
+      }
+      String https = nameNodeHttpsAddress(i);
+      if (!https.isEmpty()) {
+        k.put("dfs.namenode.https-address" + suffix, https);
+      }
+    }
+    k.put("dfs.client.failover.proxy.provider." + HDFS_NAMESERVICE,
+        "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider");
+    return k;
   }
 
   private void startYarn(Configuration base) throws Exception {
@@ -921,15 +988,19 @@ public final class MiniYarnHarness {
     writeXml(tmp.resolve("core-site.xml"), core);
 
     Map<String, String> hdfs = readXml("hdfs-site.xml");
-    hdfs.put("dfs.namenode.rpc-address", "127.0.0.1:" + dfs.getNameNodePort());
-    // Under --https (dfs.http.policy=HTTPS_ONLY) the NameNode serves no http.
-    InetSocketAddress nnHttp = dfs.getNameNode().getHttpAddress();
-    if (nnHttp != null) {
-      hdfs.put("dfs.namenode.http-address", "127.0.0.1:" + nnHttp.getPort());
-    }
-    String nnHttps = nameNodeHttpsAddress();
-    if (!nnHttps.isEmpty()) {
-      hdfs.put("dfs.namenode.https-address", nnHttps);
+    if (hdfsHa) {
+      hdfs.putAll(hdfsHaKeys());
+    } else {
+      hdfs.put("dfs.namenode.rpc-address", "127.0.0.1:" + dfs.getNameNodePort());
+      // Under --https (dfs.http.policy=HTTPS_ONLY) the NameNode serves no http.
+      InetSocketAddress nnHttp = dfs.getNameNode().getHttpAddress();
+      if (nnHttp != null) {
+        hdfs.put("dfs.namenode.http-address", "127.0.0.1:" + nnHttp.getPort());
+      }
+      String nnHttps = nameNodeHttpsAddress(0);
+      if (!nnHttps.isEmpty()) {
+        hdfs.put("dfs.namenode.https-address", nnHttps);
+      }
     }
     hdfs.putAll(secureKeys.getOrDefault("hdfs-site.xml", Map.of()));
     writeXml(tmp.resolve("hdfs-site.xml"), hdfs);
@@ -1059,9 +1130,14 @@ public final class MiniYarnHarness {
     }
     j.append("]").comma();
     j.field("hdfsUri", hdfsUri);
-    InetSocketAddress nnHttp = dfs.getNameNode().getHttpAddress();
+    InetSocketAddress nnHttp = dfs.getNameNode(hdfsHa ? 1 : 0).getHttpAddress();
     j.field("namenodeHttpAddress", nnHttp == null ? "" : "127.0.0.1:" + nnHttp.getPort());
-    j.field("namenodeHttpsAddress", nameNodeHttpsAddress());
+    j.field("namenodeHttpsAddress", nameNodeHttpsAddress(hdfsHa ? 1 : 0));
+    if (hdfsHa) {
+      j.field("hdfsNameservice", HDFS_NAMESERVICE);
+      j.field("hdfsStandbyNameNode", "127.0.0.1:" + dfs.getNameNode(0).getNameNodeAddress().getPort());
+      j.field("hdfsActiveNameNode", "127.0.0.1:" + dfs.getNameNode(1).getNameNodeAddress().getPort());
+    }
     j.field("hadoopConfDir", hadoopConf.toString());
     j.field("confSource", confDir.toString());
     j.field("stateDir", stateDir.toString());
