@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/yarn-er/yarn-er/internal/namenode"
-	"github.com/yarn-er/yarn-er/jobspec"
 	"github.com/yarn-er/yarn-er/records"
 )
 
@@ -66,7 +65,7 @@ func openStaging(dirURL string, namenodes []string, appID, user string, credsNow
 		}
 		// Connect now, so that removal after SIGTERM (the NodeManager's SIGKILL follows soon)
 		// is a single call; the token's lookup of the NameNode's addresses counts too.
-		addrs, err := stagingNameNodes(u, namenodes)
+		addrs, err := StagingNameNodes(u, namenodes)
 		if err != nil {
 			return nil, fmt.Errorf("%w %q: %w", ErrStaging, dirURL, err)
 		}
@@ -189,10 +188,10 @@ func (h *hdfsStaging) Records(ctx context.Context) ([]string, error) {
 
 func (h *hdfsStaging) Close() error { return h.c.Close() }
 
-// stagingNameNodes returns the NameNode RPC addresses of the staging directory's URL u: the
+// StagingNameNodes returns the NameNode RPC addresses of the staging directory's hdfs:// URL u: the
 // nameservice's NameNodes when given (jobspec.Spec.StagingNameNodes), else u's host:port. A
 // URL without a port and no NameNodes is an HA nameservice nobody resolved: an error.
-func stagingNameNodes(u *url.URL, namenodes []string) ([]string, error) {
+func StagingNameNodes(u *url.URL, namenodes []string) ([]string, error) {
 	if len(namenodes) > 0 {
 		return namenodes, nil
 	}
@@ -200,14 +199,4 @@ func stagingNameNodes(u *url.URL, namenodes []string) ([]string, error) {
 		return nil, fmt.Errorf("%s names no NameNode port and the job spec lists no NameNodes (stagingNameNodes) of that nameservice", u.Host)
 	}
 	return []string{u.Host}, nil
-}
-
-// StagingNameNodes returns the NameNode RPC addresses of spec's staging directory (an hdfs://
-// URL): its nameservice's NameNodes (spec.StagingNameNodes), else the URL's host:port.
-func StagingNameNodes(spec *jobspec.Spec) ([]string, error) {
-	u, err := url.Parse(spec.StagingDir)
-	if err != nil || u.Scheme != "hdfs" || u.Host == "" {
-		return nil, fmt.Errorf("staging directory %q: want hdfs://namenode:port/path or hdfs://nameservice/path", spec.StagingDir)
-	}
-	return stagingNameNodes(u, spec.StagingNameNodes)
 }

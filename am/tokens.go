@@ -155,7 +155,7 @@ func FollowTokens(ctx context.Context, o FollowOptions) error {
 	if err != nil || u.Scheme != "hdfs" || u.Host == "" || u.Path == "" {
 		return fmt.Errorf("tokens follow: --dir %q: want the staging directory's hdfs://namenode:port/path", o.Dir)
 	}
-	addrs, err := stagingNameNodes(u, o.NameNodes)
+	addrs, err := StagingNameNodes(u, o.NameNodes)
 	if err != nil {
 		return fmt.Errorf("tokens follow: --dir %q: %w (fix: --namenodes host:port,...)", o.Dir, err)
 	}

@@ -51,12 +51,9 @@ func WebHDFSBases(hc *conf.HadoopConfig) ([]string, error) {
 	}
 	var addrs []string
 	if u, err := url.Parse(hc.Get("fs.defaultFS")); err == nil && u.Host != "" {
-		ns := u.Hostname()
-		for _, nn := range strings.Split(hc.Get("dfs.ha.namenodes."+ns), ",") {
-			if nn = strings.TrimSpace(nn); nn != "" {
-				if a := strings.TrimSpace(hc.Get(key + "." + ns + "." + nn)); a != "" {
-					addrs = append(addrs, a)
-				}
+		for _, nn := range perNameNode(hc.Get, u.Hostname(), key) {
+			if nn.value != "" {
+				addrs = append(addrs, nn.value)
 			}
 		}
 	}

@@ -345,22 +345,35 @@ func Dial(ctx context.Context, opts Options) (*Client, error) {
 // (dfs.ha.namenodes.<ns>, dfs.namenode.rpc-address.<ns>.<namenode>), as Hadoop's client reads them.
 func nameserviceNameNodes(hc hadoopconf.HadoopConf, ns string) ([]string, error) {
 	var out []string
-	for _, nn := range strings.Split(hc["dfs.ha.namenodes."+ns], ",") {
-		if nn = strings.TrimSpace(nn); nn == "" {
-			continue
-		}
-		key := "dfs.namenode.rpc-address." + ns + "." + nn
-		a := strings.TrimSpace(hc[key])
-		host, port, err := net.SplitHostPort(a)
+	for _, nn := range perNameNode(func(k string) string { return hc[k] }, ns, "dfs.namenode.rpc-address") {
+		host, port, err := net.SplitHostPort(nn.value)
 		if err != nil || host == "" || port == "" {
-			return nil, fmt.Errorf("nameservice %s: NameNode %s: %s = %q: want host:port", ns, nn, key, a)
+			return nil, fmt.Errorf("nameservice %s: NameNode %s: %s = %q: want host:port", ns, nn.id, nn.key, nn.value)
 		}
-		out = append(out, a)
+		out = append(out, nn.value)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("nameservice %s: dfs.ha.namenodes.%s names no NameNode", ns, ns)
 	}
 	return out, nil
+}
+
+// nameNodeKey is one NameNode's value of a per-NameNode key of an HA nameservice.
+type nameNodeKey struct {
+	id, key, value string // value trimmed; "" when unset
+}
+
+// perNameNode returns key.<ns>.<namenode> of each NameNode that dfs.ha.namenodes.<ns> lists, in
+// its order, as Hadoop's DFSUtil reads them; get reads the configuration.
+func perNameNode(get func(string) string, ns, key string) []nameNodeKey {
+	var out []nameNodeKey
+	for _, id := range strings.Split(get("dfs.ha.namenodes."+ns), ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			k := key + "." + ns + "." + id
+			out = append(out, nameNodeKey{id: id, key: k, value: strings.TrimSpace(get(k))})
+		}
+	}
+	return out
 }
 
 // isLogical reports whether host is an HA nameservice of the configuration.

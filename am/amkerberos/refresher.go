@@ -70,7 +70,7 @@ func New(spec *jobspec.Spec, o Options) (*Refresher, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	addrs, err := am.StagingNameNodes(spec)
+	addrs, err := am.StagingNameNodes(u, spec.StagingNameNodes)
 	if err != nil {
 		return nil, fmt.Errorf("amkerberos: %w", err)
 	}

@@ -44,10 +44,7 @@ type Kerberos struct {
 // HostFor returns the host _HOST stands for when dialling addr (host:port or host): the host
 // itself, lower-case, or for an IP address its first reverse-lookup name (the address itself when
 // it has none), as Hadoop's client takes an address's canonical host name.
-func (k *Kerberos) HostFor(ctx context.Context, addr string) string { return k.hostFor(ctx, addr) }
-
-// hostFor is HostFor.
-func (k *Kerberos) hostFor(ctx context.Context, addr string) string {
+func (k *Kerberos) HostFor(ctx context.Context, addr string) string {
 	host := addr
 	if h, _, err := net.SplitHostPort(addr); err == nil {
 		host = h
@@ -98,7 +95,7 @@ type exchange struct {
 // ServicePrincipalFor returns the service principal, service/host without realm, that a
 // connection to addr authenticates to: ServicePrincipal with _HOST resolved for addr.
 func (k *Kerberos) ServicePrincipalFor(ctx context.Context, addr string) (string, error) {
-	return resolveServicePrincipal(k.ServicePrincipal, k.hostFor(ctx, addr))
+	return resolveServicePrincipal(k.ServicePrincipal, k.HostFor(ctx, addr))
 }
 
 // resolveServicePrincipal replaces _HOST in the configured principal by host and drops the
