@@ -586,22 +586,29 @@ public final class MiniYarnHarness {
     k.put("dfs.nameservices", HDFS_NAMESERVICE);
     k.put("dfs.ha.namenodes." + HDFS_NAMESERVICE, String.join(",", HDFS_NAMENODES));
     for (int i = 0; i < HDFS_NAMENODES.length; i++) {
-      String suffix = "." + HDFS_NAMESERVICE + "." + HDFS_NAMENODES[i];
-      k.put("dfs.namenode.rpc-address" + suffix,
-          "127.0.0.1:" + dfs.getNameNode(i).getNameNodeAddress().getPort());
-      // Under --https (dfs.http.policy=HTTPS_ONLY) a NameNode serves no http.
-      InetSocketAddress http = dfs.getNameNode(i).getHttpAddress();
-      if (http != null) {
-        k.put("dfs.namenode.http-address" + suffix, "127.0.0.1:" + http.getPort());
-      }
-      String https = nameNodeHttpsAddress(i);
-      if (!https.isEmpty()) {
-        k.put("dfs.namenode.https-address" + suffix, https);
-      }
+      putNameNodeKeys(k, i, "." + HDFS_NAMESERVICE + "." + HDFS_NAMENODES[i]);
     }
     k.put("dfs.client.failover.proxy.provider." + HDFS_NAMESERVICE,
         "org.apache.hadoop.hdfs.server.namenode.ha.ConfiguredFailoverProxyProvider");
     return k;
+  }
+
+  /**
+   * NameNode i's client addresses: dfs.namenode.rpc-address, -http-address and (under --https)
+   * -https-address, each key with suffix (".<nameservice>.<namenode>" under --hdfs-ha, else "").
+   */
+  private void putNameNodeKeys(Map<String, String> k, int i, String suffix) {
+    k.put("dfs.namenode.rpc-address" + suffix,
+        "127.0.0.1:" + dfs.getNameNode(i).getNameNodeAddress().getPort());
+    // Under --https (dfs.http.policy=HTTPS_ONLY) a NameNode serves no http.
+    InetSocketAddress http = dfs.getNameNode(i).getHttpAddress();
+    if (http != null) {
+      k.put("dfs.namenode.http-address" + suffix, "127.0.0.1:" + http.getPort());
+    }
+    String https = nameNodeHttpsAddress(i);
+    if (!https.isEmpty()) {
+      k.put("dfs.namenode.https-address" + suffix, https);
+    }
   }
 
   private void startYarn(Configuration base) throws Exception {
@@ -991,16 +998,7 @@ public final class MiniYarnHarness {
     if (hdfsHa) {
       hdfs.putAll(hdfsHaKeys());
     } else {
-      hdfs.put("dfs.namenode.rpc-address", "127.0.0.1:" + dfs.getNameNodePort());
-      // Under --https (dfs.http.policy=HTTPS_ONLY) the NameNode serves no http.
-      InetSocketAddress nnHttp = dfs.getNameNode().getHttpAddress();
-      if (nnHttp != null) {
-        hdfs.put("dfs.namenode.http-address", "127.0.0.1:" + nnHttp.getPort());
-      }
-      String nnHttps = nameNodeHttpsAddress(0);
-      if (!nnHttps.isEmpty()) {
-        hdfs.put("dfs.namenode.https-address", nnHttps);
-      }
+      putNameNodeKeys(hdfs, 0, "");
     }
     hdfs.putAll(secureKeys.getOrDefault("hdfs-site.xml", Map.of()));
     writeXml(tmp.resolve("hdfs-site.xml"), hdfs);
