@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -247,6 +248,7 @@ func TestStopNodeManagerRestartsItsRanksElsewhere(t *testing.T) {
 func TestRestartRMKeepsTheRanks(t *testing.T) {
 	parallelOn(t, &recoveringMiniYARN.guard)
 	ep := recoveringMiniYARN.endpoints(t)
+	assertFixedPortsOutsideEphemeral(t, readHadoopXML(t, filepath.Join(ep.HadoopConfDir, "yarn-site.xml")), []string{""})
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	share := t.TempDir()
@@ -393,6 +395,7 @@ func TestHAFailoverIsAnElection(t *testing.T) {
 	assert.Equal(t, "true", yarnSite["yarn.resourcemanager.ha.automatic-failover.enabled"])
 	assert.Equal(t, "true", yarnSite["yarn.resourcemanager.ha.automatic-failover.embedded"])
 	assert.Equal(t, ep.ZooKeeper, yarnSite["hadoop.zk.address"])
+	assertFixedPortsOutsideEphemeral(t, yarnSite, ids)
 
 	// The RMs and ZooKeeper agree on who is active, and that is all they say.
 	active := func() (idx int, session string) {
@@ -639,4 +642,43 @@ func TestStopAMNodeAdoptsTheRest(t *testing.T) {
 	require.NoError(t, err)
 	restarted = true
 	t.Log(msg)
+}
+
+// assertFixedPortsOutsideEphemeral: the RMs' fixed ports (free while an RM stands by or restarts)
+// lie outside the kernel's ephemeral range, so no bind(0) or outgoing connection elsewhere on the
+// machine can take one meanwhile. A CI run once found another cluster's IPC server on a standby
+// RM's scheduler port; that RM could then never become active again.
+// ids are the rm-ids of an HA cluster; a single RM's keys have none ("").
+func assertFixedPortsOutsideEphemeral(t *testing.T, yarnSite map[string]string, ids []string) {
+	t.Helper()
+	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Logf("no ephemeral port range to compare with: %v", err)
+		return
+	}
+	var lo, hi int
+	_, err = fmt.Sscan(string(raw), &lo, &hi)
+	require.NoError(t, err, "ip_local_port_range %q", raw)
+	checked := 0
+	for _, key := range []string{"yarn.resourcemanager.address", "yarn.resourcemanager.scheduler.address",
+		"yarn.resourcemanager.resource-tracker.address", "yarn.resourcemanager.admin.address",
+		"yarn.resourcemanager.webapp.address"} {
+		for _, id := range ids {
+			k := key
+			if id != "" {
+				k += "." + id
+			}
+			addr := yarnSite[k]
+			if !assert.NotEmpty(t, addr, k) {
+				continue
+			}
+			_, p, err := net.SplitHostPort(addr)
+			require.NoError(t, err, addr)
+			port, err := strconv.Atoi(p)
+			require.NoError(t, err, addr)
+			assert.False(t, port >= lo && port <= hi, "%s = %s is inside the ephemeral range %d-%d", k, addr, lo, hi)
+			checked++
+		}
+	}
+	assert.Positive(t, checked)
 }

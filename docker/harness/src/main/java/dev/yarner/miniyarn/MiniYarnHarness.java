@@ -815,16 +815,40 @@ public final class MiniYarnHarness {
     return out;
   }
 
-  /** n free ports, all distinct: each socket stays open until every port is chosen. */
-  private static java.util.Deque<Integer> freePorts(int n) throws IOException {
+  /**
+   * n free ports, all distinct (each socket stays open until every port is chosen), from outside
+   * the kernel's ephemeral range. These ports are fixed for the cluster's life, but free while an
+   * RM restarts or stands by; a port the kernel may hand out to any bind(0) or outgoing connection
+   * on the machine (another cluster's NodeManager, say) would be taken then, and the RM could not
+   * come back: a standby rm0 failed to become active with "Address already in use" and clients
+   * found another cluster's IPC server on its address.
+   */
+  static java.util.Deque<Integer> freePorts(int n) throws IOException {
+    int[] range = fixedPortRange(ephemeralRange());
     java.util.Deque<Integer> out = new java.util.ArrayDeque<>();
     List<java.net.ServerSocket> open = new ArrayList<>();
+    java.util.Random random = new java.util.Random();
+    int span = range[1] - range[0] + 1;
     try {
-      for (int i = 0; i < n; i++) {
-        java.net.ServerSocket ss = new java.net.ServerSocket(0);
-        ss.setReuseAddress(true);
+      for (int tries = 0; out.size() < n; tries++) {
+        if (tries > 50 * n + 1000) {
+          throw new IOException("no " + n + " free ports in " + range[0] + "-" + range[1]
+              + " (outside the ephemeral range of net.ipv4.ip_local_port_range)");
+        }
+        int port = range[0] + random.nextInt(span);
+        if (out.contains(port)) {
+          continue;
+        }
+        java.net.ServerSocket ss = new java.net.ServerSocket();
+        try {
+          ss.setReuseAddress(true);
+          ss.bind(new java.net.InetSocketAddress(port));
+        } catch (IOException busy) {
+          ss.close();
+          continue;
+        }
         open.add(ss);
-        out.add(ss.getLocalPort());
+        out.add(port);
       }
     } finally {
       for (java.net.ServerSocket ss : open) {
@@ -832,6 +856,38 @@ public final class MiniYarnHarness {
       }
     }
     return out;
+  }
+
+  /** Linux's ephemeral port range (net.ipv4.ip_local_port_range), or its default where unreadable. */
+  static int[] ephemeralRange() {
+    try {
+      String[] f = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim().split("\\s+");
+      int lo = Integer.parseInt(f[0]);
+      int hi = Integer.parseInt(f[1]);
+      if (lo > 0 && hi <= 65535 && lo <= hi) {
+        return new int[] {lo, hi};
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux, or an odd value: the default below
+    }
+    return new int[] {32768, 60999};
+  }
+
+  /**
+   * The larger stretch of unprivileged ports (from 10000, above well-known services) that the
+   * ephemeral range leaves out.
+   */
+  static int[] fixedPortRange(int[] ephemeral) {
+    int belowLo = 10000;
+    int belowHi = ephemeral[0] - 1;
+    int aboveLo = Math.max(ephemeral[1] + 1, 10000);
+    int aboveHi = 65535;
+    int below = belowHi - belowLo + 1;
+    int above = aboveHi - aboveLo + 1;
+    if (below <= 0 && above <= 0) {
+      return new int[] {1024, 65535}; // the whole range is ephemeral: nothing better to do
+    }
+    return below >= above ? new int[] {belowLo, belowHi} : new int[] {aboveLo, aboveHi};
   }
 
   /**
