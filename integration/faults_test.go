@@ -425,9 +425,25 @@ func TestHAFailoverIsAnElection(t *testing.T) {
 		return idx, session
 	}
 	from, before := active()
+
+	// A standby whose fixed port another process took could never become active: the verb says
+	// so and leaves the cluster as it was, rather than expiring the active RM's session.
+	standby := ids[1-from]
+	key := "yarn.resourcemanager.scheduler.address." + standby
+	squatter, err := net.Listen("tcp", yarnSite[key])
+	require.NoError(t, err, "listen on %s's %s", standby, yarnSite[key])
+	msg, err := Fault(ctx, ep.StateDir, "failover")
+	require.NoError(t, squatter.Close())
+	require.Error(t, err, msg)
+	_, port, _ := net.SplitHostPort(yarnSite[key])
+	assert.Regexp(t, "standby "+standby+" could not become active: another process holds "+regexp.QuoteMeta(key)+`=[^,]+:`+port+`\b`, err.Error())
+	if again, s := active(); again != from || s != before {
+		t.Fatalf("the refused failover changed the active RM or its session: %s %s, was %s %s", ids[again], s, ids[from], before)
+	}
+
 	logStart := fileSize(t, ep.ClusterLog)
 
-	msg, err := Fault(ctx, ep.StateDir, "failover")
+	msg, err = Fault(ctx, ep.StateDir, "failover")
 	require.NoError(t, err, msg)
 	t.Log(msg)
 	m := regexp.MustCompile(`failed over from (\S+) to (\S+) by election: ZooKeeper expired \S+ session (0x[0-9a-f]+), ` +

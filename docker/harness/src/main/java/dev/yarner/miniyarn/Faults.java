@@ -74,6 +74,12 @@ final class Faults implements Runnable {
     /** Whether the NodeManagers serve their web apps (Hadoop 3.5+). */
     boolean nodeManagerWeb();
 
+    /**
+     * --ha: the fixed addresses of ResourceManager id that another process holds now, as
+     * "key=host:port"; empty when it could bind them all.
+     */
+    List<String> takenAddresses(String id);
+
     /** Rewrites endpoints.json after a NodeManager came back. */
     void republish() throws IOException;
 
@@ -418,6 +424,13 @@ final class Faults implements Runnable {
     if (before == null || !before.rmId().equals(fromId)) {
       return new Answer(false, fromId + " is active but the election lock " + h.electionLock() + " is held by "
           + (before == null ? "nobody" : before) + ": wait for the election to settle");
+    }
+    for (String id : MiniYarnHarness.RM_IDS) {
+      List<String> taken = id.equals(fromId) ? List.of() : h.takenAddresses(id);
+      if (!taken.isEmpty()) {
+        return new Answer(false, "standby " + id + " could not become active: another process holds "
+            + String.join(", ", taken) + " (a port of the cluster's own taken while " + id + " stood by)");
+      }
     }
     int apps = h.yarn().getResourceManager(from).getRMContext().getRMApps().size();
     long t0 = System.nanoTime();

@@ -379,6 +379,11 @@ public final class MiniYarnHarness {
         }
 
         @Override
+        public List<String> takenAddresses(String id) {
+          return MiniYarnHarness.this.takenAddresses(id);
+        }
+
+        @Override
         public void republish() throws IOException {
           synchronized (MiniYarnHarness.this) {
             if (!stopping) {
@@ -778,6 +783,32 @@ public final class MiniYarnHarness {
     LOG.info("HA: ResourceManagers {} ({} active first), automatic failover through ZooKeeper {}"
         + " (lock {}, started in {} ms), state store in ZooKeeper", String.join(",", RM_IDS), RM_IDS[0],
         zk.connectString(), electionLock, ms(System.nanoTime() - t0));
+  }
+
+  /**
+   * The fixed addresses of ResourceManager id (an rm-id of --ha) that something else holds now,
+   * of the services an RM opens only once active (clients', AMs' and NodeManagers' RPC): a standby
+   * listens on none of them and must be able to bind each when it becomes active. (A standby
+   * serves its admin RPC and web app already.)
+   */
+  private List<String> takenAddresses(String id) {
+    List<String> out = new ArrayList<>();
+    Configuration c = yarn.getConfig();
+    for (String key : new String[] {YarnConfiguration.RM_ADDRESS, YarnConfiguration.RM_SCHEDULER_ADDRESS,
+        YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS}) {
+      String v = c.get(key + "." + id);
+      if (v == null) {
+        continue;
+      }
+      InetSocketAddress a = NetUtils.createSocketAddr(v);
+      try (java.net.ServerSocket ss = new java.net.ServerSocket()) {
+        ss.setReuseAddress(true);
+        ss.bind(a);
+      } catch (IOException e) {
+        out.add(key + "." + id + "=" + v);
+      }
+    }
+    return out;
   }
 
   /** The client configuration keys of --ha: the set and each ResourceManager's addresses. */
