@@ -254,6 +254,22 @@ func TestClientConfMatchesEndpoints(t *testing.T) {
 	assert.Equal(t, "yarn.io/gpu,yarn.io/fpga", rt["yarn.resource-types"])
 }
 
+// TestClusterKeepsToItsStateDir: nothing of a cluster's daemons lands in a directory that another
+// cluster on the same machine shares. The RM's node-attribute store defaulted to
+// /tmp/hadoop-yarn-<user>/ on Hadoop 3.2-3.4, and two clusters starting at once broke each
+// other's start there.
+func TestClusterKeepsToItsStateDir(t *testing.T) {
+	ep := cluster(t)
+	log, err := os.ReadFile(ep.ClusterLog)
+	require.NoError(t, err)
+	stores := regexp.MustCompile(`Created store directory :(\S+)`).FindAllSubmatch(log, -1)
+	require.NotEmpty(t, stores, "the RM logs where its node-attribute store is (%s)", ep.ClusterLog)
+	for _, m := range stores {
+		assert.Contains(t, string(m[1]), ep.StateDir, "a store below the state dir")
+	}
+	assert.NotContains(t, string(log), "/tmp/hadoop-yarn-", "a path shared by every cluster of the user")
+}
+
 // readHadoopXML reads the properties of a Hadoop configuration file.
 func readHadoopXML(t testing.TB, file string) map[string]string {
 	t.Helper()

@@ -291,6 +291,17 @@ public final class MiniYarnHarness {
     new HdfsConfiguration(); // registers hdfs-default.xml and hdfs-site.xml as defaults
     Configuration base = new YarnConfiguration();
     base.set("hadoop.tmp.dir", stateDir.resolve("tmp").toString());
+    // The RM's node-label and node-attribute stores default to file:///tmp/hadoop-yarn-<user>/,
+    // not below hadoop.tmp.dir, and MiniYARNCluster moves them only from Hadoop 3.5 on: two
+    // clusters starting at once on 3.2-3.4 then wrote the same mirror file ("chmod: cannot access
+    // '/tmp/hadoop-yarn-root/node-attribute/nodeattribute.mirror.writing'", seen in CI). Each
+    // cluster's go below its state dir, unless its configuration names them.
+    for (String[] store : new String[][] {{"yarn.node-labels.fs-store.root-dir", "node-labels"},
+        {"yarn.node-attribute.fs-store.root-dir", "node-attribute"}}) {
+      if (base.getTrimmed(store[0], "").isEmpty()) {
+        base.set(store[0], stateDir.resolve("tmp").resolve(store[1]).toUri().toString());
+      }
+    }
     if (secure != null) {
       secure.apply(base);
       secure.login(base);
