@@ -80,7 +80,9 @@ func startSecureHDFS(t *testing.T, protection string) *endpoints {
 	}
 	logFile, err := os.Create(filepath.Join(state, "secure-hdfs.log"))
 	require.NoError(t, err)
-	cmd := exec.Command(java, "-Xmx768m", "-Dmini.yarn.log.level=INFO",
+	tmp := filepath.Join(state, "tmp") // Jetty's and Hadoop's scratch files: not /tmp, which outlives the test
+	require.NoError(t, os.Mkdir(tmp, 0o700))
+	cmd := exec.Command(java, "-Xmx768m", "-Dmini.yarn.log.level=INFO", "-Djava.io.tmpdir="+tmp,
 		"-cp", filepath.Join(build, "mini-yarn-harness.jar")+string(os.PathListSeparator)+filepath.Join(build, "lib", "*"),
 		"dev.yarner.miniyarn.SecureHdfsHarness", "--state", state, "--watch-pid", strconv.Itoa(os.Getpid()),
 		"--rpc-protection", protection)
