@@ -50,14 +50,28 @@ func faultJob(t *testing.T, ctx context.Context, ep *Endpoints, share string, ex
 	go func() { done <- runCLI(t, ctx, ep, append(args, "--", "sh", "-c", script)...) }()
 	// Whatever happens to the test, the ranks end and give their GPUs back.
 	t.Cleanup(func() { _ = os.WriteFile(filepath.Join(share, "go"), nil, 0o644) })
-	require.Eventually(t, func() bool {
+	started := func() bool {
 		for r := range 4 {
 			if _, err := os.Stat(filepath.Join(share, fmt.Sprintf("rank-%d", r))); err != nil {
 				return false
 			}
 		}
 		return true
-	}, 3*time.Minute, 200*time.Millisecond, "all four ranks started")
+	}
+	// A submit that ends first (its application failed) says why at once, rather than after the
+	// whole wait.
+	deadline := time.After(3 * time.Minute)
+	for !started() {
+		select {
+		case r := <-done:
+			t.Fatalf("the job ended (exit %d) before all four ranks started: %s\nstdout: %s", r.code, r.stderr, r.stdout)
+		case <-deadline:
+			t.Fatal("all four ranks started: not within 3 minutes")
+		case <-ctx.Done():
+			t.Fatalf("all four ranks started: %v", ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 	apps := runCLI(t, ctx, ep, "app", "list", "--limit", "1", "-o", "json")
 	require.Equal(t, 0, apps.code, apps.stderr)
 	var list []map[string]any
