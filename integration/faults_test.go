@@ -208,6 +208,16 @@ func TestStopNodeManagerRestartsItsRanksElsewhere(t *testing.T) {
 		}
 	})
 	assert.Contains(t, msg, "SHUTDOWN")
+	// Gone as a node that went away: a connection to its port is refused, but no other program
+	// may take the port meanwhile, so that start-nm brings it back as the same node.
+	nmAddr := ep.NodeManagers[victim].ID
+	if c, err := net.DialTimeout("tcp", nmAddr, 5*time.Second); err == nil {
+		_ = c.Close()
+		t.Errorf("the stopped NodeManager's %s accepted a connection", nmAddr)
+	} else {
+		assert.ErrorIs(t, err, syscall.ECONNREFUSED, "dial %s", nmAddr)
+	}
+	assertPortHeld(t, port)
 	nodes := runCLI(t, ctx, ep, "cluster", "nodes", "-o", "json", "--state", "SHUTDOWN")
 	require.Equal(t, 0, nodes.code, nodes.stderr)
 	assert.Contains(t, nodes.stdout, `"SHUTDOWN"`)
@@ -711,4 +721,17 @@ func assertFixedPortsOutsideEphemeral(t *testing.T, yarnSite map[string]string, 
 		}
 	}
 	assert.Positive(t, checked)
+}
+
+// assertPortHeld: a socket is bound to port on this host, as a bind without SO_REUSEADDR, the
+// kind the kernel's own choice of a port (bind(0), an outgoing connection) respects, is refused.
+func assertPortHeld(t *testing.T, port string) {
+	t.Helper()
+	p, err := strconv.Atoi(port)
+	require.NoError(t, err)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	require.NoError(t, err)
+	defer syscall.Close(fd)
+	err = syscall.Bind(fd, &syscall.SockaddrInet4{Port: p, Addr: [4]byte{127, 0, 0, 1}})
+	assert.ErrorIs(t, err, syscall.EADDRINUSE, "port %d of the stopped NodeManager is held", p)
 }

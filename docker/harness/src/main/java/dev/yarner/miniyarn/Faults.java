@@ -100,7 +100,41 @@ final class Faults implements Runnable {
   /** The configuration and id of each stopped NodeManager, by index. */
   private final Map<Integer, Stopped> stopped = new HashMap<>();
 
-  private record Stopped(NodeId id, Configuration conf) {}
+  /**
+   * A stopped NodeManager: its id and configuration, and its ports, held (bound, not listening:
+   * a connection to them is refused as to a node that is gone) so that no other program's bind(0)
+   * or outgoing connection takes them before start-nm brings it back on them.
+   */
+  private record Stopped(NodeId id, Configuration conf, List<java.nio.channels.SocketChannel> held) {}
+
+  /**
+   * Binds each port (on every address) without listening; a port that cannot be is left out (and
+   * logged).
+   */
+  private static List<java.nio.channels.SocketChannel> hold(int... ports) {
+    List<java.nio.channels.SocketChannel> out = new ArrayList<>();
+    for (int port : ports) {
+      if (port <= 0) {
+        continue;
+      }
+      try {
+        java.nio.channels.SocketChannel ch = java.nio.channels.SocketChannel.open();
+        try {
+          // With SO_REUSEADDR, as the NodeManager's own connections may linger on the port
+          // (TIME_WAIT); the kernel still gives a bound port to no bind(0) nor outgoing connection.
+          ch.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
+          ch.bind(new java.net.InetSocketAddress(port));
+          out.add(ch);
+        } catch (IOException e) {
+          ch.close();
+          LOG.warn("stop-nm: could not hold port {} for the NodeManager's return: {}", port, e.toString());
+        }
+      } catch (IOException e) {
+        LOG.warn("stop-nm: no socket to hold port {}: {}", port, e.toString());
+      }
+    }
+    return out;
+  }
 
   /** A verb's answer: ok or not, and the message for the user. */
   record Answer(boolean ok, String message) {}
@@ -250,7 +284,7 @@ final class Faults implements Runnable {
       }
     }
     nm.stop();
-    stopped.put(i, new Stopped(id, conf));
+    stopped.put(i, new Stopped(id, conf, hold(id.getPort(), http)));
     h.nodeManagersChanged();
     // A NodeManager that stops says so to the ResourceManager (NodeStatusUpdaterImpl unregisters
     // over RPC); MiniYARNCluster's in-process NodeManagers drop that call, which would leave the
@@ -284,6 +318,9 @@ final class Faults implements Runnable {
     c.set(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS,
         rm.getConfig().get(YarnConfiguration.RM_RESOURCE_TRACKER_ADDRESS));
     long t0 = System.nanoTime();
+    for (java.nio.channels.SocketChannel ch : s.held()) {
+      ch.close();
+    }
     NodeManager nm = new ReturningNodeManager(h.nodeManagerWeb());
     nm.init(c);
     nm.start();
