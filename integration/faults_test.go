@@ -154,23 +154,32 @@ func TestKillAMAdoptsTheRanks(t *testing.T) {
 	ep := cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	share := t.TempDir()
-	appID, done := faultJob(t, ctx, ep, share)
-	awaitRanksRunning(t, ctx, ep, appID)
-
-	msg, err := Fault(ctx, ep.StateDir, "kill-am", appID)
-	require.NoError(t, err)
-	t.Log(msg)
+	appID, msg, _ := killAMUnderJob(t, ctx, ep)
 	assert.Contains(t, msg, "attempt 2 registered")
-
-	res := finishJob(t, ctx, share, done)
-	assert.Contains(t, res["diagnostics"], "attempt 2 took over 4 running rank(s)")
-	for r, starts := range rankStarts(t, share) {
-		assert.Len(t, starts, 1, "rank %d started once: %v", r, starts)
-	}
 	st, ok := appStatus(t, ctx, ep, appID)
 	require.True(t, ok)
 	assert.True(t, strings.HasSuffix(st.Attempt.ID, "_000002"), "the application ended in attempt 2: %+v", st.Attempt)
+}
+
+// killAMUnderJob runs faultJob, kills its ApplicationMaster once the RM has the four ranks
+// running, lets the job end, and checks that attempt 2 took all four over, none started twice.
+// It returns the application, kill-am's message and the submit's final report.
+func killAMUnderJob(t *testing.T, ctx context.Context, ep *Endpoints) (appID, msg string, res map[string]any) {
+	t.Helper()
+	share := t.TempDir()
+	appID, done := faultJob(t, ctx, ep, share)
+	awaitRanksRunning(t, ctx, ep, appID)
+	msg, err := Fault(ctx, ep.StateDir, "kill-am", appID)
+	require.NoError(t, err)
+	t.Log(msg)
+
+	res = finishJob(t, ctx, share, done)
+	assert.Contains(t, res["diagnostics"], "attempt 2 took over 4 running rank(s)",
+		"the ranks record, read by attempt 2")
+	for r, starts := range rankStarts(t, share) {
+		assert.Len(t, starts, 1, "rank %d started once: %v", r, starts)
+	}
+	return appID, msg, res
 }
 
 // TestStopNodeManagerRestartsItsRanksElsewhere: `docker/mini-yarn stop-nm` takes a NodeManager
