@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/yarn-er/yarn-er/internal/hadooppb/proto"
+	"github.com/yarn-er/yarn-er/records"
 )
 
 // Config configures a Client.
@@ -151,6 +152,12 @@ func (c *Client) Call(ctx context.Context, method string, req, resp proto.Messag
 			return err
 		}
 		if ce.Sent && !opts.Idempotent {
+			return err
+		}
+		// A FATAL answer (a refused proxy user, say) before the server closed the connection:
+		// a new connection would get the same.
+		var re *records.RemoteError
+		if errors.As(err, &re) {
 			return err
 		}
 		c.logger.Debug("hadoop ipc: connection lost, resending", "method", method, "callId", callID, "retry", send+1, "err", err)

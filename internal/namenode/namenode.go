@@ -165,6 +165,7 @@ type Conn struct {
 	cl    *ipc.Client
 	icfg  ipc.Config
 	addrs []string
+	doAs  string
 	log   *slog.Logger
 }
 
@@ -190,9 +191,12 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		}
 		err = cl.Connect(ctx)
 		if err == nil {
-			return &Conn{cl: cl, icfg: icfg, addrs: slices.Clone(cfg.Addrs), log: log}, nil
+			return &Conn{cl: cl, icfg: icfg, addrs: slices.Clone(cfg.Addrs), doAs: cfg.DoAs, log: log}, nil
 		}
 		_ = cl.Close()
+		if isImpersonationRefusal(err) {
+			return nil, fmt.Errorf("namenode %s: as %s: %w: %w", a, cfg.DoAs, ErrProxyUserRefused, err)
+		}
 		if ctx.Err() != nil || len(cfg.Addrs) == 1 || !failOver(err, ipc.CallOptions{Idempotent: true}) {
 			return nil, fmt.Errorf("namenode: %w", err)
 		}
@@ -204,50 +208,63 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 
 // call makes the call on the NameNode of the connection; when that one answers as a standby
 // (or, for an idempotent call, cannot be reached) it tries each other NameNode once, and keeps
-// the first that answers otherwise.
+// the first that answers otherwise. When every NameNode is a standby (or unreachable) the error
+// says "no active NameNode answered"; a refused proxy user is ErrProxyUserRefused.
 func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message, opts ipc.CallOptions) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	err := c.cl.Call(ctx, method, req, resp, opts)
-	if len(c.addrs) < 2 || !failOver(err, opts) {
-		return err
-	}
 	cur := c.cl.Addr()
+	err := c.cl.Call(ctx, method, req, resp, opts)
+	if !failOver(err, opts) || ctx.Err() != nil {
+		return c.refusal(err)
+	}
+	errs := []error{fmt.Errorf("%s: %w", cur, err)}
 	for _, a := range c.addrs {
 		if a == cur {
 			continue
 		}
 		if ctx.Err() != nil {
-			return err
+			break
 		}
 		c.log.Debug("NameNode is a standby or unreachable, trying the next", "addr", cur, "next", a, "method", method)
 		icfg := c.icfg
 		icfg.Addrs = []string{a}
 		cl, nerr := ipc.NewClient(icfg)
 		if nerr != nil {
-			return err
+			return nerr
 		}
 		cerr := cl.Call(ctx, method, req, resp, opts)
 		if cerr == nil || !failOver(cerr, opts) {
 			_ = c.cl.Close()
 			c.cl = cl
-			return cerr
+			return c.refusal(cerr)
 		}
 		_ = cl.Close()
+		errs = append(errs, fmt.Errorf("%s: %w", a, cerr))
 		cur = a
+	}
+	return fmt.Errorf("no active NameNode answered: %w", errors.Join(errs...))
+}
+
+// refusal marks a refused proxy-user request as ErrProxyUserRefused; other errors pass as they are.
+func (c *Conn) refusal(err error) error {
+	if isImpersonationRefusal(err) {
+		return fmt.Errorf("as %s: %w: %w", c.doAs, ErrProxyUserRefused, err)
 	}
 	return err
 }
 
 // failOver reports whether a call's error sends it to the next NameNode: a standby's refusal,
-// or a lost connection for a call that may be sent again.
+// or a lost connection (without an answer) for a call that may be sent again.
 func failOver(err error, opts ipc.CallOptions) bool {
 	if err == nil {
 		return false
 	}
 	var re *records.RemoteError
-	if errors.As(err, &re) && re.Class == standbyException {
-		return true
+	if errors.As(err, &re) {
+		// The server answered, even if it then closed the connection (FATAL: a refused proxy
+		// user): another NameNode would answer the same unless this one is a standby.
+		return re.Class == standbyException
 	}
 	return opts.Idempotent && errors.Is(err, ipc.ErrConnection)
 }
@@ -472,40 +489,16 @@ func ipcConfig(cfg Config) (ipc.Config, error) {
 	return icfg, nil
 }
 
-// call tries each NameNode in turn, skipping unreachable and standby ones.
+// call makes one call on the active NameNode of cfg.Addrs (Dial, then Conn.call), over a
+// connection of its own. The token calls it makes are idempotent in Hadoop's ClientProtocol.
 func call(ctx context.Context, cfg Config, method string, req, resp proto.Message) error {
-	icfg, err := ipcConfig(cfg)
+	c, err := Dial(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, addr := range cfg.Addrs {
-		icfg.Addrs = []string{addr}
-		cl, err := ipc.NewClient(icfg)
-		if err != nil {
-			return fmt.Errorf("namenode: %w", err)
-		}
-		err = cl.Call(ctx, method, req, resp, ipc.CallOptions{})
-		_ = cl.Close()
-		if err == nil {
-			return nil
-		}
-		var re *records.RemoteError
-		switch {
-		case ctx.Err() != nil:
-			return err
-		case errors.As(err, &re) && re.Class == standbyException:
-			logger(cfg).Debug("standby NameNode, trying the next", "addr", addr, "method", method)
-		// Before the connection's case: the server refuses a proxy user with a FATAL answer
-		// that ends the connection.
-		case isImpersonationRefusal(err):
-			return fmt.Errorf("namenode %s: %s as %s: %w: %w", addr, method, cfg.DoAs, ErrProxyUserRefused, err)
-		case errors.Is(err, ipc.ErrConnection):
-			logger(cfg).Debug("NameNode unreachable, trying the next", "addr", addr, "method", method, "err", err)
-		default:
-			return fmt.Errorf("namenode %s: %s: %w", addr, method, err)
-		}
-		errs = append(errs, fmt.Errorf("%s: %w", addr, err))
+	defer c.Close()
+	if err := c.call(ctx, method, req, resp, ipc.CallOptions{Idempotent: true}); err != nil {
+		return fmt.Errorf("namenode %s: %s: %w", c.addr(), method, err)
 	}
-	return fmt.Errorf("namenode: %s: no active NameNode answered: %w", method, errors.Join(errs...))
+	return nil
 }

@@ -111,4 +111,12 @@ func TestProxyUserToken(t *testing.T) {
 	require.ErrorIs(t, err, namenode.ErrProxyUserRefused)
 	assert.Contains(t, err.Error(), "is not allowed to impersonate bob")
 	assert.Empty(t, refused.Renewers(), "no token issued")
+	assert.Equal(t, 1, refused.Connections(), "a refusal is not asked again on new connections")
+
+	// Under HA, the refusal is the answer too: the next NameNode is not asked.
+	other := kerberizedNameNode(t, creds, namenodetest.Options{})
+	cfg.Addrs = []string{refused.Addr, other.Addr}
+	_, err = namenode.GetDelegationToken(context.Background(), cfg, "rm")
+	require.ErrorIs(t, err, namenode.ErrProxyUserRefused)
+	assert.Zero(t, other.Connections())
 }
