@@ -225,7 +225,7 @@ func (c *Client) register(ctx context.Context) (*Registration, error) {
 	resp := &yarnpb.RegisterApplicationMasterResponseProto{}
 	// Not resent on a lost connection: a second registration is refused ("already registered").
 	if err := c.rpc.Call(ctx, "registerApplicationMaster", preq, resp, ipc.CallOptions{}); err != nil {
-		return nil, fmt.Errorf("amrm: %w", err)
+		return nil, fmt.Errorf("amrm: %w%s", err, notTheScheduler(err, c.rpc.Addr()))
 	}
 	types := map[string]ResourceType{
 		records.MemoryMB: {Name: records.MemoryMB, Units: "Mi", Type: "COUNTABLE"},
@@ -870,6 +870,23 @@ func missingResources(asked, got records.Resources) string {
 		return ""
 	}
 	return "missing " + strings.Join(miss, ", ")
+}
+
+// notTheScheduler is the fix for a registration refused because addr is the ResourceManager's
+// client port, not its scheduler's: that service checks the AMRMToken as a client's delegation
+// token and refuses it at SASL with its delegation-token secret manager's words ("token
+// (RM_DELEGATION_TOKEN ...) can't be found in cache" up to Hadoop 3.3, "Token for real user: ...,
+// can't be found in cache" from 3.4), where the scheduler's AMRMToken checks speak of AMRMTokens
+// and application attempts. Empty for other errors.
+func notTheScheduler(err error, addr string) string {
+	var re *records.RemoteError
+	if !errors.As(err, &re) || !errors.Is(err, ErrInvalidToken) ||
+		!strings.Contains(re.Message, "RM_DELEGATION_TOKEN") && !strings.Contains(re.Message, "can't be found in cache") {
+		return ""
+	}
+	return " (fix: " + addr + " took the AMRMToken for a client's delegation token: it is the ResourceManager's" +
+		" client port (yarn.resourcemanager.address), not its scheduler's (yarn.resourcemanager.scheduler.address," +
+		" 8030 by default))"
 }
 
 // Run heartbeats every Config.Heartbeat and hands each Allocation to fn until fn returns done or an

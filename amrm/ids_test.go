@@ -1,6 +1,8 @@
 package amrm
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -42,4 +44,30 @@ func TestContainerIDProtoMatchesHadoop(t *testing.T) {
 	assert.ErrorContains(t, err, "out of range")
 	_, err = containerIDProto(records.ContainerID{Epoch: records.MaxContainerEpoch + 1})
 	assert.Error(t, err)
+}
+
+// TestNotTheScheduler: the fix is added for the RM client service's refusals of an AMRMToken (its
+// delegation-token secret manager's words on Hadoop 3.2-3.3 and 3.4+), and for nothing else.
+func TestNotTheScheduler(t *testing.T) {
+	const invalid = "org.apache.hadoop.security.token.SecretManager$InvalidToken"
+	for _, tc := range []struct {
+		name string
+		err  error
+		fix  bool
+	}{
+		{"3.2 client port", &records.RemoteError{Class: invalid, Message: "token (RM_DELEGATION_TOKEN owner="}, true},
+		{"3.5 client port", &records.RemoteError{Class: invalid, Message: "Token for real user: , can't be found in cache"}, true},
+		{"scheduler, stale AMRMToken", &records.RemoteError{Class: invalid, Message: "Invalid AMRMToken from appattempt_1_0001_000001"}, false},
+		{"not a token refusal", &records.RemoteError{Class: "java.io.IOException", Message: "can't be found in cache"}, false},
+		{"no remote error", errors.New("connection refused"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := notTheScheduler(fmt.Errorf("hadoop ipc: SASL with h:1: %w", tc.err), "h:1")
+			if tc.fix {
+				assert.Contains(t, got, "fix: h:1 took the AMRMToken for a client's delegation token")
+			} else {
+				assert.Empty(t, got)
+			}
+		})
+	}
 }

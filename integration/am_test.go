@@ -359,6 +359,26 @@ func TestAMCorruptSpec(t *testing.T) {
 	t.Logf("diagnostics: %s", job.App.Diagnostics)
 }
 
+// TestAMWrongSchedulerAddress: a job spec whose scheduler address is the ResourceManager's
+// client port (a slip between yarn.resourcemanager.address and .scheduler.address): that service
+// takes the AMRMToken for a client's delegation token and refuses it at SASL, and the AM fails at
+// once, naming the address and the fix. (A server of another protocol on the address answers
+// RpcNoSuchProtocolException, with a fix of its own: internal/ipc's TestWrongProtocolSaysWhichAddress.)
+func TestAMWrongSchedulerAddress(t *testing.T) {
+	ep := cluster(t)
+	job := runAMJobWith(t, ep, amJobOptions{Mod: func(s *jobspec.Spec) {
+		s.SchedulerAddresses = []string{ep.RMAddress}
+		s.Command = []string{"true"}
+	}})
+	assert.Equal(t, records.AppFailed, job.App.State)
+	log, err := os.ReadFile(job.AMLog)
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "InvalidToken")
+	assert.Contains(t, string(log), "fix: "+ep.RMAddress+" took the AMRMToken for a client's delegation token")
+	assert.Contains(t, string(log), "yarn.resourcemanager.scheduler.address")
+	t.Logf("the AM's log:\n%s", log)
+}
+
 // TestAMKilled: killing the application through REST while its ranks run ends it KILLED; the AM,
 // stopped by SIGTERM, cannot unregister but removes the staging directory, and the ranks'
 // containers are gone.

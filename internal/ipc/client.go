@@ -146,6 +146,10 @@ func (c *Client) Call(ctx context.Context, method string, req, resp proto.Messag
 		if err == nil {
 			return nil
 		}
+		if isNoSuchProtocol(err) {
+			return fmt.Errorf("%w (fix: %s serves no %s: check that the address configured for it is that service's own port)",
+				err, cn.cfg.addr, c.cfg.Protocol)
+		}
 		lastErr = err
 		var ce *ConnError
 		if !errors.As(err, &ce) || ctx.Err() != nil {
@@ -163,6 +167,14 @@ func (c *Client) Call(ctx context.Context, method string, req, resp proto.Messag
 		c.logger.Debug("hadoop ipc: connection lost, resending", "method", method, "callId", callID, "retry", send+1, "err", err)
 	}
 	return lastErr
+}
+
+// isNoSuchProtocol reports whether the server answered that it serves no such protocol: the
+// address is another service's (a ResourceManager's client port configured as its scheduler's,
+// or another program's server on the port).
+func isNoSuchProtocol(err error) bool {
+	var re *records.RemoteError
+	return errors.As(err, &re) && re.Class == "org.apache.hadoop.ipc.RpcNoSuchProtocolException"
 }
 
 // getConn returns the current connection, or dials a new one.

@@ -164,6 +164,19 @@ func TestRemoteErrorKeepsClassAndMessage(t *testing.T) {
 	assert.Equal(t, 1, s.Connections())
 }
 
+// TestWrongProtocolSaysWhichAddress: a server of another protocol on the configured address (a
+// ResourceManager's client port given as its scheduler's) is named in the error, with the fix.
+func TestWrongProtocolSaysWhichAddress(t *testing.T) {
+	other := ipctest.NewProtocol("org.apache.hadoop.yarn.api.ApplicationClientProtocolPB", nil)
+	s, c := serve(t, other.Handle, nil)
+	_, err := allocate(context.Background(), c, 0, 0, ipc.CallOptions{Idempotent: true})
+	var re *records.RemoteError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "org.apache.hadoop.ipc.RpcNoSuchProtocolException", re.Class)
+	assert.Contains(t, err.Error(), "fix: "+s.Addr+" serves no "+proto1)
+	assert.Equal(t, 1, s.Connections(), "not asked again")
+}
+
 func TestFatalErrorReconnects(t *testing.T) {
 	s, c := serve(t, func(c *ipctest.Call) (proto.Message, error) {
 		if c.Conn == 0 {
