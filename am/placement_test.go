@@ -55,19 +55,22 @@ func TestSpreadByConstraint(t *testing.T) {
 }
 
 // pack: node placed by the ResourceManager: the first container anywhere, the others by affinity
-// beside it.
+// beside it. The workers are a gang, so that each starts knowing all three (LOCAL_WORLD_SIZE 3):
+// a rank outside a gang counts the ranks that hold a container when it starts, and under load
+// the first worker could end (5 heartbeats) before the last one's container came.
 func TestPackByConstraint(t *testing.T) {
 	f := newFixture(t, 0, amrmfake.Options{PlacementHandler: amrmfake.HandlerScheduler, RoundRobin: true, Exit: func(amrmfake.Launch) amrmfake.Outcome {
 		return amrmfake.Outcome{Heartbeats: 5}
 	}})
 	f.withRoles(jobspec.Role{Name: "ps", Containers: 1, Resource: oneGPU, Command: []string{"serve"}},
-		jobspec.Role{Name: "worker", Containers: 3, Resource: oneGPU, Command: []string{"train"}, Placement: &jobspec.Placement{Pack: "node"}})
+		jobspec.Role{Name: "worker", Containers: 3, Resource: oneGPU, Command: []string{"train"}, Placement: &jobspec.Placement{Pack: "node"},
+			Gang: "workers"})
 	res, err := f.run(t, f.options(t))
 	require.NoError(t, err)
 	assert.Equal(t, records.FinalSucceeded, res.Status)
 	workers := byRole(t, f.cluster.Launches())["worker"]
 	require.Len(t, workers, 3)
-	for _, l := range workers[1:] {
+	for _, l := range workers {
 		assert.Equal(t, workers[0].Node, l.Node, "every worker on the first worker's node")
 		assert.Equal(t, "3", l.Environment[jobspec.EnvLocalWorldSize])
 	}

@@ -916,12 +916,13 @@ public final class MiniYarnHarness {
   }
 
   /**
-   * The larger stretch of unprivileged ports (from 10000, above well-known services) that the
-   * ephemeral range leaves out.
+   * The larger stretch of unprivileged ports that the ephemeral range leaves out: from 10000
+   * (above well-known services) up to 19999 at most, below the ports yarn-er's ApplicationMaster
+   * gives its ranks (am.PortBase 20000 to 32767), which share the host; else above the range.
    */
   static int[] fixedPortRange(int[] ephemeral) {
     int belowLo = 10000;
-    int belowHi = ephemeral[0] - 1;
+    int belowHi = Math.min(ephemeral[0] - 1, 19999);
     int aboveLo = Math.max(ephemeral[1] + 1, 10000);
     int aboveHi = 65535;
     int below = belowHi - belowLo + 1;
