@@ -146,7 +146,11 @@ func (c *Client) Call(ctx context.Context, method string, req, resp proto.Messag
 		if err == nil {
 			return nil
 		}
-		if isNoSuchProtocol(err) {
+		var re *records.RemoteError
+		answered := errors.As(err, &re)
+		// The server serves no such protocol: the address is another service's (a ResourceManager's
+		// client port configured as its scheduler's, or another program's server on the port).
+		if answered && re.Class == "org.apache.hadoop.ipc.RpcNoSuchProtocolException" {
 			return fmt.Errorf("%w (fix: %s serves no %s: check that the address configured for it is that service's own port)",
 				err, cn.cfg.addr, c.cfg.Protocol)
 		}
@@ -155,26 +159,14 @@ func (c *Client) Call(ctx context.Context, method string, req, resp proto.Messag
 		if !errors.As(err, &ce) || ctx.Err() != nil {
 			return err
 		}
-		if ce.Sent && !opts.Idempotent {
-			return err
-		}
-		// A FATAL answer (a refused proxy user, say) before the server closed the connection:
-		// a new connection would get the same.
-		var re *records.RemoteError
-		if errors.As(err, &re) {
+		// Not sent again: a call that may have run, or one the server answered FATAL (a refused
+		// proxy user, say) before it closed the connection, which a new connection would get too.
+		if ce.Sent && !opts.Idempotent || answered {
 			return err
 		}
 		c.logger.Debug("hadoop ipc: connection lost, resending", "method", method, "callId", callID, "retry", send+1, "err", err)
 	}
 	return lastErr
-}
-
-// isNoSuchProtocol reports whether the server answered that it serves no such protocol: the
-// address is another service's (a ResourceManager's client port configured as its scheduler's,
-// or another program's server on the port).
-func isNoSuchProtocol(err error) bool {
-	var re *records.RemoteError
-	return errors.As(err, &re) && re.Class == "org.apache.hadoop.ipc.RpcNoSuchProtocolException"
 }
 
 // getConn returns the current connection, or dials a new one.

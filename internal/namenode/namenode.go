@@ -195,7 +195,7 @@ func Dial(ctx context.Context, cfg Config) (*Conn, error) {
 		}
 		_ = cl.Close()
 		if isImpersonationRefusal(err) {
-			return nil, fmt.Errorf("namenode %s: as %s: %w: %w", a, cfg.DoAs, ErrProxyUserRefused, err)
+			return nil, fmt.Errorf("namenode %s: %w", a, refusal(cfg.DoAs, err))
 		}
 		if ctx.Err() != nil || len(cfg.Addrs) == 1 || !failOver(err, ipc.CallOptions{Idempotent: true}) {
 			return nil, fmt.Errorf("namenode: %w", err)
@@ -216,7 +216,7 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 	cur := c.cl.Addr()
 	err := c.cl.Call(ctx, method, req, resp, opts)
 	if !failOver(err, opts) || ctx.Err() != nil {
-		return c.refusal(err)
+		return refusal(c.doAs, err)
 	}
 	errs := []error{fmt.Errorf("%s: %w", cur, err)}
 	for _, a := range c.addrs {
@@ -224,7 +224,7 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 			continue
 		}
 		if ctx.Err() != nil {
-			break
+			return err
 		}
 		c.log.Debug("NameNode is a standby or unreachable, trying the next", "addr", cur, "next", a, "method", method)
 		icfg := c.icfg
@@ -237,7 +237,7 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 		if cerr == nil || !failOver(cerr, opts) {
 			_ = c.cl.Close()
 			c.cl = cl
-			return c.refusal(cerr)
+			return refusal(c.doAs, cerr)
 		}
 		_ = cl.Close()
 		errs = append(errs, fmt.Errorf("%s: %w", a, cerr))
@@ -246,10 +246,11 @@ func (c *Conn) call(ctx context.Context, method string, req, resp proto.Message,
 	return fmt.Errorf("no active NameNode answered: %w", errors.Join(errs...))
 }
 
-// refusal marks a refused proxy-user request as ErrProxyUserRefused; other errors pass as they are.
-func (c *Conn) refusal(err error) error {
+// refusal marks a refused request to act as doAs as ErrProxyUserRefused; other errors pass as
+// they are.
+func refusal(doAs string, err error) error {
 	if isImpersonationRefusal(err) {
-		return fmt.Errorf("as %s: %w: %w", c.doAs, ErrProxyUserRefused, err)
+		return fmt.Errorf("as %s: %w: %w", doAs, ErrProxyUserRefused, err)
 	}
 	return err
 }
